@@ -1,0 +1,5 @@
+//! lemplint: lint, fix and tune the configuration of a PHP web stack (nginx, PHP-FPM and
+//! the kernel's sysctl settings) as one system.
+
+pub mod source;
+pub mod syntax;

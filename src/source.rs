@@ -1,0 +1,161 @@
+//! Source files as bytes, spans into them, and line/column lookup.
+//!
+//! Everything downstream speaks in [`Span`]s (u32 byte offsets). Lines and columns are
+//! computed only when a diagnostic is rendered, from the line index built once per file.
+//! Sources are bytes, not `String`: nginx reads bytes, and a latin-1 comment must not stop
+//! us from linting (or round-tripping) a file.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+/// A half-open byte range `start..end` into one [`SourceFile`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub const fn new(start: u32, end: u32) -> Self {
+        Span { start, end }
+    }
+
+    pub const fn empty(at: u32) -> Self {
+        Span { start: at, end: at }
+    }
+
+    pub fn len(self) -> u32 {
+        self.end - self.start
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    /// The smallest span covering both.
+    pub fn cover(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// Index of a file within a [`crate::stack::Files`] set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct FileId(pub u32);
+
+/// A 1-based line and column (column counted in characters of the line, as editors do).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LineCol {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One configuration file: its path as the user named it, and its exact bytes.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// The path as it should be shown to the user (relative when the user gave it so).
+    pub path: PathBuf,
+    pub text: Vec<u8>,
+    line_starts: Vec<u32>,
+}
+
+impl SourceFile {
+    /// Builds a source from bytes. Sources larger than 4 GiB cannot be addressed by u32 spans;
+    /// callers enforce a (much smaller) size cap before reading.
+    pub fn new(path: impl Into<PathBuf>, text: Vec<u8>) -> Self {
+        let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
+        line_starts.push(0);
+        line_starts.extend(memchr_iter(b'\n', &text).map(|i| i as u32 + 1));
+        SourceFile {
+            path: path.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    pub fn read(path: &Path) -> std::io::Result<Self> {
+        Ok(SourceFile::new(path, std::fs::read(path)?))
+    }
+
+    pub fn len(&self) -> u32 {
+        self.text.len() as u32
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    pub fn bytes(&self, span: Span) -> &[u8] {
+        &self.text[span.range()]
+    }
+
+    /// The text of a span; invalid UTF-8 is replaced (for display and messages only).
+    pub fn str(&self, span: Span) -> Cow<'_, str> {
+        String::from_utf8_lossy(self.bytes(span))
+    }
+
+    /// The number of lines as nginx counts them: one plus the number of LF bytes.
+    pub fn line_count(&self) -> u32 {
+        self.line_starts.len() as u32
+    }
+
+    /// 1-based line of a byte offset.
+    pub fn line_of(&self, offset: u32) -> u32 {
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i as u32 + 1,
+            Err(i) => i as u32,
+        }
+    }
+
+    /// 1-based line and column (column in characters; bytes for invalid UTF-8).
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        let line = self.line_of(offset);
+        let start = self.line_starts[line as usize - 1] as usize;
+        let end = (offset as usize).min(self.text.len());
+        let prefix = &self.text[start..end];
+        let column = match std::str::from_utf8(prefix) {
+            Ok(s) => s.chars().count(),
+            Err(_) => prefix.len(),
+        } as u32
+            + 1;
+        LineCol { line, column }
+    }
+
+    /// Byte offset where a 1-based line starts.
+    pub fn line_start(&self, line: u32) -> u32 {
+        self.line_starts
+            .get(line.saturating_sub(1) as usize)
+            .copied()
+            .unwrap_or(self.len())
+    }
+}
+
+fn memchr_iter(needle: u8, hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    hay.iter()
+        .enumerate()
+        .filter(move |(_, b)| **b == needle)
+        .map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_counted_by_lf_like_nginx() {
+        let f = SourceFile::new("x", b"a\r\nbb\nc".to_vec());
+        assert_eq!(f.line_count(), 3);
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
+        assert_eq!(f.line_col(7), LineCol { line: 3, column: 2 });
+        let g = SourceFile::new("y", b"a;\n".to_vec());
+        assert_eq!(
+            g.line_col(3).line,
+            2,
+            "EOF after a final LF is on the next line"
+        );
+    }
+}
