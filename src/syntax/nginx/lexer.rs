@@ -7,7 +7,7 @@
 //! one-to-one port is the only way to be sure we accept and reject exactly what nginx does.
 //! It also scans at memory speed, with no allocation per token.
 
-use super::error::SyntaxError;
+use crate::syntax::error::SyntaxError;
 use super::tree::Word;
 use crate::source::Span;
 

@@ -1,11 +1,10 @@
 //! The nginx configuration language: tokenizer, lossless tree and parser.
 
-pub mod error;
 pub mod lexer;
 pub mod lua;
 pub mod parser;
 pub mod tree;
 
-pub use error::SyntaxError;
+pub use super::error::SyntaxError;
 pub use parser::{parse, Parsed};
 pub use tree::{Block, BlockKind, Directive, Node, NodeId, NodeKind, Quote, Tree, Word, ROOT};

@@ -3,7 +3,7 @@
 //! go on, so one run reports every error in a file. Parsing is iterative (an explicit stack
 //! of open blocks), so nesting depth cannot overflow the call stack.
 
-use super::error::SyntaxError;
+use crate::syntax::error::SyntaxError;
 use super::lexer::{Lexer, Token};
 use super::lua;
 use super::tree::*;

@@ -1,4 +1,5 @@
-//! Syntax errors, worded exactly as nginx words them.
+//! Syntax errors shared by the three parsers, worded exactly as the real program words them
+//! (nginx, php-fpm, sysctl), so a user can search for the message.
 
 use crate::source::Span;
 
