@@ -1,5 +1,9 @@
 //! lemplint: lint, fix and tune the configuration of a PHP web stack (nginx, PHP-FPM and
 //! the kernel's sysctl settings) as one system.
 
+pub mod cli;
+pub mod diagnostic;
+pub mod report;
 pub mod source;
+pub mod stack;
 pub mod syntax;

@@ -1,0 +1,46 @@
+//! The command line: argument definitions (clap) and one module per command.
+//!
+//! Exit codes (a contract, see README): 0 nothing at or above `--fail-on`; 1 findings;
+//! 2 usage, configuration, I/O or parse errors.
+
+mod input;
+mod parse;
+
+use clap::{Parser, Subcommand};
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_FINDINGS: i32 = 1;
+pub const EXIT_ERROR: i32 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lemplint",
+    version,
+    about = "Lint, fix and tune nginx, PHP-FPM and sysctl configuration as one stack",
+    propagate_version = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse a configuration file and print its syntax tree
+    Parse(parse::ParseArgs),
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Parse(args) => parse::run(args),
+    }
+}

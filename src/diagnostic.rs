@@ -1,0 +1,75 @@
+//! What every check produces: a problem at a place in a file, with a code and a severity.
+
+use crate::source::{FileId, Span};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// A secondary place shown with the diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub file: FileId,
+    pub span: Span,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Stable rule code (`NGX000` for nginx syntax errors).
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub file: FileId,
+    pub span: Span,
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(
+        code: &'static str,
+        severity: Severity,
+        file: FileId,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            code,
+            severity,
+            message: message.into(),
+            file,
+            span,
+            labels: Vec::new(),
+            help: None,
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_label(mut self, file: FileId, span: Span, text: impl Into<String>) -> Self {
+        self.labels.push(Label {
+            file,
+            span,
+            text: text.into(),
+        });
+        self
+    }
+}

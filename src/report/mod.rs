@@ -1,0 +1,3 @@
+//! Rendering diagnostics for people and machines.
+
+pub mod full;

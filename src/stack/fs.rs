@@ -1,0 +1,182 @@
+//! Where configuration files are read from: the real file system, or the files of an
+//! `nginx -T` dump held in memory. Include resolution goes through [`Fs`] so both behave
+//! the same way.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub trait Fs {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+
+    /// Expands a glob the way nginx does (`glob(3)` with no flags): sorted, `*` does not
+    /// match a leading dot, a pattern matching nothing is an empty list.
+    fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>>;
+
+    /// A stable identity for cycle detection (the canonical path where there is one), so
+    /// a file reached through a symlink and through its real name is the same file.
+    fn identity(&self, path: &Path) -> PathBuf;
+}
+
+pub fn glob_options() -> glob::MatchOptions {
+    glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: true,
+    }
+}
+
+/// The machine's file system.
+pub struct RealFs {
+    /// Files larger than this are refused with a diagnostic instead of being read.
+    pub max_file_size: u64,
+}
+
+impl Default for RealFs {
+    fn default() -> Self {
+        RealFs {
+            max_file_size: 64 << 20,
+        }
+    }
+}
+
+impl Fs for RealFs {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        let meta = std::fs::metadata(path)?;
+        if meta.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "Is a directory",
+            ));
+        }
+        if meta.len() > self.max_file_size {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "file is larger than the {} MiB limit",
+                    self.max_file_size >> 20
+                ),
+            ));
+        }
+        std::fs::read(path)
+    }
+
+    fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>> {
+        let text = pattern.to_string_lossy();
+        let paths = glob::glob_with(&text, glob_options())
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.msg))?;
+        let mut out: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
+        out.sort();
+        Ok(out)
+    }
+
+    fn identity(&self, path: &Path) -> PathBuf {
+        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    }
+}
+
+/// The files of an `nginx -T` dump, by the absolute paths nginx printed.
+#[derive(Default, Debug)]
+pub struct DumpFs {
+    pub files: BTreeMap<PathBuf, Vec<u8>>,
+}
+
+/// The header nginx writes before each file in `nginx -T` output.
+const DUMP_MARKER: &[u8] = b"# configuration file ";
+
+impl DumpFs {
+    /// Recognises `nginx -T` output: it starts with a dump marker line (possibly after
+    /// nginx's own "syntax is ok" lines when stderr was captured too).
+    pub fn looks_like_dump(text: &[u8]) -> bool {
+        text.split(|&b| b == b'\n')
+            .take(4)
+            .any(|line| line.starts_with(DUMP_MARKER) && line.trim_ascii_end().ends_with(b":"))
+    }
+
+    /// Splits a dump into files. nginx writes `# configuration file PATH:` LF, the file's
+    /// bytes, then one LF of its own, which is removed so each file is exactly as on disk.
+    /// Returns the files in dump order (the first is the main file).
+    pub fn parse(text: &[u8]) -> (DumpFs, Vec<PathBuf>) {
+        let mut fs = DumpFs::default();
+        let mut order = Vec::new();
+        let mut current: Option<(PathBuf, usize)> = None;
+        let mut pos = 0;
+        let finish = |cur: Option<(PathBuf, usize)>, end: usize, fs: &mut DumpFs| {
+            if let Some((path, start)) = cur {
+                let mut body = &text[start.min(end)..end];
+                if let Some(stripped) = body.strip_suffix(b"\n") {
+                    body = stripped;
+                }
+                fs.files.entry(path).or_insert_with(|| body.to_vec());
+            }
+        };
+        while pos < text.len() {
+            let line_end = text[pos..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(text.len(), |i| pos + i);
+            let line = &text[pos..line_end];
+            let next = (line_end + 1).min(text.len());
+            if let Some(rest) = line.strip_prefix(DUMP_MARKER) {
+                let rest = rest.strip_suffix(b"\r").unwrap_or(rest);
+                if let Some(path) = rest.strip_suffix(b":") {
+                    finish(current.take(), pos, &mut fs);
+                    let path = PathBuf::from(String::from_utf8_lossy(path).into_owned());
+                    order.push(path.clone());
+                    current = Some((path, next));
+                }
+            }
+            pos = next;
+        }
+        finish(current, text.len(), &mut fs);
+        order.dedup();
+        (fs, order)
+    }
+}
+
+impl Fs for DumpFs {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "No such file or directory"))
+    }
+
+    fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>> {
+        let pat = glob::Pattern::new(&pattern.to_string_lossy())
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.msg))?;
+        Ok(self
+            .files
+            .keys()
+            .filter(|p| pat.matches_path_with(p, glob_options()))
+            .cloned()
+            .collect())
+    }
+
+    fn identity(&self, path: &Path) -> PathBuf {
+        path.to_path_buf()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dump_is_split_into_the_original_files() {
+        let dump = b"# configuration file /etc/nginx/nginx.conf:\nevents {}\nhttp { include conf.d/*.conf; }\n\n# configuration file /etc/nginx/conf.d/a.conf:\nserver { }\n";
+        assert!(DumpFs::looks_like_dump(dump));
+        let (fs, order) = DumpFs::parse(dump);
+        assert_eq!(order.len(), 2);
+        assert_eq!(
+            fs.files[Path::new("/etc/nginx/nginx.conf")],
+            b"events {}\nhttp { include conf.d/*.conf; }\n"
+        );
+        assert_eq!(
+            fs.files[Path::new("/etc/nginx/conf.d/a.conf")],
+            b"server { }"
+        );
+        let g = fs.glob(Path::new("/etc/nginx/conf.d/*.conf")).unwrap();
+        assert_eq!(g, vec![PathBuf::from("/etc/nginx/conf.d/a.conf")]);
+    }
+}

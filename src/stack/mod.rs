@@ -1,0 +1,4 @@
+//! The stack model: which files form a configuration and how they are connected.
+
+pub mod fs;
+pub mod nginx;

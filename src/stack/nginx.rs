@@ -1,0 +1,320 @@
+//! Loading an nginx configuration the way nginx does: the main file, then every
+//! `include` in document order, resolved against the configuration prefix, globs sorted,
+//! each file parsed once and cycles refused.
+
+use super::fs::Fs;
+use crate::source::{FileId, SourceFile, Span};
+use crate::syntax::nginx::{self, NodeId, Parsed};
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+/// How include paths are resolved.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// nginx's configuration prefix, against which relative includes resolve
+    /// (default: the directory of the main file, as nginx's `conf_prefix`).
+    pub prefix: Option<PathBuf>,
+    /// Where absolute paths point when the files mirror a server inside a repository:
+    /// `include /etc/nginx/x.conf` reads `ROOT/etc/nginx/x.conf`. `None`: detect it (the
+    /// directory above the nearest `etc` component of the main file's path).
+    pub root: Option<PathBuf>,
+    /// Do not follow includes (`--single-file`).
+    pub single_file: bool,
+}
+
+/// At most this many files per configuration, so a runaway glob cannot exhaust memory.
+pub const MAX_FILES: usize = 10_000;
+/// nginx has no include depth limit, but a real configuration never nests this deep.
+pub const MAX_INCLUDE_DEPTH: usize = 64;
+
+/// How a file became part of the configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reached {
+    /// The main file (given by the user, or found by discovery).
+    Entry,
+    /// By an `include` directive (`glob` when its argument was a pattern).
+    Include {
+        from: FileId,
+        node: NodeId,
+        glob: bool,
+    },
+}
+
+pub struct NginxFile {
+    pub source: SourceFile,
+    pub parsed: Parsed,
+    pub reached: Reached,
+}
+
+/// Something that stopped a file from being read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadProblemKind {
+    /// A plain (non-glob) include whose file cannot be opened.
+    IncludeNotFound { path: PathBuf, io: String },
+    /// An include that leads back to a file that is including it.
+    IncludeCycle { chain: Vec<PathBuf> },
+    /// Includes nested deeper than [`MAX_INCLUDE_DEPTH`], or more than [`MAX_FILES`] files.
+    TooManyIncludes { limit: usize },
+    /// A file matched by a glob that could not be read.
+    Unreadable { path: PathBuf, io: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadProblem {
+    /// The file holding the `include` directive.
+    pub file: FileId,
+    /// The include directive's argument.
+    pub span: Span,
+    pub kind: LoadProblemKind,
+}
+
+impl LoadProblem {
+    /// The message, worded as nginx words it where nginx has one.
+    pub fn message(&self) -> String {
+        match &self.kind {
+            LoadProblemKind::IncludeNotFound { path, io } => {
+                format!("open() \"{}\" failed ({io})", path.display())
+            }
+            LoadProblemKind::IncludeCycle { chain } => {
+                let names: Vec<String> = chain.iter().map(|p| p.display().to_string()).collect();
+                format!("include cycle: {}", names.join(" → "))
+            }
+            LoadProblemKind::TooManyIncludes { limit } => {
+                format!("too many included files or include levels (limit {limit}); not followed")
+            }
+            LoadProblemKind::Unreadable { path, io } => {
+                format!("cannot read \"{}\" ({io})", path.display())
+            }
+        }
+    }
+}
+
+/// A whole nginx configuration: the main file is `files[0]`.
+pub struct NginxConfig {
+    pub files: Vec<NginxFile>,
+    /// For each `include` directive that was followed: the files it read, in order.
+    pub includes: HashMap<(FileId, NodeId), Vec<FileId>>,
+    pub problems: Vec<LoadProblem>,
+    /// The prefix and root used, for display (`lemplint stack`).
+    pub prefix: PathBuf,
+    pub root: Option<PathBuf>,
+}
+
+impl NginxConfig {
+    pub fn file(&self, id: FileId) -> &NginxFile {
+        &self.files[id.0 as usize]
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = FileId> {
+        (0..self.files.len() as u32).map(FileId)
+    }
+}
+
+/// Reads and parses `main` and (unless `single_file`) everything it includes.
+pub fn load(fs: &dyn Fs, main: &Path, opts: &LoadOptions) -> std::io::Result<NginxConfig> {
+    let text = fs.read(main)?;
+    Ok(load_from(fs, SourceFile::new(main, text), opts))
+}
+
+/// Like [`load`] for a main file already in memory (stdin).
+pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConfig {
+    let prefix = opts.prefix.clone().unwrap_or_else(|| {
+        main.path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    });
+    let root = opts.root.clone().or_else(|| detect_root(&main.path));
+    let main_identity = fs.identity(&main.path);
+    let parsed = nginx::parse(&main.text);
+    let mut loader = Loader {
+        fs,
+        prefix,
+        root,
+        config_files: vec![NginxFile {
+            source: main,
+            parsed,
+            reached: Reached::Entry,
+        }],
+        identities: HashMap::from([(main_identity.clone(), FileId(0))]),
+        includes: HashMap::new(),
+        problems: Vec::new(),
+        chain: vec![FileId(0)],
+    };
+    if !opts.single_file {
+        loader.visit(FileId(0));
+    }
+    NginxConfig {
+        files: loader.config_files,
+        includes: loader.includes,
+        problems: loader.problems,
+        prefix: loader.prefix,
+        root: loader.root,
+    }
+}
+
+/// The directory above the nearest `etc` component of `path`: a repository that mirrors a
+/// server (`hosts/web1/etc/nginx/nginx.conf`) has its `/` at `hosts/web1`. Returns `None`
+/// for the live system (`/etc/...`), where no mapping is needed.
+pub fn detect_root(path: &Path) -> Option<PathBuf> {
+    let comps: Vec<Component> = path.components().collect();
+    let i = comps
+        .iter()
+        .rposition(|c| matches!(c, Component::Normal(n) if *n == "etc"))?;
+    let root: PathBuf = comps[..i].iter().collect();
+    if root == Path::new("/") {
+        return None;
+    }
+    Some(root)
+}
+
+struct Loader<'a> {
+    fs: &'a dyn Fs,
+    prefix: PathBuf,
+    root: Option<PathBuf>,
+    config_files: Vec<NginxFile>,
+    identities: HashMap<PathBuf, FileId>,
+    includes: HashMap<(FileId, NodeId), Vec<FileId>>,
+    problems: Vec<LoadProblem>,
+    /// The files being expanded, outermost first (for cycle detection).
+    chain: Vec<FileId>,
+}
+
+impl Loader<'_> {
+    /// Where an include argument points: absolute paths through the root mapping,
+    /// relative ones against the configuration prefix.
+    fn resolve(&self, arg: &Path) -> PathBuf {
+        if arg.is_absolute() {
+            match &self.root {
+                Some(root) => root.join(arg.strip_prefix("/").unwrap_or(arg)),
+                None => arg.to_path_buf(),
+            }
+        } else {
+            self.prefix.join(arg)
+        }
+    }
+
+    fn visit(&mut self, file: FileId) {
+        // Collect first: the tree is borrowed from `config_files`, which grows below.
+        let wanted: Vec<(NodeId, Span, Vec<u8>)> = {
+            let f = &self.config_files[file.0 as usize];
+            let src = &f.source.text;
+            let tree = &f.parsed.tree;
+            tree.directives()
+                .filter(|(_, d)| d.name.is(src, "include") && d.semicolon.is_some())
+                .filter_map(|(id, d)| match tree.args(d) {
+                    [arg] => Some((id, arg.raw, arg.value(src).into_owned())),
+                    _ => None,
+                })
+                .collect()
+        };
+        for (node, span, arg) in wanted {
+            let arg = PathBuf::from(String::from_utf8_lossy(&arg).into_owned());
+            let path = self.resolve(&arg);
+            let is_glob = arg.to_string_lossy().contains(['*', '?', '[']);
+            let targets = if is_glob {
+                match self.fs.glob(&path) {
+                    Ok(paths) => paths,
+                    Err(e) => {
+                        self.problem(
+                            file,
+                            span,
+                            LoadProblemKind::Unreadable {
+                                path,
+                                io: e.to_string(),
+                            },
+                        );
+                        continue;
+                    }
+                }
+            } else {
+                vec![path]
+            };
+            let mut ids = Vec::with_capacity(targets.len());
+            for target in targets {
+                if let Some(id) = self.enter(file, node, span, target, is_glob) {
+                    ids.push(id);
+                }
+            }
+            self.includes.insert((file, node), ids);
+        }
+    }
+
+    fn problem(&mut self, file: FileId, span: Span, kind: LoadProblemKind) {
+        self.problems.push(LoadProblem { file, span, kind });
+    }
+
+    /// Reads one include target (unless known), expands it, and returns its id.
+    fn enter(
+        &mut self,
+        from: FileId,
+        node: NodeId,
+        span: Span,
+        path: PathBuf,
+        glob: bool,
+    ) -> Option<FileId> {
+        let identity = self.fs.identity(&path);
+        if let Some(&id) = self.identities.get(&identity) {
+            if let Some(pos) = self.chain.iter().position(|&c| c == id) {
+                let mut chain: Vec<PathBuf> = self.chain[pos..]
+                    .iter()
+                    .map(|c| self.config_files[c.0 as usize].source.path.clone())
+                    .collect();
+                chain.push(path);
+                self.problem(from, span, LoadProblemKind::IncludeCycle { chain });
+                return None;
+            }
+            return Some(id);
+        }
+        if self.config_files.len() >= super::nginx::MAX_FILES
+            || self.chain.len() >= MAX_INCLUDE_DEPTH
+        {
+            let limit = if self.chain.len() >= MAX_INCLUDE_DEPTH {
+                MAX_INCLUDE_DEPTH
+            } else {
+                MAX_FILES
+            };
+            self.problem(from, span, LoadProblemKind::TooManyIncludes { limit });
+            return None;
+        }
+        let text = match self.fs.read(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                let io = io_message(&e);
+                let kind = if glob {
+                    LoadProblemKind::Unreadable { path, io }
+                } else {
+                    LoadProblemKind::IncludeNotFound { path, io }
+                };
+                self.problem(from, span, kind);
+                return None;
+            }
+        };
+        let id = FileId(self.config_files.len() as u32);
+        let source = SourceFile::new(path, text);
+        let parsed = nginx::parse(&source.text);
+        self.config_files.push(NginxFile {
+            source,
+            parsed,
+            reached: Reached::Include { from, node, glob },
+        });
+        self.identities.insert(identity, id);
+        self.chain.push(id);
+        self.visit(id);
+        self.chain.pop();
+        Some(id)
+    }
+}
+
+/// `2: No such file or directory`, as nginx prints errno and strerror.
+pub fn io_message(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(code) => {
+            let full = e.to_string();
+            // std formats "No such file or directory (os error 2)".
+            let text = full.split(" (os error").next().unwrap_or(&full);
+            format!("{code}: {text}")
+        }
+        None => e.to_string(),
+    }
+}
