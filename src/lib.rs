@@ -2,8 +2,11 @@
 //! the kernel's sysctl settings) as one system.
 
 pub mod cli;
+pub mod config;
 pub mod diagnostic;
+pub mod host;
 pub mod report;
+pub mod size;
 pub mod source;
 pub mod stack;
 pub mod syntax;

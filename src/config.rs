@@ -1,0 +1,249 @@
+//! `lemplint.toml` / `.lemplint.toml`: the user's settings.
+//!
+//! Looked for in the first path given (when it is a directory) and then in each parent, or
+//! named with `--config`. Unknown keys are errors (a typo must not silently disable a
+//! setting), reported with a code frame into the TOML.
+
+use crate::diagnostic::Severity;
+use crate::host::{HostFacts, HostSpec, Provenance};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub const FILE_NAMES: [&str; 2] = ["lemplint.toml", ".lemplint.toml"];
+
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    /// Rules to run (codes, prefixes or names); default: all.
+    pub select: Option<Vec<String>>,
+    #[serde(default)]
+    pub ignore: Vec<String>,
+    /// Glob → rules ignored in matching files.
+    #[serde(default)]
+    pub per_file_ignores: BTreeMap<String, Vec<String>>,
+    pub fail_on: Option<Severity>,
+    /// Per-rule options, `[rules.FPM004] worker-rss = "96MiB"`.
+    #[serde(default)]
+    pub rules: BTreeMap<String, toml::Table>,
+    #[serde(default)]
+    pub host: HostSpec,
+    #[serde(default)]
+    pub paths: PathsConfig,
+}
+
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PathsConfig {
+    pub root: Option<PathBuf>,
+    pub prefix: Option<PathBuf>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// A configuration and the file it came from.
+#[derive(Clone, Debug, Default)]
+pub struct Loaded {
+    pub config: Config,
+    pub path: Option<PathBuf>,
+}
+
+/// A problem in a config file, with the byte range of the offending TOML.
+#[derive(Debug)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub text: String,
+    pub message: String,
+    pub span: Option<std::ops::Range<usize>>,
+}
+
+impl<'de> serde::Deserialize<'de> for Severity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.as_str() {
+            "error" => Ok(Severity::Error),
+            "warning" => Ok(Severity::Warning),
+            "info" => Ok(Severity::Info),
+            _ => Err(serde::de::Error::custom(format!(
+                "invalid severity {s:?}: expected \"error\", \"warning\" or \"info\""
+            ))),
+        }
+    }
+}
+
+/// Finds the config for `start` (a file or directory): the first `lemplint.toml` or
+/// `.lemplint.toml` in it or a parent directory.
+pub fn find(start: &Path) -> Option<PathBuf> {
+    let abs = std::path::absolute(start).ok()?;
+    let mut dir = if abs.is_dir() {
+        Some(abs.as_path())
+    } else {
+        abs.parent()
+    };
+    while let Some(d) = dir {
+        for name in FILE_NAMES {
+            let p = d.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        text: String::new(),
+        message: format!("cannot read {}: {e}", path.display()),
+        span: None,
+    })?;
+    parse(path, text)
+}
+
+pub fn parse(path: &Path, text: String) -> Result<Loaded, ConfigError> {
+    let config: Config = match toml::from_str(&text) {
+        Ok(c) => c,
+        Err(e) => {
+            return Err(ConfigError {
+                path: path.to_path_buf(),
+                message: e.message().to_string(),
+                span: e.span(),
+                text,
+            })
+        }
+    };
+    let bad = |message: String| ConfigError {
+        path: path.to_path_buf(),
+        text: text.clone(),
+        message,
+        span: None,
+    };
+    if config.host.paths.is_some() {
+        return Err(bad(
+            "`paths` belongs in a [[host.profile]], not in [host]".into()
+        ));
+    }
+    for p in &config.host.profile {
+        if p.paths.as_ref().is_none_or(Vec::is_empty) {
+            return Err(bad(
+                "every [[host.profile]] needs `paths` (globs of the stacks it describes)".into(),
+            ));
+        }
+        if !p.profile.is_empty() {
+            return Err(bad("[[host.profile]] cannot nest profiles".into()));
+        }
+        for g in p.paths.iter().flatten() {
+            glob::Pattern::new(g)
+                .map_err(|e| bad(format!("invalid glob {g:?} in [[host.profile]]: {}", e.msg)))?;
+        }
+    }
+    // Check values now, not when a rule first needs them.
+    let mut probe = HostFacts::default();
+    probe
+        .fill_from(&config.host, &Provenance::Flag)
+        .map_err(|m| bad(format!("[host]: {m}")))?;
+    Ok(Loaded {
+        config,
+        path: Some(path.to_path_buf()),
+    })
+}
+
+impl Loaded {
+    /// Host facts for a stack at `stack_path`: `flags` first, then the first matching
+    /// `[[host.profile]]`, then `[host]`.
+    pub fn host_facts(&self, flags: &HostSpec, stack_path: &Path) -> Result<HostFacts, String> {
+        let mut facts = HostFacts::default();
+        facts.fill_from(flags, &Provenance::Flag)?;
+        let file = self
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let base = self
+            .path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .unwrap_or(Path::new(""));
+        let rel = std::path::absolute(stack_path)
+            .ok()
+            .and_then(|abs| {
+                let base = std::path::absolute(base).ok()?;
+                abs.strip_prefix(&base).ok().map(Path::to_path_buf)
+            })
+            .unwrap_or_else(|| stack_path.to_path_buf());
+        let opts = crate::stack::fs::glob_options();
+        for profile in &self.config.host.profile {
+            let hit = profile.paths.iter().flatten().find(|g| {
+                glob::Pattern::new(g).is_ok_and(|p| {
+                    p.matches_path_with(&rel, opts)
+                        || rel.ancestors().any(|a| p.matches_path_with(a, opts))
+                })
+            });
+            if let Some(pattern) = hit {
+                let source = Provenance::Profile {
+                    file: file.clone(),
+                    pattern: pattern.clone(),
+                };
+                facts.fill_from(profile, &source)?;
+                break;
+            }
+        }
+        facts.fill_from(&self.config.host, &Provenance::Config { file })?;
+        Ok(facts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_errors_with_a_span() {
+        let e = parse(Path::new("lemplint.toml"), "selct = []\n".into()).unwrap_err();
+        assert!(e.message.contains("unknown field `selct`"), "{}", e.message);
+        assert_eq!(e.span, Some(0..5));
+    }
+
+    #[test]
+    fn profiles_match_stack_paths() {
+        let text = r#"
+[host]
+cpus = 2
+memory = "2GiB"
+
+[[host.profile]]
+paths = ["hosts/big-*"]
+cpus = 64
+memory = "256GiB"
+"#;
+        let loaded = parse(Path::new("lemplint.toml"), text.into()).unwrap();
+        let big = loaded
+            .host_facts(&HostSpec::default(), Path::new("hosts/big-1"))
+            .unwrap();
+        assert_eq!(big.cpus.unwrap().value, 64);
+        let small = loaded
+            .host_facts(&HostSpec::default(), Path::new("hosts/small-1"))
+            .unwrap();
+        assert_eq!(small.cpus.unwrap().value, 2);
+        let flag = HostSpec {
+            cpus: Some(1),
+            ..Default::default()
+        };
+        assert_eq!(
+            loaded
+                .host_facts(&flag, Path::new("hosts/big-1"))
+                .unwrap()
+                .cpus
+                .unwrap()
+                .value,
+            1
+        );
+    }
+
+    #[test]
+    fn bad_values_are_reported_at_load() {
+        let e = parse(Path::new("x.toml"), "[host]\nmemory = \"lots\"\n".into()).unwrap_err();
+        assert!(e.message.contains("invalid size"), "{}", e.message);
+    }
+}

@@ -1,0 +1,82 @@
+//! Memory sizes as operators write them: `613MiB`, `2GiB`, `2G`, `512M`, `1048576`.
+
+/// Parses a size in bytes. `K`/`M`/`G`/`T` and `KiB`/`MiB`/`GiB`/`TiB` are powers of 1024
+/// (as in `free -h`, nginx and PHP); `KB`/`MB`/`GB`/`TB` are powers of 1000. Case is ignored,
+/// and a space between number and unit is allowed. Fractions are allowed with a unit
+/// (`1.5G`).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let unit = unit.trim().to_ascii_lowercase();
+    let mult: u64 =
+        match unit.as_str() {
+            "" | "b" => 1,
+            "k" | "kib" => 1 << 10,
+            "m" | "mib" => 1 << 20,
+            "g" | "gib" => 1 << 30,
+            "t" | "tib" => 1 << 40,
+            "kb" => 1_000,
+            "mb" => 1_000_000,
+            "gb" => 1_000_000_000,
+            "tb" => 1_000_000_000_000,
+            _ => return Err(format!(
+                "invalid size {text:?}: unknown unit {unit:?} (use e.g. 613MiB, 2GiB, 2G or bytes)"
+            )),
+        };
+    if num.is_empty() {
+        return Err(format!("invalid size {text:?}: no number"));
+    }
+    let value: f64 = num.parse().map_err(|_| format!("invalid size {text:?}"))?;
+    if mult == 1 && num.contains('.') {
+        return Err(format!("invalid size {text:?}: a byte count must be whole"));
+    }
+    let bytes = value * mult as f64;
+    if !bytes.is_finite() || bytes > u64::MAX as f64 {
+        return Err(format!("invalid size {text:?}: too large"));
+    }
+    Ok(bytes.round() as u64)
+}
+
+/// Renders bytes the way operators write them back (`613MiB`, `2GiB`, `1536B`).
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 4] = [
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ];
+    for (name, mult) in UNITS {
+        if bytes >= mult && bytes % mult == 0 {
+            return format!("{}{name}", bytes / mult);
+        }
+    }
+    for (name, mult) in UNITS {
+        if bytes >= mult {
+            return format!("{:.1}{name}", bytes as f64 / mult as f64);
+        }
+    }
+    format!("{bytes}B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("613MiB"), Ok(613 << 20));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("2 gb"), Ok(2_000_000_000));
+        assert_eq!(parse_size("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert!(parse_size("12 parsecs").is_err());
+        assert!(parse_size("MiB").is_err());
+        assert!(parse_size("1.5").is_err());
+        assert_eq!(format_size(613 << 20), "613MiB");
+        assert_eq!(format_size(1536), "1.5KiB");
+    }
+}
