@@ -1,4 +1,5 @@
 //! The stack model: which files form a configuration and how they are connected.
 
+pub mod discover;
 pub mod fs;
 pub mod nginx;

@@ -1,0 +1,292 @@
+//! Finding the stacks in what the user pointed at.
+//!
+//! Operators lay a server out the way the distribution does (`etc/nginx/nginx.conf`,
+//! `etc/php/8.2/fpm/pool.d/www.conf`, `etc/sysctl.d/*.conf`), and infrastructure repositories
+//! mirror that per host (`hosts/web1/etc/...`). So files are classified by their names and
+//! directories, and grouped by their server root: the directory holding `etc/`, or else the
+//! directory the user gave. Each root is one stack.
+
+use super::nginx::detect_root;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileKind {
+    Nginx,
+    FpmMaster,
+    FpmPool,
+    Sysctl,
+}
+
+/// The files of one stack, by kind, in sorted order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StackFiles {
+    /// The server root (`/` for the live system).
+    pub root: PathBuf,
+    pub nginx: Vec<PathBuf>,
+    pub fpm_masters: Vec<PathBuf>,
+    pub fpm_pools: Vec<PathBuf>,
+    pub sysctl: Vec<PathBuf>,
+}
+
+impl StackFiles {
+    pub fn is_empty(&self) -> bool {
+        self.nginx.is_empty()
+            && self.fpm_masters.is_empty()
+            && self.fpm_pools.is_empty()
+            && self.sysctl.is_empty()
+    }
+
+    fn push(&mut self, kind: FileKind, path: PathBuf) {
+        match kind {
+            FileKind::Nginx => self.nginx.push(path),
+            FileKind::FpmMaster => self.fpm_masters.push(path),
+            FileKind::FpmPool => self.fpm_pools.push(path),
+            FileKind::Sysctl => self.sysctl.push(path),
+        }
+    }
+
+    /// Whether `path` is one of this stack's files.
+    pub fn contains(&self, path: &Path) -> bool {
+        [
+            &self.nginx,
+            &self.fpm_masters,
+            &self.fpm_pools,
+            &self.sysctl,
+        ]
+        .iter()
+        .any(|list| list.iter().any(|p| p == path))
+    }
+}
+
+/// Directories never worth descending into.
+const SKIP_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    "target",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+];
+
+/// Editor and package-manager leftovers that nginx globs would also skip in practice.
+fn is_backup(name: &str) -> bool {
+    name.ends_with('~')
+        || name.starts_with('.')
+        || [
+            ".bak",
+            ".orig",
+            ".swp",
+            ".dpkg-old",
+            ".dpkg-dist",
+            ".dpkg-new",
+            ".rpmnew",
+            ".rpmsave",
+            ".disabled",
+        ]
+        .iter()
+        .any(|s| name.ends_with(s))
+}
+
+/// What a file is, from its path alone; `None` when the path says nothing. The file name
+/// decides first (`nginx.conf`, `php-fpm*.conf`, `sysctl.conf`), then the nearest directory
+/// that names a kind (`sysctl.d`, `pool.d`, `php-fpm.d`, `*nginx*`, `sites-enabled`, `fpm`…):
+/// the nearest one wins, so `docker-php-nginx/config/php-fpm.d/www.conf` is a pool.
+pub fn classify(path: &Path) -> Option<FileKind> {
+    let name = path.file_name()?.to_str()?;
+    if is_backup(name) {
+        return None;
+    }
+    // `devilbox-fpm.conf-default`: a `.conf` with a variant suffix.
+    let conf = name.ends_with(".conf") || name.contains(".conf-");
+    if name == "nginx.conf" || name.ends_with(".nginx") || name.ends_with(".vhost") {
+        return Some(FileKind::Nginx);
+    }
+    if name == "sysctl.conf" {
+        return Some(FileKind::Sysctl);
+    }
+    if name.starts_with("php-fpm") && conf {
+        return Some(FileKind::FpmMaster);
+    }
+    let dirs = path.parent()?.iter().filter_map(|c| c.to_str());
+    for d in dirs.collect::<Vec<_>>().into_iter().rev() {
+        let kind = match d {
+            "sysctl.d" => Some(FileKind::Sysctl),
+            "pool.d" | "php-fpm.d" => Some(FileKind::FpmPool),
+            "sites-enabled" | "sites-available" | "snippets" => Some(FileKind::Nginx),
+            "fpm" | "php" | "php-fpm" => Some(FileKind::FpmPool),
+            _ if d.contains("nginx") || d.contains("openresty") => Some(FileKind::Nginx),
+            _ if d.contains("php-fpm") || d.contains("phpfpm") => Some(FileKind::FpmPool),
+            _ if d.contains("sysctl") => Some(FileKind::Sysctl),
+            _ => None,
+        };
+        match kind {
+            // Inside nginx trees every file counts (mime.types, fastcgi_params, vhosts).
+            Some(FileKind::Nginx) => return kind,
+            Some(_) if conf => return kind,
+            Some(_) => return None,
+            None => {}
+        }
+    }
+    None
+}
+
+/// Reads a file's start to tell an unclassified `.conf` apart: a `[section]` line means
+/// PHP-FPM, `{` or a `;`-terminated statement means nginx, `a.b = c` lines mean sysctl.
+pub fn sniff(text: &[u8]) -> Option<FileKind> {
+    let head = &text[..text.len().min(4096)];
+    let head = String::from_utf8_lossy(head);
+    for line in head.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if line.starts_with('[') && line.ends_with(']') {
+            return Some(FileKind::FpmPool);
+        }
+        if line.ends_with('{') || line.ends_with(';') || line.ends_with('}') {
+            return Some(FileKind::Nginx);
+        }
+        if let Some((k, _)) = line.split_once('=') {
+            let k = k.trim().trim_start_matches('-');
+            if k.contains('.') || k.contains('/') {
+                return Some(FileKind::Sysctl);
+            }
+        }
+        return None;
+    }
+    None
+}
+
+/// Walks `paths` (files or directories) and groups what it finds into stacks.
+/// A file named explicitly is always taken (sniffed when its path says nothing).
+pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
+    let mut by_root: BTreeMap<PathBuf, StackFiles> = BTreeMap::new();
+    for given in paths {
+        let mut found = Vec::new();
+        if given.is_dir() {
+            walk(given, &mut found, 0);
+        } else {
+            let kind =
+                classify(given).or_else(|| std::fs::read(given).ok().and_then(|t| sniff(&t)));
+            found.push((given.clone(), kind.unwrap_or(FileKind::Nginx)));
+        }
+        for (path, kind) in found {
+            let root = detect_root(&path).unwrap_or_else(|| {
+                if given.is_dir() {
+                    given.clone()
+                } else {
+                    given.parent().map(Path::to_path_buf).unwrap_or_default()
+                }
+            });
+            let stack = by_root.entry(root.clone()).or_insert_with(|| StackFiles {
+                root,
+                ..Default::default()
+            });
+            stack.push(kind, path);
+        }
+    }
+    let mut stacks: Vec<StackFiles> = by_root.into_values().collect();
+    for s in &mut stacks {
+        for list in [
+            &mut s.nginx,
+            &mut s.fpm_masters,
+            &mut s.fpm_pools,
+            &mut s.sysctl,
+        ] {
+            list.sort();
+            list.dedup();
+        }
+    }
+    stacks
+}
+
+/// Symlinked directories are not followed (a `sites-enabled` link to a file is), which
+/// also keeps a link to `..` from looping.
+fn walk(dir: &Path, out: &mut Vec<(PathBuf, FileKind)>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let path = e.path();
+        let Ok(ft) = e.file_type() else { continue };
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if ft.is_dir() {
+            if !SKIP_DIRS.contains(&name.as_ref()) && !name.starts_with('.') {
+                walk(&path, out, depth + 1);
+            }
+            continue;
+        }
+        if ft.is_symlink() && path.is_dir() {
+            continue;
+        }
+        let kind = classify(&path).or_else(|| {
+            if name.ends_with(".conf") {
+                std::fs::read(&path).ok().and_then(|t| sniff(&t))
+            } else {
+                None
+            }
+        });
+        if let Some(kind) = kind {
+            out.push((path, kind));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(p: &str) -> Option<FileKind> {
+        classify(Path::new(p))
+    }
+
+    #[test]
+    fn classification_by_layout() {
+        assert_eq!(kind("etc/nginx/nginx.conf"), Some(FileKind::Nginx));
+        assert_eq!(
+            kind("etc/nginx/sites-enabled/example.org"),
+            Some(FileKind::Nginx)
+        );
+        assert_eq!(kind("etc/nginx/mime.types"), Some(FileKind::Nginx));
+        assert_eq!(
+            kind("etc/php/8.2/fpm/php-fpm.conf"),
+            Some(FileKind::FpmMaster)
+        );
+        assert_eq!(
+            kind("etc/php/8.2/fpm/pool.d/www.conf"),
+            Some(FileKind::FpmPool)
+        );
+        assert_eq!(
+            kind("usr/local/php/etc/php-fpm.d/www.conf"),
+            Some(FileKind::FpmPool)
+        );
+        assert_eq!(
+            kind("usr/local/php/etc/php-fpm.conf"),
+            Some(FileKind::FpmMaster)
+        );
+        assert_eq!(kind("etc/sysctl.conf"), Some(FileKind::Sysctl));
+        assert_eq!(kind("etc/sysctl.d/99-web.conf"), Some(FileKind::Sysctl));
+        assert_eq!(kind("etc/nginx/sites-enabled/example.org~"), None);
+        assert_eq!(kind("etc/php/8.2/fpm/php.ini"), None);
+        assert_eq!(kind("README.md"), None);
+    }
+
+    #[test]
+    fn sniffing() {
+        assert_eq!(sniff(b"; pool\n[www]\nuser = x\n"), Some(FileKind::FpmPool));
+        assert_eq!(sniff(b"# x\nserver {\n"), Some(FileKind::Nginx));
+        assert_eq!(
+            sniff(b"net.core.somaxconn = 1024\n"),
+            Some(FileKind::Sysctl)
+        );
+        assert_eq!(sniff(b"hello\n"), None);
+    }
+}
