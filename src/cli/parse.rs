@@ -64,7 +64,7 @@ pub fn run(args: ParseArgs) -> i32 {
     let mut stdout = std::io::stdout().lock();
     let written = match args.format {
         ParseFormat::Json => write_json(&mut stdout, &config),
-        ParseFormat::Crossplane => write_crossplane(&mut stdout, &config),
+        ParseFormat::Crossplane => write_crossplane(&mut stdout, &config, args.single_file),
     };
     if let Err(e) = written.and_then(|_| stdout.write_all(b"\n")) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
@@ -157,7 +157,49 @@ fn write_json(out: &mut dyn Write, config: &NginxConfig) -> std::io::Result<()> 
     out.write_all(b"]}")
 }
 
-fn write_crossplane(out: &mut dyn Write, config: &NginxConfig) -> std::io::Result<()> {
-    let _ = config;
-    out.write_all(b"{}")
+/// crossplane's payload. In multi-file mode crossplane gives every `include` an `includes`
+/// list (empty when nothing matched or the file could not be read).
+fn write_crossplane(
+    out: &mut dyn Write,
+    config: &NginxConfig,
+    single_file: bool,
+) -> std::io::Result<()> {
+    use crate::syntax::nginx::crossplane::{payload, CrossplaneFile};
+    use std::collections::HashMap;
+    let includes: Vec<HashMap<u32, Vec<usize>>> = config
+        .ids()
+        .map(|id| {
+            if single_file {
+                return HashMap::new();
+            }
+            let f = config.file(id);
+            f.parsed
+                .tree
+                .directives()
+                .filter(|(_, d)| d.name.is(&f.source.text, "include"))
+                .map(|(node, _)| {
+                    let targets = config
+                        .includes
+                        .get(&(id, node))
+                        .map(|t| t.iter().map(|f| f.0 as usize).collect())
+                        .unwrap_or_default();
+                    (node, targets)
+                })
+                .collect()
+        })
+        .collect();
+    let files: Vec<CrossplaneFile> = config
+        .ids()
+        .map(|id| {
+            let f = config.file(id);
+            CrossplaneFile {
+                path: f.source.path.display().to_string(),
+                src: &f.source.text,
+                parsed: &f.parsed,
+                includes: &includes[id.0 as usize],
+            }
+        })
+        .collect();
+    serde_json::to_writer(out, &payload(&files))?;
+    Ok(())
 }

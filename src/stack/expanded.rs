@@ -1,0 +1,220 @@
+//! The nginx configuration as nginx sees it: includes replaced by the files they read, so
+//! every directive occurrence knows its file and its block path (`http > server > location`).
+//! A file included twice (a `fastcgi_params` in many locations) yields one occurrence per
+//! place, exactly as nginx parses it once per `include`.
+
+use super::nginx::NginxConfig;
+use crate::source::FileId;
+use crate::syntax::nginx::{Directive, NodeId, NodeKind};
+
+/// Index into [`Expanded::occurrences`].
+pub type OccId = u32;
+pub const NO_PARENT: OccId = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Occurrence {
+    pub file: FileId,
+    pub node: NodeId,
+    /// The enclosing block directive's occurrence, or [`NO_PARENT`] at the top level.
+    pub parent: OccId,
+    /// One past the last descendant occurrence.
+    pub end: OccId,
+    /// The `include` occurrence this came through, if any (innermost).
+    pub via_include: OccId,
+}
+
+pub struct Expanded {
+    pub occurrences: Vec<Occurrence>,
+}
+
+/// Safety net against pathological include fan-out (every file included from every
+/// location): past this many occurrences the expansion stops.
+pub const MAX_OCCURRENCES: usize = 5_000_000;
+
+impl Expanded {
+    /// Expands `config` from its main file. `include` directives appear as occurrences
+    /// themselves, followed by the contents of the files they read (as siblings, in the
+    /// include's block).
+    pub fn build(config: &NginxConfig) -> Expanded {
+        let mut occ: Vec<Occurrence> = Vec::new();
+        // Work items: (file, next node, end node, parent occurrence, via include).
+        struct Frame {
+            file: FileId,
+            next: NodeId,
+            end: NodeId,
+            parent: OccId,
+            via: OccId,
+            /// Open block occurrences of this frame whose `end` is set when we pass them.
+            open: Vec<(OccId, NodeId)>,
+        }
+        let main = FileId(0);
+        let mut stack = vec![Frame {
+            file: main,
+            next: 0,
+            end: config.file(main).parsed.tree.nodes.len() as NodeId,
+            parent: NO_PARENT,
+            via: NO_PARENT,
+            open: Vec::new(),
+        }];
+        while let Some(frame) = stack.last_mut() {
+            let tree = &config.file(frame.file).parsed.tree;
+            // Close the blocks this frame has walked past.
+            while let Some(&(o, end_node)) = frame.open.last() {
+                if frame.next >= end_node {
+                    frame.open.pop();
+                    occ[o as usize].end = occ.len() as OccId;
+                } else {
+                    break;
+                }
+            }
+            if frame.next >= frame.end || occ.len() >= MAX_OCCURRENCES {
+                stack.pop();
+                continue;
+            }
+            let id = frame.next;
+            frame.next += 1;
+            let node = &tree.nodes[id as usize];
+            let NodeKind::Directive(d) = &node.kind else {
+                continue;
+            };
+            let parent = frame.open.last().map_or(frame.parent, |&(o, _)| o);
+            let me = occ.len() as OccId;
+            occ.push(Occurrence {
+                file: frame.file,
+                node: id,
+                parent,
+                end: me + 1,
+                via_include: frame.via,
+            });
+            if d.block.is_some() && node.end > id + 1 {
+                frame.open.push((me, node.end));
+            }
+            if let Some(targets) = config.includes.get(&(frame.file, id)) {
+                // Push in reverse so the first target is walked first.
+                for &t in targets.iter().rev() {
+                    stack.push(Frame {
+                        file: t,
+                        next: 0,
+                        end: config.file(t).parsed.tree.nodes.len() as NodeId,
+                        parent,
+                        via: me,
+                        open: Vec::new(),
+                    });
+                }
+            }
+        }
+        Expanded { occurrences: occ }
+    }
+
+    pub fn get(&self, id: OccId) -> &Occurrence {
+        &self.occurrences[id as usize]
+    }
+
+    /// Enclosing block occurrences, innermost first.
+    pub fn ancestors(&self, id: OccId) -> impl Iterator<Item = OccId> + '_ {
+        let mut cur = self.occurrences[id as usize].parent;
+        std::iter::from_fn(move || {
+            (cur != NO_PARENT).then(|| {
+                let out = cur;
+                cur = self.occurrences[cur as usize].parent;
+                out
+            })
+        })
+    }
+
+    /// Direct children (through includes) of a block occurrence, or of the top level.
+    pub fn children(&self, parent: OccId) -> impl Iterator<Item = OccId> + '_ {
+        let (start, end) = if parent == NO_PARENT {
+            (0, self.occurrences.len() as OccId)
+        } else {
+            (parent + 1, self.occurrences[parent as usize].end)
+        };
+        (start..end).filter(move |&i| self.occurrences[i as usize].parent == parent)
+    }
+}
+
+/// Convenience accessors that need the configuration's sources.
+pub struct View<'a> {
+    pub config: &'a NginxConfig,
+    pub expanded: &'a Expanded,
+}
+
+impl<'a> View<'a> {
+    pub fn directive(&self, id: OccId) -> &'a Directive {
+        let o = self.expanded.get(id);
+        let tree = &self.config.file(o.file).parsed.tree;
+        match &tree.nodes[o.node as usize].kind {
+            NodeKind::Directive(d) => d,
+            // Only directive nodes become occurrences.
+            _ => unreachable!("occurrences are directives"),
+        }
+    }
+
+    pub fn name(&self, id: OccId) -> std::borrow::Cow<'a, str> {
+        let o = self.expanded.get(id);
+        self.directive(id)
+            .name
+            .text(&self.config.file(o.file).source.text)
+    }
+
+    /// Argument values as text.
+    pub fn args(&self, id: OccId) -> Vec<std::borrow::Cow<'a, str>> {
+        let o = self.expanded.get(id);
+        let f = self.config.file(o.file);
+        f.parsed
+            .tree
+            .args(self.directive(id))
+            .iter()
+            .map(|w| w.text(&f.source.text))
+            .collect()
+    }
+
+    /// The block path, outermost first: `["http", "server", "location"]`.
+    pub fn context(&self, id: OccId) -> Vec<std::borrow::Cow<'a, str>> {
+        let mut path: Vec<_> = self.expanded.ancestors(id).map(|a| self.name(a)).collect();
+        path.reverse();
+        path
+    }
+
+    /// Every occurrence of a directive, in configuration order.
+    pub fn named(&self, name: &'a str) -> impl Iterator<Item = OccId> + 'a {
+        let config = self.config;
+        let expanded = self.expanded;
+        (0..expanded.occurrences.len() as OccId).filter(move |&i| {
+            let o = expanded.get(i);
+            let f = config.file(o.file);
+            matches!(&f.parsed.tree.nodes[o.node as usize].kind,
+                     NodeKind::Directive(d) if d.name.is(&f.source.text, name))
+        })
+    }
+
+    /// The occurrence that sets `name` for the block `block` (a server, a location…):
+    /// the block's own, else the nearest enclosing block's (nginx's http → server →
+    /// location inheritance). For directives that nginx allows several times in a block
+    /// (`add_header`, `fastcgi_param`), all the entries of the one level that has any are
+    /// returned: a level that sets one replaces everything inherited.
+    pub fn effective(&self, block: OccId, name: &str) -> Vec<OccId> {
+        let mut level = Some(block);
+        while let Some(b) = level {
+            let hits: Vec<OccId> = self
+                .expanded
+                .children(b)
+                .filter(|&c| {
+                    self.directive(c).name.is(
+                        &self.config.file(self.expanded.get(c).file).source.text,
+                        name,
+                    )
+                })
+                .collect();
+            if !hits.is_empty() {
+                return hits;
+            }
+            level = if b == NO_PARENT {
+                None
+            } else {
+                Some(self.expanded.get(b).parent)
+            };
+        }
+        Vec::new()
+    }
+}
