@@ -1,5 +1,6 @@
 //! The nginx configuration language: tokenizer, lossless tree and parser.
 
+pub mod crossplane;
 pub mod json;
 pub mod lexer;
 pub mod lua;
