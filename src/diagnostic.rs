@@ -1,6 +1,6 @@
 //! What every check produces: a problem at a place in a file, with a code and a severity.
 
-use crate::source::{FileId, Span};
+use crate::source::{Shared, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -21,20 +21,20 @@ impl Severity {
 }
 
 /// A secondary place shown with the diagnostic.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Label {
-    pub file: FileId,
+    pub file: Shared,
     pub span: Span,
     pub text: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Diagnostic {
     /// Stable rule code (`NGX000` for nginx syntax errors).
     pub code: &'static str,
     pub severity: Severity,
     pub message: String,
-    pub file: FileId,
+    pub file: Shared,
     pub span: Span,
     pub labels: Vec<Label>,
     pub help: Option<String>,
@@ -44,7 +44,7 @@ impl Diagnostic {
     pub fn new(
         code: &'static str,
         severity: Severity,
-        file: FileId,
+        file: Shared,
         span: Span,
         message: impl Into<String>,
     ) -> Self {
@@ -64,7 +64,7 @@ impl Diagnostic {
         self
     }
 
-    pub fn with_label(mut self, file: FileId, span: Span, text: impl Into<String>) -> Self {
+    pub fn with_label(mut self, file: Shared, span: Span, text: impl Into<String>) -> Self {
         self.labels.push(Label {
             file,
             span,

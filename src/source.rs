@@ -53,6 +53,9 @@ pub struct LineCol {
     pub column: u32,
 }
 
+/// A source shared by the trees, diagnostics and fixes that point into it.
+pub type Shared = std::sync::Arc<SourceFile>;
+
 /// One configuration file: its path as the user named it, and its exact bytes.
 #[derive(Debug, Clone)]
 pub struct SourceFile {

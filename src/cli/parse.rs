@@ -59,7 +59,7 @@ pub fn run(args: ParseArgs) -> i32 {
     let color = full::use_color(std::io::stderr().is_terminal());
     let mut stderr = std::io::stderr().lock();
     for d in &diagnostics {
-        let _ = stderr.write_all(full::render(d, &config.file(d.file).source, color).as_bytes());
+        let _ = stderr.write_all(full::render(d, color).as_bytes());
     }
     let mut stdout = std::io::stdout().lock();
     let written = match args.format {
@@ -84,9 +84,16 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for id in config.ids() {
         for e in &config.file(id).parsed.errors {
-            let mut d = Diagnostic::new("NGX000", Severity::Error, id, e.span, e.message.clone());
+            let src = &config.file(id).source;
+            let mut d = Diagnostic::new(
+                "NGX000",
+                Severity::Error,
+                src.clone(),
+                e.span,
+                e.message.clone(),
+            );
             if let Some((span, label)) = e.related {
-                d = d.with_label(id, span, label);
+                d = d.with_label(src.clone(), span, label);
             }
             out.push(d);
         }
@@ -99,7 +106,8 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
             LoadProblemKind::IncludeCycle { .. } => "NGX021",
             LoadProblemKind::TooManyIncludes { .. } => "NGX020",
         };
-        let mut d = Diagnostic::new(code, Severity::Error, p.file, p.span, p.message());
+        let src = config.file(p.file).source.clone();
+        let mut d = Diagnostic::new(code, Severity::Error, src, p.span, p.message());
         if let Some(root) = &config.root {
             if let LoadProblemKind::IncludeNotFound { .. } = p.kind {
                 d = d.with_help(format!(

@@ -34,7 +34,8 @@ pub fn display_text(bytes: &[u8]) -> String {
 }
 
 /// Renders one diagnostic whose primary span and labels all lie in `file`.
-pub fn render(diag: &Diagnostic, file: &SourceFile, color: bool) -> String {
+pub fn render(diag: &Diagnostic, color: bool) -> String {
+    let file: &SourceFile = &diag.file;
     let severity = match diag.severity {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
@@ -48,7 +49,11 @@ pub fn render(diag: &Diagnostic, file: &SourceFile, color: bool) -> String {
             None,
             diag.span.start as usize..diag.span.end as usize,
         ));
-    for l in diag.labels.iter().filter(|l| l.file == diag.file) {
+    for l in diag
+        .labels
+        .iter()
+        .filter(|l| std::sync::Arc::ptr_eq(&l.file, &diag.file))
+    {
         report = report.and_label(LabeledSpan::new_with_span(
             Some(l.text.clone()),
             l.span.start as usize..l.span.end as usize,

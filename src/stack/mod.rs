@@ -3,4 +3,5 @@
 pub mod discover;
 pub mod expanded;
 pub mod fs;
+pub mod model;
 pub mod nginx;

@@ -3,7 +3,7 @@
 //! each file parsed once and cycles refused.
 
 use super::fs::Fs;
-use crate::source::{FileId, SourceFile, Span};
+use crate::source::{FileId, Shared, SourceFile, Span};
 use crate::syntax::nginx::{self, NodeId, Parsed};
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -41,7 +41,7 @@ pub enum Reached {
 }
 
 pub struct NginxFile {
-    pub source: SourceFile,
+    pub source: Shared,
     pub parsed: Parsed,
     pub reached: Reached,
 }
@@ -132,7 +132,7 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
         prefix,
         root,
         config_files: vec![NginxFile {
-            source: main,
+            source: Shared::new(main),
             parsed,
             reached: Reached::Entry,
         }],
@@ -291,7 +291,7 @@ impl Loader<'_> {
             }
         };
         let id = FileId(self.config_files.len() as u32);
-        let source = SourceFile::new(path, text);
+        let source = Shared::new(SourceFile::new(path, text));
         let parsed = nginx::parse(&source.text);
         self.config_files.push(NginxFile {
             source,

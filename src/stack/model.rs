@@ -1,0 +1,129 @@
+//! The stack: everything one server runs, read and connected.
+//!
+//! Built from the files discovery found for one server root: the nginx configurations (each
+//! main file with its includes, expanded), PHP-FPM masters and pools, the effective sysctl
+//! values, and the host facts. Rules read a `Stack`; they never touch the file system.
+
+use super::discover::StackFiles;
+use super::expanded::Expanded;
+use super::fs::{Fs, RealFs};
+use super::nginx::{self, LoadOptions, NginxConfig};
+use crate::host::HostFacts;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// One nginx configuration: a main file with everything it includes.
+pub struct NginxInstance {
+    pub config: NginxConfig,
+    pub expanded: Expanded,
+    /// True for a file nothing includes that is not an `nginx.conf` (a vhost kept in
+    /// `sites-available`, a snippet): it is checked on its own, without a context.
+    pub standalone: bool,
+}
+
+impl NginxInstance {
+    pub fn view(&self) -> super::expanded::View<'_> {
+        super::expanded::View {
+            config: &self.config,
+            expanded: &self.expanded,
+        }
+    }
+}
+
+pub struct Stack {
+    pub root: PathBuf,
+    pub nginx: Vec<NginxInstance>,
+    pub host: HostFacts,
+}
+
+/// Options shared by every stack of a run.
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    pub prefix: Option<PathBuf>,
+    /// Overrides the detected server root for absolute includes.
+    pub root: Option<PathBuf>,
+}
+
+impl Stack {
+    pub fn build(files: &StackFiles, opts: &BuildOptions, host: HostFacts) -> Stack {
+        let fs = RealFs::default();
+        Stack {
+            root: files.root.clone(),
+            nginx: load_nginx(&fs, files, opts),
+            host,
+        }
+    }
+
+    /// Every file read for this stack, for `lemplint stack` and for pre-commit filtering.
+    pub fn nginx_paths(&self) -> impl Iterator<Item = &Path> {
+        self.nginx
+            .iter()
+            .flat_map(|i| i.config.files.iter().map(|f| f.source.path.as_path()))
+    }
+}
+
+/// Loads the nginx entry points of a stack: every `nginx.conf`, then every other nginx file
+/// that no loaded configuration includes.
+fn load_nginx(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions) -> Vec<NginxInstance> {
+    let load_opts = |path: &Path| LoadOptions {
+        prefix: opts.prefix.clone(),
+        root: opts.root.clone().or_else(|| nginx::detect_root(path)),
+        single_file: false,
+    };
+    let mut reached: HashSet<PathBuf> = HashSet::new();
+    let mut out = Vec::new();
+    let is_main = |p: &Path| p.file_name().is_some_and(|n| n == "nginx.conf");
+    let (mains, others): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        files.nginx.iter().partition(|p| is_main(p));
+    for path in mains {
+        if let Ok(config) = nginx::load(fs, path, &load_opts(path)) {
+            for f in &config.files {
+                reached.insert(fs.identity(&f.source.path));
+            }
+            out.push(config_instance(config, false));
+        }
+    }
+    // Files no main file reaches: load each, then keep those no other candidate reaches.
+    let candidates: Vec<(PathBuf, NginxConfig)> = others
+        .into_iter()
+        .filter(|p| !reached.contains(&fs.identity(p)))
+        .filter_map(|p| {
+            let o = LoadOptions {
+                prefix: opts.prefix.clone().or_else(|| nearest_main_dir(p)),
+                ..load_opts(p)
+            };
+            nginx::load(fs, p, &o).ok().map(|c| (fs.identity(p), c))
+        })
+        .collect();
+    let mut included_by_other: HashSet<PathBuf> = HashSet::new();
+    for (_, c) in &candidates {
+        for f in c.files.iter().skip(1) {
+            included_by_other.insert(fs.identity(&f.source.path));
+        }
+    }
+    for (identity, config) in candidates {
+        if !included_by_other.contains(&identity) {
+            out.push(config_instance(config, true));
+        }
+    }
+    out
+}
+
+/// The directory of an `nginx.conf` next to or above `path` (up to the server root): the
+/// prefix a snippet's relative includes are written against.
+fn nearest_main_dir(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .take(4)
+        .find(|d| d.join("nginx.conf").is_file())
+        .map(Path::to_path_buf)
+}
+
+fn config_instance(config: NginxConfig, standalone: bool) -> NginxInstance {
+    let expanded = Expanded::build(&config);
+    NginxInstance {
+        config,
+        expanded,
+        standalone,
+    }
+}
