@@ -26,7 +26,10 @@ fn corpus(servers: usize) -> PathBuf {
 }
 
 fn files(dir: &Path, out: &mut Vec<Vec<u8>>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {

@@ -11,21 +11,22 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let unit = unit.trim().to_ascii_lowercase();
-    let mult: u64 =
-        match unit.as_str() {
-            "" | "b" => 1,
-            "k" | "kib" => 1 << 10,
-            "m" | "mib" => 1 << 20,
-            "g" | "gib" => 1 << 30,
-            "t" | "tib" => 1 << 40,
-            "kb" => 1_000,
-            "mb" => 1_000_000,
-            "gb" => 1_000_000_000,
-            "tb" => 1_000_000_000_000,
-            _ => return Err(format!(
+    let mult: u64 = match unit.as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => {
+            return Err(format!(
                 "invalid size {text:?}: unknown unit {unit:?} (use e.g. 613MiB, 2GiB, 2G or bytes)"
-            )),
-        };
+            ))
+        }
+    };
     if num.is_empty() {
         return Err(format!("invalid size {text:?}: no number"));
     }

@@ -70,7 +70,12 @@ fn relative_includes_resolve_against_the_main_file_directory() {
 #[test]
 fn prefix_flag_changes_where_relative_includes_resolve() {
     let out = lemplint(
-        &["parse", "fixtures/includes/prefix/sub/inner.conf", "--prefix", "fixtures/includes/prefix"],
+        &[
+            "parse",
+            "fixtures/includes/prefix/sub/inner.conf",
+            "--prefix",
+            "fixtures/includes/prefix",
+        ],
         None,
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -79,7 +84,13 @@ fn prefix_flag_changes_where_relative_includes_resolve() {
 
 #[test]
 fn absolute_includes_are_read_inside_a_mirrored_server_tree() {
-    let out = lemplint(&["parse", "fixtures/includes/hostrepo/hosts/web1/etc/nginx/nginx.conf"], None);
+    let out = lemplint(
+        &[
+            "parse",
+            "fixtures/includes/hostrepo/hosts/web1/etc/nginx/nginx.conf",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         files(&out)[1].0,
@@ -87,15 +98,31 @@ fn absolute_includes_are_read_inside_a_mirrored_server_tree() {
     );
     // An explicit --root wins over detection.
     let out = lemplint(
-        &["parse", "fixtures/includes/hostrepo/hosts/web1/etc/nginx/nginx.conf", "--root", "/nonexistent"],
+        &[
+            "parse",
+            "fixtures/includes/hostrepo/hosts/web1/etc/nginx/nginx.conf",
+            "--root",
+            "/nonexistent",
+        ],
         None,
     );
-    assert_eq!(files(&out).len(), 1, "glob under a missing root matches nothing");
+    assert_eq!(
+        files(&out).len(),
+        1,
+        "glob under a missing root matches nothing"
+    );
 }
 
 #[test]
 fn single_file_does_not_follow_includes() {
-    let out = lemplint(&["parse", "--single-file", "fixtures/includes/globs/nginx.conf"], None);
+    let out = lemplint(
+        &[
+            "parse",
+            "--single-file",
+            "fixtures/includes/globs/nginx.conf",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(files(&out).len(), 1);
 }
@@ -117,7 +144,10 @@ fn include_cycles_are_reported_and_not_followed() {
 
 #[test]
 fn stdin_is_read_with_dash() {
-    let out = lemplint(&["parse", "-"], Some(b"events {}\nhttp { server { listen 80 } }\n"));
+    let out = lemplint(
+        &["parse", "-"],
+        Some(b"events {}\nhttp { server { listen 80 } }\n"),
+    );
     assert_eq!(out.status.code(), Some(2));
     insta::assert_snapshot!(stderr(&out));
 }
@@ -129,8 +159,11 @@ fn nginx_dump_is_read_as_a_tree_of_files() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         files(&out),
-        [("/etc/nginx/nginx.conf", "entry"), ("/etc/nginx/conf.d/a.conf", "glob from 0:3")]
-            .map(|(a, b)| (a.to_string(), b.to_string()))
+        [
+            ("/etc/nginx/nginx.conf", "entry"),
+            ("/etc/nginx/conf.d/a.conf", "glob from 0:3")
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
     );
 }
 
@@ -141,13 +174,21 @@ fn a_real_nginx_dump_round_trips_every_file() {
         .into_iter()
         .find(|p| Path::new(p).exists())
     else {
-        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "nginx is required in CI (scripts/test installs it)");
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "nginx is required in CI (scripts/test installs it)"
+        );
         eprintln!("nginx not installed; skipping");
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let conf = dir.path().join("nginx.conf");
-    std::fs::write(dir.path().join("inc.conf"), "# no final newline\nserver { listen 127.0.0.1:18089; }").unwrap();
+    std::fs::write(
+        dir.path().join("inc.conf"),
+        "# no final newline\nserver { listen 127.0.0.1:18089; }",
+    )
+    .unwrap();
     std::fs::write(
         &conf,
         format!(
@@ -163,17 +204,30 @@ fn a_real_nginx_dump_round_trips_every_file() {
         .arg(&conf)
         .output()
         .unwrap();
-    assert!(dump.status.success(), "{}", String::from_utf8_lossy(&dump.stderr));
+    assert!(
+        dump.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
     let out = lemplint(&["parse", "-"], Some(&dump.stdout));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["files"].as_array().unwrap().len(), 2);
     // The spans of the last node of each file end where the file on disk ends.
-    for (f, disk) in v["files"].as_array().unwrap().iter().zip([&conf, &dir.path().join("inc.conf")]) {
+    for (f, disk) in v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip([&conf, &dir.path().join("inc.conf")])
+    {
         let len = std::fs::read(disk).unwrap().len() as u64;
         let last = f["nodes"].as_array().unwrap().last().unwrap();
         let end = last["span"][1].as_u64().unwrap();
-        assert!(end <= len && len - end <= 1, "{}: span end {end}, file length {len}", disk.display());
+        assert!(
+            end <= len && len - end <= 1,
+            "{}: span end {end}, file length {len}",
+            disk.display()
+        );
     }
 }
 
@@ -181,5 +235,9 @@ fn a_real_nginx_dump_round_trips_every_file() {
 fn unreadable_input_exits_2() {
     let out = lemplint(&["parse", "fixtures/does-not-exist.conf"], None);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("cannot read fixtures/does-not-exist.conf"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot read fixtures/does-not-exist.conf"),
+        "{}",
+        stderr(&out)
+    );
 }
