@@ -38,6 +38,7 @@ pub struct Diagnostic {
     pub span: Span,
     pub labels: Vec<Label>,
     pub help: Option<String>,
+    pub fix: Option<crate::fix::Fix>,
 }
 
 impl Diagnostic {
@@ -56,6 +57,7 @@ impl Diagnostic {
             span,
             labels: Vec::new(),
             help: None,
+            fix: None,
         }
     }
 
@@ -70,6 +72,21 @@ impl Diagnostic {
             span,
             text: text.into(),
         });
+        self
+    }
+
+    /// Adds a secondary place (for rules, which hold a `&mut Diagnostic`).
+    pub fn label(&mut self, file: Shared, span: Span, text: impl Into<String>) -> &mut Self {
+        self.labels.push(Label {
+            file,
+            span,
+            text: text.into(),
+        });
+        self
+    }
+
+    pub fn with_fix(&mut self, fix: crate::fix::Fix) -> &mut Self {
+        self.fix = Some(fix);
         self
     }
 }

@@ -4,8 +4,10 @@
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
+pub mod fix;
 pub mod host;
 pub mod report;
+pub mod rules;
 pub mod size;
 pub mod source;
 pub mod stack;

@@ -169,6 +169,15 @@ impl<'a> View<'a> {
             .collect()
     }
 
+    /// The file and the directive's name span: where a diagnostic about it points.
+    pub fn location(&self, id: OccId) -> (crate::source::Shared, crate::source::Span) {
+        let o = self.expanded.get(id);
+        (
+            self.config.file(o.file).source.clone(),
+            self.directive(id).name.raw,
+        )
+    }
+
     /// The block path, outermost first: `["http", "server", "location"]`.
     pub fn context(&self, id: OccId) -> Vec<std::borrow::Cow<'a, str>> {
         let mut path: Vec<_> = self.expanded.ancestors(id).map(|a| self.name(a)).collect();

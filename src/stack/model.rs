@@ -54,6 +54,16 @@ impl Stack {
         }
     }
 
+    /// Every nginx file of the stack once, even when several configurations read it.
+    pub fn nginx_files(&self) -> Vec<&nginx::NginxFile> {
+        let mut seen = HashSet::new();
+        self.nginx
+            .iter()
+            .flat_map(|i| i.config.files.iter())
+            .filter(|f| seen.insert(f.source.path.clone()))
+            .collect()
+    }
+
     /// Every file read for this stack, for `lemplint stack` and for pre-commit filtering.
     pub fn nginx_paths(&self) -> impl Iterator<Item = &Path> {
         self.nginx

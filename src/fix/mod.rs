@@ -1,0 +1,77 @@
+//! Fixes: byte-range edits on the original text, graded by how safe they are.
+//!
+//! A fix never re-prints a tree. It replaces exact byte ranges, so everything outside them
+//! (comments, CRLF, tabs, a missing final newline) stays as it was by construction.
+
+use crate::source::{Shared, Span};
+
+/// One replacement: `range` of the original bytes becomes `content`. An empty content
+/// deletes; an empty range inserts.
+#[derive(Clone, Debug)]
+pub struct Edit {
+    pub file: Shared,
+    pub range: Span,
+    pub content: String,
+}
+
+impl Edit {
+    pub fn replace(file: &Shared, range: Span, content: impl Into<String>) -> Self {
+        Edit {
+            file: file.clone(),
+            range,
+            content: content.into(),
+        }
+    }
+
+    pub fn insert(file: &Shared, at: u32, content: impl Into<String>) -> Self {
+        Edit::replace(file, Span::empty(at), content)
+    }
+
+    pub fn delete(file: &Shared, range: Span) -> Self {
+        Edit::replace(file, range, "")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Applicability {
+    /// Shown, never applied (the right change needs a human decision).
+    DisplayOnly,
+    /// Applied with `--unsafe-fixes`: correct, but may change behaviour.
+    Unsafe,
+    /// Applied by `lemplint fix`: keeps meaning and comments.
+    Safe,
+}
+
+#[derive(Clone, Debug)]
+pub struct Fix {
+    pub title: String,
+    pub edits: Vec<Edit>,
+    pub applicability: Applicability,
+}
+
+impl Fix {
+    pub fn safe(title: impl Into<String>, edits: Vec<Edit>) -> Self {
+        Fix {
+            title: title.into(),
+            edits,
+            applicability: Applicability::Safe,
+        }
+    }
+
+    pub fn unsafe_(title: impl Into<String>, edits: Vec<Edit>) -> Self {
+        Fix {
+            title: title.into(),
+            edits,
+            applicability: Applicability::Unsafe,
+        }
+    }
+
+    pub fn display_only(title: impl Into<String>, edits: Vec<Edit>) -> Self {
+        Fix {
+            title: title.into(),
+            edits,
+            applicability: Applicability::DisplayOnly,
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The rule engine: one registry of every rule, selection, and running rules on a stack.
+//!
+//! A rule is a pure function of the [`Stack`] (with its host facts) and its options. Adding a
+//! rule means: `rules/<lang>/<CODE>.toml` (metadata and docs), one file under
+//! `src/rules/<lang>/`, one line in [`registry!`] below, and fixtures under
+//! `fixtures/<lang>/<CODE>/`. A missing TOML is a compile error; `tests/registry.rs` keeps
+//! the rest in step.
+
+pub mod meta;
+pub mod nginx;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::host::HostFacts;
+use crate::source::{Shared, Span};
+use crate::stack::model::Stack;
+use meta::RuleMeta;
+use std::sync::OnceLock;
+
+pub trait Rule: Sync {
+    fn check(&self, cx: &mut Context<'_>);
+}
+
+pub struct RuleEntry {
+    pub code: &'static str,
+    pub name: &'static str,
+    /// `nginx`, `fpm`, `sysctl`, `stack` or `lint`: the folder of its docs and fixtures.
+    pub lang: &'static str,
+    pub toml: &'static str,
+    meta: OnceLock<RuleMeta>,
+    pub rule: &'static dyn Rule,
+}
+
+impl RuleEntry {
+    /// The rule's metadata. The TOML is embedded and checked by `tests/registry.rs`, so a
+    /// parse failure here is a build defect, reported loudly.
+    pub fn meta(&self) -> &RuleMeta {
+        self.meta.get_or_init(|| {
+            RuleMeta::parse(self.toml).unwrap_or_else(|e| {
+                panic!("rules/{}/{}.toml is invalid: {e}", self.lang, self.code)
+            })
+        })
+    }
+
+    pub fn severity(&self) -> Severity {
+        self.meta().severity.into()
+    }
+}
+
+macro_rules! registry {
+    ($($lang:literal $code:ident $name:literal => $rule:expr;)*) => {
+        const COUNT: usize = [$(stringify!($code)),*].len();
+        /// Every rule, in code order.
+        pub static RULES: [RuleEntry; COUNT] = [$(RuleEntry {
+            code: stringify!($code),
+            name: $name,
+            lang: $lang,
+            toml: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/rules/", $lang, "/", stringify!($code), ".toml")),
+            meta: OnceLock::new(),
+            rule: &$rule,
+        }),*];
+    };
+}
+
+registry! {
+    "nginx" NGX000 "syntax-error" => nginx::syntax_error::SyntaxError;
+    "nginx" NGX020 "include-not-found" => nginx::include_not_found::IncludeNotFound;
+    "nginx" NGX021 "include-cycle" => nginx::include_cycle::IncludeCycle;
+    "nginx" NGX022 "server-tokens-on" => nginx::server_tokens_on::ServerTokensOn;
+    "nginx" NGX023 "duplicate-directive" => nginx::duplicate_directive::DuplicateDirective;
+}
+
+pub fn by_code(code: &str) -> Option<&'static RuleEntry> {
+    RULES.iter().find(|r| r.code == code)
+}
+
+/// Finds a rule by code (case-insensitive) or name.
+pub fn lookup(key: &str) -> Option<&'static RuleEntry> {
+    RULES
+        .iter()
+        .find(|r| r.code.eq_ignore_ascii_case(key) || r.name == key)
+}
+
+/// How specifically a selector names a rule: 0 = not at all; a name or full code beats a
+/// prefix, a longer prefix beats a shorter one (`ignore = ["NGX"]` with
+/// `select = ["NGX022"]` keeps NGX022).
+pub fn specificity(selector: &str, rule: &RuleEntry) -> usize {
+    if selector == rule.name || selector.eq_ignore_ascii_case(rule.code) {
+        return usize::MAX;
+    }
+    if selector.eq_ignore_ascii_case("ALL") {
+        return 1;
+    }
+    let upper = selector.to_ascii_uppercase();
+    if !upper.is_empty() && rule.code.starts_with(&upper) {
+        return 1 + upper.len();
+    }
+    0
+}
+
+/// Which rules run.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// Empty: all rules.
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+}
+
+impl Selection {
+    pub fn enabled(&self, rule: &RuleEntry) -> bool {
+        let sel = if self.select.is_empty() {
+            1
+        } else {
+            self.select
+                .iter()
+                .map(|s| specificity(s, rule))
+                .max()
+                .unwrap_or(0)
+        };
+        let ign = self
+            .ignore
+            .iter()
+            .map(|s| specificity(s, rule))
+            .max()
+            .unwrap_or(0);
+        sel > 0 && sel > ign
+    }
+
+    /// Selectors that name no rule (a typo must not silently select nothing).
+    pub fn unknown(&self) -> Vec<String> {
+        self.select
+            .iter()
+            .chain(&self.ignore)
+            .filter(|s| !RULES.iter().any(|r| specificity(s, r) > 0))
+            .cloned()
+            .collect()
+    }
+}
+
+/// What a rule sees while it runs.
+pub struct Context<'a> {
+    pub stack: &'a Stack,
+    pub host: &'a HostFacts,
+    pub options: &'a toml::Table,
+    entry: &'static RuleEntry,
+    out: &'a mut Vec<Diagnostic>,
+}
+
+impl Context<'_> {
+    /// Reports a problem with the rule's code and default severity; returns it so the rule
+    /// can add labels, help or a fix.
+    pub fn report(
+        &mut self,
+        file: &Shared,
+        span: Span,
+        message: impl Into<String>,
+    ) -> &mut Diagnostic {
+        let d = Diagnostic::new(
+            self.entry.code,
+            self.entry.severity(),
+            file.clone(),
+            span,
+            message,
+        );
+        self.out.push(d);
+        self.out.last_mut().expect("just pushed")
+    }
+}
+
+/// Outcome of running the rules on one stack.
+#[derive(Default)]
+pub struct RunResult {
+    pub diagnostics: Vec<Diagnostic>,
+    /// Rules that need host facts and were skipped because none were given.
+    pub skipped_for_host: Vec<&'static str>,
+}
+
+/// Runs every selected rule on a stack.
+pub fn run(
+    stack: &Stack,
+    selection: &Selection,
+    options: &std::collections::BTreeMap<String, toml::Table>,
+) -> RunResult {
+    let mut result = RunResult::default();
+    let empty = toml::Table::new();
+    for entry in RULES.iter().filter(|r| selection.enabled(r)) {
+        if entry.meta().needs_host && stack.host.is_empty() {
+            result.skipped_for_host.push(entry.code);
+            continue;
+        }
+        let opts = options.get(entry.code).unwrap_or(&empty);
+        let mut cx = Context {
+            stack,
+            host: &stack.host,
+            options: opts,
+            entry,
+            out: &mut result.diagnostics,
+        };
+        entry.rule.check(&mut cx);
+    }
+    result
+}

@@ -1,0 +1,21 @@
+//! NGX021 include-cycle: files that include each other. nginx has no guard and would
+//! recurse until it runs out of resources; lemplint reads each cycle once.
+
+use crate::rules::{Context, Rule};
+use crate::stack::nginx::LoadProblemKind;
+
+pub struct IncludeCycle;
+
+impl Rule for IncludeCycle {
+    fn check(&self, cx: &mut Context<'_>) {
+        for inst in &cx.stack.nginx {
+            for p in &inst.config.problems {
+                if let LoadProblemKind::IncludeCycle { .. } = p.kind {
+                    let src = inst.config.file(p.file).source.clone();
+                    cx.report(&src, p.span, p.message()).help =
+                        Some("remove one of the includes; nginx cannot load a cycle".into());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! NGX022 server-tokens-on: `server_tokens on` (or `build`) puts nginx's version in every
+//! `Server` header and error page, telling scanners which CVEs to try.
+
+use crate::fix::{Edit, Fix};
+use crate::rules::{Context, Rule};
+
+pub struct ServerTokensOn;
+
+impl Rule for ServerTokensOn {
+    fn check(&self, cx: &mut Context<'_>) {
+        for file in cx.stack.nginx_files() {
+            let src = &file.source;
+            let tree = &file.parsed.tree;
+            for (_, d) in tree.directives() {
+                if !d.name.is(&src.text, "server_tokens") {
+                    continue;
+                }
+                let [arg] = tree.args(d) else { continue };
+                let value = arg.text(&src.text).to_ascii_lowercase();
+                if value != "on" && value != "build" {
+                    continue;
+                }
+                let fix = Fix::safe(
+                    "Set `server_tokens off`",
+                    vec![Edit::replace(src, arg.raw, "off")],
+                );
+                cx.report(
+                    src,
+                    arg.raw,
+                    format!("`server_tokens {value}` discloses the nginx version"),
+                )
+                .with_fix(fix);
+            }
+        }
+    }
+}
