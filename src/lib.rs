@@ -11,4 +11,6 @@ pub mod rules;
 pub mod size;
 pub mod source;
 pub mod stack;
+pub mod suppress;
+pub mod workspace;
 pub mod syntax;

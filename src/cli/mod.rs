@@ -4,6 +4,7 @@
 //! 2 usage, configuration, I/O or parse errors.
 
 mod input;
+pub mod lint;
 mod parse;
 
 use clap::{Parser, Subcommand};
@@ -26,6 +27,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Check configurations and report problems
+    Lint(lint::LintArgs),
     /// Parse a configuration file and print its syntax tree
     Parse(parse::ParseArgs),
 }
@@ -41,6 +44,7 @@ pub fn run() -> i32 {
         }
     };
     match cli.command {
+        Command::Lint(args) => lint::run(args),
         Command::Parse(args) => parse::run(args),
     }
 }

@@ -42,8 +42,12 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
         Severity::Info => miette::Severity::Advice,
     };
     let lc = file.line_col(diag.span.start);
+    let code = match crate::rules::by_code(diag.code) {
+        Some(rule) => format!("{} {}", diag.code, rule.name),
+        None => diag.code.to_string(),
+    };
     let mut report = MietteDiagnostic::new(diag.message.clone())
-        .with_code(diag.code)
+        .with_code(code)
         .with_severity(severity)
         .with_label(LabeledSpan::new_primary_with_span(
             None,
@@ -59,8 +63,24 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
             l.span.start as usize..l.span.end as usize,
         ));
     }
-    if let Some(h) = &diag.help {
-        report = report.with_help(h.clone());
+    // miette frames one source per report; places in other files are listed as notes.
+    let mut help: Vec<String> = diag.help.iter().cloned().collect();
+    for l in diag
+        .labels
+        .iter()
+        .filter(|l| !std::sync::Arc::ptr_eq(&l.file, &diag.file))
+    {
+        let at = l.file.line_col(l.span.start);
+        help.push(format!(
+            "{}: {}:{}:{}",
+            l.text,
+            l.file.path.display(),
+            at.line,
+            at.column
+        ));
+    }
+    if !help.is_empty() {
+        report = report.with_help(help.join("\n"));
     }
     let theme = if color {
         GraphicalTheme::unicode()
@@ -85,4 +105,68 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
         );
     }
     out
+}
+
+/// The `full` format: every diagnostic with its code frame, then the summary.
+pub fn write(
+    out: &mut dyn std::io::Write,
+    diagnostics: &[Diagnostic],
+    summary: &super::Summary,
+    color: bool,
+) -> std::io::Result<()> {
+    for d in diagnostics {
+        out.write_all(render(d, color).as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    out.write_all(summary_text(summary).as_bytes())
+}
+
+/// The closing lines shared by the human formats.
+pub fn summary_text(s: &super::Summary) -> String {
+    let total = s.errors + s.warnings + s.infos;
+    let mut text = if total == 0 {
+        format!(
+            "No problems found in {} file{} ({} stack{}).\n",
+            s.files,
+            if s.files == 1 { "" } else { "s" },
+            s.stacks,
+            if s.stacks == 1 { "" } else { "s" }
+        )
+    } else {
+        format!(
+            "Found {total} problem{} ({} error{}, {} warning{}, {} info) in {} file{} ({} stack{}).\n",
+            if total == 1 { "" } else { "s" },
+            s.errors,
+            if s.errors == 1 { "" } else { "s" },
+            s.warnings,
+            if s.warnings == 1 { "" } else { "s" },
+            s.infos,
+            s.files,
+            if s.files == 1 { "" } else { "s" },
+            s.stacks,
+            if s.stacks == 1 { "" } else { "s" },
+        )
+    };
+    if s.fixable > 0 {
+        text.push_str(&format!("[*] {} fixable with `lemplint fix`.\n", s.fixable));
+    }
+    if s.unsafe_fixable > 0 {
+        text.push_str(&format!(
+            "{} more fixable with `lemplint fix --unsafe-fixes`.\n",
+            s.unsafe_fixable
+        ));
+    }
+    if !s.host.is_empty() {
+        text.push_str(&format!("Host: {}.\n", s.host.join(", ")));
+    }
+    if !s.skipped_for_host.is_empty() {
+        text.push_str(&format!(
+            "Skipped {} rule{} that need{} host facts ({}): pass --cpus N --memory SIZE, set [host] in lemplint.toml, or use --host local on the server itself.\n",
+            s.skipped_for_host.len(),
+            if s.skipped_for_host.len() == 1 { "" } else { "s" },
+            if s.skipped_for_host.len() == 1 { "s" } else { "" },
+            s.skipped_for_host.join(", ")
+        ));
+    }
+    text
 }

@@ -1,3 +1,79 @@
-//! Rendering diagnostics for people and machines.
+//! Rendering diagnostics for people and machines: one module per output format.
+//!
+//! Every format receives the same input: the diagnostics (sorted by file and position) and
+//! a [`Summary`] of the run. Formats never re-run rules or read files.
 
 pub mod full;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use std::io::{self, Write};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Code frames with help (miette)
+    Full,
+    /// One line per finding: file:line:col: severity[CODE] message
+    Concise,
+    /// lemplint's JSON contract (version 1)
+    Json,
+    /// SARIF 2.1.0 (GitHub code scanning)
+    Sarif,
+    /// GitHub Actions workflow commands (annotations)
+    Github,
+    /// GitLab Code Quality report
+    Gitlab,
+    /// Checkstyle XML
+    Checkstyle,
+    /// JUnit XML
+    Junit,
+}
+
+/// What the run looked at, for the closing summary line and machine formats.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Summary {
+    /// Files read.
+    pub files: usize,
+    pub stacks: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    /// Findings that the fixer could fix (safe fixes), and with `--unsafe-fixes`.
+    pub fixable: usize,
+    pub unsafe_fixable: usize,
+    /// Host facts used, one "name: value (source)" line each.
+    pub host: Vec<String>,
+    /// Rules skipped because they need host facts and none were given.
+    pub skipped_for_host: Vec<String>,
+}
+
+impl Summary {
+    pub fn count(&mut self, diagnostics: &[Diagnostic]) {
+        use crate::fix::Applicability;
+        for d in diagnostics {
+            match d.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Info => self.infos += 1,
+            }
+            match d.fix.as_ref().map(|f| f.applicability) {
+                Some(Applicability::Safe) => self.fixable += 1,
+                Some(Applicability::Unsafe) => self.unsafe_fixable += 1,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Writes `diagnostics` in `format`. `color` only affects `full`.
+pub fn write(
+    format: Format,
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    summary: &Summary,
+    color: bool,
+) -> io::Result<()> {
+    match format {
+        Format::Full => full::write(out, diagnostics, summary, color),
+        _ => full::write(out, diagnostics, summary, color),
+    }
+}

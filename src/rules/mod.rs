@@ -69,6 +69,11 @@ registry! {
     "nginx" NGX023 "duplicate-directive" => nginx::duplicate_directive::DuplicateDirective;
 }
 
+/// Codes whose findings mean the input could not be read as a whole (exit code 2).
+pub fn is_input_error(code: &str) -> bool {
+    matches!(code, "NGX000" | "NGX020" | "NGX021" | "FPM000" | "SYS000")
+}
+
 pub fn by_code(code: &str) -> Option<&'static RuleEntry> {
     RULES.iter().find(|r| r.code == code)
 }

@@ -64,6 +64,11 @@ impl Stack {
             .collect()
     }
 
+    /// Number of distinct files read.
+    pub fn file_count(&self) -> usize {
+        self.nginx_files().len()
+    }
+
     /// Every file read for this stack, for `lemplint stack` and for pre-commit filtering.
     pub fn nginx_paths(&self) -> impl Iterator<Item = &Path> {
         self.nginx

@@ -1,0 +1,191 @@
+//! `lemplint lint`: run the rules on every stack under the given paths.
+
+use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::report::{self, Format, Summary};
+use crate::rules::{self, Selection};
+use crate::workspace::{StackArgs, Workspace};
+use clap::Args;
+use std::io::{IsTerminal, Write};
+
+#[derive(Args, Debug)]
+pub struct LintArgs {
+    #[command(flatten)]
+    pub stack: StackArgs,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Full)]
+    pub format: Format,
+    /// Rules to run: codes, prefixes (NGX, FPM0) or names; replaces `select` in the config
+    #[arg(long, value_delimiter = ',')]
+    pub select: Vec<String>,
+    /// Rules to skip, added to `ignore` in the config
+    #[arg(long, value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Lowest severity that makes the exit code 1
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+}
+
+impl From<FailOn> for Severity {
+    fn from(f: FailOn) -> Severity {
+        match f {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+        }
+    }
+}
+
+/// The findings of a run, filtered and sorted, with what is needed to report them.
+pub struct Findings {
+    pub diagnostics: Vec<Diagnostic>,
+    pub summary: Summary,
+    pub fail_on: Severity,
+}
+
+/// Loads the workspace, runs the selected rules and applies every filter (suppressions,
+/// per-file ignores, the files in focus). Errors are usage/config/I-O problems (exit 2).
+pub fn collect(
+    stack_args: &StackArgs,
+    select: &[String],
+    ignore: &[String],
+    fail_on: Option<FailOn>,
+) -> Result<(Workspace, Findings), String> {
+    let ws = Workspace::load(stack_args)?;
+    let cfg = &ws.config.config;
+    let selection = Selection {
+        select: if select.is_empty() {
+            cfg.select.clone().unwrap_or_default()
+        } else {
+            select.to_vec()
+        },
+        ignore: cfg.ignore.iter().chain(ignore).cloned().collect(),
+    };
+    let unknown = selection.unknown();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "unknown rule selector{} {} (see `lemplint rules`)",
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown.join(", ")
+        ));
+    }
+    let mut summary = Summary {
+        stacks: ws.stacks.len(),
+        ..Default::default()
+    };
+    let mut diagnostics = Vec::new();
+    let mut skipped = std::collections::BTreeSet::new();
+    for stack in &ws.stacks {
+        summary.files += stack.file_count();
+        let result = rules::run(stack, &selection, &cfg.rules);
+        skipped.extend(result.skipped_for_host);
+        diagnostics.extend(result.diagnostics);
+        for line in stack.host.describe() {
+            if !summary.host.contains(&line) {
+                summary.host.push(line);
+            }
+        }
+    }
+    summary.skipped_for_host = skipped.into_iter().map(String::from).collect();
+    let mut diagnostics = crate::suppress::apply(diagnostics, &ws);
+    diagnostics.retain(|d| {
+        ws.in_focus(&d.file.path) || d.labels.iter().any(|l| ws.in_focus(&l.file.path))
+    });
+    diagnostics.retain(|d| !per_file_ignored(&ws, d));
+    diagnostics.sort_by(|a, b| {
+        (&a.file.path, a.span.start, a.code).cmp(&(&b.file.path, b.span.start, b.code))
+    });
+    // The same finding reached through two configurations that share a file.
+    diagnostics.dedup_by(|a, b| {
+        a.file.path == b.file.path && a.span == b.span && a.code == b.code && a.message == b.message
+    });
+    summary.count(&diagnostics);
+    let fail_on = fail_on
+        .map(Severity::from)
+        .or(cfg.fail_on)
+        .unwrap_or(Severity::Warning);
+    Ok((
+        ws,
+        Findings {
+            diagnostics,
+            summary,
+            fail_on,
+        },
+    ))
+}
+
+fn per_file_ignored(ws: &Workspace, d: &Diagnostic) -> bool {
+    let base = ws
+        .config
+        .path
+        .as_ref()
+        .and_then(|p| p.parent())
+        .map(std::path::Path::to_path_buf);
+    let path = &d.file.path;
+    let rel = match (&base, std::path::absolute(path)) {
+        (Some(b), Ok(abs)) => std::path::absolute(b)
+            .ok()
+            .and_then(|b| abs.strip_prefix(b).ok().map(|p| p.to_path_buf()))
+            .unwrap_or_else(|| path.clone()),
+        _ => path.clone(),
+    };
+    let Some(rule) = rules::by_code(d.code) else {
+        return false;
+    };
+    ws.config
+        .config
+        .per_file_ignores
+        .iter()
+        .any(|(pattern, sels)| {
+            glob::Pattern::new(pattern).is_ok_and(|p| p.matches_path(&rel) || p.matches_path(path))
+                && sels.iter().any(|s| rules::specificity(s, rule) > 0)
+        })
+}
+
+pub fn run(args: LintArgs) -> i32 {
+    let (_, findings) = match collect(&args.stack, &args.select, &args.ignore, args.fail_on) {
+        Ok(r) => r,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return EXIT_ERROR;
+        }
+    };
+    let color = report::full::use_color(std::io::stdout().is_terminal());
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = report::write(
+        args.format,
+        &mut out,
+        &findings.diagnostics,
+        &findings.summary,
+        color,
+    ) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write output: {e}");
+        }
+        return EXIT_ERROR;
+    }
+    let _ = out.flush();
+    exit_code(&findings)
+}
+
+/// 2 when a file could not be parsed or read (the run is incomplete), 1 when findings reach
+/// `--fail-on`, else 0.
+pub fn exit_code(f: &Findings) -> i32 {
+    if f.diagnostics
+        .iter()
+        .any(|d| crate::rules::is_input_error(d.code))
+    {
+        EXIT_ERROR
+    } else if f.diagnostics.iter().any(|d| d.severity >= f.fail_on) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}

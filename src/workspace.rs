@@ -1,0 +1,208 @@
+//! Everything a command needs before rules run: the config file, the stacks found under
+//! the paths the user gave, and each stack's host facts.
+
+use crate::config::{self, Loaded};
+use crate::host::{HostFacts, HostSpec};
+use crate::stack::discover::{self, StackFiles};
+use crate::stack::model::{BuildOptions, Stack};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// Options shared by `lint`, `fix`, `stack` and `tune`.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct StackArgs {
+    /// Files or directories (default: the current directory)
+    pub paths: Vec<PathBuf>,
+    /// Use this config file instead of looking for lemplint.toml
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Number of CPUs of the server the configuration is for
+    #[arg(long, value_name = "N")]
+    pub cpus: Option<u32>,
+    /// Memory of the server (613MiB, 2GiB, 2G, bytes)
+    #[arg(long, value_name = "SIZE")]
+    pub memory: Option<String>,
+    /// Kernel version of the server (e.g. 6.1)
+    #[arg(long, value_name = "VERSION")]
+    pub kernel: Option<String>,
+    /// `local`: read host facts from this machine even when the files are not its /etc
+    #[arg(long, value_name = "local")]
+    pub host: Option<HostSource>,
+    /// Directory relative nginx includes resolve against (default: the nginx.conf directory)
+    #[arg(short = 'p', long)]
+    pub prefix: Option<PathBuf>,
+    /// Directory that stands for `/` (default: the directory above `etc/` in the paths)
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum HostSource {
+    /// Detect CPUs, memory and kernel on this machine
+    Local,
+}
+
+pub struct Workspace {
+    pub config: Loaded,
+    pub stacks: Vec<Stack>,
+    /// The files the user named (pre-commit passes changed files): only diagnostics that
+    /// concern them are reported. `None` when directories were given.
+    pub focus: Option<HashSet<PathBuf>>,
+}
+
+impl Workspace {
+    pub fn load(args: &StackArgs) -> Result<Workspace, String> {
+        let paths = if args.paths.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            args.paths.clone()
+        };
+        for p in &paths {
+            if !p.exists() {
+                return Err(format!("{}: no such file or directory", p.display()));
+            }
+        }
+        let config = match args.config.clone().or_else(|| config::find(&paths[0])) {
+            Some(path) => config::load(&path).map_err(|e| render_config_error(&e))?,
+            None => Loaded::default(),
+        };
+        let flags = HostSpec {
+            cpus: args.cpus,
+            memory: args.memory.clone().map(crate::host::SizeValue::Text),
+            kernel: args.kernel.clone(),
+            ..Default::default()
+        };
+        // Validate flags up front, with a message that names the flag.
+        HostFacts::default()
+            .fill_from(&flags, &crate::host::Provenance::Flag)
+            .map_err(|e| format!("invalid host flag: {e}"))?;
+
+        let all_files = paths.iter().all(|p| p.is_file());
+        let stack_files = if all_files {
+            stacks_of_files(&paths)
+        } else {
+            discover::discover(&paths)
+        };
+        if stack_files.iter().all(StackFiles::is_empty) {
+            return Err(format!(
+                "no configuration files found in {}",
+                paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        let build = BuildOptions {
+            prefix: args
+                .prefix
+                .clone()
+                .or_else(|| config.config.paths.prefix.clone()),
+            root: args
+                .root
+                .clone()
+                .or_else(|| config.config.paths.root.clone()),
+        };
+        let mut stacks = Vec::new();
+        for files in stack_files.iter().filter(|s| !s.is_empty()) {
+            let mut host = config.host_facts(&flags, &files.root)?;
+            if args.host == Some(HostSource::Local) || is_live_system(&files.root) {
+                host.fill_detected();
+            }
+            stacks.push(Stack::build(files, &build, host));
+        }
+        let focus = all_files.then(|| paths.iter().map(|p| normalize(p)).collect());
+        Ok(Workspace {
+            config,
+            stacks,
+            focus,
+        })
+    }
+
+    /// Whether a diagnostic about `path` should be shown.
+    pub fn in_focus(&self, path: &Path) -> bool {
+        self.focus
+            .as_ref()
+            .is_none_or(|f| f.contains(&normalize(path)))
+    }
+}
+
+fn normalize(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// The live system: files under the real `/etc`.
+fn is_live_system(root: &Path) -> bool {
+    root == Path::new("/")
+        || root.as_os_str().is_empty() && std::env::current_dir().is_ok_and(|d| d == Path::new("/"))
+}
+
+/// Named files (pre-commit): each file's whole stack, found from its server root (the
+/// directory above `etc/`) or the nearest directory holding an `nginx.conf`.
+fn stacks_of_files(files: &[PathBuf]) -> Vec<StackFiles> {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let mut loose: Vec<PathBuf> = Vec::new();
+    for f in files {
+        let root = crate::stack::nginx::detect_root(f).or_else(|| {
+            f.ancestors()
+                .skip(1)
+                .take(4)
+                .find(|d| d.join("nginx.conf").is_file())
+                .map(Path::to_path_buf)
+        });
+        match root {
+            Some(r) if !roots.contains(&r) => roots.push(r),
+            Some(_) => {}
+            None => loose.push(f.clone()),
+        }
+    }
+    let mut out = if roots.is_empty() {
+        Vec::new()
+    } else {
+        discover::discover(&roots)
+    };
+    // A named file that discovery did not classify still belongs to the run.
+    let known: HashSet<PathBuf> = out
+        .iter()
+        .flat_map(all_paths)
+        .map(|p| normalize(&p))
+        .collect();
+    for f in files {
+        if !known.contains(&normalize(f)) && !loose.contains(f) {
+            loose.push(f.clone());
+        }
+    }
+    if !loose.is_empty() {
+        out.extend(discover::discover(&loose));
+    }
+    out
+}
+
+fn all_paths(s: &StackFiles) -> Vec<PathBuf> {
+    [&s.nginx, &s.fpm_masters, &s.fpm_pools, &s.sysctl]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect()
+}
+
+fn render_config_error(e: &config::ConfigError) -> String {
+    use miette::{
+        GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource,
+    };
+    let Some(span) = e.span.clone() else {
+        return format!("{}: {}", e.path.display(), e.message);
+    };
+    let diag = MietteDiagnostic::new(format!("invalid config: {}", e.message))
+        .with_label(LabeledSpan::new_primary_with_span(None, span));
+    let report = miette::Report::new(diag).with_source_code(NamedSource::new(
+        e.path.display().to_string(),
+        e.text.clone(),
+    ));
+    let mut out = String::new();
+    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor());
+    if handler.render_report(&mut out, report.as_ref()).is_err() {
+        return format!("{}: {}", e.path.display(), e.message);
+    }
+    out
+}
