@@ -1,9 +1,271 @@
-//! Inline suppressions: `# lemplint: ignore NGX001[, CODE…] -- reason` (`;` in PHP-FPM files).
+//! Inline suppressions.
+//!
+//! ```text
+//! server_tokens on;  # lemplint: ignore NGX022 -- the header is stripped by the CDN
+//! # lemplint: ignore NGX023 -- reason          (on the line above: covers that directive,
+//! server { … }                                  and the whole block when it opens one)
+//! # lemplint: ignore-file NGX005 -- reason     (anywhere: the whole file)
+//! ```
+//! In PHP-FPM files the comment starts with `;`. A suppression that silences nothing
+//! (LINT001), names an unknown rule or has no reason (LINT002) is reported itself.
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules;
+use crate::source::{Shared, Span};
+use crate::syntax::nginx::Tree;
 use crate::workspace::Workspace;
+use std::collections::HashMap;
+use std::path::PathBuf;
 
-/// Removes suppressed diagnostics and reports unused or invalid suppressions.
-pub fn apply(diagnostics: Vec<Diagnostic>, _ws: &Workspace) -> Vec<Diagnostic> {
-    diagnostics
+#[derive(Debug)]
+struct Suppression {
+    file: Shared,
+    /// The comment, for LINT001/LINT002.
+    comment: Span,
+    /// Byte range whose diagnostics are covered (the whole file for `ignore-file`).
+    covers: Span,
+    /// (as written, resolved code), one per listed rule.
+    codes: Vec<(String, Option<&'static str>)>,
+    used: Vec<bool>,
+}
+
+const MARKER: &str = "lemplint:";
+
+/// A comment that is a suppression: `(file-wide, codes, reason)`, or an error message.
+fn parse_comment(text: &str) -> Option<Result<(bool, Vec<String>, Option<String>), String>> {
+    let body = text.trim_start_matches(['#', ';']).trim_start();
+    let rest = body.strip_prefix(MARKER)?.trim_start();
+    let (file_wide, rest) = if let Some(r) = rest.strip_prefix("ignore-file") {
+        (true, r)
+    } else if let Some(r) = rest.strip_prefix("ignore") {
+        (false, r)
+    } else {
+        return Some(Err(format!(
+            "unknown suppression {:?}: use `lemplint: ignore CODE -- reason` or `lemplint: ignore-file CODE -- reason`",
+            rest.split_whitespace().next().unwrap_or("")
+        )));
+    };
+    let (codes, reason) = match rest.split_once("--") {
+        Some((c, r)) => (c, Some(r.trim().to_string()).filter(|r| !r.is_empty())),
+        None => (rest, None),
+    };
+    let codes: Vec<String> = codes
+        .split([',', ' ', '\t'])
+        .filter(|c| !c.is_empty())
+        .map(String::from)
+        .collect();
+    if codes.is_empty() {
+        return Some(Err(
+            "suppression names no rule: `lemplint: ignore CODE -- reason`".into(),
+        ));
+    }
+    Some(Ok((file_wide, codes, reason)))
+}
+
+/// Comments of a file with the byte range each one covers.
+fn comments(file: &Shared, tree: Option<&Tree>) -> Vec<(Span, Span)> {
+    let text = &file.text;
+    let mut out = Vec::new();
+    let mut line_start = 0usize;
+    let lines: Vec<(usize, usize)> = text
+        .split_inclusive(|&b| b == b'\n')
+        .map(|l| {
+            let s = line_start;
+            line_start += l.len();
+            (s, s + l.len())
+        })
+        .collect();
+    for (i, &(s, e)) in lines.iter().enumerate() {
+        let line = &text[s..e];
+        let Some(pos) = find_marker_comment(line) else {
+            continue;
+        };
+        let comment = Span::new(
+            (s + pos) as u32,
+            (s + line.len() - trailing_newline(line)) as u32,
+        );
+        let own_line = line[..pos].iter().all(u8::is_ascii_whitespace);
+        // The statement covered: on this line (trailing comment) or the next code line.
+        let target_line = if own_line {
+            lines[i + 1..].iter().find(|&&(ls, le)| {
+                let l = &text[ls..le];
+                let t = l.iter().position(|b| !b.is_ascii_whitespace());
+                t.is_some_and(|p| l[p] != b'#' && l[p] != b';')
+            })
+        } else {
+            Some(&lines[i])
+        };
+        let Some(&(ts, te)) = target_line else {
+            out.push((comment, Span::empty(comment.start)));
+            continue;
+        };
+        let mut covers = Span::new(ts as u32, te as u32);
+        if let Some(tree) = tree {
+            // A directive starting on that line covers its whole span (a block: its body).
+            if let Some(n) = tree
+                .nodes
+                .iter()
+                .find(|n| n.span.start as usize >= ts && (n.span.start as usize) < te)
+            {
+                covers = covers.cover(n.span);
+            }
+        }
+        out.push((comment, covers));
+    }
+    out
+}
+
+fn trailing_newline(line: &[u8]) -> usize {
+    line.iter()
+        .rev()
+        .take_while(|&&b| b == b'\n' || b == b'\r')
+        .count()
+}
+
+/// Where a `# lemplint:` / `; lemplint:` comment starts in a line.
+fn find_marker_comment(line: &[u8]) -> Option<usize> {
+    let m = line
+        .windows(MARKER.len())
+        .position(|w| w == MARKER.as_bytes())?;
+    let start = line[..m].iter().rposition(|&b| b == b'#' || b == b';')?;
+    line[start + 1..m]
+        .iter()
+        .all(|b| *b == b' ' || *b == b'\t')
+        .then_some(start)
+}
+
+/// Removes suppressed diagnostics; adds LINT001/LINT002 findings where enabled.
+pub fn apply(
+    diagnostics: Vec<Diagnostic>,
+    ws: &Workspace,
+    lint001: bool,
+    lint002: bool,
+) -> Vec<Diagnostic> {
+    let mut sups: Vec<Suppression> = Vec::new();
+    let mut out: Vec<Diagnostic> = Vec::new();
+    let mut seen: HashMap<PathBuf, ()> = HashMap::new();
+    for stack in &ws.stacks {
+        for (file, tree) in stack.sources() {
+            if seen.insert(file.path.clone(), ()).is_some() {
+                continue;
+            }
+            for (comment, covers) in comments(&file, tree) {
+                let text = file.str(comment);
+                match parse_comment(&text) {
+                    None => {}
+                    Some(Err(msg)) => {
+                        if lint002 {
+                            out.push(lint(&file, comment, "LINT002", msg));
+                        }
+                    }
+                    Some(Ok((file_wide, codes, reason))) => {
+                        if reason.is_none() && lint002 {
+                            out.push(lint(&file, comment, "LINT002",
+                                "suppression has no reason: add one after `--` (e.g. `-- kept for the legacy client`)".into()));
+                        }
+                        let codes: Vec<(String, Option<&'static str>)> = codes
+                            .into_iter()
+                            .map(|c| {
+                                let code = rules::lookup(&c).map(|r| r.code);
+                                if code.is_none() && lint002 {
+                                    out.push(lint(
+                                        &file,
+                                        comment,
+                                        "LINT002",
+                                        format!("unknown rule {c:?} in suppression"),
+                                    ));
+                                }
+                                (c, code)
+                            })
+                            .collect();
+                        let covers = if file_wide {
+                            Span::new(0, file.len())
+                        } else {
+                            covers
+                        };
+                        let n = codes.len();
+                        sups.push(Suppression {
+                            file: file.clone(),
+                            comment,
+                            covers,
+                            codes,
+                            used: vec![false; n],
+                        });
+                    }
+                }
+            }
+        }
+    }
+    for d in diagnostics {
+        let mut suppressed = false;
+        for s in sups.iter_mut() {
+            if s.file.path != d.file.path
+                || d.span.start < s.covers.start
+                || d.span.start > s.covers.end
+            {
+                continue;
+            }
+            for (i, (_, code)) in s.codes.iter().enumerate() {
+                if *code == Some(d.code) {
+                    s.used[i] = true;
+                    suppressed = true;
+                }
+            }
+        }
+        if !suppressed {
+            out.push(d);
+        }
+    }
+    if lint001 {
+        for s in &sups {
+            for ((written, code), used) in s.codes.iter().zip(&s.used) {
+                if code.is_some() && !used {
+                    out.push(lint(
+                        &s.file,
+                        s.comment,
+                        "LINT001",
+                        format!("unused suppression: {written} reports nothing here"),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn lint(file: &Shared, span: Span, code: &'static str, message: String) -> Diagnostic {
+    let severity = rules::by_code(code).map_or(Severity::Warning, |r| r.severity());
+    Diagnostic::new(code, severity, file.clone(), span, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comment_grammar() {
+        let (fw, codes, reason) = parse_comment("# lemplint: ignore NGX022, NGX023 -- legacy")
+            .unwrap()
+            .unwrap();
+        assert!(!fw);
+        assert_eq!(codes, ["NGX022", "NGX023"]);
+        assert_eq!(reason.as_deref(), Some("legacy"));
+        let (fw, codes, reason) = parse_comment("; lemplint: ignore-file FPM005")
+            .unwrap()
+            .unwrap();
+        assert!(fw);
+        assert_eq!(codes, ["FPM005"]);
+        assert!(reason.is_none());
+        assert!(parse_comment("# lemplint: disable X").unwrap().is_err());
+        assert!(parse_comment("# just a comment").is_none());
+    }
+
+    #[test]
+    fn marker_must_start_a_comment() {
+        assert_eq!(
+            find_marker_comment(b"gzip on; # lemplint: ignore X"),
+            Some(9)
+        );
+        assert_eq!(find_marker_comment(b"# see lemplint: docs"), None);
+    }
 }

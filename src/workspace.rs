@@ -143,11 +143,14 @@ fn stacks_of_files(files: &[PathBuf]) -> Vec<StackFiles> {
     let mut roots: Vec<PathBuf> = Vec::new();
     let mut loose: Vec<PathBuf> = Vec::new();
     for f in files {
+        let dir = match f.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
         let root = crate::stack::nginx::detect_root(f).or_else(|| {
-            f.ancestors()
-                .skip(1)
+            dir.ancestors()
                 .take(4)
-                .find(|d| d.join("nginx.conf").is_file())
+                .find(|d| !d.as_os_str().is_empty() && d.join("nginx.conf").is_file())
                 .map(Path::to_path_buf)
         });
         match root {

@@ -94,7 +94,9 @@ pub fn collect(
         }
     }
     summary.skipped_for_host = skipped.into_iter().map(String::from).collect();
-    let mut diagnostics = crate::suppress::apply(diagnostics, &ws);
+    let lint001 = rules::by_code("LINT001").is_some_and(|r| selection.enabled(r));
+    let lint002 = rules::by_code("LINT002").is_some_and(|r| selection.enabled(r));
+    let mut diagnostics = crate::suppress::apply(diagnostics, &ws, lint001, lint002);
     diagnostics.retain(|d| {
         ws.in_focus(&d.file.path) || d.labels.iter().any(|l| ws.in_focus(&l.file.path))
     });

@@ -6,6 +6,7 @@
 mod input;
 pub mod lint;
 mod parse;
+mod rule;
 
 use clap::{Parser, Subcommand};
 
@@ -31,6 +32,10 @@ enum Command {
     Lint(lint::LintArgs),
     /// Parse a configuration file and print its syntax tree
     Parse(parse::ParseArgs),
+    /// Show a rule's documentation
+    Rule(rule::RuleArgs),
+    /// List every rule
+    Rules(rule::RulesArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -46,5 +51,7 @@ pub fn run() -> i32 {
     match cli.command {
         Command::Lint(args) => lint::run(args),
         Command::Parse(args) => parse::run(args),
+        Command::Rule(args) => rule::run_rule(args),
+        Command::Rules(args) => rule::run_rules(args),
     }
 }

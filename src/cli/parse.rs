@@ -53,6 +53,7 @@ pub fn run(args: ParseArgs) -> i32 {
             args.root.clone()
         },
         single_file: args.single_file,
+        trust_absolute: input.is_dump,
     };
     let config = loader::load_from(input.fs.as_ref(), input.main, &opts);
     let diagnostics = diagnostics(&config);
@@ -99,12 +100,17 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
         }
     }
     for p in &config.problems {
+        if let LoadProblemKind::OutsideTree { .. } = p.kind {
+            continue;
+        }
         let code = match p.kind {
             LoadProblemKind::IncludeNotFound { .. } | LoadProblemKind::Unreadable { .. } => {
                 "NGX020"
             }
             LoadProblemKind::IncludeCycle { .. } => "NGX021",
-            LoadProblemKind::TooManyIncludes { .. } => "NGX020",
+            LoadProblemKind::TooManyIncludes { .. } | LoadProblemKind::OutsideTree { .. } => {
+                "NGX020"
+            }
         };
         let src = config.file(p.file).source.clone();
         let mut d = Diagnostic::new(code, Severity::Error, src, p.span, p.message());

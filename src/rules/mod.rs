@@ -6,6 +6,7 @@
 //! `fixtures/<lang>/<CODE>/`. A missing TOML is a compile error; `tests/registry.rs` keeps
 //! the rest in step.
 
+pub mod lint;
 pub mod meta;
 pub mod nginx;
 
@@ -67,6 +68,8 @@ registry! {
     "nginx" NGX021 "include-cycle" => nginx::include_cycle::IncludeCycle;
     "nginx" NGX022 "server-tokens-on" => nginx::server_tokens_on::ServerTokensOn;
     "nginx" NGX023 "duplicate-directive" => nginx::duplicate_directive::DuplicateDirective;
+    "lint" LINT001 "unused-suppression" => lint::ReportedBySuppressions;
+    "lint" LINT002 "invalid-suppression" => lint::ReportedBySuppressions;
 }
 
 /// Codes whose findings mean the input could not be read as a whole (exit code 2).

@@ -138,6 +138,9 @@ pub fn classify(path: &Path) -> Option<FileKind> {
 pub fn sniff(text: &[u8]) -> Option<FileKind> {
     let head = &text[..text.len().min(4096)];
     let head = String::from_utf8_lossy(head);
+    if head.starts_with("#!") {
+        return None; // a script
+    }
     for line in head.lines().map(str::trim) {
         if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
             continue;
@@ -146,6 +149,16 @@ pub fn sniff(text: &[u8]) -> Option<FileKind> {
             return Some(FileKind::FpmPool);
         }
         if line.ends_with('{') || line.ends_with(';') || line.ends_with('}') {
+            return Some(FileKind::Nginx);
+        }
+        // A directive whose arguments continue on the next lines: a lowercase name.
+        let first = line.split_whitespace().next().unwrap_or("");
+        if line.contains(char::is_whitespace)
+            && first
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+            && !line.contains('=')
+        {
             return Some(FileKind::Nginx);
         }
         if let Some((k, _)) = line.split_once('=') {

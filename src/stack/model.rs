@@ -64,6 +64,14 @@ impl Stack {
             .collect()
     }
 
+    /// Every source of the stack with its nginx tree when it is an nginx file.
+    pub fn sources(&self) -> Vec<(crate::source::Shared, Option<&crate::syntax::nginx::Tree>)> {
+        self.nginx_files()
+            .into_iter()
+            .map(|f| (f.source.clone(), Some(&f.parsed.tree)))
+            .collect()
+    }
+
     /// Number of distinct files read.
     pub fn file_count(&self) -> usize {
         self.nginx_files().len()
@@ -84,6 +92,7 @@ fn load_nginx(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions) -> Vec<Nginx
         prefix: opts.prefix.clone(),
         root: opts.root.clone().or_else(|| nginx::detect_root(path)),
         single_file: false,
+        trust_absolute: false,
     };
     let mut reached: HashSet<PathBuf> = HashSet::new();
     let mut out = Vec::new();
@@ -102,6 +111,7 @@ fn load_nginx(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions) -> Vec<Nginx
     let candidates: Vec<(PathBuf, NginxConfig)> = others
         .into_iter()
         .filter(|p| !reached.contains(&fs.identity(p)))
+        .filter(|p| looks_like_nginx(fs, p))
         .filter_map(|p| {
             let o = LoadOptions {
                 prefix: opts.prefix.clone().or_else(|| nearest_main_dir(p)),
@@ -122,6 +132,15 @@ fn load_nginx(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions) -> Vec<Nginx
         }
     }
     out
+}
+
+/// Files in nginx directories that nothing includes are linted on their own only when their
+/// content reads like nginx: a collectd or shell script kept beside the configs (as in many
+/// repositories) is not ours to report on.
+fn looks_like_nginx(fs: &dyn Fs, path: &Path) -> bool {
+    fs.read(path)
+        .map(|t| super::discover::sniff(&t) == Some(super::discover::FileKind::Nginx))
+        .unwrap_or(true)
 }
 
 /// The directory of an `nginx.conf` next to or above `path` (up to the server root): the

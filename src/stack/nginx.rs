@@ -20,6 +20,19 @@ pub struct LoadOptions {
     pub root: Option<PathBuf>,
     /// Do not follow includes (`--single-file`).
     pub single_file: bool,
+    /// Absolute paths name files of `fs` itself (an `nginx -T` dump).
+    pub trust_absolute: bool,
+}
+
+/// Whether an absolute include path (with no root mapping) means this machine's file:
+/// yes for the live system (the main file is under `/etc`, or outside any git work tree, like
+/// `/usr/local/nginx/conf`); no for a file in a repository, where `/etc/nginx/x.conf` names a
+/// file of the server the repository describes, not of the machine running lemplint.
+pub fn absolute_paths_are_local(main: &Path) -> bool {
+    let Ok(abs) = std::path::absolute(main) else {
+        return false;
+    };
+    abs.starts_with("/etc") || !abs.ancestors().any(|d| d.join(".git").exists())
 }
 
 /// At most this many files per configuration, so a runaway glob cannot exhaust memory.
@@ -57,6 +70,9 @@ pub enum LoadProblemKind {
     TooManyIncludes { limit: usize },
     /// A file matched by a glob that could not be read.
     Unreadable { path: PathBuf, io: String },
+    /// An absolute path of the server the repository describes, with no root to map it
+    /// into: not followed (see [`absolute_paths_are_local`]; `--root` maps it).
+    OutsideTree { path: PathBuf },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,6 +101,10 @@ impl LoadProblem {
             LoadProblemKind::Unreadable { path, io } => {
                 format!("cannot read \"{}\" ({io})", path.display())
             }
+            LoadProblemKind::OutsideTree { path } => format!(
+                "\"{}\" is outside the repository and was not read (use --root to map /)",
+                path.display()
+            ),
         }
     }
 }
@@ -125,12 +145,14 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
             .unwrap_or_default()
     });
     let root = opts.root.clone().or_else(|| detect_root(&main.path));
+    let absolute_ok = root.is_some() || opts.trust_absolute || absolute_paths_are_local(&main.path);
     let main_identity = fs.identity(&main.path);
     let parsed = nginx::parse(&main.text);
     let mut loader = Loader {
         fs,
         prefix,
         root,
+        absolute_ok,
         config_files: vec![NginxFile {
             source: Shared::new(main),
             parsed,
@@ -157,6 +179,15 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
 /// server (`hosts/web1/etc/nginx/nginx.conf`) has its `/` at `hosts/web1`. Returns `None`
 /// for the live system (`/etc/...`), where no mapping is needed.
 pub fn detect_root(path: &Path) -> Option<PathBuf> {
+    if path.is_relative() && !path.components().any(|c| c.as_os_str() == "etc") {
+        // `cd hosts/web1/etc/nginx && lemplint lint nginx.conf`: look at the absolute path.
+        let abs = std::path::absolute(path).ok()?;
+        return detect_root_of(&abs);
+    }
+    detect_root_of(path)
+}
+
+fn detect_root_of(path: &Path) -> Option<PathBuf> {
     let comps: Vec<Component> = path.components().collect();
     let i = comps
         .iter()
@@ -172,6 +203,7 @@ struct Loader<'a> {
     fs: &'a dyn Fs,
     prefix: PathBuf,
     root: Option<PathBuf>,
+    absolute_ok: bool,
     config_files: Vec<NginxFile>,
     identities: HashMap<PathBuf, FileId>,
     includes: HashMap<(FileId, NodeId), Vec<FileId>>,
@@ -211,6 +243,11 @@ impl Loader<'_> {
         for (node, span, arg) in wanted {
             let arg = PathBuf::from(String::from_utf8_lossy(&arg).into_owned());
             let path = self.resolve(&arg);
+            if arg.is_absolute() && !self.absolute_ok {
+                self.problem(file, span, LoadProblemKind::OutsideTree { path });
+                self.includes.insert((file, node), Vec::new());
+                continue;
+            }
             let is_glob = arg.to_string_lossy().contains(['*', '?', '[']);
             let targets = if is_glob {
                 match self.fs.glob(&path) {

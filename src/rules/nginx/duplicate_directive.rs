@@ -13,7 +13,7 @@ pub struct DuplicateDirective;
 /// writing it twice in its context and running `nginx -t` (nginx 1.22.1): all of them fail
 /// with `"…" directive is duplicate`. Directives that may repeat (`listen`, `server_name`,
 /// `index`, `add_header`, `error_page`, `access_log`, `ssl_protocols`, `gzip_types`,
-/// `ssl_session_cache`, `ssl_certificate`, …) are deliberately absent.
+/// `ssl_session_cache`, `ssl_certificate`, `proxy_redirect`, …) are deliberately absent.
 const ONCE_PER_BLOCK: &[&str] = &[
     "absolute_redirect",
     "accept_mutex",
@@ -66,7 +66,6 @@ const ONCE_PER_BLOCK: &[&str] = &[
     "proxy_http_version",
     "proxy_pass",
     "proxy_read_timeout",
-    "proxy_redirect",
     "proxy_send_timeout",
     "real_ip_header",
     "reset_timedout_connection",

@@ -1,0 +1,147 @@
+//! `lemplint rule CODE|NAME` (one rule's documentation) and `lemplint rules` (the list).
+
+use super::{EXIT_ERROR, EXIT_OK};
+use crate::rules::{self, meta::FixAvailability, RuleEntry};
+use clap::{Args, ValueEnum};
+
+#[derive(Args, Debug)]
+pub struct RuleArgs {
+    /// A rule code (NGX022) or name (server-tokens-on)
+    pub rule: String,
+}
+
+#[derive(Args, Debug)]
+pub struct RulesArgs {
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Text,
+    Json,
+}
+
+fn fix_text(f: FixAvailability) -> &'static str {
+    match f {
+        FixAvailability::Always => "always",
+        FixAvailability::Sometimes => "sometimes",
+        FixAvailability::None => "none",
+    }
+}
+
+fn indent(text: &str, by: &str) -> String {
+    text.trim_end()
+        .lines()
+        .map(|l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("{by}{l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A rule's documentation as plain text for a terminal.
+pub fn render(rule: &RuleEntry) -> String {
+    let m = rule.meta();
+    let d = &m.docs;
+    let mut out = format!(
+        "{} {}\n{} · {} · fix: {}{}\n\n{}\n",
+        rule.code,
+        rule.name,
+        m.category.as_str(),
+        rule.severity().as_str(),
+        fix_text(m.fix),
+        if m.needs_host {
+            " · needs host facts"
+        } else {
+            ""
+        },
+        m.summary
+    );
+    for (title, body) in [
+        ("What it does", &d.what_it_does),
+        ("Why it matters", &d.why_it_matters),
+    ] {
+        out.push_str(&format!("\n{title}\n{}\n", indent(body, "  ")));
+    }
+    out.push_str(&format!("\nExample\n{}\n", indent(&d.example, "    ")));
+    out.push_str(&format!(
+        "\nUse instead\n{}\n",
+        indent(&d.use_instead, "    ")
+    ));
+    out.push_str(&format!("\nFix safety\n{}\n", indent(&d.fix_safety, "  ")));
+    if !m.options.is_empty() {
+        out.push_str("\nOptions\n");
+        for (name, o) in &m.options {
+            out.push_str(&format!(
+                "  {name} ({}, default {}): {}\n",
+                o.kind, o.default, o.description
+            ));
+        }
+    }
+    if !d.references.is_empty() {
+        out.push_str("\nReferences\n");
+        for r in &d.references {
+            out.push_str(&format!("  - {r}\n"));
+        }
+    }
+    out
+}
+
+pub fn run_rule(args: RuleArgs) -> i32 {
+    match rules::lookup(&args.rule) {
+        Some(rule) => {
+            print!("{}", render(rule));
+            EXIT_OK
+        }
+        None => {
+            eprintln!(
+                "error: no rule named {:?} (see `lemplint rules`)",
+                args.rule
+            );
+            EXIT_ERROR
+        }
+    }
+}
+
+pub fn run_rules(args: RulesArgs) -> i32 {
+    match args.format {
+        ListFormat::Json => {
+            let list: Vec<_> = rules::RULES
+                .iter()
+                .map(|r| {
+                    let m = r.meta();
+                    serde_json::json!({
+                        "code": r.code, "name": r.name, "category": m.category.as_str(),
+                        "severity": r.severity().as_str(), "summary": m.summary,
+                        "fix": fix_text(m.fix), "needs_host": m.needs_host,
+                    })
+                })
+                .collect();
+            println!("{}", serde_json::json!({ "rules": list }));
+        }
+        ListFormat::Text => {
+            for r in rules::RULES.iter() {
+                let m = r.meta();
+                println!(
+                    "{:<7} {:<32} {:<11} {:<7} {}{}",
+                    r.code,
+                    r.name,
+                    m.category.as_str(),
+                    r.severity().as_str(),
+                    m.summary,
+                    if m.fix != FixAvailability::None {
+                        " [fix]"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+    }
+    EXIT_OK
+}
