@@ -135,12 +135,15 @@ fn find_marker_comment(line: &[u8]) -> Option<usize> {
 }
 
 /// Removes suppressed diagnostics; adds LINT001/LINT002 findings where enabled.
+/// `ran` tells which rules ran: a suppression of a rule that did not run (deselected, or
+/// skipped for lack of host facts) is not "unused".
 pub fn apply(
     diagnostics: Vec<Diagnostic>,
     ws: &Workspace,
-    lint001: bool,
-    lint002: bool,
+    ran: &dyn Fn(&str) -> bool,
 ) -> Vec<Diagnostic> {
+    let lint001 = ran("LINT001");
+    let lint002 = ran("LINT002");
     let mut sups: Vec<Suppression> = Vec::new();
     let mut out: Vec<Diagnostic> = Vec::new();
     let mut seen: HashMap<PathBuf, ()> = HashMap::new();
@@ -219,7 +222,7 @@ pub fn apply(
     if lint001 {
         for s in &sups {
             for ((written, code), used) in s.codes.iter().zip(&s.used) {
-                if code.is_some() && !used {
+                if code.is_some_and(|c| ran(c)) && !used {
                     out.push(lint(
                         &s.file,
                         s.comment,

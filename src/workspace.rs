@@ -16,6 +16,9 @@ pub struct StackArgs {
     /// Use this config file instead of looking for lemplint.toml
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Ignore every config file (defaults only)
+    #[arg(long, conflicts_with = "config")]
+    pub isolated: bool,
     /// Number of CPUs of the server the configuration is for
     #[arg(long, value_name = "N")]
     pub cpus: Option<u32>,
@@ -62,7 +65,12 @@ impl Workspace {
                 return Err(format!("{}: no such file or directory", p.display()));
             }
         }
-        let config = match args.config.clone().or_else(|| config::find(&paths[0])) {
+        let found = if args.isolated {
+            None
+        } else {
+            args.config.clone().or_else(|| config::find(&paths[0]))
+        };
+        let config = match found {
             Some(path) => config::load(&path).map_err(|e| render_config_error(&e))?,
             None => Loaded::default(),
         };

@@ -81,7 +81,7 @@ pub fn collect(
         ..Default::default()
     };
     let mut diagnostics = Vec::new();
-    let mut skipped = std::collections::BTreeSet::new();
+    let mut skipped: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
     for stack in &ws.stacks {
         summary.files += stack.file_count();
         let result = rules::run(stack, &selection, &cfg.rules);
@@ -93,10 +93,11 @@ pub fn collect(
             }
         }
     }
-    summary.skipped_for_host = skipped.into_iter().map(String::from).collect();
-    let lint001 = rules::by_code("LINT001").is_some_and(|r| selection.enabled(r));
-    let lint002 = rules::by_code("LINT002").is_some_and(|r| selection.enabled(r));
-    let mut diagnostics = crate::suppress::apply(diagnostics, &ws, lint001, lint002);
+    summary.skipped_for_host = skipped.iter().map(|s| s.to_string()).collect();
+    let ran = |code: &str| {
+        rules::by_code(code).is_some_and(|r| selection.enabled(r)) && !skipped.contains(code)
+    };
+    let mut diagnostics = crate::suppress::apply(diagnostics, &ws, &ran);
     diagnostics.retain(|d| {
         ws.in_focus(&d.file.path) || d.labels.iter().any(|l| ws.in_focus(&l.file.path))
     });

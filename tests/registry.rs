@@ -1,0 +1,115 @@
+//! Rule code, docs and fixtures stay in step: every registered rule has a valid TOML whose
+//! code and name match, every TOML is registered, every rule has fixtures, and every rule's
+//! documented example fires while its "use instead" stays silent.
+
+use lemplint::cli::lint::collect;
+use lemplint::rules::RULES;
+use lemplint::workspace::StackArgs;
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn every_rule_has_matching_docs_and_fixtures() {
+    for rule in RULES.iter() {
+        let meta = lemplint::rules::meta::RuleMeta::parse(rule.toml)
+            .unwrap_or_else(|e| panic!("rules/{}/{}.toml: {e}", rule.lang, rule.code));
+        assert_eq!(
+            meta.code, rule.code,
+            "code in rules/{}/{}.toml",
+            rule.lang, rule.code
+        );
+        assert_eq!(meta.name, rule.name, "name of {}", rule.code);
+        for (section, text) in [
+            ("what-it-does", &meta.docs.what_it_does),
+            ("why-it-matters", &meta.docs.why_it_matters),
+            ("example", &meta.docs.example),
+            ("use-instead", &meta.docs.use_instead),
+            ("fix-safety", &meta.docs.fix_safety),
+        ] {
+            assert!(
+                !text.trim().is_empty(),
+                "{}: empty docs section {section}",
+                rule.code
+            );
+        }
+        let fixtures = root().join("fixtures").join(rule.lang).join(rule.code);
+        assert!(
+            fixtures.is_dir(),
+            "{} has no {}",
+            rule.code,
+            fixtures.display()
+        );
+    }
+    let mut names: Vec<&str> = RULES.iter().map(|r| r.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), RULES.len(), "rule names must be unique");
+}
+
+#[test]
+fn every_rule_doc_file_is_registered() {
+    for lang in std::fs::read_dir(root().join("rules")).unwrap().flatten() {
+        for f in std::fs::read_dir(lang.path()).unwrap().flatten() {
+            let code = f.path().file_stem().unwrap().to_string_lossy().into_owned();
+            let lang = lang.file_name().to_string_lossy().into_owned();
+            assert!(
+                RULES.iter().any(|r| r.code == code && r.lang == lang),
+                "rules/{lang}/{code}.toml is not registered in src/rules/mod.rs"
+            );
+        }
+    }
+}
+
+/// Where a rule's example is written: the file name decides how lemplint reads it.
+fn example_path(lang: &str) -> &'static str {
+    match lang {
+        "fpm" => "etc/php/8.2/fpm/pool.d/www.conf",
+        "sysctl" => "etc/sysctl.d/99-example.conf",
+        _ => "nginx.conf",
+    }
+}
+
+fn findings(lang: &str, code: &str, text: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(example_path(lang));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    let args = StackArgs {
+        paths: vec![dir.path().to_path_buf()],
+        isolated: true,
+        ..Default::default()
+    };
+    let select = if lang == "lint" {
+        vec![]
+    } else {
+        vec![code.to_string()]
+    };
+    let (_, f) = collect(&args, &select, &[], None).unwrap();
+    f.diagnostics
+        .iter()
+        .filter(|d| d.code == code)
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+#[test]
+fn every_documented_example_fires_and_its_correction_does_not() {
+    for rule in RULES.iter() {
+        let docs = &rule.meta().docs;
+        let fired = findings(rule.lang, rule.code, &docs.example);
+        assert!(
+            !fired.is_empty(),
+            "{}: the documented example does not fire",
+            rule.code
+        );
+        let fired = findings(rule.lang, rule.code, &docs.use_instead);
+        assert!(
+            fired.is_empty(),
+            "{}: the documented 'use instead' fires: {fired:?}",
+            rule.code
+        );
+    }
+}

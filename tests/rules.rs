@@ -1,0 +1,166 @@
+//! The rule fixture harness.
+//!
+//! `fixtures/<lang>/<CODE>/<case>` is a file or a directory (a whole tree, for rules that
+//! look across files). Each case is linted with its rule alone. Expected findings are marked
+//! in the files themselves: a comment `expect: CODE` on the line where the finding starts, or
+//! `expect: CODE@LINE` anywhere for a finding on another line (end of file, say). The harness
+//! fails on any missing or unexpected finding, then snapshots the rendered diagnostics next to
+//! the case (`<case>.snap`). A `<case>.toml` beside a case is used as its lemplint.toml
+//! (options and host facts).
+
+use lemplint::cli::lint::collect;
+use lemplint::workspace::StackArgs;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn fixtures_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+const LANGS: [&str; 5] = ["nginx", "fpm", "sysctl", "stack", "lint"];
+
+/// Every (code, case path) under fixtures/<lang>/<CODE>/.
+pub fn cases() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for lang in LANGS {
+        let Ok(dirs) = std::fs::read_dir(fixtures_root().join(lang)) else {
+            continue;
+        };
+        for d in dirs.flatten() {
+            let code = d.file_name().to_string_lossy().into_owned();
+            for c in std::fs::read_dir(d.path()).unwrap().flatten() {
+                let p = c.path();
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                if name.ends_with(".snap") || name.ends_with(".toml") || name.ends_with(".snap.new")
+                {
+                    continue;
+                }
+                out.push((code.clone(), p));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn files_of(case: &Path) -> Vec<PathBuf> {
+    if case.is_file() {
+        return vec![case.to_path_buf()];
+    }
+    let mut out = Vec::new();
+    let mut todo = vec![case.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() && !p.is_symlink() {
+                todo.push(p);
+            } else if p.is_file() && !p.is_symlink() {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// (path, line) → codes expected there.
+fn expectations(case: &Path) -> BTreeMap<(PathBuf, u32), Vec<String>> {
+    let mut out: BTreeMap<(PathBuf, u32), Vec<String>> = BTreeMap::new();
+    for f in files_of(case) {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        for (i, line) in text.lines().enumerate() {
+            for (pos, _) in line.match_indices("expect: ") {
+                for item in line[pos + 8..].split([',', ' ']).filter(|s| !s.is_empty()) {
+                    let (code, at) = match item.split_once('@') {
+                        Some((c, l)) => (c, l.parse().expect("expect: CODE@LINE")),
+                        None => (item, i as u32 + 1),
+                    };
+                    if code.is_empty() || !code.chars().all(|c| c.is_ascii_alphanumeric()) {
+                        break;
+                    }
+                    let key = (std::fs::canonicalize(&f).unwrap(), at);
+                    out.entry(key).or_default().push(code.to_string());
+                }
+            }
+        }
+    }
+    for v in out.values_mut() {
+        v.sort();
+    }
+    out
+}
+
+fn sidecar(case: &Path) -> Option<PathBuf> {
+    let s = case.with_extension("toml");
+    let s = if case.is_dir() {
+        PathBuf::from(format!("{}.toml", case.display()))
+    } else {
+        s
+    };
+    s.is_file().then_some(s)
+}
+
+#[test]
+fn every_rule_fixture_reports_exactly_what_it_marks() {
+    let cases = cases();
+    assert!(!cases.is_empty(), "no fixtures found");
+    let mut failures = Vec::new();
+    for (code, case) in &cases {
+        let config = sidecar(case);
+        let args = StackArgs {
+            paths: vec![case.clone()],
+            isolated: config.is_none(),
+            config,
+            ..Default::default()
+        };
+        // Suppression rules judge the other rules' findings, so they run with all rules.
+        let select = if code.starts_with("LINT") {
+            vec![]
+        } else {
+            vec![code.clone()]
+        };
+        let (_, mut findings) = match collect(&args, &select, &[], None) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{}: {e}", case.display()));
+                continue;
+            }
+        };
+        if code.starts_with("LINT") {
+            findings.diagnostics.retain(|d| d.code == code);
+        }
+        let mut got: BTreeMap<(PathBuf, u32), Vec<String>> = BTreeMap::new();
+        for d in &findings.diagnostics {
+            let line = d.file.line_of(d.span.start);
+            let path = std::fs::canonicalize(&d.file.path).unwrap_or_else(|_| d.file.path.clone());
+            got.entry((path, line))
+                .or_default()
+                .push(d.code.to_string());
+        }
+        for v in got.values_mut() {
+            v.sort();
+        }
+        let want = expectations(case);
+        if got != want {
+            failures.push(format!(
+                "{}:\n  expected {want:?}\n  got      {got:?}",
+                case.display()
+            ));
+        }
+        // Snapshot the rendered findings, with paths relative to the fixture.
+        let mut rendered = String::new();
+        for d in &findings.diagnostics {
+            rendered.push_str(&lemplint::report::full::render(d, false));
+            rendered.push('\n');
+        }
+        let base = fixtures_root().display().to_string();
+        let rendered = rendered.replace(&base, "fixtures");
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(case.parent().unwrap());
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_input_file(case);
+        settings.bind(|| insta::assert_snapshot!(name, rendered));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
