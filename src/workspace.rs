@@ -55,6 +55,11 @@ pub struct Workspace {
 
 impl Workspace {
     pub fn load(args: &StackArgs) -> Result<Workspace, String> {
+        Workspace::load_with(args, &crate::stack::fs::RealFs::default())
+    }
+
+    /// Like [`Workspace::load`], reading configuration files through `fs`.
+    pub fn load_with(args: &StackArgs, fs: &dyn crate::stack::fs::Fs) -> Result<Workspace, String> {
         let paths = if args.paths.is_empty() {
             vec![PathBuf::from(".")]
         } else {
@@ -117,7 +122,7 @@ impl Workspace {
             if args.host == Some(HostSource::Local) || is_live_system(&files.root) {
                 host.fill_detected();
             }
-            stacks.push(Stack::build(files, &build, host));
+            stacks.push(Stack::build(fs, files, &build, host));
         }
         let focus = all_files.then(|| paths.iter().map(|p| normalize(p)).collect());
         Ok(Workspace {

@@ -58,7 +58,24 @@ pub fn collect(
     ignore: &[String],
     fail_on: Option<FailOn>,
 ) -> Result<(Workspace, Findings), String> {
-    let ws = Workspace::load(stack_args)?;
+    collect_with(
+        stack_args,
+        select,
+        ignore,
+        fail_on,
+        &crate::stack::fs::RealFs::default(),
+    )
+}
+
+/// [`collect`] reading files through `fs`.
+pub fn collect_with(
+    stack_args: &StackArgs,
+    select: &[String],
+    ignore: &[String],
+    fail_on: Option<FailOn>,
+    fs: &dyn crate::stack::fs::Fs,
+) -> Result<(Workspace, Findings), String> {
+    let ws = Workspace::load_with(stack_args, fs)?;
     let cfg = &ws.config.config;
     let selection = Selection {
         select: if select.is_empty() {

@@ -3,6 +3,7 @@
 //! Exit codes (a contract, see README): 0 nothing at or above `--fail-on`; 1 findings;
 //! 2 usage, configuration, I/O or parse errors.
 
+mod fix;
 mod input;
 pub mod lint;
 mod parse;
@@ -30,6 +31,8 @@ struct Cli {
 enum Command {
     /// Check configurations and report problems
     Lint(lint::LintArgs),
+    /// Fix what can be fixed (or show it with --diff)
+    Fix(fix::FixArgs),
     /// Parse a configuration file and print its syntax tree
     Parse(parse::ParseArgs),
     /// Show a rule's documentation
@@ -50,6 +53,7 @@ pub fn run() -> i32 {
     };
     match cli.command {
         Command::Lint(args) => lint::run(args),
+        Command::Fix(args) => fix::run(args),
         Command::Parse(args) => parse::run(args),
         Command::Rule(args) => rule::run_rule(args),
         Command::Rules(args) => rule::run_rules(args),

@@ -3,6 +3,11 @@
 //! A fix never re-prints a tree. It replaces exact byte ranges, so everything outside them
 //! (comments, CRLF, tabs, a missing final newline) stays as it was by construction.
 
+pub mod apply;
+pub mod diff;
+pub mod run;
+pub mod write;
+
 use crate::source::{Shared, Span};
 
 /// One replacement: `range` of the original bytes becomes `content`. An empty content

@@ -75,6 +75,31 @@ impl Fs for RealFs {
     }
 }
 
+/// The disk with some files replaced by new contents (the fixer's work in progress), so a
+/// stack can be re-read and re-linted after each pass without writing anything.
+#[derive(Default)]
+pub struct OverlayFs {
+    pub base: RealFs,
+    pub files: std::collections::HashMap<PathBuf, Vec<u8>>,
+}
+
+impl Fs for OverlayFs {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        match self.files.get(path) {
+            Some(text) => Ok(text.clone()),
+            None => self.base.read(path),
+        }
+    }
+
+    fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>> {
+        self.base.glob(pattern)
+    }
+
+    fn identity(&self, path: &Path) -> PathBuf {
+        self.base.identity(path)
+    }
+}
+
 /// The files of an `nginx -T` dump, by the absolute paths nginx printed.
 #[derive(Default, Debug)]
 pub struct DumpFs {

@@ -6,7 +6,7 @@
 
 use super::discover::StackFiles;
 use super::expanded::Expanded;
-use super::fs::{Fs, RealFs};
+use super::fs::Fs;
 use super::nginx::{self, LoadOptions, NginxConfig};
 use crate::host::HostFacts;
 use std::collections::HashSet;
@@ -45,11 +45,12 @@ pub struct BuildOptions {
 }
 
 impl Stack {
-    pub fn build(files: &StackFiles, opts: &BuildOptions, host: HostFacts) -> Stack {
-        let fs = RealFs::default();
+    /// Reads and connects a stack's files through `fs` (the disk, or the disk with the
+    /// fixer's pending edits laid over it).
+    pub fn build(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions, host: HostFacts) -> Stack {
         Stack {
             root: files.root.clone(),
-            nginx: load_nginx(&fs, files, opts),
+            nginx: load_nginx(fs, files, opts),
             host,
         }
     }

@@ -1,0 +1,147 @@
+//! `lemplint fix`: apply fixes, or show them as a diff.
+
+use super::lint::{exit_code, FailOn};
+use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::fix::run::{run as run_fixes, Request};
+use crate::fix::{diff, write, Applicability};
+use crate::report::{self, Format};
+use crate::workspace::StackArgs;
+use clap::Args;
+use std::io::{IsTerminal, Write};
+
+#[derive(Args, Debug)]
+pub struct FixArgs {
+    #[command(flatten)]
+    pub stack: StackArgs,
+    /// Print a unified diff (for `git apply`) instead of writing; exit 1 if anything would change
+    #[arg(long)]
+    pub diff: bool,
+    /// Also apply fixes that may change behaviour
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Rules whose fixes to apply (codes, prefixes or names)
+    #[arg(long, value_delimiter = ',')]
+    pub select: Vec<String>,
+    /// Rules whose fixes to skip
+    #[arg(long, value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Format of the findings that remain after fixing
+    #[arg(long, value_enum, default_value_t = Format::Full)]
+    pub format: Format,
+    /// Lowest severity of a remaining finding that makes the exit code 1
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+}
+
+pub fn run(args: FixArgs) -> i32 {
+    let level = if args.unsafe_fixes {
+        Applicability::Unsafe
+    } else {
+        Applicability::Safe
+    };
+    let req = Request {
+        args: &args.stack,
+        select: &args.select,
+        ignore: &args.ignore,
+        level,
+    };
+    let outcome = match run_fixes(&req) {
+        Ok(o) => o,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return EXIT_ERROR;
+        }
+    };
+    for p in &outcome.unparsable {
+        eprintln!(
+            "warning: {} has syntax errors and was not fixed",
+            p.display()
+        );
+    }
+    for b in &outcome.bugs {
+        eprintln!("error: {b}");
+    }
+    let files = outcome.changed.len();
+    let fixed = outcome.applied.len();
+    if args.diff {
+        let mut out = std::io::stdout().lock();
+        for (path, (old, new)) in &outcome.changed {
+            if out
+                .write_all(diff::unified(path, old, new).as_bytes())
+                .is_err()
+            {
+                return EXIT_ERROR;
+            }
+        }
+        eprintln!(
+            "{}",
+            if files == 0 {
+                "No fixes available.".to_string()
+            } else {
+                format!(
+                    "Would fix {fixed} problem{} in {files} file{}.",
+                    plural(fixed),
+                    plural(files)
+                )
+            }
+        );
+        return if !outcome.bugs.is_empty() {
+            EXIT_ERROR
+        } else if files > 0 {
+            EXIT_FINDINGS
+        } else {
+            EXIT_OK
+        };
+    }
+    let mut written = 0;
+    for (path, (_, new)) in &outcome.changed {
+        match write::atomic_write(path, new) {
+            Ok(()) => written += 1,
+            Err(e) => {
+                eprintln!(
+                    "error: cannot write {}: {e} ({written} of {files} files written; the others are unchanged)",
+                    path.display()
+                );
+                return EXIT_ERROR;
+            }
+        }
+    }
+    let color = report::full::use_color(std::io::stdout().is_terminal());
+    let mut out = std::io::stdout().lock();
+    if fixed > 0 {
+        let _ = writeln!(
+            out,
+            "Fixed {fixed} problem{} in {files} file{}.",
+            plural(fixed),
+            plural(files)
+        );
+    }
+    let remaining = &outcome.remaining;
+    if report::write(
+        args.format,
+        &mut out,
+        &remaining.diagnostics,
+        &remaining.summary,
+        color,
+    )
+    .is_err()
+    {
+        return EXIT_ERROR;
+    }
+    if !outcome.bugs.is_empty() {
+        return EXIT_ERROR;
+    }
+    let mut f = outcome.remaining;
+    if let Some(fail_on) = args.fail_on {
+        f.fail_on = fail_on.into();
+    }
+    exit_code(&f)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

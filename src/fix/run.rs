@@ -1,0 +1,167 @@
+//! The fix loop: lint, apply the chosen fixes in memory, re-read and re-lint, repeat until
+//! nothing changes. Nothing touches the disk here; the result is the new contents.
+
+use super::apply::{choose, splice};
+use super::{Applicability, Edit, Fix};
+use crate::cli::lint::{collect_with, Findings};
+use crate::stack::fs::OverlayFs;
+use crate::workspace::{StackArgs, Workspace};
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+
+/// More passes than any real configuration needs; reaching it means two fixes undo each
+/// other, which is a bug worth naming.
+pub const MAX_PASSES: usize = 10;
+
+pub struct Request<'a> {
+    pub args: &'a StackArgs,
+    pub select: &'a [String],
+    pub ignore: &'a [String],
+    pub level: Applicability,
+}
+
+pub struct Outcome {
+    /// Changed files: path → (original bytes, fixed bytes).
+    pub changed: BTreeMap<PathBuf, (Vec<u8>, Vec<u8>)>,
+    /// What was applied: (code, fix title), in order.
+    pub applied: Vec<(&'static str, String)>,
+    /// Files not fixed because they had syntax errors before fixing.
+    pub unparsable: Vec<PathBuf>,
+    /// Problems of the fixer itself (a fix that broke parsing, no convergence).
+    pub bugs: Vec<String>,
+    /// The findings left after the last pass (on the fixed contents).
+    pub remaining: Findings,
+    pub workspace: Workspace,
+}
+
+/// Number of syntax errors of a file, by the parser for its kind.
+fn syntax_errors(ws: &Workspace, path: &PathBuf, text: &[u8]) -> Option<usize> {
+    let is_nginx = ws
+        .stacks
+        .iter()
+        .any(|s| s.nginx_files().iter().any(|f| &f.source.path == path));
+    is_nginx.then(|| crate::syntax::nginx::parse(text).errors.len())
+}
+
+pub fn run(req: &Request) -> Result<Outcome, String> {
+    let mut fs = OverlayFs::default();
+    let mut originals: BTreeMap<PathBuf, Vec<u8>> = BTreeMap::new();
+    let mut applied = Vec::new();
+    let mut bugs = Vec::new();
+    let mut unparsable: HashSet<PathBuf> = HashSet::new();
+    let mut pass = 0;
+    loop {
+        let (ws, findings) = collect_with(req.args, req.select, req.ignore, None, &fs)?;
+        if pass == 0 {
+            // A file that does not parse is never written: its tree may be wrong.
+            for d in &findings.diagnostics {
+                if crate::rules::is_input_error(d.code) && d.code != "NGX020" {
+                    unparsable.insert(d.file.path.clone());
+                }
+            }
+        }
+        let fixes: Vec<(&'static str, &Fix)> = findings
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.fix.as_ref().map(|f| (d.code, f)))
+            .filter(|(_, f)| {
+                f.applicability >= req.level && f.applicability != Applicability::DisplayOnly
+            })
+            .filter(|(_, f)| f.edits.iter().all(|e| !unparsable.contains(&e.file.path)))
+            .collect();
+        if fixes.is_empty() || pass == MAX_PASSES {
+            if pass == MAX_PASSES && !fixes.is_empty() {
+                let codes: Vec<&str> = fixes.iter().map(|(c, _)| *c).collect();
+                bugs.push(format!(
+                    "fixes did not converge after {MAX_PASSES} passes ({}); this is a lemplint bug",
+                    codes.join(", ")
+                ));
+            }
+            let mut changed = BTreeMap::new();
+            for (path, original) in originals {
+                if let Some(new) = fs.files.remove(&path) {
+                    if new != original {
+                        changed.insert(path, (original, new));
+                    }
+                }
+            }
+            let mut unparsable: Vec<PathBuf> = unparsable.into_iter().collect();
+            unparsable.sort();
+            return Ok(Outcome {
+                changed,
+                applied,
+                unparsable,
+                bugs,
+                remaining: findings,
+                workspace: ws,
+            });
+        }
+        let only: Vec<&Fix> = fixes.iter().map(|(_, f)| *f).collect();
+        let chosen = choose(&only);
+        let mut by_file: BTreeMap<
+            PathBuf,
+            (std::sync::Arc<crate::source::SourceFile>, Vec<&Edit>),
+        > = BTreeMap::new();
+        for &i in &chosen {
+            for e in &fixes[i].1.edits {
+                by_file
+                    .entry(e.file.path.clone())
+                    .or_insert_with(|| (e.file.clone(), Vec::new()))
+                    .1
+                    .push(e);
+            }
+        }
+        let mut broke = false;
+        let mut next: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        for (path, (source, edits)) in by_file {
+            let new = splice(&source.text, &edits);
+            let before = syntax_errors(&ws, &path, &source.text);
+            let after = syntax_errors(&ws, &path, &new);
+            if let (Some(b), Some(a)) = (before, after) {
+                if a > b {
+                    bugs.push(format!(
+                        "a fix made {} unparsable; it was not applied (this is a lemplint bug, please report it)",
+                        path.display()
+                    ));
+                    broke = true;
+                    continue;
+                }
+            }
+            next.push((path, new));
+        }
+        if broke {
+            // Keep the last good contents and stop: re-running would choose the same fix.
+            let (ws, findings) = collect_with(req.args, req.select, req.ignore, None, &fs)?;
+            let mut changed = BTreeMap::new();
+            for (path, original) in originals {
+                if let Some(new) = fs.files.remove(&path) {
+                    if new != original {
+                        changed.insert(path, (original, new));
+                    }
+                }
+            }
+            let mut unparsable: Vec<PathBuf> = unparsable.into_iter().collect();
+            unparsable.sort();
+            return Ok(Outcome {
+                changed,
+                applied,
+                unparsable,
+                bugs,
+                remaining: findings,
+                workspace: ws,
+            });
+        }
+        for &i in &chosen {
+            applied.push((fixes[i].0, fixes[i].1.title.clone()));
+        }
+        for (path, new) in next {
+            if !originals.contains_key(&path) {
+                let original = std::fs::read(&path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                originals.insert(path.clone(), original);
+            }
+            fs.files.insert(path, new);
+        }
+        pass += 1;
+    }
+}
