@@ -9,6 +9,9 @@
 //! (options and host facts).
 
 use lemplint::cli::lint::collect;
+use lemplint::fix::run::{run as run_fixes, Request};
+use lemplint::fix::Applicability;
+use lemplint::rules::meta::FixAvailability;
 use lemplint::workspace::StackArgs;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -154,7 +157,36 @@ fn every_rule_fixture_reports_exactly_what_it_marks() {
             rendered.push('\n');
         }
         let base = fixtures_root().display().to_string();
-        let rendered = rendered.replace(&base, "fixtures");
+        let mut rendered = rendered.replace(&base, "fixtures");
+        match check_fixes(code, case) {
+            Ok(diff) if !diff.is_empty() => {
+                rendered.push_str("--- fixes (with --unsafe-fixes) ---\n");
+                rendered.push_str(&diff);
+            }
+            Ok(_) => {}
+            Err(e) => failures.push(format!("{}: {e}", case.display())),
+        }
+        if let Some(rule) = lemplint::rules::by_code(code) {
+            let with_fix = findings
+                .diagnostics
+                .iter()
+                .filter(|d| d.fix.is_some())
+                .count();
+            match rule.meta().fix {
+                FixAvailability::None if with_fix > 0 => failures.push(format!(
+                    "{}: {code} declares fix = none but offers fixes",
+                    case.display()
+                )),
+                FixAvailability::Always if with_fix < findings.diagnostics.len() => {
+                    failures.push(format!(
+                        "{}: {code} declares fix = always but {} findings have none",
+                        case.display(),
+                        findings.diagnostics.len() - with_fix
+                    ))
+                }
+                _ => {}
+            }
+        }
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let mut settings = insta::Settings::clone_current();
         settings.set_snapshot_path(case.parent().unwrap());
@@ -163,4 +195,68 @@ fn every_rule_fixture_reports_exactly_what_it_marks() {
         settings.bind(|| insta::assert_snapshot!(name, rendered));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Copies a case to a temporary directory, fixes it to a fixpoint with its rule alone
+/// (unsafe fixes included), checks the fixer converged and that a second run changes
+/// nothing, and returns the diff with paths relative to the case.
+fn check_fixes(code: &str, case: &Path) -> Result<String, String> {
+    if code.starts_with("LINT") {
+        return Ok(String::new());
+    }
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let copy = tmp.path().join(case.file_name().unwrap());
+    copy_tree(case, &copy);
+    let config = sidecar(case);
+    let args = StackArgs {
+        paths: vec![copy.clone()],
+        isolated: config.is_none(),
+        config,
+        ..Default::default()
+    };
+    let select = vec![code.to_string()];
+    let req = Request {
+        args: &args,
+        select: &select,
+        ignore: &[],
+        level: Applicability::Unsafe,
+    };
+    let first = run_fixes(&req)?;
+    if !first.bugs.is_empty() {
+        return Err(first.bugs.join("; "));
+    }
+    let mut diff = String::new();
+    for (path, (old, new)) in &first.changed {
+        let rel = path.strip_prefix(tmp.path()).unwrap_or(path);
+        diff.push_str(&lemplint::fix::diff::unified(rel, old, new));
+        std::fs::write(path, new).map_err(|e| e.to_string())?;
+    }
+    let second = run_fixes(&req)?;
+    if !second.changed.is_empty() {
+        return Err(format!(
+            "a second fix run still changes {:?}",
+            second.changed.keys().collect::<Vec<_>>()
+        ));
+    }
+    Ok(diff)
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    if from.is_file() {
+        std::fs::copy(from, to).unwrap();
+        return;
+    }
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        let t = to.join(e.file_name());
+        let meta = std::fs::symlink_metadata(&p).unwrap();
+        if meta.file_type().is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&p).unwrap(), &t).unwrap();
+        } else if meta.is_dir() {
+            copy_tree(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
 }

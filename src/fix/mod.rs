@@ -5,6 +5,7 @@
 
 pub mod apply;
 pub mod diff;
+pub mod edits;
 pub mod run;
 pub mod write;
 

@@ -2,6 +2,7 @@
 //! in the same block (directly or through an `include`). nginx refuses to start:
 //! `"root" directive is duplicate`.
 
+use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::expanded::{OccId, NO_PARENT};
 use crate::syntax::nginx::BlockKind;
@@ -131,9 +132,19 @@ impl Rule for DuplicateDirective {
                         Some(&earlier) => {
                             let (file, span) = view.location(child);
                             let (efile, espan) = view.location(earlier);
-                            cx.report(&file, span, format!("\"{name}\" directive is duplicate"))
-                                .label(efile, espan, "first set here")
-                                .help = Some(format!("nginx refuses to start; keep one `{name}`"));
+                            let occ = ex.get(child);
+                            let tree = &inst.config.file(occ.file).parsed.tree;
+                            let fix = Fix::unsafe_(
+                                format!("Delete the second `{name}`"),
+                                vec![edits::delete_directive(&file, tree, occ.node)],
+                            );
+                            let d = cx.report(
+                                &file,
+                                span,
+                                format!("\"{name}\" directive is duplicate"),
+                            );
+                            d.label(efile, espan, "first set here").with_fix(fix);
+                            d.help = Some(format!("nginx refuses to start; keep one `{name}`"));
                         }
                     }
                 }

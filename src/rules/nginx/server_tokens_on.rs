@@ -1,7 +1,7 @@
 //! NGX022 server-tokens-on: `server_tokens on` (or `build`) puts nginx's version in every
 //! `Server` header and error page, telling scanners which CVEs to try.
 
-use crate::fix::{Edit, Fix};
+use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 
 pub struct ServerTokensOn;
@@ -22,7 +22,7 @@ impl Rule for ServerTokensOn {
                 }
                 let fix = Fix::safe(
                     "Set `server_tokens off`",
-                    vec![Edit::replace(src, arg.raw, "off")],
+                    vec![edits::replace_arg(src, arg, "off")],
                 );
                 cx.report(
                     src,

@@ -1,0 +1,279 @@
+//! Edit helpers that keep the file's own style: rules say *what* to change (an argument, a
+//! directive, a key) and these decide the bytes (quotes, indentation, line endings), so that
+//! every fix reads as if the file's author had written it.
+
+use super::Edit;
+use crate::source::{Shared, Span};
+use crate::syntax::nginx::{NodeId, Tree, Word, ROOT};
+
+/// The file's line ending: CRLF when its first line break is CRLF.
+pub fn line_ending(text: &[u8]) -> &'static str {
+    match text.iter().position(|&b| b == b'\n') {
+        Some(i) if i > 0 && text[i - 1] == b'\r' => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// Whether a value must be quoted to stay one nginx token.
+pub fn needs_quotes(value: &str) -> bool {
+    value.is_empty()
+        || value
+            .bytes()
+            .any(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b';' | b'{' | b'"' | b'\''))
+        || value.starts_with('#')
+        || value.starts_with('}')
+}
+
+/// Quotes a value for nginx with `q` (escaping that quote and backslashes before it).
+fn quote(value: &str, q: char) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push(q);
+    for c in value.chars() {
+        if c == q || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push(q);
+    out
+}
+
+/// Replaces an argument's value, keeping the author's quotes (or adding double quotes when
+/// the new value needs them).
+pub fn replace_arg(file: &Shared, word: &Word, value: &str) -> Edit {
+    let raw = &file.text[word.raw.range()];
+    let content = match raw.first() {
+        Some(b'"') if word.raw != word.inner => quote(value, '"'),
+        Some(b'\'') if word.raw != word.inner => quote(value, '\''),
+        _ if needs_quotes(value) => quote(value, '"'),
+        _ => value.to_string(),
+    };
+    Edit::replace(file, word.raw, content)
+}
+
+/// Start of the line holding `offset`.
+fn line_start(text: &[u8], offset: usize) -> usize {
+    text[..offset]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1)
+}
+
+/// End of the line holding `offset`, after its line break (or the end of the text).
+fn line_end(text: &[u8], offset: usize) -> usize {
+    text[offset..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(text.len(), |i| offset + i + 1)
+}
+
+fn is_blank(b: &[u8]) -> bool {
+    b.iter().all(|&c| c == b' ' || c == b'\t')
+}
+
+/// Deletes a directive (block included). When it stands alone on its lines, the whole lines
+/// go: indentation, a same-line comment after it (that comment is about it), and the line
+/// break. Comments on the lines above stay. When it shares its line with other statements
+/// (`events { worker_connections 1024; use epoll; }`), only the directive and the spaces after
+/// it go, so the rest stays valid and readable.
+pub fn delete_directive(file: &Shared, tree: &Tree, node: NodeId) -> Edit {
+    let text = &file.text;
+    let span = tree.node(node).span;
+    let (s, e) = (span.start as usize, span.end as usize);
+    let ls = line_start(text, s);
+    let le = line_end(text, e.saturating_sub(1).max(s));
+    let before = &text[ls..s];
+    let after_end = if le > 0 && text.get(le - 1) == Some(&b'\n') {
+        le - 1
+    } else {
+        le
+    };
+    let after_raw = &text[e..after_end];
+    let after = after_raw.strip_suffix(b"\r").unwrap_or(after_raw);
+    let trailing_comment = {
+        let t = after.iter().position(|&c| c != b' ' && c != b'\t');
+        t.is_none_or(|p| after[p] == b'#')
+    };
+    if is_blank(before) && trailing_comment {
+        return Edit::delete(file, Span::new(ls as u32, le as u32));
+    }
+    // Shared line: the directive and the blanks that follow it.
+    let mut end = e;
+    while end < text.len() && (text[end] == b' ' || text[end] == b'\t') {
+        end += 1;
+    }
+    Edit::delete(file, Span::new(s as u32, end as u32))
+}
+
+/// The indentation of the line holding `offset`.
+fn indentation(text: &[u8], offset: usize) -> String {
+    let ls = line_start(text, offset);
+    text[ls..]
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .map(|&b| b as char)
+        .collect()
+}
+
+/// One level of indentation as the file uses it: a tab if it indents with tabs, else the
+/// smallest space run seen (4 when nothing is indented yet).
+pub fn indent_unit(text: &[u8]) -> String {
+    let mut min_spaces = usize::MAX;
+    for line in text.split(|&b| b == b'\n') {
+        match line.first() {
+            Some(b'\t') => return "\t".into(),
+            Some(b' ') => {
+                let n = line.iter().take_while(|&&b| b == b' ').count();
+                if n < line.len() {
+                    min_spaces = min_spaces.min(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    " ".repeat(if min_spaces == usize::MAX {
+        4
+    } else {
+        min_spaces
+    })
+}
+
+/// Inserts `statement` (e.g. `worker_processes auto;`) on its own line after the directive
+/// `sibling`, with the sibling's indentation and the file's line ending. A same-line comment
+/// after the sibling stays with it.
+pub fn insert_after(file: &Shared, tree: &Tree, sibling: NodeId, statement: &str) -> Edit {
+    let text = &file.text;
+    let end = tree.node(sibling).span.end as usize;
+    let nl = line_ending(text);
+    let indent = indentation(text, tree.node(sibling).span.start as usize);
+    let le = line_end(text, end.saturating_sub(1));
+    if le == text.len() && !text.ends_with(b"\n") {
+        return Edit::insert(file, le as u32, format!("{nl}{indent}{statement}"));
+    }
+    Edit::insert(file, le as u32, format!("{indent}{statement}{nl}"))
+}
+
+/// Inserts `statement` as the first line inside a block (or at the top of the file for
+/// `ROOT`), indented one level deeper than the block's directive.
+pub fn insert_at_block_start(file: &Shared, tree: &Tree, block: NodeId, statement: &str) -> Edit {
+    let text = &file.text;
+    let nl = line_ending(text);
+    if block == ROOT {
+        return Edit::insert(file, 0, format!("{statement}{nl}"));
+    }
+    let node = tree.node(block);
+    let Some(b) = tree.directive(block).and_then(|d| d.block) else {
+        return Edit::insert(file, node.span.end, format!("{nl}{statement}"));
+    };
+    let open_end = b.open.end as usize;
+    let inner = format!(
+        "{}{}",
+        indentation(text, node.span.start as usize),
+        indent_unit(text)
+    );
+    // `events { … }` on one line: insert right after `{` on that line.
+    let same_line = b
+        .close
+        .is_some_and(|c| !text[open_end..c.start as usize].contains(&b'\n'));
+    if same_line {
+        return Edit::insert(file, open_end as u32, format!(" {statement}"));
+    }
+    let le = line_end(text, open_end.saturating_sub(1));
+    Edit::insert(file, le as u32, format!("{inner}{statement}{nl}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fix::apply::splice;
+    use crate::source::SourceFile;
+    use crate::syntax::nginx::parse;
+
+    fn apply(text: &str, edit: impl Fn(&Shared, &Tree) -> Edit) -> String {
+        let f = Shared::new(SourceFile::new("t.conf", text.as_bytes().to_vec()));
+        let parsed = parse(&f.text);
+        let e = edit(&f, &parsed.tree);
+        let out = String::from_utf8(splice(&f.text, &[&e])).unwrap();
+        assert!(
+            parse(out.as_bytes()).errors.is_empty(),
+            "fix broke the file:\n{out}"
+        );
+        out
+    }
+
+    fn find(tree: &Tree, src: &[u8], name: &str) -> NodeId {
+        tree.directives()
+            .find(|(_, d)| d.name.is(src, name))
+            .map(|(i, _)| i)
+            .unwrap()
+    }
+
+    #[test]
+    fn replace_keeps_quote_style() {
+        let out = apply("a 'x';\nb \"y\";\nc z;\n", |f, t| {
+            let d = t.directive(find(t, &f.text, "a")).unwrap();
+            replace_arg(f, &t.args(d)[0], "it's")
+        });
+        assert_eq!(out, "a 'it\\'s';\nb \"y\";\nc z;\n");
+        let out = apply("c z;\n", |f, t| {
+            let d = t.directive(find(t, &f.text, "c")).unwrap();
+            replace_arg(f, &t.args(d)[0], "two words")
+        });
+        assert_eq!(out, "c \"two words\";\n");
+    }
+
+    #[test]
+    fn delete_whole_line_with_its_comment_but_not_the_comment_above() {
+        let text = "http {\n    # about gzip\n    gzip on;  # trailing\n    sendfile on;\n}\n";
+        let out = apply(text, |f, t| {
+            delete_directive(f, t, find(t, &f.text, "gzip"))
+        });
+        assert_eq!(out, "http {\n    # about gzip\n    sendfile on;\n}\n");
+    }
+
+    #[test]
+    fn delete_in_one_line_block_stays_valid() {
+        let text = "events { worker_connections 1024; use epoll; }\n";
+        let out = apply(text, |f, t| delete_directive(f, t, find(t, &f.text, "use")));
+        assert_eq!(out, "events { worker_connections 1024; }\n");
+    }
+
+    #[test]
+    fn delete_keeps_crlf_of_other_lines() {
+        let text = "a 1;\r\nb 2;\r\nc 3;\r\n";
+        let out = apply(text, |f, t| delete_directive(f, t, find(t, &f.text, "b")));
+        assert_eq!(out, "a 1;\r\nc 3;\r\n");
+    }
+
+    #[test]
+    fn insert_after_copies_indentation_and_crlf() {
+        let text = "http {\r\n\tsendfile on;\r\n}\r\n";
+        let out = apply(text, |f, t| {
+            insert_after(f, t, find(t, &f.text, "sendfile"), "tcp_nopush on;")
+        });
+        assert_eq!(out, "http {\r\n\tsendfile on;\r\n\ttcp_nopush on;\r\n}\r\n");
+    }
+
+    #[test]
+    fn insert_after_last_line_without_newline() {
+        let out = apply("user www-data;", |f, t| {
+            insert_after(f, t, find(t, &f.text, "user"), "worker_processes auto;")
+        });
+        assert_eq!(out, "user www-data;\nworker_processes auto;");
+    }
+
+    #[test]
+    fn insert_at_the_start_of_a_block() {
+        let out = apply("http {\n  server {\n    listen 80;\n  }\n}\n", |f, t| {
+            insert_at_block_start(f, t, find(t, &f.text, "server"), "server_tokens off;")
+        });
+        assert_eq!(
+            out,
+            "http {\n  server {\n    server_tokens off;\n    listen 80;\n  }\n}\n"
+        );
+        let out = apply("events { use epoll; }\n", |f, t| {
+            insert_at_block_start(f, t, find(t, &f.text, "events"), "worker_connections 1024;")
+        });
+        assert_eq!(out, "events { worker_connections 1024; use epoll; }\n");
+    }
+}
