@@ -31,8 +31,17 @@ struct Suppression {
 
 const MARKER: &str = "lemplint:";
 
-/// A comment that is a suppression: `(file-wide, codes, reason)`, or an error message.
-fn parse_comment(text: &str) -> Option<Result<(bool, Vec<String>, Option<String>), String>> {
+/// What a `lemplint:` comment says.
+#[derive(Debug, PartialEq)]
+struct Directive {
+    file_wide: bool,
+    codes: Vec<String>,
+    reason: Option<String>,
+}
+
+/// A comment that is a suppression, or the reason it is malformed; `None` for an ordinary
+/// comment.
+fn parse_comment(text: &str) -> Option<Result<Directive, String>> {
     let body = text.trim_start_matches(['#', ';']).trim_start();
     let rest = body.strip_prefix(MARKER)?.trim_start();
     let (file_wide, rest) = if let Some(r) = rest.strip_prefix("ignore-file") {
@@ -59,7 +68,11 @@ fn parse_comment(text: &str) -> Option<Result<(bool, Vec<String>, Option<String>
             "suppression names no rule: `lemplint: ignore CODE -- reason`".into(),
         ));
     }
-    Some(Ok((file_wide, codes, reason)))
+    Some(Ok(Directive {
+        file_wide,
+        codes,
+        reason,
+    }))
 }
 
 /// Comments of a file with the byte range each one covers.
@@ -156,12 +169,13 @@ pub fn apply(
                 let text = file.str(comment);
                 match parse_comment(&text) {
                     None => {}
-                    Some(Err(msg)) => {
-                        if lint002 {
-                            out.push(lint(&file, comment, "LINT002", msg));
-                        }
-                    }
-                    Some(Ok((file_wide, codes, reason))) => {
+                    Some(Err(msg)) if lint002 => out.push(lint(&file, comment, "LINT002", msg)),
+                    Some(Err(_)) => {}
+                    Some(Ok(Directive {
+                        file_wide,
+                        codes,
+                        reason,
+                    })) => {
                         if reason.is_none() && lint002 {
                             out.push(lint(&file, comment, "LINT002",
                                 "suppression has no reason: add one after `--` (e.g. `-- kept for the legacy client`)".into()));
@@ -222,7 +236,7 @@ pub fn apply(
     if lint001 {
         for s in &sups {
             for ((written, code), used) in s.codes.iter().zip(&s.used) {
-                if code.is_some_and(|c| ran(c)) && !used {
+                if code.is_some_and(ran) && !used {
                     out.push(lint(
                         &s.file,
                         s.comment,
@@ -247,18 +261,18 @@ mod tests {
 
     #[test]
     fn comment_grammar() {
-        let (fw, codes, reason) = parse_comment("# lemplint: ignore NGX022, NGX023 -- legacy")
+        let d = parse_comment("# lemplint: ignore NGX022, NGX023 -- legacy")
             .unwrap()
             .unwrap();
-        assert!(!fw);
-        assert_eq!(codes, ["NGX022", "NGX023"]);
-        assert_eq!(reason.as_deref(), Some("legacy"));
-        let (fw, codes, reason) = parse_comment("; lemplint: ignore-file FPM005")
+        assert!(!d.file_wide);
+        assert_eq!(d.codes, ["NGX022", "NGX023"]);
+        assert_eq!(d.reason.as_deref(), Some("legacy"));
+        let d = parse_comment("; lemplint: ignore-file FPM005")
             .unwrap()
             .unwrap();
-        assert!(fw);
-        assert_eq!(codes, ["FPM005"]);
-        assert!(reason.is_none());
+        assert!(d.file_wide);
+        assert_eq!(d.codes, ["FPM005"]);
+        assert!(d.reason.is_none());
         assert!(parse_comment("# lemplint: disable X").unwrap().is_err());
         assert!(parse_comment("# just a comment").is_none());
     }

@@ -3,7 +3,15 @@
 //! Every format receives the same input: the diagnostics (sorted by file and position) and
 //! a [`Summary`] of the run. Formats never re-run rules or read files.
 
+pub mod checkstyle;
+pub mod concise;
 pub mod full;
+pub mod github;
+pub mod gitlab;
+pub mod json;
+pub mod junit;
+pub mod sarif;
+mod xml;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use std::io::{self, Write};
@@ -74,6 +82,12 @@ pub fn write(
 ) -> io::Result<()> {
     match format {
         Format::Full => full::write(out, diagnostics, summary, color),
-        _ => full::write(out, diagnostics, summary, color),
+        Format::Concise => concise::write(out, diagnostics, summary),
+        Format::Json => json::write(out, diagnostics, summary),
+        Format::Sarif => sarif::write(out, diagnostics, summary),
+        Format::Github => github::write(out, diagnostics, summary),
+        Format::Gitlab => gitlab::write(out, diagnostics, summary),
+        Format::Checkstyle => checkstyle::write(out, diagnostics, summary),
+        Format::Junit => junit::write(out, diagnostics, summary),
     }
 }

@@ -1,0 +1,67 @@
+//! The `github` format: GitHub Actions workflow commands, which the runner turns into
+//! annotations on the pull request's diff.
+//!
+//! `::error file=PATH,line=L,col=C,endLine=L2,endColumn=C2,title=CODE name::message`, with
+//! `::warning` for warnings and `::notice` for infos. GitHub only accepts columns on a
+//! one-line annotation, so a finding that spans lines gets `line`/`endLine` alone.
+//! Property values escape `%`, CR, LF, `:` and `,`; the message escapes `%`, CR and LF (as
+//! the Actions toolkit's `escapeProperty`/`escapeData` do). Nothing else is printed.
+
+use super::json::positions;
+use super::Summary;
+use crate::diagnostic::{Diagnostic, Severity};
+
+/// Escapes workflow-command data (the message after `::`).
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow-command property value.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// One finding as one workflow command (without the line end).
+pub fn line(d: &Diagnostic) -> String {
+    let command = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "notice",
+    };
+    let (start, end) = positions(d);
+    let path = d.file.path.to_string_lossy().replace('\\', "/");
+    let mut props = vec![
+        format!("file={}", escape_property(&path)),
+        format!("line={}", start.line),
+    ];
+    if start.line == end.line {
+        props.push(format!("col={}", start.column));
+        props.push(format!("endLine={}", end.line));
+        props.push(format!("endColumn={}", end.column));
+    } else {
+        props.push(format!("endLine={}", end.line));
+    }
+    let title = match crate::rules::by_code(d.code) {
+        Some(rule) => format!("{} {}", d.code, rule.name),
+        None => d.code.to_string(),
+    };
+    props.push(format!("title={}", escape_property(&title)));
+    format!(
+        "::{command} {}::{}",
+        props.join(","),
+        escape_data(&d.message)
+    )
+}
+
+pub fn write(
+    out: &mut dyn std::io::Write,
+    diagnostics: &[Diagnostic],
+    _summary: &Summary,
+) -> std::io::Result<()> {
+    for d in diagnostics {
+        writeln!(out, "{}", line(d))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,287 @@
+//! The `sarif` format: SARIF 2.1.0, as GitHub code scanning and most CI dashboards read it.
+//!
+//! One run. `tool.driver.rules` holds the rules that appear in the results (in code order),
+//! each with its documentation; `result.ruleIndex` points into that list. Listing only those
+//! keeps the log small and the same for the same findings, and nothing in SARIF or in code
+//! scanning needs the rules that found nothing (`lemplint rules` lists them all).
+//!
+//! Columns count Unicode code points (`run.columnKind = "unicodeCodePoints"`), as
+//! [`SourceFile::line_col`] does; ends are exclusive, as SARIF's `endColumn` is. A relative
+//! path becomes a relative URI with `uriBaseId: "%SRCROOT%"` (forward slashes,
+//! percent-encoded); an absolute one a `file://` URI. Labels become `relatedLocations`;
+//! a fix becomes `fixes[0]`, its edits `replacements` whose `deletedRegion` gives the byte
+//! range as `charOffset`/`charLength` counted in code points (the same numbers for ASCII),
+//! with its line and column too.
+
+use super::Summary;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::RuleEntry;
+use crate::source::{SourceFile, Span};
+use serde_json::{json, Map, Value};
+use std::path::Path;
+
+/// The `$schema` written: the OASIS 2.1.0 (errata 01) schema, which the tests validate against.
+pub const SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+/// Where the tool is documented: the crate's homepage or repository when Cargo.toml names
+/// one, else its crates.io page.
+pub fn information_uri() -> &'static str {
+    [env!("CARGO_PKG_HOMEPAGE"), env!("CARGO_PKG_REPOSITORY")]
+        .into_iter()
+        .find(|s| !s.is_empty())
+        .unwrap_or("https://crates.io/crates/lemplint")
+}
+
+pub fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// `artifactLocation` for a file: relative URI against `%SRCROOT%`, or a `file://` URI.
+pub fn artifact_location(path: &Path) -> Value {
+    let shown = path.to_string_lossy().replace('\\', "/");
+    let absolute = path.is_absolute() || shown.starts_with('/');
+    if absolute {
+        let encoded = percent_encode(&shown);
+        let uri = if encoded.starts_with('/') {
+            format!("file://{encoded}")
+        } else {
+            // A Windows drive path: file:///C:/...
+            format!("file:///{}", encoded.replacen("%3A", ":", 1))
+        };
+        json!({ "uri": uri })
+    } else {
+        let relative = shown.trim_start_matches("./");
+        json!({ "uri": percent_encode(relative), "uriBaseId": "%SRCROOT%" })
+    }
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters and `/`.
+fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Code points before a byte offset (bytes when that prefix is not valid UTF-8), matching
+/// how columns are counted.
+fn char_offset(file: &SourceFile, byte: u32) -> usize {
+    let prefix = &file.text[..(byte as usize).min(file.text.len())];
+    match std::str::from_utf8(prefix) {
+        Ok(s) => s.chars().count(),
+        Err(_) => prefix.len(),
+    }
+}
+
+fn region(file: &SourceFile, span: Span) -> Map<String, Value> {
+    let start = file.line_col(span.start);
+    let end = file.line_col(span.end);
+    let mut r = Map::new();
+    r.insert("startLine".into(), start.line.into());
+    r.insert("startColumn".into(), start.column.into());
+    r.insert("endLine".into(), end.line.into());
+    r.insert("endColumn".into(), end.column.into());
+    r
+}
+
+/// A rule's full documentation as Markdown, for `rule.help.markdown`.
+fn help_markdown(entry: &RuleEntry) -> String {
+    let meta = entry.meta();
+    let docs = &meta.docs;
+    let fence = match entry.lang {
+        "nginx" => "nginx",
+        "fpm" | "sysctl" => "ini",
+        _ => "",
+    };
+    let mut md = format!(
+        "## {} ({})\n\n{}\n\n### What it does\n\n{}\n\n### Why it matters\n\n{}\n\n\
+         ### Example\n\n```{fence}\n{}\n```\n\n### Use instead\n\n```{fence}\n{}\n```\n\n\
+         ### Fix safety\n\n{}\n",
+        meta.name,
+        meta.code,
+        meta.summary,
+        docs.what_it_does.trim(),
+        docs.why_it_matters.trim(),
+        docs.example.trim_end(),
+        docs.use_instead.trim_end(),
+        docs.fix_safety.trim(),
+    );
+    if !docs.references.is_empty() {
+        md.push_str("\n### References\n\n");
+        for r in &docs.references {
+            md.push_str(&format!("- <{r}>\n"));
+        }
+    }
+    md
+}
+
+/// The same documentation as plain text, for `rule.help.text`.
+fn help_text(entry: &RuleEntry) -> String {
+    let meta = entry.meta();
+    let docs = &meta.docs;
+    let mut text = format!(
+        "{} ({}): {}\n\nWhat it does: {}\n\nWhy it matters: {}\n\nExample:\n{}\n\n\
+         Use instead:\n{}\n\nFix safety: {}\n",
+        meta.name,
+        meta.code,
+        meta.summary,
+        docs.what_it_does.trim(),
+        docs.why_it_matters.trim(),
+        docs.example.trim_end(),
+        docs.use_instead.trim_end(),
+        docs.fix_safety.trim(),
+    );
+    if !docs.references.is_empty() {
+        text.push_str("\nReferences:\n");
+        for r in &docs.references {
+            text.push_str(&format!("- {r}\n"));
+        }
+    }
+    text
+}
+
+/// A `reportingDescriptor` for a code; a code without a registered rule gets only its id.
+fn rule_descriptor(code: &str) -> Value {
+    let Some(entry) = crate::rules::by_code(code) else {
+        return json!({
+            "id": code,
+            "shortDescription": { "text": code },
+        });
+    };
+    let meta = entry.meta();
+    json!({
+        "id": entry.code,
+        "name": entry.name,
+        "shortDescription": { "text": meta.summary.trim() },
+        "fullDescription": { "text": meta.docs.what_it_does.trim() },
+        "help": { "text": help_text(entry), "markdown": help_markdown(entry) },
+        "defaultConfiguration": { "level": level(entry.severity()) },
+        "properties": { "tags": [meta.category.as_str()] },
+    })
+}
+
+fn fix(f: &crate::fix::Fix) -> Value {
+    // One artifactChange per file, in the order the files first appear among the edits.
+    let mut changes: Vec<(&crate::source::Shared, Vec<Value>)> = Vec::new();
+    for e in &f.edits {
+        let mut deleted = region(&e.file, e.range);
+        let offset = char_offset(&e.file, e.range.start);
+        let length = char_offset(&e.file, e.range.end).saturating_sub(offset);
+        deleted.insert("charOffset".into(), offset.into());
+        deleted.insert("charLength".into(), length.into());
+        let replacement = json!({
+            "deletedRegion": deleted,
+            "insertedContent": { "text": e.content },
+        });
+        match changes
+            .iter_mut()
+            .find(|(file, _)| std::sync::Arc::ptr_eq(file, &e.file) || file.path == e.file.path)
+        {
+            Some((_, replacements)) => replacements.push(replacement),
+            None => changes.push((&e.file, vec![replacement])),
+        }
+    }
+    json!({
+        "description": { "text": f.title },
+        "artifactChanges": changes.into_iter().map(|(file, replacements)| json!({
+            "artifactLocation": artifact_location(&file.path),
+            "replacements": replacements,
+        })).collect::<Vec<_>>(),
+        "properties": {
+            "applicability": serde_json::to_value(f.applicability).unwrap_or(Value::Null),
+        },
+    })
+}
+
+fn result(d: &Diagnostic, rule_index: Option<usize>) -> Value {
+    let mut r = Map::new();
+    r.insert("ruleId".into(), d.code.into());
+    if let Some(i) = rule_index {
+        r.insert("ruleIndex".into(), i.into());
+    }
+    r.insert("level".into(), level(d.severity).into());
+    r.insert("message".into(), json!({ "text": d.message }));
+    r.insert(
+        "locations".into(),
+        json!([{
+            "physicalLocation": {
+                "artifactLocation": artifact_location(&d.file.path),
+                "region": region(&d.file, d.span),
+            }
+        }]),
+    );
+    if !d.labels.is_empty() {
+        let related: Vec<Value> = d
+            .labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                json!({
+                    "id": i,
+                    "physicalLocation": {
+                        "artifactLocation": artifact_location(&l.file.path),
+                        "region": region(&l.file, l.span),
+                    },
+                    "message": { "text": l.text },
+                })
+            })
+            .collect();
+        r.insert("relatedLocations".into(), related.into());
+    }
+    if let Some(f) = &d.fix {
+        r.insert("fixes".into(), json!([fix(f)]));
+    }
+    if let Some(h) = &d.help {
+        r.insert("properties".into(), json!({ "help": h }));
+    }
+    Value::Object(r)
+}
+
+/// The whole SARIF log.
+pub fn document(diagnostics: &[Diagnostic]) -> Value {
+    let mut codes: Vec<&str> = diagnostics.iter().map(|d| d.code).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let rules: Vec<Value> = codes.iter().map(|c| rule_descriptor(c)).collect();
+    let results: Vec<Value> = diagnostics
+        .iter()
+        .map(|d| result(d, codes.binary_search(&d.code).ok()))
+        .collect();
+    json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "lemplint",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "semanticVersion": env!("CARGO_PKG_VERSION"),
+                    "informationUri": information_uri(),
+                    "rules": rules,
+                }
+            },
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }]
+    })
+}
+
+pub fn write(
+    out: &mut dyn std::io::Write,
+    diagnostics: &[Diagnostic],
+    _summary: &Summary,
+) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &document(diagnostics))?;
+    out.write_all(b"\n")
+}
