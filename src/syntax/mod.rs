@@ -1,6 +1,8 @@
 //! Lossless parsers for the three configuration languages of the stack.
 
 pub mod error;
+pub mod fpm;
 pub mod nginx;
+pub mod sysctl;
 
 pub use error::SyntaxError;
