@@ -83,7 +83,7 @@ pub fn find(start: &Path) -> Option<PathBuf> {
         for name in FILE_NAMES {
             let p = d.join(name);
             if p.is_file() {
-                return Some(p);
+                return Some(crate::stack::nginx::relative_to_cwd(&p));
             }
         }
         dir = d.parent();

@@ -8,6 +8,7 @@ mod input;
 pub mod lint;
 mod parse;
 mod rule;
+mod stack;
 
 use clap::{Parser, Subcommand};
 
@@ -39,6 +40,8 @@ enum Command {
     Rule(rule::RuleArgs),
     /// List every rule
     Rules(rule::RulesArgs),
+    /// Show the stacks found: files, pools, sysctl values, host facts
+    Stack(stack::StackCmdArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -57,5 +60,6 @@ pub fn run() -> i32 {
         Command::Parse(args) => parse::run(args),
         Command::Rule(args) => rule::run_rule(args),
         Command::Rules(args) => rule::run_rules(args),
+        Command::Stack(args) => stack::run(args),
     }
 }

@@ -2,6 +2,9 @@
 
 pub mod discover;
 pub mod expanded;
+pub mod fpm;
 pub mod fs;
 pub mod model;
 pub mod nginx;
+pub mod paths;
+pub mod sysctl;

@@ -33,6 +33,9 @@ impl NginxInstance {
 pub struct Stack {
     pub root: PathBuf,
     pub nginx: Vec<NginxInstance>,
+    /// PHP-FPM masters with their pools, then pool files no master includes.
+    pub fpm: Vec<super::fpm::FpmConfig>,
+    pub sysctl: super::sysctl::SysctlSet,
     pub host: HostFacts,
 }
 
@@ -51,6 +54,8 @@ impl Stack {
         Stack {
             root: files.root.clone(),
             nginx: load_nginx(fs, files, opts),
+            fpm: load_fpm(fs, files, opts),
+            sysctl: super::sysctl::load(fs, &files.root, &files.sysctl),
             host,
         }
     }
@@ -65,17 +70,42 @@ impl Stack {
             .collect()
     }
 
+    /// Every PHP-FPM file of the stack once.
+    pub fn fpm_files(&self) -> Vec<&super::fpm::FpmFile> {
+        let mut seen = HashSet::new();
+        self.fpm
+            .iter()
+            .flat_map(|c| c.files.iter())
+            .filter(|f| seen.insert(f.source.path.clone()))
+            .collect()
+    }
+
+    /// Every pool with its configuration.
+    pub fn pools(&self) -> impl Iterator<Item = (&super::fpm::FpmConfig, &super::fpm::Pool)> {
+        self.fpm
+            .iter()
+            .flat_map(|c| c.pools.iter().map(move |p| (c, p)))
+    }
+
     /// Every source of the stack with its nginx tree when it is an nginx file.
     pub fn sources(&self) -> Vec<(crate::source::Shared, Option<&crate::syntax::nginx::Tree>)> {
-        self.nginx_files()
+        let mut out: Vec<_> = self
+            .nginx_files()
             .into_iter()
             .map(|f| (f.source.clone(), Some(&f.parsed.tree)))
-            .collect()
+            .collect();
+        out.extend(
+            self.fpm_files()
+                .into_iter()
+                .map(|f| (f.source.clone(), None)),
+        );
+        out.extend(self.sysctl.files.iter().map(|f| (f.source.clone(), None)));
+        out
     }
 
     /// Number of distinct files read.
     pub fn file_count(&self) -> usize {
-        self.nginx_files().len()
+        self.nginx_files().len() + self.fpm_files().len() + self.sysctl.files.len()
     }
 
     /// Every file read for this stack, for `lemplint stack` and for pre-commit filtering.
@@ -130,6 +160,28 @@ fn load_nginx(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions) -> Vec<Nginx
     for (identity, config) in candidates {
         if !included_by_other.contains(&identity) {
             out.push(config_instance(config, true));
+        }
+    }
+    out
+}
+
+/// Loads every PHP-FPM master, then every pool file no master read.
+fn load_fpm(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions) -> Vec<super::fpm::FpmConfig> {
+    let mut out = Vec::new();
+    let mut reached: HashSet<PathBuf> = HashSet::new();
+    for m in &files.fpm_masters {
+        if let Ok(cfg) = super::fpm::load(fs, m, opts.root.clone(), true) {
+            reached.extend(cfg.files.iter().map(|f| fs.identity(&f.source.path)));
+            out.push(cfg);
+        }
+    }
+    for p in &files.fpm_pools {
+        if reached.contains(&fs.identity(p)) {
+            continue;
+        }
+        if let Ok(cfg) = super::fpm::load(fs, p, opts.root.clone(), false) {
+            reached.extend(cfg.files.iter().map(|f| fs.identity(&f.source.path)));
+            out.push(cfg);
         }
     }
     out

@@ -1,0 +1,286 @@
+//! `lemplint stack`: what lemplint sees — per stack, every file read and how it was reached,
+//! the PHP-FPM pools with their listen addresses, the effective sysctl values, and the host
+//! facts with their sources.
+
+use super::{EXIT_ERROR, EXIT_OK};
+use crate::stack::fpm::FpmConfig;
+use crate::stack::model::Stack;
+use crate::stack::nginx::{LoadProblemKind, Reached};
+use crate::workspace::{StackArgs, Workspace};
+use clap::{Args, ValueEnum};
+use serde_json::{json, Value};
+
+#[derive(Args, Debug)]
+pub struct StackCmdArgs {
+    #[command(flatten)]
+    pub stack: StackArgs,
+    #[arg(long, value_enum, default_value_t = StackFormat::Text)]
+    pub format: StackFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StackFormat {
+    Text,
+    Json,
+}
+
+/// One file read, and how it was reached.
+struct FileRow {
+    kind: &'static str,
+    path: String,
+    how: String,
+}
+
+fn at(path: &std::path::Path, line: u32) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{name}:{line}")
+}
+
+fn files(stack: &Stack) -> Vec<FileRow> {
+    let mut rows = Vec::new();
+    for inst in &stack.nginx {
+        let c = &inst.config;
+        for f in &c.files {
+            let how = match &f.reached {
+                Reached::Entry if inst.standalone => "standalone (nothing includes it)".to_string(),
+                Reached::Entry => "entry point".to_string(),
+                Reached::Include { from, node, glob } => {
+                    let src = &c.file(*from).source;
+                    let line = src.line_of(c.file(*from).parsed.tree.node(*node).span.start);
+                    format!(
+                        "{} from {}",
+                        if *glob { "glob" } else { "include" },
+                        at(&src.path, line)
+                    )
+                }
+            };
+            rows.push(FileRow {
+                kind: "nginx",
+                path: f.source.path.display().to_string(),
+                how,
+            });
+        }
+    }
+    for cfg in &stack.fpm {
+        for f in &cfg.files {
+            let how = match f.included_from {
+                None if cfg.has_master => "master".to_string(),
+                None => "pool file (no master includes it)".to_string(),
+                Some((file, line)) => {
+                    let src = &cfg.files[file].source;
+                    let item = &cfg.files[file].parsed.file.lines[line];
+                    format!(
+                        "include from {}",
+                        at(&src.path, src.line_of(item.span.start))
+                    )
+                }
+            };
+            rows.push(FileRow {
+                kind: "php-fpm",
+                path: f.source.path.display().to_string(),
+                how,
+            });
+        }
+    }
+    for f in &stack.sysctl.files {
+        let how = match &f.masked_by {
+            Some(p) => format!("masked by {}", p.display()),
+            None => "discovered".to_string(),
+        };
+        rows.push(FileRow {
+            kind: "sysctl",
+            path: f.source.path.display().to_string(),
+            how,
+        });
+    }
+    rows
+}
+
+fn not_followed(stack: &Stack) -> Vec<String> {
+    let mut out = Vec::new();
+    for inst in &stack.nginx {
+        for p in &inst.config.problems {
+            let src = &inst.config.file(p.file).source;
+            let line = src.line_of(p.span.start);
+            let what = match &p.kind {
+                LoadProblemKind::OutsideTree { path } => {
+                    format!("{} (outside the tree)", path.display())
+                }
+                _ => p.message(),
+            };
+            out.push(format!("{}: {what}", at(&src.path, line)));
+        }
+    }
+    for cfg in &stack.fpm {
+        for p in &cfg.problems {
+            let src = &cfg.files[p.file].source;
+            out.push(format!(
+                "{}: {}",
+                at(&src.path, src.line_of(p.span.start)),
+                p.message
+            ));
+        }
+    }
+    out
+}
+
+fn pool_json(cfg: &FpmConfig, pool: &crate::stack::fpm::Pool) -> Value {
+    let get = |k: &str| cfg.get(pool, k).map(|(_, v)| v);
+    let header = pool.headers[0];
+    let src = cfg.source(header);
+    let line = src.line_of(
+        cfg.files[header.file].parsed.file.lines[header.line]
+            .span
+            .start,
+    );
+    json!({
+        "name": pool.name,
+        "file": src.path.display().to_string(),
+        "line": line,
+        "listen": cfg.listen(pool).map(|(_, l)| l.to_string()),
+        "listen.backlog": get("listen.backlog"),
+        "listen.owner": get("listen.owner"),
+        "listen.group": get("listen.group"),
+        "listen.mode": get("listen.mode"),
+        "user": get("user"),
+        "pm": get("pm"),
+        "pm.max_children": get("pm.max_children"),
+    })
+}
+
+fn stack_json(stack: &Stack) -> Value {
+    let files: Vec<Value> = files(stack)
+        .into_iter()
+        .map(|r| json!({"kind": r.kind, "path": r.path, "reached": r.how}))
+        .collect();
+    let pools: Vec<Value> = stack.pools().map(|(c, p)| pool_json(c, p)).collect();
+    let mut sysctl = serde_json::Map::new();
+    for key in stack.sysctl.keys.keys() {
+        if let Some((s, v)) = stack.sysctl.effective(key) {
+            let f = &stack.sysctl.files[s.file];
+            let line = f.source.line_of(f.parsed.file.lines[s.line].span.start);
+            sysctl.insert(
+                key.clone(),
+                json!({"value": v, "file": f.source.path.display().to_string(), "line": line}),
+            );
+        }
+    }
+    json!({
+        "root": stack.root.display().to_string(),
+        "files": files,
+        "not_followed": not_followed(stack),
+        "pools": pools,
+        "sysctl": sysctl,
+        "host": stack.host,
+    })
+}
+
+fn stack_text(stack: &Stack) -> String {
+    let mut out = format!(
+        "Stack {}\n",
+        if stack.root.as_os_str().is_empty() {
+            ".".into()
+        } else {
+            stack.root.display().to_string()
+        }
+    );
+    let rows = files(stack);
+    let width = rows.iter().map(|r| r.path.len()).max().unwrap_or(0);
+    for kind in ["nginx", "php-fpm", "sysctl"] {
+        let of_kind: Vec<&FileRow> = rows.iter().filter(|r| r.kind == kind).collect();
+        if of_kind.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("\n  {kind}\n"));
+        for r in of_kind {
+            out.push_str(&format!("    {:<width$}  {}\n", r.path, r.how));
+        }
+    }
+    let nf = not_followed(stack);
+    if !nf.is_empty() {
+        out.push_str("\n  not read\n");
+        for n in nf {
+            out.push_str(&format!("    {n}\n"));
+        }
+    }
+    let pools: Vec<Value> = stack.pools().map(|(c, p)| pool_json(c, p)).collect();
+    if !pools.is_empty() {
+        out.push_str("\n  pools\n");
+        for p in pools {
+            let s = |k: &str| p[k].as_str().map(String::from);
+            let mut parts = vec![format!(
+                "listen {}",
+                s("listen").unwrap_or_else(|| "(none)".into())
+            )];
+            for k in [
+                "listen.backlog",
+                "listen.owner",
+                "listen.group",
+                "listen.mode",
+                "pm",
+                "pm.max_children",
+            ] {
+                if let Some(v) = s(k) {
+                    parts.push(format!("{k} {v}"));
+                }
+            }
+            let file = std::path::Path::new(p["file"].as_str().unwrap_or(""));
+            out.push_str(&format!(
+                "    [{}] {}  ({})\n",
+                p["name"].as_str().unwrap_or(""),
+                parts.join(", "),
+                at(file, p["line"].as_u64().unwrap_or(0) as u32)
+            ));
+        }
+    }
+    if !stack.sysctl.keys.is_empty() {
+        out.push_str("\n  sysctl (effective)\n");
+        for key in stack.sysctl.keys.keys() {
+            if let Some((s, v)) = stack.sysctl.effective(key) {
+                let f = &stack.sysctl.files[s.file];
+                let line = f.source.line_of(f.parsed.file.lines[s.line].span.start);
+                out.push_str(&format!(
+                    "    {key} = {v}  ({})\n",
+                    at(&f.source.path, line)
+                ));
+            }
+        }
+    }
+    out.push_str("\n  host\n");
+    let host = stack.host.describe();
+    if host.is_empty() {
+        out.push_str("    no host facts (pass --cpus N --memory SIZE, set [host] in lemplint.toml, or --host local)\n");
+    }
+    for h in host {
+        out.push_str(&format!("    {h}\n"));
+    }
+    out
+}
+
+pub fn run(args: StackCmdArgs) -> i32 {
+    let ws = match Workspace::load(&args.stack) {
+        Ok(ws) => ws,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    match args.format {
+        StackFormat::Json => {
+            let stacks: Vec<Value> = ws.stacks.iter().map(stack_json).collect();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json!({"version": 1, "stacks": stacks}))
+                    .unwrap_or_default()
+            );
+        }
+        StackFormat::Text => {
+            let texts: Vec<String> = ws.stacks.iter().map(stack_text).collect();
+            print!("{}", texts.join("\n"));
+        }
+    }
+    EXIT_OK
+}

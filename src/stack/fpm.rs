@@ -1,0 +1,368 @@
+//! PHP-FPM configurations: a master file (`php-fpm.conf`) with the pool files it includes,
+//! and the pools they define. Sections with the same name (any case) are one pool, as in
+//! php-fpm, and a later setting wins.
+
+use super::fs::Fs;
+use super::nginx::{absolute_paths_are_local, detect_root};
+use super::paths::{is_glob, Resolved, Resolver};
+use crate::source::{Shared, SourceFile, Span};
+use crate::syntax::fpm::{self, Entry, LineKind, Parsed};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub struct FpmFile {
+    pub source: Shared,
+    pub parsed: Parsed,
+    /// The file and entry (line item) of the `include` that read it; `None` for an entry point.
+    pub included_from: Option<(usize, usize)>,
+}
+
+/// One `include` that could not be followed.
+#[derive(Clone, Debug)]
+pub struct IncludeProblem {
+    pub file: usize,
+    pub span: Span,
+    pub message: String,
+    /// False when the path could not be checked (outside the repository): not a finding.
+    pub verifiable: bool,
+}
+
+/// A setting of a pool: where it is written.
+#[derive(Clone, Copy, Debug)]
+pub struct Setting {
+    pub file: usize,
+    /// Index into the file's `lines`.
+    pub line: usize,
+}
+
+/// Where a pool listens (php-fpm's `listen`, after `$pool` substitution).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Listen {
+    /// A unix socket path (as the server sees it).
+    Unix { path: String },
+    /// `host:port`, `[v6]:port`, or a bare port (`host` is `None`: every address).
+    Tcp { host: Option<String>, port: u16 },
+}
+
+impl Listen {
+    /// Parses a `listen` value as php-fpm does (`fpm_sockets.c`): a value with no `:` that is
+    /// all digits is a port on every address; one containing `/` (or no `:`) is a unix socket.
+    pub fn parse(value: &str) -> Option<Listen> {
+        let v = value.trim();
+        if v.is_empty() {
+            return None;
+        }
+        if v.bytes().all(|b| b.is_ascii_digit()) {
+            return v.parse().ok().map(|port| Listen::Tcp { host: None, port });
+        }
+        if v.starts_with('/') || !v.contains(':') {
+            return Some(Listen::Unix {
+                path: v.to_string(),
+            });
+        }
+        let (host, port) = v.rsplit_once(':')?;
+        let port: u16 = port.parse().ok()?;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let host = (!host.is_empty() && host != "*" && host != "0.0.0.0" && host != "::")
+            .then(|| host.to_string());
+        Some(Listen::Tcp { host, port })
+    }
+}
+
+impl std::fmt::Display for Listen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Listen::Unix { path } => write!(f, "unix:{path}"),
+            Listen::Tcp { host: None, port } => write!(f, "*:{port}"),
+            Listen::Tcp {
+                host: Some(h),
+                port,
+            } if h.contains(':') => write!(f, "[{h}]:{port}"),
+            Listen::Tcp {
+                host: Some(h),
+                port,
+            } => write!(f, "{h}:{port}"),
+        }
+    }
+}
+
+pub struct Pool {
+    /// The name as written in the first header.
+    pub name: String,
+    /// Every header of the pool (file, line item).
+    pub headers: Vec<Setting>,
+    /// Settings by lowercased key (array keys keep their case), every occurrence in order.
+    pub settings: HashMap<String, Vec<Setting>>,
+}
+
+pub struct FpmConfig {
+    pub files: Vec<FpmFile>,
+    pub pools: Vec<Pool>,
+    pub problems: Vec<IncludeProblem>,
+    /// Loaded from a `php-fpm*.conf` master (false: a pool file nothing includes).
+    pub has_master: bool,
+}
+
+impl FpmConfig {
+    pub fn entry(&self, s: Setting) -> Option<&Entry> {
+        match &self.files[s.file].parsed.file.lines.get(s.line)?.kind {
+            LineKind::Entry(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    pub fn source(&self, s: Setting) -> &Shared {
+        &self.files[s.file].source
+    }
+
+    /// The setting php-fpm uses for `key` in `pool` (the last one), with its value
+    /// (`$pool` substituted; `${VAR}` left as written, since the server's environment is
+    /// unknown here).
+    pub fn get(&self, pool: &Pool, key: &str) -> Option<(Setting, String)> {
+        let s = *pool.settings.get(&key.to_ascii_lowercase())?.last()?;
+        let e = self.entry(s)?;
+        let src = &self.source(s).text;
+        let raw = e.value_text(src, &|name| Some(format!("${{{name}}}")));
+        let value = fpm::expand_pool(&raw, pool.name.as_bytes());
+        Some((s, String::from_utf8_lossy(&value).into_owned()))
+    }
+
+    pub fn listen(&self, pool: &Pool) -> Option<(Setting, Listen)> {
+        let (s, v) = self.get(pool, "listen")?;
+        Listen::parse(&v).map(|l| (s, l))
+    }
+}
+
+/// Loads a master (`php-fpm.conf`) and the files it includes, or a lone pool file.
+pub fn load(
+    fs: &dyn Fs,
+    path: &Path,
+    root: Option<PathBuf>,
+    master: bool,
+) -> std::io::Result<FpmConfig> {
+    let text = fs.read(path)?;
+    let root = root.or_else(|| detect_root(path));
+    let resolver = Resolver {
+        prefix: fpm_prefix(path),
+        absolute_ok: root.is_some() || absolute_paths_are_local(path),
+        root,
+    };
+    let mut cfg = FpmConfig {
+        files: Vec::new(),
+        pools: Vec::new(),
+        problems: Vec::new(),
+        has_master: master,
+    };
+    let mut seen: HashMap<PathBuf, usize> = HashMap::new();
+    seen.insert(fs.identity(path), 0);
+    let parsed = fpm::parse(&text);
+    cfg.files.push(FpmFile {
+        source: Shared::new(SourceFile::new(path, text)),
+        parsed,
+        included_from: None,
+    });
+    // php-fpm reads includes where they stand; the pools are then assembled in that order.
+    let mut order: Vec<usize> = Vec::new();
+    visit(fs, &resolver, &mut cfg, &mut seen, 0, &mut order, 0);
+    assemble_pools(&mut cfg, &order);
+    Ok(cfg)
+}
+
+/// php-fpm resolves relative `include` paths against its prefix (`-p`, else the install
+/// prefix). A master at `PREFIX/etc/php-fpm.conf` (source builds, the official Docker images)
+/// gives that prefix; otherwise `/usr`, Debian's.
+fn fpm_prefix(master: &Path) -> PathBuf {
+    match master.parent() {
+        Some(dir) if dir.file_name().is_some_and(|n| n == "etc") => {
+            dir.parent().map(Path::to_path_buf).unwrap_or_default()
+        }
+        _ => PathBuf::from("/usr"),
+    }
+}
+
+const MAX_DEPTH: usize = 16;
+
+fn visit(
+    fs: &dyn Fs,
+    resolver: &Resolver,
+    cfg: &mut FpmConfig,
+    seen: &mut HashMap<PathBuf, usize>,
+    file: usize,
+    order: &mut Vec<usize>,
+    depth: usize,
+) {
+    order.push(file);
+    let includes: Vec<(usize, Span, String)> = {
+        let f = &cfg.files[file];
+        let src = &f.source.text;
+        f.parsed
+            .file
+            .includes(src)
+            .map(|(i, e)| {
+                (
+                    i,
+                    e.raw_value,
+                    String::from_utf8_lossy(&e.value_text_no_env(src)).into_owned(),
+                )
+            })
+            .collect()
+    };
+    for (line, span, written) in includes {
+        let written_path = PathBuf::from(&written);
+        let path = match resolver.resolve(&written_path) {
+            Resolved::Path(p) => p,
+            Resolved::OutsideTree(p) => {
+                cfg.problems.push(IncludeProblem {
+                    file,
+                    span,
+                    message: format!(
+                        "\"{}\" is outside the repository and was not read",
+                        p.display()
+                    ),
+                    verifiable: false,
+                });
+                continue;
+            }
+        };
+        let targets = if is_glob(&written_path) {
+            fs.glob(&path).unwrap_or_default()
+        } else {
+            vec![path]
+        };
+        for target in targets {
+            let id = fs.identity(&target);
+            if seen.contains_key(&id) || depth >= MAX_DEPTH {
+                continue;
+            }
+            match fs.read(&target) {
+                Ok(text) => {
+                    let idx = cfg.files.len();
+                    seen.insert(id, idx);
+                    let parsed = fpm::parse(&text);
+                    cfg.files.push(FpmFile {
+                        source: Shared::new(SourceFile::new(target, text)),
+                        parsed,
+                        included_from: Some((file, line)),
+                    });
+                    visit(fs, resolver, cfg, seen, idx, order, depth + 1);
+                }
+                Err(e) => cfg.problems.push(IncludeProblem {
+                    file,
+                    span,
+                    message: format!(
+                        "Unable to include {}: {}",
+                        target.display(),
+                        super::nginx::io_message(&e)
+                    ),
+                    verifiable: true,
+                }),
+            }
+        }
+    }
+}
+
+/// Walks the files in reading order and merges sections into pools.
+fn assemble_pools(cfg: &mut FpmConfig, order: &[usize]) {
+    let mut pools: Vec<Pool> = Vec::new();
+    for &file in order {
+        let f = &cfg.files[file];
+        let src = &f.source.text;
+        let mut current: Option<usize> = None;
+        for (i, line) in f.parsed.file.lines.iter().enumerate() {
+            match &line.kind {
+                LineKind::Section(s) => {
+                    if s.is_global(src) {
+                        current = None;
+                        continue;
+                    }
+                    let name =
+                        String::from_utf8_lossy(&s.name_text(src, &fpm::no_env)).into_owned();
+                    let idx = match pools
+                        .iter()
+                        .position(|p| p.name.eq_ignore_ascii_case(&name))
+                    {
+                        Some(i) => i,
+                        None => {
+                            pools.push(Pool {
+                                name,
+                                headers: Vec::new(),
+                                settings: HashMap::new(),
+                            });
+                            pools.len() - 1
+                        }
+                    };
+                    pools[idx].headers.push(Setting { file, line: i });
+                    current = Some(idx);
+                }
+                LineKind::Entry(e) => {
+                    if let Some(p) = current {
+                        let key = String::from_utf8_lossy(&src[e.key.range()]).into_owned();
+                        let key = if e.subkey.is_some() {
+                            key
+                        } else {
+                            key.to_ascii_lowercase()
+                        };
+                        pools[p]
+                            .settings
+                            .entry(key)
+                            .or_default()
+                            .push(Setting { file, line: i });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    cfg.pools = pools;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listen_addresses() {
+        assert_eq!(
+            Listen::parse("/run/php/php8.2-fpm.sock"),
+            Some(Listen::Unix {
+                path: "/run/php/php8.2-fpm.sock".into()
+            })
+        );
+        assert_eq!(
+            Listen::parse("9000"),
+            Some(Listen::Tcp {
+                host: None,
+                port: 9000
+            })
+        );
+        assert_eq!(
+            Listen::parse("127.0.0.1:9000"),
+            Some(Listen::Tcp {
+                host: Some("127.0.0.1".into()),
+                port: 9000
+            })
+        );
+        assert_eq!(
+            Listen::parse("[::1]:9000"),
+            Some(Listen::Tcp {
+                host: Some("::1".into()),
+                port: 9000
+            })
+        );
+        assert_eq!(
+            Listen::parse("0.0.0.0:9000"),
+            Some(Listen::Tcp {
+                host: None,
+                port: 9000
+            })
+        );
+        assert_eq!(
+            Listen::parse("php.sock"),
+            Some(Listen::Unix {
+                path: "php.sock".into()
+            })
+        );
+        assert_eq!(Listen::parse(""), None);
+    }
+}

@@ -1,0 +1,141 @@
+//! The kernel settings a stack applies at boot, in the order `sysctl --system` applies them:
+//! `*.conf` from `/etc/sysctl.d`, `/run/sysctl.d`, `/usr/local/lib/sysctl.d`,
+//! `/usr/lib/sysctl.d`, `/lib/sysctl.d` sorted by file name (a name in an earlier directory
+//! masks the same name in a later one), then `/etc/sysctl.conf`. The last assignment of a key
+//! wins; every assignment is kept, with its file and line, for the rules.
+
+use super::fs::Fs;
+use crate::source::{Shared, SourceFile};
+use crate::syntax::sysctl::{self, Assignment, LineKind, Parsed};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Directories in precedence order (earlier masks later for the same file name).
+const DIRS: [&str; 5] = [
+    "etc/sysctl.d",
+    "run/sysctl.d",
+    "usr/local/lib/sysctl.d",
+    "usr/lib/sysctl.d",
+    "lib/sysctl.d",
+];
+
+pub struct SysctlFile {
+    pub source: Shared,
+    pub parsed: Parsed,
+    /// Another file with the same name in an earlier directory hides this one.
+    pub masked_by: Option<PathBuf>,
+}
+
+/// One assignment: file index and line item.
+#[derive(Clone, Copy, Debug)]
+pub struct Set {
+    pub file: usize,
+    pub line: usize,
+}
+
+#[derive(Default)]
+pub struct SysctlSet {
+    /// In application order (masked files included, flagged).
+    pub files: Vec<SysctlFile>,
+    /// Normalised key → every assignment in application order (masked files excluded).
+    pub keys: BTreeMap<String, Vec<Set>>,
+}
+
+impl SysctlSet {
+    pub fn assignment(&self, s: Set) -> Option<&Assignment> {
+        match &self.files[s.file].parsed.file.lines.get(s.line)?.kind {
+            LineKind::Assignment(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The value the kernel ends up with for `key` (either separator), with where it is set.
+    pub fn effective(&self, key: &str) -> Option<(Set, String)> {
+        let s = *self
+            .keys
+            .get(&sysctl::normalize_key(key.as_bytes()))?
+            .last()?;
+        let a = self.assignment(s)?;
+        Some((
+            s,
+            a.value_text(&self.files[s.file].source.text).into_owned(),
+        ))
+    }
+
+    /// [`SysctlSet::effective`] as a number, when it is one.
+    pub fn effective_u64(&self, key: &str) -> Option<(Set, u64)> {
+        let (s, v) = self.effective(key)?;
+        v.trim().parse().ok().map(|n| (s, n))
+    }
+}
+
+/// Orders a stack's sysctl files as `sysctl --system` would and reads them.
+pub fn load(fs: &dyn Fs, root: &Path, paths: &[PathBuf]) -> SysctlSet {
+    let rank = |p: &Path| -> (usize, String, String) {
+        let rel = p.strip_prefix(root).unwrap_or(p);
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dir = rel
+            .parent()
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if rel == Path::new("etc/sysctl.conf") || name == "sysctl.conf" {
+            return (2, String::new(), dir);
+        }
+        match DIRS
+            .iter()
+            .position(|d| dir == *d || dir.ends_with(&format!("/{d}")))
+        {
+            Some(i) => (0, name, format!("{i}")),
+            // Not a standard directory (a repository's own layout): after the standard ones.
+            None => (1, name, dir),
+        }
+    };
+    let mut sorted: Vec<&PathBuf> = paths.iter().collect();
+    sorted.sort_by_key(|p| rank(p));
+    let mut set = SysctlSet::default();
+    let mut first_with_name: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for p in sorted {
+        let Ok(text) = fs.read(p) else { continue };
+        let (group, name, _) = rank(p);
+        let masked_by = if group == 0 {
+            match first_with_name.get(&name) {
+                Some(earlier) => Some(earlier.clone()),
+                None => {
+                    first_with_name.insert(name, p.clone());
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let parsed = sysctl::parse(&text);
+        let idx = set.files.len();
+        if masked_by.is_none() {
+            for (line, a) in
+                parsed
+                    .file
+                    .lines
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, l)| match &l.kind {
+                        LineKind::Assignment(a) => Some((i, a)),
+                        _ => None,
+                    })
+            {
+                set.keys
+                    .entry(a.normalized_key(&text))
+                    .or_default()
+                    .push(Set { file: idx, line });
+            }
+        }
+        set.files.push(SysctlFile {
+            source: Shared::new(SourceFile::new(p.clone(), text)),
+            parsed,
+            masked_by,
+        });
+    }
+    set
+}
