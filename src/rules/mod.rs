@@ -6,9 +6,11 @@
 //! `fixtures/<lang>/<CODE>/`. A missing TOML is a compile error; `tests/registry.rs` keeps
 //! the rest in step.
 
+pub mod fpm;
 pub mod lint;
 pub mod meta;
 pub mod nginx;
+pub mod sysctl;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::host::HostFacts;
@@ -68,6 +70,10 @@ registry! {
     "nginx" NGX021 "include-cycle" => nginx::include_cycle::IncludeCycle;
     "nginx" NGX022 "server-tokens-on" => nginx::server_tokens_on::ServerTokensOn;
     "nginx" NGX023 "duplicate-directive" => nginx::duplicate_directive::DuplicateDirective;
+    "fpm" FPM000 "fpm-syntax-error" => fpm::syntax_error::SyntaxError;
+    "fpm" FPM010 "hash-comment" => fpm::hash_comment::HashComment;
+    "sysctl" SYS000 "sysctl-syntax-error" => sysctl::syntax_error::SyntaxError;
+    "sysctl" SYS010 "inline-comment-in-value" => sysctl::inline_comment::InlineComment;
     "lint" LINT001 "unused-suppression" => lint::ReportedBySuppressions;
     "lint" LINT002 "invalid-suppression" => lint::ReportedBySuppressions;
 }

@@ -1,0 +1,41 @@
+//! FPM010 hash-comment: a line starting with `#`. php-fpm's INI parser takes `;` for
+//! comments; a `# note` line is a key with no value, and php-fpm refuses to start
+//! (`value is NULL for a ZEND_INI_PARSER_ENTRY`).
+
+use crate::fix::{Edit, Fix};
+use crate::rules::{Context, Rule};
+use crate::source::Span;
+
+pub struct HashComment;
+
+/// The `#` that starts a line item, if the item starts with one (after blanks).
+pub fn hash_at(text: &[u8], line: Span) -> Option<u32> {
+    let bytes = &text[line.range()];
+    let p = bytes.iter().position(|&b| b != b' ' && b != b'\t')?;
+    (bytes[p] == b'#').then_some(line.start + p as u32)
+}
+
+impl Rule for HashComment {
+    fn check(&self, cx: &mut Context<'_>) {
+        for f in cx.stack.fpm_files() {
+            let src = &f.source;
+            for line in &f.parsed.file.lines {
+                let Some(at) = hash_at(&src.text, line.span) else {
+                    continue;
+                };
+                let end = line.span.end - line.eol.len();
+                let fix = Fix::safe(
+                    "Use `;` to start the comment",
+                    vec![Edit::replace(src, Span::new(at, at + 1), ";")],
+                );
+                cx.report(
+                    src,
+                    Span::new(at, end),
+                    "`#` does not start a comment in PHP-FPM files; php-fpm refuses to start",
+                )
+                .with_fix(fix)
+                .help = Some("PHP-FPM reads INI syntax: comments start with `;`".into());
+            }
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! SYS000 syntax-error: lines `sysctl --system` cannot read.
+
+use crate::rules::{Context, Rule};
+
+pub struct SyntaxError;
+
+impl Rule for SyntaxError {
+    fn check(&self, cx: &mut Context<'_>) {
+        for f in &cx.stack.sysctl.files {
+            for e in &f.parsed.errors {
+                cx.report(&f.source, e.span, e.message.clone());
+            }
+        }
+    }
+}
