@@ -5,6 +5,7 @@ pub mod expanded;
 pub mod fpm;
 pub mod fs;
 pub mod model;
+pub mod net;
 pub mod nginx;
 pub mod paths;
 pub mod sysctl;

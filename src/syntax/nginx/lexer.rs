@@ -6,10 +6,30 @@
 //! `variable` after `$`, a backslash that hides the next byte, a 4096-byte buffer rule), and a
 //! one-to-one port is the only way to be sure we accept and reject exactly what nginx does.
 //! It also scans at memory speed, with no allocation per token.
+//!
+//! ## The read buffer
+//!
+//! nginx reads a file through one 4096-byte buffer. When the buffer is used up it keeps the
+//! bytes from `start` (the first byte of the token being read) and refills the rest; if
+//! `start` is the first byte of a full buffer, the token is "too long". Two things follow,
+//! and both are modelled here by tracking nginx's `start` and its buffer window exactly:
+//!
+//! * Which token is too long depends on *when* nginx moves `start`, not only on the token's
+//!   length: a word that ends at whitespace keeps `start` until the byte after that
+//!   whitespace is read, a word that ends at `;` or `{` releases it at once, a quoted word
+//!   keeps it through the byte after its closing quote (and one more if that is whitespace),
+//!   a comment keeps it through its LF. So `4095 bytes + space + more` is too long, while
+//!   `4095 bytes + ;` is not (verified with nginx 1.22.1, `tests/nginx_binary.rs`).
+//!   (Fixed: this port used to measure only up to the byte that ends a token, so it accepted
+//!   a 4095-byte word followed by whitespace, and a 4094-byte quoted word followed by
+//!   whitespace, both of which nginx rejects as too long.)
+//! * OpenResty's `*_by_lua_block` reader continues in the same buffer, and what it accepts
+//!   depends on where that buffer ends (see `lua.rs`), so the parser hands it
+//!   [`Lexer::buffer`].
 
-use crate::syntax::error::SyntaxError;
 use super::tree::Word;
 use crate::source::Span;
+use crate::syntax::error::SyntaxError;
 
 /// nginx's `NGX_CONF_BUFFER`: a token that fills the whole read buffer is rejected.
 pub const NGX_CONF_BUFFER: usize = 4096;
@@ -35,6 +55,15 @@ pub struct Lexer<'a> {
     ended_in_token: bool,
     /// Lexical errors, in order.
     pub errors: Vec<SyntaxError>,
+    /// nginx's `start`: where the token it is reading began (after an opening quote), or the
+    /// last whitespace byte it read between tokens.
+    start: usize,
+    /// nginx has read every byte before this offset.
+    read_to: usize,
+    /// nginx's buffer (`b->start .. b->last`) as file offsets.
+    buf: (usize, usize),
+    /// The `start` for which "too long parameter" was reported (once per token).
+    too_long_at: Option<usize>,
 }
 
 #[inline]
@@ -44,11 +73,22 @@ fn is_space(b: u8) -> bool {
 
 impl<'a> Lexer<'a> {
     pub fn new(src: &'a [u8]) -> Self {
+        Self::resume(src, 0, (0, 0))
+    }
+
+    /// A lexer that continues at `pos` (after an opaque Lua body) with nginx's read buffer in
+    /// the state the Lua reader left it (`buffer`, as file offsets). Like nginx after any
+    /// block reader returns, the next token starts at `pos`.
+    pub fn resume(src: &'a [u8], pos: usize, buffer: (usize, usize)) -> Self {
         Lexer {
             src,
-            pos: 0,
+            pos,
             ended_in_token: false,
             errors: Vec::new(),
+            start: pos,
+            read_to: pos,
+            buf: buffer,
+            too_long_at: None,
         }
     }
 
@@ -56,10 +96,40 @@ impl<'a> Lexer<'a> {
         self.pos
     }
 
-    /// nginx checks a token's length only when its read buffer runs dry, so a token is
-    /// rejected once `NGX_CONF_BUFFER` bytes of it (counted from its first byte, after an
-    /// opening quote) have been read and more input follows. Callers decide that condition;
-    /// this reports it with nginx's message (`quote` is set while still inside quotes).
+    /// nginx's read buffer (`b->start .. b->last`, as file offsets) after the last token.
+    pub fn buffer(&self) -> (usize, usize) {
+        self.buf
+    }
+
+    /// nginx reads the bytes `read_to..to` with `start` where it is now. Reading the byte at
+    /// the end of the buffer refills it from `start`, unless `start` is the first byte of a
+    /// full buffer: then the token is too long (`ngx_conf_read_token`, the `len ==
+    /// NGX_CONF_BUFFER` check). `quote` is set while nginx is inside quotes, which picks the
+    /// message. Returns whether this reported "too long".
+    fn read(&mut self, to: usize, quote: Option<u8>) -> bool {
+        let len = self.src.len();
+        let to = to.min(len);
+        let mut reported = false;
+        while self.buf.1 < to && self.buf.1 >= self.read_to {
+            let p = self.buf.1;
+            if p - self.start >= NGX_CONF_BUFFER {
+                if self.too_long_at != Some(self.start) {
+                    self.too_long_at = Some(self.start);
+                    self.too_long(self.start, quote);
+                    reported = true;
+                }
+                // nginx stops here; we go on with a fresh buffer.
+                self.buf = (p, (p + NGX_CONF_BUFFER).min(len));
+            } else {
+                self.buf = (self.start, (self.start + NGX_CONF_BUFFER).min(len));
+            }
+        }
+        self.read_to = self.read_to.max(to);
+        reported
+    }
+
+    /// Reports "too long parameter" with nginx's message (`quote` is set while still inside
+    /// quotes). The span is the token's first byte: nginx reports the line the token started on.
     fn too_long(&mut self, start: usize, quote: Option<u8>) {
         let msg = match quote {
             Some(q) => format!(
@@ -80,18 +150,16 @@ impl<'a> Lexer<'a> {
         ));
     }
 
-    /// For a token (or comment) whose last byte read by nginx is at index `last` (its
-    /// terminator, or the end of input).
-    fn check_length(&mut self, start: usize, last: usize) {
-        let limit = start + NGX_CONF_BUFFER;
-        if limit <= last && limit < self.src.len() {
-            self.too_long(start, None);
-        }
-    }
-
     pub fn next_token(&mut self) -> Token {
         let src = self.src;
         while self.pos < src.len() && is_space(src[self.pos]) {
+            let q = self.pos;
+            // Whitespace that ended a word, or followed a closing quote, was read already and
+            // did not move `start`; any other is read between tokens and becomes `start`.
+            if q >= self.read_to {
+                self.read(q + 1, None);
+                self.start = q;
+            }
             self.pos += 1;
         }
         let start = self.pos;
@@ -102,22 +170,26 @@ impl<'a> Lexer<'a> {
         };
         let one = Span::new(start as u32, start as u32 + 1);
         match c {
-            b';' => {
+            b';' | b'{' | b'}' => {
+                if start >= self.read_to {
+                    self.read(start + 1, None);
+                }
+                // nginx returns here; its next call starts at the next byte.
+                self.start = start + 1;
                 self.pos += 1;
-                Token::Semicolon(one)
-            }
-            b'{' => {
-                self.pos += 1;
-                Token::Open(one)
-            }
-            b'}' => {
-                self.pos += 1;
-                Token::Close(one)
+                match c {
+                    b';' => Token::Semicolon(one),
+                    b'{' => Token::Open(one),
+                    _ => Token::Close(one),
+                }
             }
             b'#' => {
+                self.read(start + 1, None);
+                self.start = start;
                 let end = memchr(b'\n', &src[start..]).map_or(src.len(), |i| start + i);
-                // nginx reads the LF that ends the comment with `start` still at `#`.
-                self.check_length(start, end);
+                // The comment's bytes are read with `start` at `#`; the LF that ends it is
+                // read the same way, by the whitespace loop above.
+                self.read(end, None);
                 self.pos = end;
                 Token::Comment(Span::new(start as u32, end as u32))
             }
@@ -128,7 +200,12 @@ impl<'a> Lexer<'a> {
 
     fn quoted_word(&mut self, open: usize, q: u8) -> Token {
         let src = self.src;
+        if open >= self.read_to {
+            self.read(open + 1, None);
+        }
         let start = open + 1;
+        // nginx: `start++` skips the opening quote.
+        self.start = start;
         let mut i = start;
         let mut variable = false;
         while i < src.len() {
@@ -148,12 +225,9 @@ impl<'a> Lexer<'a> {
                 _ => i += 1,
             }
         }
-        let limit = start + NGX_CONF_BUFFER;
         if i >= src.len() {
             // The file ended inside the quotes.
-            if limit < src.len() {
-                self.too_long(start, Some(q));
-            }
+            self.read(src.len(), Some(q));
             self.pos = src.len();
             self.ended_in_token = true;
             return Token::Word(Word {
@@ -168,28 +242,37 @@ impl<'a> Lexer<'a> {
             raw: Span::new(open as u32, after as u32),
             inner: Span::new(start as u32, close as u32),
         };
-        // nginx reads the closing quote and then one more byte (`need_space`) with `start`
-        // still at the first byte after the opening quote.
-        if limit <= close {
-            self.too_long(start, Some(q));
-        } else if limit == after && after < src.len() {
-            self.too_long(start, None);
-        } else if after >= src.len() {
+        // Up to and including the closing quote, nginx is inside the quotes.
+        let mut too_long = self.read(after, Some(q));
+        if after >= src.len() {
             self.ended_in_token = true;
-        } else {
-            let n = src[after];
-            if !(is_space(n) || n == b';' || n == b'{' || n == b')') {
-                self.errors.push(SyntaxError::new(
-                    format!("unexpected \"{}\"", char_for_message(src, after)),
-                    Span::new(after as u32, after as u32 + 1),
-                ));
-            }
+            return Token::Word(word);
+        }
+        // `need_space`: the byte after the closing quote is read with `start` unchanged.
+        too_long |= self.read(after + 1, None);
+        match src[after] {
+            // Read as `need_space`: `start` stays (the whitespace loop skips this byte).
+            b' ' | b'\t' | b'\r' | b'\n' => {}
+            // nginx returns; its next call starts after this byte.
+            b';' | b'{' => self.start = after + 1,
+            // Read again as the first byte of a new word `)…`.
+            b')' => self.start = after,
+            _ if too_long => {}
+            _ => self.errors.push(SyntaxError::new(
+                format!("unexpected \"{}\"", char_for_message(src, after)),
+                Span::new(after as u32, after as u32 + 1),
+            )),
         }
         Token::Word(word)
     }
 
     fn plain_word(&mut self, start: usize) -> Token {
         let src = self.src;
+        // A `)` right after a closing quote was read already.
+        if start >= self.read_to {
+            self.read(start + 1, None);
+        }
+        self.start = start;
         let mut i = start;
         let mut variable = false;
         while i < src.len() {
@@ -210,11 +293,16 @@ impl<'a> Lexer<'a> {
             }
         }
         let end = i.min(src.len());
-        self.check_length(start, end);
-        self.pos = end;
-        if end >= src.len() {
-            self.ended_in_token = true;
+        // The word and the byte that ends it are read with `start` at the word.
+        self.read(end + 1, None);
+        match src.get(end) {
+            // nginx returns at `;` and `{`; its next call starts after them.
+            Some(b';' | b'{') => self.start = end + 1,
+            // Whitespace ends the word without moving `start`.
+            Some(_) => {}
+            None => self.ended_in_token = true,
         }
+        self.pos = end;
         Token::Word(Word {
             raw: Span::new(start as u32, end as u32),
             inner: Span::new(start as u32, end as u32),
@@ -244,16 +332,4 @@ fn char_for_message(src: &[u8], at: usize) -> String {
 
 pub(crate) fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
     hay.iter().position(|&b| b == needle)
-}
-
-impl<'a> Lexer<'a> {
-    /// A lexer that continues at `pos` (after an opaque Lua body).
-    pub fn resume(src: &'a [u8], pos: usize) -> Self {
-        Lexer {
-            src,
-            pos,
-            ended_in_token: false,
-            errors: Vec::new(),
-        }
-    }
 }

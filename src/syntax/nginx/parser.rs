@@ -3,11 +3,11 @@
 //! go on, so one run reports every error in a file. Parsing is iterative (an explicit stack
 //! of open blocks), so nesting depth cannot overflow the call stack.
 
-use crate::syntax::error::SyntaxError;
 use super::lexer::{Lexer, Token};
 use super::lua;
 use super::tree::*;
 use crate::source::Span;
+use crate::syntax::error::SyntaxError;
 
 /// Block directives whose bodies are a module's own line syntax, not directives
 /// (their handlers are set in the map, geo, split_clients, charset and core modules).
@@ -18,6 +18,23 @@ const WORD_LIST_BLOCKS: &[&str] = &["types", "map", "geo", "split_clients", "cha
 pub struct Parsed {
     pub tree: Tree,
     pub errors: Vec<SyntaxError>,
+    /// `(offset, n)`, in order: from `offset` on, nginx's own line count is `n` lower, because
+    /// OpenResty's Lua reader skipped LFs without counting them (see `lua.rs`; it takes a
+    /// `*_by_lua_block` with 2 KiB+ of Lua holding no string, comment or brace). Almost
+    /// always empty.
+    pub line_drift: Vec<(u32, u32)>,
+}
+
+impl Parsed {
+    /// How many lines too low nginx reports a position at `offset`. Our spans and lines are
+    /// true; nginx says `line_of(offset) - nginx_line_shift(offset)`.
+    pub fn nginx_line_shift(&self, offset: u32) -> u32 {
+        self.line_drift
+            .iter()
+            .take_while(|(at, _)| *at <= offset)
+            .map(|(_, n)| n)
+            .sum()
+    }
 }
 
 struct Frame {
@@ -46,6 +63,10 @@ struct Parser<'a> {
     /// Own-line comments seen inside a statement before its first word are emitted as
     /// nodes right away; this tracks the statement being collected.
     pending: Pending,
+    /// An error was already reported for reaching the end of the file (a Lua block that
+    /// never ends); don't report the enclosing blocks' missing `}` again.
+    eof_reported: bool,
+    line_drift: Vec<(u32, u32)>,
 }
 
 impl<'a> Parser<'a> {
@@ -64,6 +85,8 @@ impl<'a> Parser<'a> {
                 words_start: 0,
                 comments_start: 0,
             },
+            eof_reported: false,
+            line_drift: Vec::new(),
         }
     }
 
@@ -176,6 +199,7 @@ impl<'a> Parser<'a> {
         Parsed {
             tree: self.tree,
             errors: self.errors,
+            line_drift: self.line_drift,
         }
     }
 
@@ -197,41 +221,7 @@ impl<'a> Parser<'a> {
         let name = self.tree.words[self.pending.words_start as usize];
         let name_bytes = &self.src[name.inner.range()];
         if name_bytes.ends_with(b"_by_lua_block") {
-            let body_start = open.end as usize;
-            match lua::find_block_end(self.src, body_start) {
-                Some(close) => {
-                    let block = Block {
-                        open,
-                        close: Some(Span::new(close as u32, close as u32 + 1)),
-                        kind: BlockKind::Lua {
-                            body: Span::new(open.end, close as u32),
-                        },
-                    };
-                    let id = self.finish_statement(None, Some(block));
-                    self.tree.nodes[id as usize].span.end = close as u32 + 1;
-                    self.lexer_skip_to(close + 1);
-                }
-                None => {
-                    let end = self.src.len() as u32;
-                    self.errors.push(
-                        SyntaxError::new(
-                            "unexpected end of file, expecting \"}\"",
-                            Span::empty(end),
-                        )
-                        .with_related(open, "this Lua block is never closed"),
-                    );
-                    let block = Block {
-                        open,
-                        close: None,
-                        kind: BlockKind::Lua {
-                            body: Span::new(open.end, end),
-                        },
-                    };
-                    let id = self.finish_statement(None, Some(block));
-                    self.tree.nodes[id as usize].span.end = end;
-                    self.lexer_skip_to(end as usize);
-                }
-            }
+            self.lua_block(open);
             return;
         }
         let kind = if WORD_LIST_BLOCKS.iter().any(|n| n.as_bytes() == name_bytes) {
@@ -252,15 +242,62 @@ impl<'a> Parser<'a> {
         });
     }
 
-    fn lexer_skip_to(&mut self, pos: usize) {
-        self.lexer = Lexer::resume(self.src, pos);
+    /// An OpenResty `*_by_lua_block`: lua-nginx-module reads the body with its own reader
+    /// (see `lua.rs`), from where nginx's lexer stopped and in the same read buffer.
+    ///
+    /// Fixed to match nginx + lua-nginx-module 0.10.23 (tests/nginx_binary.rs): the end of
+    /// the body used to be found with a simplified scan (strings could continue past a
+    /// backslash-LF, long brackets could be any length) and a block running to the end of
+    /// the file was reported as `unexpected end of file, expecting "}"` at the end; the
+    /// module's own errors (`…expecting terminating characters for lua code block` on the
+    /// line of the last `{`, `…missing the closing long bracket…`, `too long lua code
+    /// block…`) are now reported where it reports them. Where the module's reader leaves
+    /// nginx's line count short, that is recorded in [`Parsed::line_drift`].
+    fn lua_block(&mut self, open: Span) {
+        let src = self.src;
+        let read = lua::read_block(src, open.start as usize, self.lexer.buffer());
+        let drift = match &read {
+            Ok(b) => &b.drift,
+            Err(e) => &e.drift,
+        };
+        let drift = drift.iter().map(|&(at, n)| (at as u32, n as u32));
+        self.line_drift.extend(drift);
+        let (close, buffer) = match read {
+            Ok(b) => (Some(b.close), Some(b.buffer)),
+            Err(e) => {
+                self.errors.push(
+                    SyntaxError::new(e.message, Span::new(e.at as u32, e.at as u32 + 1))
+                        .with_related(open, "in this Lua block"),
+                );
+                // Recover: find the end without the buffer limits; nginx has stopped anyway,
+                // so the buffer state no longer matters.
+                let close = lua::find_block_end(src, open.start as usize);
+                self.eof_reported |= close.is_none();
+                (close, None)
+            }
+        };
+        let end = close.unwrap_or(src.len());
+        let block = Block {
+            open,
+            close: close.map(|c| Span::new(c as u32, c as u32 + 1)),
+            kind: BlockKind::Lua {
+                body: Span::new(open.end, end as u32),
+            },
+        };
+        let id = self.finish_statement(None, Some(block));
+        let resume = close.map_or(src.len(), |c| c + 1);
+        self.tree.nodes[id as usize].span.end = resume as u32;
+        self.lexer = Lexer::resume(src, resume, buffer.unwrap_or((resume, resume)));
     }
 
     fn close_block(&mut self, close: Span) {
         if self.has_words() {
             // `worker_connections 512 }`: nginx stops here; we keep the statement as an
-            // unterminated directive and let the `}` close the block.
-            self.error("unexpected \"}\"", close);
+            // unterminated directive and let the `}` close the block. (After a closing quote,
+            // `"x"}`, the lexer has reported this `}` already.)
+            if self.errors.last().map(|e| e.span) != Some(close) {
+                self.error("unexpected \"}\"", close);
+            }
             self.finish_statement(None, None);
         }
         let Some(frame) = self.stack.pop() else {
@@ -288,6 +325,7 @@ impl<'a> Parser<'a> {
 
     fn finish_file(&mut self, in_token: bool) {
         let eof = Span::empty(self.src.len() as u32);
+        let in_token = in_token && !self.eof_reported;
         if self.has_words() || in_token {
             self.error("unexpected end of file, expecting \";\" or \"}\"", eof);
             if self.has_words() {
@@ -296,7 +334,7 @@ impl<'a> Parser<'a> {
         }
         if let Some(innermost) = self.stack.last() {
             let open = innermost.open;
-            if !(self.has_words() || in_token) {
+            if !(self.has_words() || in_token || self.eof_reported) {
                 self.errors.push(
                     SyntaxError::new("unexpected end of file, expecting \"}\"", eof)
                         .with_related(open, "this block is never closed"),
