@@ -25,7 +25,12 @@ pub fn unified(path: &Path, old: &[u8], new: &[u8]) -> String {
     let name = display_path(path);
     let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());
     let mut out = String::new();
-    out.push_str(&format!("--- a/{name}\n+++ b/{name}\n"));
+    if path.exists() {
+        out.push_str(&format!("--- a/{name}\n+++ b/{name}\n"));
+    } else {
+        // A file the fix creates: git apply creates it from /dev/null.
+        out.push_str(&format!("--- /dev/null\n+++ b/{name}\n"));
+    }
     for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
         out.push_str(&format!("{}\n", hunk.header()));
         for change in hunk.iter_changes() {

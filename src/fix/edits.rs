@@ -182,6 +182,65 @@ pub fn insert_at_block_start(file: &Shared, tree: &Tree, block: NodeId, statemen
     Edit::insert(file, le as u32, format!("{inner}{statement}{nl}"))
 }
 
+/// Appends a line at the end of a file (sysctl, PHP-FPM), adding the missing line break of
+/// the last line first when the file does not end with one. Works on an empty (new) file.
+pub fn append_line(file: &Shared, line: &str) -> Edit {
+    let text = &file.text;
+    let nl = line_ending(text);
+    let sep = if text.is_empty() || text.ends_with(b"\n") {
+        ""
+    } else {
+        nl
+    };
+    Edit::insert(file, file.len(), format!("{sep}{line}{nl}"))
+}
+
+/// Replaces a PHP-FPM entry's value, keeping its quotes.
+pub fn replace_fpm_value(file: &Shared, entry: &crate::syntax::fpm::Entry, value: &str) -> Edit {
+    let raw = &file.text[entry.raw_value.range()];
+    let quoted = entry.raw_value != entry.value && matches!(raw.first(), Some(b'"' | b'\''));
+    let content = if quoted {
+        let q = raw[0] as char;
+        format!("{q}{value}{q}")
+    } else {
+        value.to_string()
+    };
+    Edit::replace(file, entry.raw_value, content)
+}
+
+/// Inserts `key = value` into a PHP-FPM section: after the section's last entry (with that
+/// entry's indentation and the file's line ending), or right after the header when the
+/// section is empty. `lines` are the file's items, `header` the section's header item.
+pub fn insert_fpm_entry(
+    file: &Shared,
+    lines: &[crate::syntax::fpm::Line],
+    header: usize,
+    key: &str,
+    value: &str,
+) -> Edit {
+    use crate::syntax::fpm::LineKind;
+    let text = &file.text;
+    let nl = line_ending(text);
+    let mut anchor = header;
+    for (i, l) in lines.iter().enumerate().skip(header + 1) {
+        match &l.kind {
+            LineKind::Section(_) => break,
+            LineKind::Entry(_) => anchor = i,
+            _ => {}
+        }
+    }
+    let line = &lines[anchor];
+    let indent = if anchor == header {
+        String::new()
+    } else {
+        indentation(text, line.span.start as usize)
+    };
+    if line.eol.is_empty() {
+        return Edit::insert(file, line.span.end, format!("{nl}{indent}{key} = {value}"));
+    }
+    Edit::insert(file, line.span.end, format!("{indent}{key} = {value}{nl}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,6 +319,38 @@ mod tests {
             insert_after(f, t, find(t, &f.text, "user"), "worker_processes auto;")
         });
         assert_eq!(out, "user www-data;\nworker_processes auto;");
+    }
+
+    #[test]
+    fn append_to_files_with_and_without_final_newline() {
+        let f = |t: &str| Shared::new(SourceFile::new("s.conf", t.as_bytes().to_vec()));
+        let a = f("a = 1");
+        assert_eq!(
+            splice(&a.text, &[&append_line(&a, "b = 2")]),
+            b"a = 1\nb = 2\n"
+        );
+        let b = f("a = 1\r\n");
+        assert_eq!(
+            splice(&b.text, &[&append_line(&b, "b = 2")]),
+            b"a = 1\r\nb = 2\r\n"
+        );
+        let c = f("");
+        assert_eq!(splice(&c.text, &[&append_line(&c, "b = 2")]), b"b = 2\n");
+    }
+
+    #[test]
+    fn fpm_entries_go_at_the_end_of_their_section() {
+        let text = "[global]\npid = x\n\n[www]\n  user = a\n  ; note\n\n[other]\nuser = b\n";
+        let f = Shared::new(SourceFile::new("p.conf", text.as_bytes().to_vec()));
+        let parsed = crate::syntax::fpm::parse(&f.text);
+        let lines = &parsed.file.lines;
+        let header = lines
+            .iter()
+            .position(|l| matches!(&l.kind, crate::syntax::fpm::LineKind::Section(s) if &f.text[s.name.range()] == b"www"))
+            .unwrap();
+        let e = insert_fpm_entry(&f, lines, header, "pm.max_requests", "500");
+        let out = String::from_utf8(splice(&f.text, &[&e])).unwrap();
+        assert_eq!(out, "[global]\npid = x\n\n[www]\n  user = a\n  pm.max_requests = 500\n  ; note\n\n[other]\nuser = b\n");
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub fn target(path: &Path) -> std::io::Result<PathBuf> {
 }
 
 pub fn atomic_write(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    if !path.exists() && std::fs::symlink_metadata(path).is_err() {
+        return create(path, contents);
+    }
     let target = target(path)?;
     let dir = target.parent().unwrap_or(Path::new("."));
     let meta = std::fs::metadata(&target)?;
@@ -42,6 +45,38 @@ pub fn atomic_write(path: &Path, contents: &[u8]) -> std::io::Result<()> {
             let _ = d.sync_all();
         }
         Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// A new file (its directory must exist): written to a temporary name, then renamed, so it
+/// appears whole or not at all. Mode 0644, like the configuration files around it.
+fn create(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.lemplint-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(contents)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            f.set_permissions(std::fs::Permissions::from_mode(0o644))?;
+        }
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

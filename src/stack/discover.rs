@@ -38,7 +38,7 @@ impl StackFiles {
             && self.sysctl.is_empty()
     }
 
-    fn push(&mut self, kind: FileKind, path: PathBuf) {
+    pub fn push(&mut self, kind: FileKind, path: PathBuf) {
         match kind {
             FileKind::Nginx => self.nginx.push(path),
             FileKind::FpmMaster => self.fpm_masters.push(path),

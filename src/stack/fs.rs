@@ -13,6 +13,11 @@ pub trait Fs {
     /// match a leading dot, a pattern matching nothing is an empty list.
     fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>>;
 
+    /// Files that exist only here (created by pending fixes), so discovery can see them.
+    fn created(&self) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
     /// A stable identity for cycle detection (the canonical path where there is one), so
     /// a file reached through a symlink and through its real name is the same file.
     fn identity(&self, path: &Path) -> PathBuf;
@@ -92,11 +97,29 @@ impl Fs for OverlayFs {
     }
 
     fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>> {
-        self.base.glob(pattern)
+        let mut out = self.base.glob(pattern)?;
+        let pat = glob::Pattern::new(&pattern.to_string_lossy()).ok();
+        for p in self.created() {
+            if pat
+                .as_ref()
+                .is_some_and(|g| g.matches_path_with(&p, glob_options()))
+                && !out.contains(&p)
+            {
+                out.push(p);
+            }
+        }
+        out.sort();
+        Ok(out)
     }
 
     fn identity(&self, path: &Path) -> PathBuf {
         self.base.identity(path)
+    }
+
+    fn created(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self.files.keys().filter(|p| !p.exists()).cloned().collect();
+        out.sort();
+        out
     }
 }
 

@@ -35,7 +35,10 @@ impl Addr {
                 Some(p) => p.parse().ok()?,
                 None => default_port,
             };
-            return Some(Addr::Tcp { host: Some(host.to_string()), port });
+            return Some(Addr::Tcp {
+                host: Some(host.to_string()),
+                port,
+            });
         }
         match v.rsplit_once(':') {
             Some((host, port)) => {
@@ -43,7 +46,10 @@ impl Addr {
                 let host = (host != "*" && host != "0.0.0.0").then(|| host.to_string());
                 Some(Addr::Tcp { host, port })
             }
-            None => Some(Addr::Tcp { host: Some(v.to_string()), port: default_port }),
+            None => Some(Addr::Tcp {
+                host: Some(v.to_string()),
+                port: default_port,
+            }),
         }
     }
 
@@ -58,8 +64,14 @@ impl std::fmt::Display for Addr {
         match self {
             Addr::Unix(p) => write!(f, "unix:{p}"),
             Addr::Tcp { host: None, port } => write!(f, "*:{port}"),
-            Addr::Tcp { host: Some(h), port } if h.contains(':') => write!(f, "[{h}]:{port}"),
-            Addr::Tcp { host: Some(h), port } => write!(f, "{h}:{port}"),
+            Addr::Tcp {
+                host: Some(h),
+                port,
+            } if h.contains(':') => write!(f, "[{h}]:{port}"),
+            Addr::Tcp {
+                host: Some(h),
+                port,
+            } => write!(f, "{h}:{port}"),
         }
     }
 }
@@ -87,14 +99,22 @@ fn normalize_path(p: &str) -> String {
 pub fn reaches(target: &Addr, listen: &Listen) -> bool {
     match (target, listen) {
         (Addr::Unix(a), Listen::Unix { path }) => normalize_path(a) == normalize_path(path),
-        (Addr::Tcp { host, port }, Listen::Tcp { host: lhost, port: lport }) => {
+        (
+            Addr::Tcp { host, port },
+            Listen::Tcp {
+                host: lhost,
+                port: lport,
+            },
+        ) => {
             if port != lport {
                 return false;
             }
             match (host, lhost) {
                 (_, None) => true,
                 (None, Some(_)) => false,
-                (Some(a), Some(b)) => a == b || (is_loopback(a) && is_loopback(b) && same_family(a, b)),
+                (Some(a), Some(b)) => {
+                    a == b || (is_loopback(a) && is_loopback(b) && same_family(a, b))
+                }
             }
         }
         _ => false,
@@ -129,13 +149,21 @@ pub fn fastcgi_targets(inst: &NginxInstance) -> Vec<FastcgiTarget> {
         let Some(arg) = args.first() else { continue };
         if let Some((_, servers)) = upstreams.iter().find(|(name, _)| name == arg.as_ref()) {
             for &(server, ref addr) in servers {
-                out.push(FastcgiTarget { pass, server: Some(server), addr: addr.clone() });
+                out.push(FastcgiTarget {
+                    pass,
+                    server: Some(server),
+                    addr: addr.clone(),
+                });
             }
             continue;
         }
         // fastcgi has no default port in nginx: a bare host means port 80 (ngx_parse_url).
         if let Some(addr) = Addr::parse(arg, 80) {
-            out.push(FastcgiTarget { pass, server: None, addr });
+            out.push(FastcgiTarget {
+                pass,
+                server: None,
+                addr,
+            });
         }
     }
     out
@@ -148,12 +176,19 @@ pub fn upstreams(view: &View<'_>) -> Vec<(String, Vec<(OccId, Addr)>)> {
         if view.context(up).last().map(|c| c.as_ref()) == Some("stream") {
             continue;
         }
-        let Some(name) = view.args(up).first().map(|a| a.to_string()) else { continue };
+        let Some(name) = view.args(up).first().map(|a| a.to_string()) else {
+            continue;
+        };
         let servers = view
             .expanded
             .children(up)
             .filter(|&c| view.name(c) == "server")
-            .filter_map(|c| view.args(c).first().and_then(|a| Addr::parse(a, 80)).map(|a| (c, a)))
+            .filter_map(|c| {
+                view.args(c)
+                    .first()
+                    .and_then(|a| Addr::parse(a, 80))
+                    .map(|a| (c, a))
+            })
             .collect();
         out.push((name, servers));
     }
@@ -182,12 +217,19 @@ pub fn http_listens(inst: &NginxInstance) -> Vec<ListenInfo> {
         }
         let args = view.args(l);
         let Some(first) = args.first() else { continue };
-        let Some(addr) = Addr::parse(first, 80) else { continue };
-        let backlog = args
-            .iter()
-            .enumerate()
-            .find_map(|(i, a)| a.strip_prefix("backlog=").and_then(|n| n.parse().ok()).map(|n| (i, n)));
-        out.push(ListenInfo { occ: l, addr, backlog });
+        let Some(addr) = Addr::parse(first, 80) else {
+            continue;
+        };
+        let backlog = args.iter().enumerate().find_map(|(i, a)| {
+            a.strip_prefix("backlog=")
+                .and_then(|n| n.parse().ok())
+                .map(|n| (i, n))
+        });
+        out.push(ListenInfo {
+            occ: l,
+            addr,
+            backlog,
+        });
     }
     out
 }
@@ -198,11 +240,38 @@ mod tests {
 
     #[test]
     fn nginx_addresses() {
-        assert_eq!(Addr::parse("unix:/run/php/x.sock", 80), Some(Addr::Unix("/run/php/x.sock".into())));
-        assert_eq!(Addr::parse("127.0.0.1:9000", 80), Some(Addr::Tcp { host: Some("127.0.0.1".into()), port: 9000 }));
-        assert_eq!(Addr::parse("[::1]:9000", 80), Some(Addr::Tcp { host: Some("::1".into()), port: 9000 }));
-        assert_eq!(Addr::parse("8080", 80), Some(Addr::Tcp { host: None, port: 8080 }));
-        assert_eq!(Addr::parse("php", 80), Some(Addr::Tcp { host: Some("php".into()), port: 80 }));
+        assert_eq!(
+            Addr::parse("unix:/run/php/x.sock", 80),
+            Some(Addr::Unix("/run/php/x.sock".into()))
+        );
+        assert_eq!(
+            Addr::parse("127.0.0.1:9000", 80),
+            Some(Addr::Tcp {
+                host: Some("127.0.0.1".into()),
+                port: 9000
+            })
+        );
+        assert_eq!(
+            Addr::parse("[::1]:9000", 80),
+            Some(Addr::Tcp {
+                host: Some("::1".into()),
+                port: 9000
+            })
+        );
+        assert_eq!(
+            Addr::parse("8080", 80),
+            Some(Addr::Tcp {
+                host: None,
+                port: 8080
+            })
+        );
+        assert_eq!(
+            Addr::parse("php", 80),
+            Some(Addr::Tcp {
+                host: Some("php".into()),
+                port: 80
+            })
+        );
         assert_eq!(Addr::parse("$backend", 80), None);
     }
 
