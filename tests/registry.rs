@@ -72,14 +72,48 @@ fn example_path(lang: &str) -> &'static str {
     }
 }
 
-fn findings(lang: &str, code: &str, text: &str) -> Vec<String> {
+/// Splits an example into files: lines `# file: PATH` (or `; file: PATH`) start a new file
+/// (for rules that look across nginx, PHP-FPM and sysctl files); otherwise the whole text is
+/// one file at the language's usual path.
+fn example_files(lang: &str, text: &str) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let marker = line.trim_start_matches(['#', ';']).trim();
+        if (line.starts_with("# file: ") || line.starts_with("; file: "))
+            && marker.starts_with("file: ")
+        {
+            files.push((marker["file: ".len()..].to_string(), String::new()));
+            continue;
+        }
+        match files.last_mut() {
+            Some((_, body)) => body.push_str(line),
+            None => files.push((example_path(lang).to_string(), line.to_string())),
+        }
+    }
+    files
+}
+
+fn findings(
+    lang: &str,
+    code: &str,
+    text: &str,
+    host: Option<&lemplint::host::HostSpec>,
+) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(example_path(lang));
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
+    for (rel, body) in example_files(lang, text) {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, body).unwrap();
+    }
     let args = StackArgs {
         paths: vec![dir.path().to_path_buf()],
         isolated: true,
+        cpus: host.and_then(|h| h.cpus),
+        memory: host.and_then(|h| h.memory.as_ref()).map(|m| match m {
+            lemplint::host::SizeValue::Bytes(b) => b.to_string(),
+            lemplint::host::SizeValue::Text(t) => t.clone(),
+        }),
+        kernel: host.and_then(|h| h.kernel.clone()),
         ..Default::default()
     };
     let select = if lang == "lint" {
@@ -99,13 +133,14 @@ fn findings(lang: &str, code: &str, text: &str) -> Vec<String> {
 fn every_documented_example_fires_and_its_correction_does_not() {
     for rule in RULES.iter() {
         let docs = &rule.meta().docs;
-        let fired = findings(rule.lang, rule.code, &docs.example);
+        let host = docs.example_host.as_ref();
+        let fired = findings(rule.lang, rule.code, &docs.example, host);
         assert!(
             !fired.is_empty(),
             "{}: the documented example does not fire",
             rule.code
         );
-        let fired = findings(rule.lang, rule.code, &docs.use_instead);
+        let fired = findings(rule.lang, rule.code, &docs.use_instead, host);
         assert!(
             fired.is_empty(),
             "{}: the documented 'use instead' fires: {fired:?}",

@@ -46,6 +46,9 @@ pub struct Docs {
     pub fix_safety: String,
     #[serde(default)]
     pub references: Vec<String>,
+    /// Host facts the example needs (for rules that need host facts), as in `[host]`.
+    #[serde(default)]
+    pub example_host: Option<crate::host::HostSpec>,
 }
 
 #[derive(Clone, Debug, serde::Deserialize)]
