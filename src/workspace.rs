@@ -45,6 +45,26 @@ pub enum HostSource {
     Local,
 }
 
+/// The name standard input goes by (`lemplint lint -` reads it into a file of this name).
+pub const STDIN: &str = "<stdin>";
+
+/// Reads standard input into an overlay under [`STDIN`] when `paths` is `-`, and renames the
+/// path so the rest of the run treats it as a file.
+pub fn stdin_overlay(args: &mut StackArgs) -> Result<Option<crate::stack::fs::OverlayFs>, String> {
+    if args.paths != [PathBuf::from("-")] {
+        return Ok(None);
+    }
+    let mut buf = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+        .map_err(|e| format!("cannot read standard input: {e}"))?;
+    let mut fs = crate::stack::fs::OverlayFs::default();
+    fs.files.insert(PathBuf::from(STDIN), buf);
+    args.paths = vec![PathBuf::from(STDIN)];
+    args.isolated =
+        args.isolated || args.config.is_none() && config::find(Path::new(".")).is_none();
+    Ok(Some(fs))
+}
+
 pub struct Workspace {
     pub config: Loaded,
     pub stacks: Vec<Stack>,
@@ -65,8 +85,9 @@ impl Workspace {
         } else {
             args.paths.clone()
         };
+        let stdin = paths == [PathBuf::from(STDIN)];
         for p in &paths {
-            if !p.exists() {
+            if !p.exists() && !stdin {
                 return Err(format!("{}: no such file or directory", p.display()));
             }
         }
@@ -90,12 +111,33 @@ impl Workspace {
             .fill_from(&flags, &crate::host::Provenance::Flag)
             .map_err(|e| format!("invalid host flag: {e}"))?;
 
-        let all_files = paths.iter().all(|p| p.is_file());
-        let stack_files = if all_files {
+        let all_files = stdin || paths.iter().all(|p| p.is_file());
+        let mut stack_files = if stdin {
+            // Standard input is one file on its own; its content says what it is.
+            let text = fs
+                .read(Path::new(STDIN))
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
+            let mut files = StackFiles::default();
+            let kind = discover::sniff(&text).unwrap_or(discover::FileKind::Nginx);
+            files.push(kind, PathBuf::from(STDIN));
+            vec![files]
+        } else if all_files {
             stacks_of_files(&paths)
         } else {
             discover::discover(&paths)
         };
+        // Files that pending fixes create (the fixer's overlay) join the stack they are in.
+        for created in fs.created() {
+            if let Some(kind) = discover::classify(&created) {
+                if let Some(s) = stack_files
+                    .iter_mut()
+                    .rev()
+                    .find(|s| created.starts_with(&s.root))
+                {
+                    s.push(kind, created);
+                }
+            }
+        }
         if stack_files.iter().all(StackFiles::is_empty) {
             return Err(format!(
                 "no configuration files found in {}",

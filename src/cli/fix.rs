@@ -33,13 +33,25 @@ pub struct FixArgs {
     pub fail_on: Option<FailOn>,
 }
 
-pub fn run(args: FixArgs) -> i32 {
+pub fn run(mut args: FixArgs) -> i32 {
     let level = if args.unsafe_fixes {
         Applicability::Unsafe
     } else {
         Applicability::Safe
     };
+    let stdin = match crate::workspace::stdin_overlay(&mut args.stack) {
+        Ok(o) => o.and_then(|mut fs| {
+            fs.files
+                .remove(std::path::Path::new(crate::workspace::STDIN))
+        }),
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return EXIT_ERROR;
+        }
+    };
+    let from_stdin = stdin.is_some();
     let req = Request {
+        stdin: stdin.clone(),
         args: &args.stack,
         select: &args.select,
         ignore: &args.ignore,
@@ -63,6 +75,34 @@ pub fn run(args: FixArgs) -> i32 {
     }
     let files = outcome.changed.len();
     let fixed = outcome.applied.len();
+    if from_stdin && !args.diff {
+        // `lemplint fix -`: the fixed text on stdout (unchanged when nothing applies), the
+        // report on stderr.
+        let path = std::path::Path::new(crate::workspace::STDIN);
+        let text = outcome
+            .changed
+            .get(path)
+            .map(|(_, new)| new.clone())
+            .or(stdin)
+            .unwrap_or_default();
+        if std::io::stdout().write_all(&text).is_err() {
+            return EXIT_ERROR;
+        }
+        let remaining = &outcome.remaining;
+        let mut err = std::io::stderr().lock();
+        let _ = report::write(
+            Format::Concise,
+            &mut err,
+            &remaining.diagnostics,
+            &remaining.summary,
+            false,
+        );
+        return if outcome.bugs.is_empty() {
+            exit_code(&outcome.remaining)
+        } else {
+            EXIT_ERROR
+        };
+    }
     if args.diff {
         let mut out = std::io::stdout().lock();
         for (path, (old, new)) in &outcome.changed {

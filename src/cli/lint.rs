@@ -169,14 +169,27 @@ fn per_file_ignored(ws: &Workspace, d: &Diagnostic) -> bool {
         })
 }
 
-pub fn run(args: LintArgs) -> i32 {
-    let (_, findings) = match collect(&args.stack, &args.select, &args.ignore, args.fail_on) {
-        Ok(r) => r,
+pub fn run(mut args: LintArgs) -> i32 {
+    let overlay = match crate::workspace::stdin_overlay(&mut args.stack) {
+        Ok(o) => o,
         Err(msg) => {
             eprintln!("error: {msg}");
             return EXIT_ERROR;
         }
     };
+    let real = crate::stack::fs::RealFs::default();
+    let fs: &dyn crate::stack::fs::Fs = match &overlay {
+        Some(o) => o,
+        None => &real,
+    };
+    let (_, findings) =
+        match collect_with(&args.stack, &args.select, &args.ignore, args.fail_on, fs) {
+            Ok(r) => r,
+            Err(msg) => {
+                eprintln!("error: {msg}");
+                return EXIT_ERROR;
+            }
+        };
     let color = report::full::use_color(std::io::stdout().is_terminal());
     let mut out = std::io::stdout().lock();
     if let Err(e) = report::write(

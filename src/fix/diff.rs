@@ -25,7 +25,7 @@ pub fn unified(path: &Path, old: &[u8], new: &[u8]) -> String {
     let name = display_path(path);
     let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());
     let mut out = String::new();
-    if path.exists() {
+    if path.exists() || path == Path::new(crate::workspace::STDIN) {
         out.push_str(&format!("--- a/{name}\n+++ b/{name}\n"));
     } else {
         // A file the fix creates: git apply creates it from /dev/null.

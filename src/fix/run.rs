@@ -14,6 +14,8 @@ use std::path::PathBuf;
 pub const MAX_PASSES: usize = 10;
 
 pub struct Request<'a> {
+    /// Standard input's content when the path is `-` (see `workspace::stdin_overlay`).
+    pub stdin: Option<Vec<u8>>,
     pub args: &'a StackArgs,
     pub select: &'a [String],
     pub ignore: &'a [String],
@@ -46,6 +48,11 @@ fn syntax_errors(ws: &Workspace, path: &PathBuf, text: &[u8]) -> Option<usize> {
 pub fn run(req: &Request) -> Result<Outcome, String> {
     let mut fs = OverlayFs::default();
     let mut originals: BTreeMap<PathBuf, Vec<u8>> = BTreeMap::new();
+    if let Some(text) = &req.stdin {
+        let path = PathBuf::from(crate::workspace::STDIN);
+        fs.files.insert(path.clone(), text.clone());
+        originals.insert(path, text.clone());
+    }
     let mut applied = Vec::new();
     let mut bugs = Vec::new();
     let mut unparsable: HashSet<PathBuf> = HashSet::new();
