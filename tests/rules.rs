@@ -216,6 +216,7 @@ fn check_fixes(code: &str, case: &Path) -> Result<String, String> {
     };
     let select = vec![code.to_string()];
     let req = Request {
+        stdin: None,
         args: &args,
         select: &select,
         ignore: &[],
@@ -228,7 +229,13 @@ fn check_fixes(code: &str, case: &Path) -> Result<String, String> {
     let mut diff = String::new();
     for (path, (old, new)) in &first.changed {
         let rel = path.strip_prefix(tmp.path()).unwrap_or(path);
-        diff.push_str(&lemplint::fix::diff::unified(rel, old, new));
+        let name = rel.to_string_lossy();
+        diff.push_str(&lemplint::fix::diff::unified(
+            &name,
+            old,
+            new,
+            !path.exists(),
+        ));
         std::fs::write(path, new).map_err(|e| e.to_string())?;
     }
     let second = run_fixes(&req)?;

@@ -107,7 +107,15 @@ pub fn run(mut args: FixArgs) -> i32 {
         let mut out = std::io::stdout().lock();
         for (path, (old, new)) in &outcome.changed {
             if out
-                .write_all(diff::unified(path, old, new).as_bytes())
+                .write_all(
+                    diff::unified(
+                        &diff::display_path(path),
+                        old,
+                        new,
+                        !path.exists() && path != std::path::Path::new(crate::workspace::STDIN),
+                    )
+                    .as_bytes(),
+                )
                 .is_err()
             {
                 return EXIT_ERROR;

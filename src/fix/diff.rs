@@ -6,6 +6,10 @@ use std::path::Path;
 /// The path as it should appear after `a/` and `b/`: relative to the current directory
 /// when the file is below it (so `git apply` at the repository root finds it).
 pub fn display_path(path: &Path) -> String {
+    // A symlink is written through to its target, and git tracks the link itself, so the
+    // diff names the target (`sites-available/x` for `sites-enabled/x`).
+    let resolved = std::fs::canonicalize(path).ok();
+    let path = resolved.as_deref().unwrap_or(path);
     let rel = std::env::current_dir()
         .ok()
         .and_then(|cwd| {
@@ -17,20 +21,20 @@ pub fn display_path(path: &Path) -> String {
     s.strip_prefix("./").map(String::from).unwrap_or(s)
 }
 
-/// A unified diff of one file. Bytes are compared as (lossy) text line by line; a missing
-/// final newline is marked the way `diff` and git mark it.
-pub fn unified(path: &Path, old: &[u8], new: &[u8]) -> String {
+/// A unified diff of one file, named `name` (see [`display_path`]). `created`: the file does
+/// not exist yet (the diff then comes from `/dev/null`, so `git apply` creates it). Bytes are
+/// compared as (lossy) text line by line; a missing final newline is marked the way `diff`
+/// and git mark it.
+pub fn unified(name: &str, old: &[u8], new: &[u8], created: bool) -> String {
     let old = String::from_utf8_lossy(old);
     let new = String::from_utf8_lossy(new);
-    let name = display_path(path);
-    let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());
     let mut out = String::new();
-    if path.exists() || path == Path::new(crate::workspace::STDIN) {
-        out.push_str(&format!("--- a/{name}\n+++ b/{name}\n"));
-    } else {
-        // A file the fix creates: git apply creates it from /dev/null.
+    if created {
         out.push_str(&format!("--- /dev/null\n+++ b/{name}\n"));
+    } else {
+        out.push_str(&format!("--- a/{name}\n+++ b/{name}\n"));
     }
+    let diff = TextDiff::from_lines(old.as_ref(), new.as_ref());
     for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
         out.push_str(&format!("{}\n", hunk.header()));
         for change in hunk.iter_changes() {

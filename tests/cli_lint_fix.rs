@@ -1,0 +1,228 @@
+//! `lemplint lint` and `lemplint fix` end to end, as a user runs them.
+
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn run(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input).unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn write(dir: &Path, rel: &str, body: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, body).unwrap();
+}
+
+const SITE: &str =
+    "server {\n\tlisten 80;\n\t# keep this comment\n\tserver_tokens on;  # and this one\n}\n";
+
+/// A small server tree: nginx.conf including a symlinked site, as Debian lays it out.
+fn tree() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "etc/nginx/nginx.conf",
+        "events {}\nhttp {\n    include /etc/nginx/sites-enabled/*;\n}\n",
+    );
+    write(d.path(), "etc/nginx/sites-available/site", SITE);
+    std::fs::create_dir_all(d.path().join("etc/nginx/sites-enabled")).unwrap();
+    std::os::unix::fs::symlink(
+        "../sites-available/site",
+        d.path().join("etc/nginx/sites-enabled/site"),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        d.path().join("etc/nginx/sites-available/site"),
+        std::fs::Permissions::from_mode(0o640),
+    )
+    .unwrap();
+    d
+}
+
+#[test]
+fn exit_codes() {
+    let d = tree();
+    let out = run(d.path(), &["lint", "--format", "concise", "."], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("etc/nginx/sites-enabled/site:4:16: warning[NGX022]"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = run(d.path(), &["lint", "--fail-on", "error", "."], None);
+    assert_eq!(out.status.code(), Some(0));
+    let out = run(d.path(), &["lint", "--select", "NGX999", "."], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("unknown rule selector NGX999"),
+        "{}",
+        text(&out.stderr)
+    );
+    write(
+        d.path(),
+        "etc/nginx/conf.d/broken.conf",
+        "server { listen 80 }\n",
+    );
+    write(
+        d.path(),
+        "etc/nginx/nginx.conf",
+        "events {}\nhttp {\n    include /etc/nginx/conf.d/*.conf;\n}\n",
+    );
+    let out = run(d.path(), &["lint", "--format", "concise", "."], None);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a file that does not parse fails the run: {}",
+        text(&out.stdout)
+    );
+    let out = run(d.path(), &["lint", "does-not-exist"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(empty.path(), &["lint", "."], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no configuration files found"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn config_errors_point_into_the_toml() {
+    let d = tree();
+    write(
+        d.path(),
+        "lemplint.toml",
+        "[host]\ncpus = 2\nmemroy = \"2GiB\"\n",
+    );
+    let out = run(d.path(), &["lint", "."], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("unknown field `memroy`") && err.contains("lemplint.toml:3:1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn fix_writes_through_the_symlink_and_keeps_mode_and_comments() {
+    let d = tree();
+    let out = run(d.path(), &["fix", "."], None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let link = d.path().join("etc/nginx/sites-enabled/site");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link stays a link"
+    );
+    let target = d.path().join("etc/nginx/sites-available/site");
+    assert_eq!(
+        std::fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        SITE.replace("server_tokens on;", "server_tokens off;")
+    );
+    // Nothing left to fix.
+    let out = run(d.path(), &["fix", "--diff", "."], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn fix_diff_applies_with_git() {
+    let d = tree();
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(d.path())
+            .output()
+            .unwrap()
+    };
+    if git(&["init", "-q"]).status.code() != Some(0) {
+        return;
+    }
+    let out = run(d.path(), &["fix", "--diff", "."], None);
+    assert_eq!(out.status.code(), Some(1), "exit 1 when there are changes");
+    std::fs::write(d.path().join("fix.patch"), &out.stdout).unwrap();
+    let applied = git(&["apply", "fix.patch"]);
+    assert!(
+        applied.status.success(),
+        "git apply: {}\n{}",
+        text(&applied.stderr),
+        text(&out.stdout)
+    );
+    let site = std::fs::read_to_string(d.path().join("etc/nginx/sites-available/site")).unwrap();
+    assert!(
+        site.contains("server_tokens off;  # and this one"),
+        "{site}"
+    );
+}
+
+#[test]
+fn stdin_lint_and_fix() {
+    let d = tempfile::tempdir().unwrap();
+    let input = b"events {}\r\nhttp { server_tokens on; }";
+    let out = run(d.path(), &["lint", "--format", "concise", "-"], Some(input));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).starts_with("<stdin>:2:22: warning[NGX022]"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = run(d.path(), &["fix", "-"], Some(input));
+    assert_eq!(
+        out.stdout, b"events {}\r\nhttp { server_tokens off; }",
+        "CRLF and the missing final newline stay"
+    );
+}
+
+#[test]
+fn one_file_of_a_stack_reports_what_concerns_it() {
+    let d = tree();
+    write(
+        d.path(),
+        "etc/nginx/conf.d/other.conf",
+        "server {\n    server_tokens on;\n}\n",
+    );
+    write(d.path(), "etc/nginx/nginx.conf", "events {}\nhttp {\n    include /etc/nginx/conf.d/*.conf;\n    include /etc/nginx/sites-enabled/*;\n}\n");
+    let out = run(
+        d.path(),
+        &["lint", "--format", "concise", "etc/nginx/conf.d/other.conf"],
+        None,
+    );
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("other.conf:2"), "{stdout}");
+    assert!(
+        !stdout.contains("sites-enabled/site"),
+        "findings in other files are not shown: {stdout}"
+    );
+}
