@@ -14,3 +14,4 @@ pub mod stack;
 pub mod suppress;
 pub mod workspace;
 pub mod syntax;
+pub mod tls;

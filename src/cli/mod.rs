@@ -3,6 +3,7 @@
 //! Exit codes (a contract, see README): 0 nothing at or above `--fail-on`; 1 findings;
 //! 2 usage, configuration, I/O or parse errors.
 
+pub mod ciphers;
 mod fix;
 mod input;
 pub mod lint;
@@ -34,6 +35,8 @@ enum Command {
     Lint(lint::LintArgs),
     /// Fix what can be fixed (or show it with --diff)
     Fix(fix::FixArgs),
+    /// Expand an OpenSSL cipher string as `openssl ciphers -v` does, and say what is weak
+    Ciphers(ciphers::CiphersArgs),
     /// Parse a configuration file and print its syntax tree
     Parse(parse::ParseArgs),
     /// Show a rule's documentation
@@ -56,6 +59,7 @@ pub fn run() -> i32 {
     };
     match cli.command {
         Command::Lint(args) => lint::run(args),
+        Command::Ciphers(args) => ciphers::run(args),
         Command::Fix(args) => fix::run(args),
         Command::Parse(args) => parse::run(args),
         Command::Rule(args) => rule::run_rule(args),

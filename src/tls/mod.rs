@@ -16,7 +16,7 @@ pub mod eval;
 pub mod table;
 pub mod weak;
 
-pub use eval::{expand, CipherError, Expansion};
+pub use eval::{expand, permitted_at_seclevel, recognised_in, CipherError, Expansion};
 pub use table::{by_iana, by_id, by_name, Au, Enc, Kx, Mac, Proto, Suite, SUITES};
 pub use weak::{weaknesses, Level, Weakness};
 

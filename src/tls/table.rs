@@ -327,7 +327,13 @@ const fn m(proto: Proto, flags: u16, avail: Avail) -> Option<Profile> {
     })
 }
 
-const fn l(name: &'static str, proto: Proto, flags: u16, avail: Avail, decl: u16) -> Option<Legacy> {
+const fn l(
+    name: &'static str,
+    proto: Proto,
+    flags: u16,
+    avail: Avail,
+    decl: u16,
+) -> Option<Legacy> {
     Some(Legacy {
         name,
         proto,
