@@ -226,3 +226,34 @@ fn one_file_of_a_stack_reports_what_concerns_it() {
         "findings in other files are not shown: {stdout}"
     );
 }
+
+#[test]
+fn an_unreadable_file_fails_the_run() {
+    let d = tree();
+    std::os::unix::fs::symlink(
+        "../sites-available/gone",
+        d.path().join("etc/nginx/sites-enabled/gone"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(d.path().join("etc/sysctl.d/99-oops.conf")).unwrap();
+    let out = run(d.path(), &["lint", "--format", "concise", "."], None);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(
+        stdout.contains("error[NGX020] cannot read"),
+        "the glob reaches the dangling link: {stdout}"
+    );
+    assert!(
+        !stdout.contains("LINT003"),
+        "reported once, by the include: {stdout}"
+    );
+    // With nothing including it, the dangling link is reported on its own.
+    std::fs::remove_file(d.path().join("etc/nginx/nginx.conf")).unwrap();
+    let out = run(d.path(), &["lint", "--format", "concise", "."], None);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(
+        stdout.contains("sites-enabled/gone:1:1: error[LINT003] cannot read"),
+        "{stdout}"
+    );
+}

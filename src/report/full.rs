@@ -33,9 +33,31 @@ pub fn display_text(bytes: &[u8]) -> String {
     }
 }
 
+/// Lines longer than this are not framed: miette cannot lay them out (its format widths
+/// overflow past 65,535 columns) and nobody reads them anyway.
+const MAX_FRAMED_LINE: usize = 4000;
+
+fn line_len(file: &SourceFile, offset: u32) -> usize {
+    let line = file.line_of(offset);
+    let start = file.line_start(line) as usize;
+    let end = file.line_start(line + 1) as usize;
+    end.saturating_sub(start)
+}
+
 /// Renders one diagnostic whose primary span and labels all lie in `file`.
 pub fn render(diag: &Diagnostic, color: bool) -> String {
     let file: &SourceFile = &diag.file;
+    let too_long = std::iter::once(diag.span.start)
+        .chain(
+            diag.labels
+                .iter()
+                .filter(|l| std::sync::Arc::ptr_eq(&l.file, &diag.file))
+                .map(|l| l.span.start),
+        )
+        .any(|o| line_len(file, o) > MAX_FRAMED_LINE);
+    if too_long {
+        return render_unframed(diag);
+    }
     let severity = match diag.severity {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
@@ -103,6 +125,34 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
             diag.code,
             diag.message
         );
+    }
+    out
+}
+
+/// The same information without a code frame, for a line too long to show.
+fn render_unframed(diag: &Diagnostic) -> String {
+    let file: &SourceFile = &diag.file;
+    let lc = file.line_col(diag.span.start);
+    let code = match crate::rules::by_code(diag.code) {
+        Some(rule) => format!("{} {}", diag.code, rule.name),
+        None => diag.code.to_string(),
+    };
+    let mark = match diag.severity {
+        Severity::Error => "×",
+        Severity::Warning => "⚠",
+        Severity::Info => "☞",
+    };
+    let mut out = format!(
+        "{code}\n\n  {mark} {}\n   ╭─[{}:{}:{}]\n   │ (line {} is {} bytes long; not shown)\n   ╰────\n",
+        diag.message,
+        file.path.display(),
+        lc.line,
+        lc.column,
+        lc.line,
+        line_len(file, diag.span.start)
+    );
+    if let Some(h) = &diag.help {
+        out.push_str(&format!("  help: {h}\n"));
     }
     out
 }

@@ -46,6 +46,10 @@ pub struct Docs {
     pub fix_safety: String,
     #[serde(default)]
     pub references: Vec<String>,
+    /// Why the example cannot be run from text (e.g. it needs a dangling symlink); the
+    /// registry test then skips running it, and the rule's firing case is tested elsewhere.
+    #[serde(default)]
+    pub example_not_runnable: Option<String>,
     /// Host facts the example needs (for rules that need host facts), as in `[host]`.
     #[serde(default)]
     pub example_host: Option<crate::host::HostSpec>,

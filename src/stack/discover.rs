@@ -227,7 +227,12 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, FileKind)>, depth: usize) {
     let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
     entries.sort_by_key(|e| e.file_name());
     for e in entries {
-        let path = e.path();
+        // `lemplint lint .` shows `etc/nginx/…`, not `./etc/nginx/…`.
+        let path = if dir == Path::new(".") {
+            PathBuf::from(e.file_name())
+        } else {
+            e.path()
+        };
         let Ok(ft) = e.file_type() else { continue };
         let name = e.file_name();
         let name = name.to_string_lossy();

@@ -76,7 +76,10 @@ impl Fs for RealFs {
     }
 
     fn identity(&self, path: &Path) -> PathBuf {
-        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        // A dangling link has no canonical form; its absolute spelling still identifies it.
+        std::fs::canonicalize(path)
+            .or_else(|_| std::path::absolute(path))
+            .unwrap_or_else(|_| path.to_path_buf())
     }
 }
 

@@ -37,6 +37,8 @@ pub struct Stack {
     pub fpm: Vec<super::fpm::FpmConfig>,
     pub sysctl: super::sysctl::SysctlSet,
     pub host: HostFacts,
+    /// Files found but not readable (permissions, size cap, a directory): path and why.
+    pub unreadable: Vec<(PathBuf, String)>,
 }
 
 /// Options shared by every stack of a run.
@@ -51,12 +53,17 @@ impl Stack {
     /// Reads and connects a stack's files through `fs` (the disk, or the disk with the
     /// fixer's pending edits laid over it).
     pub fn build(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions, host: HostFacts) -> Stack {
+        let mut unreadable = Vec::new();
+        let nginx = load_nginx(fs, files, opts, &mut unreadable);
+        let fpm = load_fpm(fs, files, opts, &mut unreadable);
+        let sysctl = super::sysctl::load(fs, &files.root, &files.sysctl, &mut unreadable);
         Stack {
             root: files.root.clone(),
-            nginx: load_nginx(fs, files, opts),
-            fpm: load_fpm(fs, files, opts),
-            sysctl: super::sysctl::load(fs, &files.root, &files.sysctl),
+            nginx,
+            fpm,
+            sysctl,
             host,
+            unreadable,
         }
     }
 
@@ -118,7 +125,12 @@ impl Stack {
 
 /// Loads the nginx entry points of a stack: every `nginx.conf`, then every other nginx file
 /// that no loaded configuration includes.
-fn load_nginx(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions) -> Vec<NginxInstance> {
+fn load_nginx(
+    fs: &dyn Fs,
+    files: &StackFiles,
+    opts: &BuildOptions,
+    unreadable: &mut Vec<(PathBuf, String)>,
+) -> Vec<NginxInstance> {
     let load_opts = |path: &Path| LoadOptions {
         prefix: opts.prefix.clone(),
         root: opts.root.clone().or_else(|| nginx::detect_root(path)),
@@ -131,11 +143,23 @@ fn load_nginx(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions) -> Vec<Nginx
     let (mains, others): (Vec<&PathBuf>, Vec<&PathBuf>) =
         files.nginx.iter().partition(|p| is_main(p));
     for path in mains {
-        if let Ok(config) = nginx::load(fs, path, &load_opts(path)) {
-            for f in &config.files {
-                reached.insert(fs.identity(&f.source.path));
+        match nginx::load(fs, path, &load_opts(path)) {
+            Ok(config) => {
+                for f in &config.files {
+                    reached.insert(fs.identity(&f.source.path));
+                }
+                // A file an include could not read is that include's finding (NGX020),
+                // not a second one of its own.
+                for p in &config.problems {
+                    if let nginx::LoadProblemKind::Unreadable { path, .. }
+                    | nginx::LoadProblemKind::IncludeNotFound { path, .. } = &p.kind
+                    {
+                        reached.insert(fs.identity(path));
+                    }
+                }
+                out.push(config_instance(config, false));
             }
-            out.push(config_instance(config, false));
+            Err(e) => unreadable.push((path.clone(), nginx::io_message(&e))),
         }
     }
     // Files no main file reaches: load each, then keep those no other candidate reaches.
@@ -148,7 +172,13 @@ fn load_nginx(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions) -> Vec<Nginx
                 prefix: opts.prefix.clone().or_else(|| nearest_main_dir(p)),
                 ..load_opts(p)
             };
-            nginx::load(fs, p, &o).ok().map(|c| (fs.identity(p), c))
+            match nginx::load(fs, p, &o) {
+                Ok(c) => Some((fs.identity(p), c)),
+                Err(e) => {
+                    unreadable.push((p.clone(), nginx::io_message(&e)));
+                    None
+                }
+            }
         })
         .collect();
     let mut included_by_other: HashSet<PathBuf> = HashSet::new();
@@ -166,22 +196,33 @@ fn load_nginx(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions) -> Vec<Nginx
 }
 
 /// Loads every PHP-FPM master, then every pool file no master read.
-fn load_fpm(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions) -> Vec<super::fpm::FpmConfig> {
+fn load_fpm(
+    fs: &dyn Fs,
+    files: &StackFiles,
+    opts: &BuildOptions,
+    unreadable: &mut Vec<(PathBuf, String)>,
+) -> Vec<super::fpm::FpmConfig> {
     let mut out = Vec::new();
     let mut reached: HashSet<PathBuf> = HashSet::new();
     for m in &files.fpm_masters {
-        if let Ok(cfg) = super::fpm::load(fs, m, opts.root.clone(), true) {
-            reached.extend(cfg.files.iter().map(|f| fs.identity(&f.source.path)));
-            out.push(cfg);
+        match super::fpm::load(fs, m, opts.root.clone(), true) {
+            Ok(cfg) => {
+                reached.extend(cfg.files.iter().map(|f| fs.identity(&f.source.path)));
+                out.push(cfg);
+            }
+            Err(e) => unreadable.push((m.clone(), nginx::io_message(&e))),
         }
     }
     for p in &files.fpm_pools {
         if reached.contains(&fs.identity(p)) {
             continue;
         }
-        if let Ok(cfg) = super::fpm::load(fs, p, opts.root.clone(), false) {
-            reached.extend(cfg.files.iter().map(|f| fs.identity(&f.source.path)));
-            out.push(cfg);
+        match super::fpm::load(fs, p, opts.root.clone(), false) {
+            Ok(cfg) => {
+                reached.extend(cfg.files.iter().map(|f| fs.identity(&f.source.path)));
+                out.push(cfg);
+            }
+            Err(e) => unreadable.push((p.clone(), nginx::io_message(&e))),
         }
     }
     out

@@ -70,7 +70,12 @@ impl SysctlSet {
 }
 
 /// Orders a stack's sysctl files as `sysctl --system` would and reads them.
-pub fn load(fs: &dyn Fs, root: &Path, paths: &[PathBuf]) -> SysctlSet {
+pub fn load(
+    fs: &dyn Fs,
+    root: &Path,
+    paths: &[PathBuf],
+    unreadable: &mut Vec<(PathBuf, String)>,
+) -> SysctlSet {
     let rank = |p: &Path| -> (usize, String, String) {
         let rel = p.strip_prefix(root).unwrap_or(p);
         let name = p
@@ -98,7 +103,13 @@ pub fn load(fs: &dyn Fs, root: &Path, paths: &[PathBuf]) -> SysctlSet {
     let mut set = SysctlSet::default();
     let mut first_with_name: BTreeMap<String, PathBuf> = BTreeMap::new();
     for p in sorted {
-        let Ok(text) = fs.read(p) else { continue };
+        let text = match fs.read(p) {
+            Ok(t) => t,
+            Err(e) => {
+                unreadable.push((p.clone(), super::nginx::io_message(&e)));
+                continue;
+            }
+        };
         let (group, name, _) = rank(p);
         let masked_by = if group == 0 {
             match first_with_name.get(&name) {

@@ -74,6 +74,17 @@ pub struct CrossplaneFile<'a> {
 }
 
 /// crossplane's parse payload for `files` (in `config` order).
+/// Deepest block nesting the crossplane payload is built for.
+pub const MAX_DEPTH: u32 = 256;
+
+fn lines_of(src: &[u8], offset: u32) -> usize {
+    src[..(offset as usize).min(src.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
 pub fn payload(files: &[CrossplaneFile]) -> Value {
     let mut errors = Vec::new();
     let mut configs = Vec::with_capacity(files.len());
@@ -100,6 +111,17 @@ fn file_payload(f: &CrossplaneFile) -> Value {
             "file": f.path,
             "status": "failed",
             "errors": [{"error": text, "line": line}],
+            "parsed": [],
+        });
+    }
+    // crossplane builds its payload recursively (and so do we, and serde_json): past this
+    // depth both would exhaust the stack, so the file is refused instead.
+    if let Some(deep) = f.parsed.tree.nodes.iter().find(|n| n.depth > MAX_DEPTH) {
+        let line = lines_of(f.src, deep.span.start);
+        return json!({
+            "file": f.path,
+            "status": "failed",
+            "errors": [{"error": format!("blocks nested deeper than {MAX_DEPTH} levels in {}:{line}", f.path), "line": line}],
             "parsed": [],
         });
     }
