@@ -12,6 +12,7 @@ pub mod size;
 pub mod source;
 pub mod stack;
 pub mod suppress;
+pub mod tune;
 pub mod workspace;
 pub mod syntax;
 pub mod tls;

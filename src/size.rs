@@ -50,13 +50,12 @@ pub fn format_size(bytes: u64) -> String {
         ("KiB", 1 << 10),
     ];
     for (name, mult) in UNITS {
-        if bytes >= mult && bytes % mult == 0 {
-            return format!("{}{name}", bytes / mult);
-        }
-    }
-    for (name, mult) in UNITS {
         if bytes >= mult {
-            return format!("{:.1}{name}", bytes as f64 / mult as f64);
+            return if bytes % mult == 0 {
+                format!("{}{name}", bytes / mult)
+            } else {
+                format!("{:.1}{name}", bytes as f64 / mult as f64)
+            };
         }
     }
     format!("{bytes}B")

@@ -10,6 +10,7 @@ pub mod lint;
 mod parse;
 mod rule;
 mod stack;
+mod tune;
 
 use clap::{Parser, Subcommand};
 
@@ -45,6 +46,8 @@ enum Command {
     Rules(rule::RulesArgs),
     /// Show the stacks found: files, pools, sysctl values, host facts
     Stack(stack::StackCmdArgs),
+    /// Derive worker, pool, backlog and kernel settings from the host (and apply them)
+    Tune(tune::TuneArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -65,5 +68,6 @@ pub fn run() -> i32 {
         Command::Rule(args) => rule::run_rule(args),
         Command::Rules(args) => rule::run_rules(args),
         Command::Stack(args) => stack::run(args),
+        Command::Tune(args) => tune::run(args),
     }
 }

@@ -18,6 +18,8 @@ pub fn display_path(path: &Path) -> String {
         })
         .unwrap_or_else(|| path.to_path_buf());
     let s = rel.to_string_lossy().replace('\\', "/");
+    // `a/` + an absolute path would read `a//tmp/x`; git and patch -p1 want `a/tmp/x`.
+    let s = s.strip_prefix('/').map(String::from).unwrap_or(s);
     s.strip_prefix("./").map(String::from).unwrap_or(s)
 }
 

@@ -218,6 +218,16 @@ pub fn insert_fpm_entry(
     key: &str,
     value: &str,
 ) -> Edit {
+    insert_fpm_entries(file, lines, header, &[(key.to_string(), value.to_string())])
+}
+
+/// [`insert_fpm_entry`] for several keys at once (one edit, so they cannot conflict).
+pub fn insert_fpm_entries(
+    file: &Shared,
+    lines: &[crate::syntax::fpm::Line],
+    header: usize,
+    entries: &[(String, String)],
+) -> Edit {
     use crate::syntax::fpm::LineKind;
     let text = &file.text;
     let nl = line_ending(text);
@@ -235,10 +245,15 @@ pub fn insert_fpm_entry(
     } else {
         indentation(text, line.span.start as usize)
     };
+    let body: Vec<String> = entries
+        .iter()
+        .map(|(k, v)| format!("{indent}{k} = {v}"))
+        .collect();
+    let body = body.join(nl);
     if line.eol.is_empty() {
-        return Edit::insert(file, line.span.end, format!("{nl}{indent}{key} = {value}"));
+        return Edit::insert(file, line.span.end, format!("{nl}{body}"));
     }
-    Edit::insert(file, line.span.end, format!("{indent}{key} = {value}{nl}"))
+    Edit::insert(file, line.span.end, format!("{body}{nl}"))
 }
 
 #[cfg(test)]

@@ -1,0 +1,279 @@
+//! `lemplint tune`: recommended settings for the host, with reasons; `--diff` or `--write`.
+
+use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::fix::apply::{choose, splice};
+use crate::fix::{diff, write, Edit, Fix};
+use crate::size::parse_size;
+use crate::stack::model::Stack;
+use crate::tune::{self, Assumptions, Plan, DEFAULT_RESERVE_PERCENT, DEFAULT_WORKER_RSS};
+use crate::workspace::{StackArgs, Workspace};
+use clap::{Args, ValueEnum};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    #[command(flatten)]
+    pub stack: StackArgs,
+    /// Memory kept for everything but PHP: a size (1GiB) or a percentage (25%)
+    #[arg(long, value_name = "SIZE|PCT")]
+    pub reserve: Option<String>,
+    /// Resident memory of one PHP worker (default: [rules.FPM004] worker-rss, else 64MiB)
+    #[arg(long, value_name = "SIZE", conflicts_with = "sample")]
+    pub worker_rss: Option<String>,
+    /// Measure the running PHP-FPM workers (p95 of their resident memory)
+    #[arg(long)]
+    pub sample: bool,
+    #[arg(long, value_enum, default_value_t = TuneFormat::Text)]
+    pub format: TuneFormat,
+    /// Print the changes as a unified diff (for `git apply`)
+    #[arg(long, conflicts_with = "write")]
+    pub diff: bool,
+    /// Apply the changes to the files
+    #[arg(long)]
+    pub write: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TuneFormat {
+    Text,
+    Json,
+}
+
+fn assumptions(args: &TuneArgs, ws: &Workspace, stack: &Stack) -> Result<Assumptions, String> {
+    let memory = stack.host.memory.as_ref().map_or(0, |m| m.value);
+    let (reserve, reserve_source) = match (&args.reserve, &ws.config.config.host.reserve) {
+        (Some(r), _) => (tune::parse_reserve(r, memory)?, format!("--reserve {r}")),
+        (None, Some(r)) => (
+            tune::parse_reserve(r, memory)?,
+            format!("[host] reserve = {r:?}"),
+        ),
+        (None, None) => (
+            memory * DEFAULT_RESERVE_PERCENT / 100,
+            format!("default: {DEFAULT_RESERVE_PERCENT}% of memory"),
+        ),
+    };
+    let from_config = ws
+        .config
+        .config
+        .rules
+        .get("FPM004")
+        .and_then(|t| t.get("worker-rss"))
+        .and_then(|v| {
+            v.as_str()
+                .map(String::from)
+                .or_else(|| v.as_integer().map(|n| n.to_string()))
+        });
+    let (rss, rss_source) = if args.sample {
+        let s = tune::rss::sample()?;
+        (
+            s.p95,
+            format!(
+                "sampled: p95 of {} running workers (mean {})",
+                s.workers,
+                tune::mib(s.mean)
+            ),
+        )
+    } else if let Some(r) = &args.worker_rss {
+        (parse_size(r)?, format!("--worker-rss {r}"))
+    } else if let Some(r) = from_config {
+        (
+            parse_size(&r)?,
+            format!("[rules.FPM004] worker-rss = {r:?}"),
+        )
+    } else {
+        (DEFAULT_WORKER_RSS, "default".to_string())
+    };
+    if rss == 0 {
+        return Err("the PHP worker size must be more than 0".into());
+    }
+    Ok(Assumptions {
+        php_worker_rss: rss,
+        php_worker_rss_source: rss_source,
+        reserve,
+        reserve_source,
+    })
+}
+
+fn text(stack: &Stack, a: &Assumptions, plan: &Plan) -> String {
+    let mut out = String::new();
+    let host = stack.host.describe();
+    out.push_str(&format!(
+        "Stack {}\n  host: {}\n  assumed: PHP worker {} ({}), reserve {} ({})\n",
+        if stack.root.as_os_str().is_empty() {
+            ".".into()
+        } else {
+            stack.root.display().to_string()
+        },
+        host.join(", "),
+        tune::mib(a.php_worker_rss),
+        a.php_worker_rss_source,
+        tune::mib(a.reserve),
+        a.reserve_source
+    ));
+    if plan.recommendations.is_empty() && plan.notes.is_empty() {
+        out.push_str("\n  Nothing to change: the settings fit this host.\n");
+    }
+    let mut by_file: BTreeMap<PathBuf, Vec<&tune::Recommendation>> = BTreeMap::new();
+    for r in &plan.recommendations {
+        by_file.entry(r.file.path.clone()).or_default().push(r);
+    }
+    for (path, recs) in by_file {
+        out.push_str(&format!("\n  {}\n", path.display()));
+        let width = recs.iter().map(|r| r.setting.len()).max().unwrap_or(0);
+        let change = |r: &tune::Recommendation| match &r.current {
+            Some(c) => format!("{c} → {}", r.recommended),
+            None => format!("(unset) → {}", r.recommended),
+        };
+        let cwidth = recs
+            .iter()
+            .map(|r| change(r).chars().count())
+            .max()
+            .unwrap_or(0);
+        for r in recs {
+            let c = change(r);
+            let pad = cwidth - c.chars().count();
+            out.push_str(&format!(
+                "    {:<width$}  {c}{}  {}\n",
+                r.setting,
+                " ".repeat(pad),
+                r.reason
+            ));
+        }
+    }
+    for n in &plan.notes {
+        out.push_str(&format!("\n  note: {n}\n"));
+    }
+    out
+}
+
+fn json_of(stack: &Stack, a: &Assumptions, plan: &Plan) -> serde_json::Value {
+    let recs: Vec<_> = plan
+        .recommendations
+        .iter()
+        .map(|r| {
+            json!({"file": r.file.path.display().to_string(), "line": r.line, "setting": r.setting,
+                   "current": r.current, "recommended": r.recommended, "reason": r.reason})
+        })
+        .collect();
+    let source = stack
+        .host
+        .cpus
+        .as_ref()
+        .map(|c| c.source.to_string())
+        .unwrap_or_default();
+    json!({
+        "root": stack.root.display().to_string(),
+        "host": {"cpus": stack.host.cpus.as_ref().map(|c| c.value),
+                 "memory": stack.host.memory.as_ref().map(|m| m.value), "source": source},
+        "assumptions": {"php_worker_rss": a.php_worker_rss, "php_worker_rss_source": a.php_worker_rss_source,
+                        "reserve": a.reserve, "reserve_source": a.reserve_source},
+        "recommendations": recs,
+        "notes": plan.notes,
+    })
+}
+
+/// Applies every plan's edits in one pass: path → (old, new).
+fn apply(plans: &[Plan]) -> BTreeMap<PathBuf, (Vec<u8>, Vec<u8>)> {
+    let fixes: Vec<Fix> = plans
+        .iter()
+        .flat_map(|p| p.recommendations.iter())
+        .filter(|r| !r.edits.is_empty())
+        .map(|r| Fix::safe(r.setting.clone(), r.edits.clone()))
+        .collect();
+    let refs: Vec<&Fix> = fixes.iter().collect();
+    let chosen = choose(&refs);
+    let mut by_file: BTreeMap<PathBuf, (std::sync::Arc<crate::source::SourceFile>, Vec<&Edit>)> =
+        BTreeMap::new();
+    for i in chosen {
+        for e in &fixes[i].edits {
+            by_file
+                .entry(e.file.path.clone())
+                .or_insert_with(|| (e.file.clone(), Vec::new()))
+                .1
+                .push(e);
+        }
+    }
+    by_file
+        .into_iter()
+        .map(|(path, (src, edits))| {
+            let new = splice(&src.text, &edits);
+            (path, (src.text.clone(), new))
+        })
+        .filter(|(_, (old, new))| old != new)
+        .collect()
+}
+
+pub fn run(args: TuneArgs) -> i32 {
+    let ws = match Workspace::load(&args.stack) {
+        Ok(ws) => ws,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let mut plans = Vec::new();
+    let mut reports = Vec::new();
+    let mut json_stacks = Vec::new();
+    for stack in &ws.stacks {
+        let result =
+            assumptions(&args, &ws, stack).and_then(|a| tune::plan(stack, &a).map(|p| (a, p)));
+        let (a, plan) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_ERROR;
+            }
+        };
+        reports.push(text(stack, &a, &plan));
+        json_stacks.push(json_of(stack, &a, &plan));
+        plans.push(plan);
+    }
+    if args.diff || args.write {
+        let changed = apply(&plans);
+        if args.diff {
+            let mut out = std::io::stdout().lock();
+            for (path, (old, new)) in &changed {
+                let created = !path.exists();
+                if out
+                    .write_all(
+                        diff::unified(&diff::display_path(path), old, new, created).as_bytes(),
+                    )
+                    .is_err()
+                {
+                    return EXIT_ERROR;
+                }
+            }
+            return if changed.is_empty() {
+                EXIT_OK
+            } else {
+                EXIT_FINDINGS
+            };
+        }
+        for (i, (path, (_, new))) in changed.iter().enumerate() {
+            if let Err(e) = write::atomic_write(path, new) {
+                eprintln!("error: cannot write {}: {e} ({i} of {} files written; the others are unchanged)", path.display(), changed.len());
+                return EXIT_ERROR;
+            }
+        }
+        eprintln!(
+            "Wrote {} file{}.",
+            changed.len(),
+            if changed.len() == 1 { "" } else { "s" }
+        );
+    }
+    match args.format {
+        TuneFormat::Text => print!("{}", reports.join("\n")),
+        TuneFormat::Json => {
+            let v = if json_stacks.len() == 1 {
+                json_stacks.remove(0)
+            } else {
+                json!({"stacks": json_stacks})
+            };
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        }
+    }
+    EXIT_OK
+}

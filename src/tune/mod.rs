@@ -1,0 +1,104 @@
+//! `lemplint tune`: settings derived from the host's CPUs and memory, each with its reason.
+//!
+//! Recommendations are pure functions of the stack, the host facts and a few assumptions
+//! (a PHP worker's memory, the memory kept for everything else). Each one carries the byte
+//! edits that apply it, built with the same helpers the fixer uses, so `tune --diff` is a
+//! diff `git apply` accepts and `tune --write` writes atomically. The values are chosen so
+//! that `lemplint lint` with the same host facts is silent afterwards on the sizing rules
+//! (NGX005, NGX006, NGX007, FPM001, FPM004, STK001, STK002).
+
+pub mod fpm;
+pub mod kernel;
+pub mod nginx;
+pub mod rss;
+
+use crate::fix::Edit;
+use crate::host::HostFacts;
+use crate::size::format_size;
+use crate::source::Shared;
+use crate::stack::model::Stack;
+
+/// What the tuner assumes beyond the host facts.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Assumptions {
+    /// Resident memory of one PHP worker, in bytes.
+    pub php_worker_rss: u64,
+    /// Where that figure comes from ("default", "--worker-rss", "[rules.FPM004] worker-rss",
+    /// "sampled: p95 of 12 workers").
+    pub php_worker_rss_source: String,
+    /// Memory kept for the OS, nginx, databases and caches, in bytes.
+    pub reserve: u64,
+    pub reserve_source: String,
+}
+
+/// The default per-worker memory: typical application workers are 30–100 MB (domain §4).
+pub const DEFAULT_WORKER_RSS: u64 = 64 << 20;
+/// The default share of memory kept for everything but PHP.
+pub const DEFAULT_RESERVE_PERCENT: u64 = 25;
+
+/// Parses a reserve: `25%` of `memory`, or a size.
+pub fn parse_reserve(text: &str, memory: u64) -> Result<u64, String> {
+    let t = text.trim();
+    if let Some(p) = t.strip_suffix('%') {
+        let pct: f64 = p
+            .trim()
+            .parse()
+            .map_err(|_| format!("invalid reserve {text:?}"))?;
+        if !(0.0..100.0).contains(&pct) {
+            return Err(format!(
+                "invalid reserve {text:?}: a percentage from 0 to 99"
+            ));
+        }
+        return Ok((memory as f64 * pct / 100.0).round() as u64);
+    }
+    crate::size::parse_size(t)
+}
+
+/// One recommended setting.
+#[derive(Clone, Debug)]
+pub struct Recommendation {
+    /// Where it goes (the file is created when it does not exist yet).
+    pub file: Shared,
+    /// 1-based line of the current setting, or of where it will be inserted.
+    pub line: u32,
+    pub setting: String,
+    pub current: Option<String>,
+    pub recommended: String,
+    /// Why, with the arithmetic.
+    pub reason: String,
+    /// The edits that apply it (empty when it is advice only).
+    pub edits: Vec<Edit>,
+}
+
+/// Everything the tuner has to say about one stack.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub recommendations: Vec<Recommendation>,
+    /// Things a number cannot fix ("even one PHP worker does not fit").
+    pub notes: Vec<String>,
+}
+
+/// The CPU count and memory the tuner needs, or why it cannot tune.
+pub fn sizes(host: &HostFacts) -> Result<(u32, u64), String> {
+    match (&host.cpus, &host.memory) {
+        (Some(c), Some(m)) => Ok((c.value, m.value)),
+        _ => Err("tune needs the host's CPUs and memory: pass --cpus N --memory SIZE, set [host] in lemplint.toml, or run on the server with --host local".into()),
+    }
+}
+
+/// Builds the plan for a stack.
+pub fn plan(stack: &Stack, a: &Assumptions) -> Result<Plan, String> {
+    let (cpus, memory) = sizes(&stack.host)?;
+    let mut plan = Plan::default();
+    nginx::recommend(stack, cpus, &mut plan);
+    fpm::recommend(stack, cpus, memory, a, &mut plan);
+    kernel::recommend(stack, &mut plan);
+    plan.recommendations
+        .sort_by(|x, y| (&x.file.path, x.line).cmp(&(&y.file.path, y.line)));
+    Ok(plan)
+}
+
+/// "613MiB" style, for reasons.
+pub fn mib(bytes: u64) -> String {
+    format_size(bytes)
+}
