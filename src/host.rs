@@ -75,6 +75,8 @@ pub struct HostFacts {
     pub nginx: Option<Fact<String>>,
     pub openssl: Option<Fact<String>>,
     pub php: Option<Fact<String>>,
+    /// Memory kept for everything but PHP, as written: a size or a percentage of memory.
+    pub reserve: Option<Fact<String>>,
 }
 
 /// Facts as written by the user (flags or one config table), before precedence.
@@ -147,6 +149,10 @@ impl HostFacts {
         fill(&mut self.nginx, spec.nginx.clone(), source);
         fill(&mut self.openssl, spec.openssl.clone(), source);
         fill(&mut self.php, spec.php.clone(), source);
+        if let Some(r) = &spec.reserve {
+            crate::tune::parse_reserve(r, 1 << 30).map_err(|e| format!("reserve: {e}"))?;
+        }
+        fill(&mut self.reserve, spec.reserve.clone(), source);
         Ok(())
     }
 
@@ -205,6 +211,7 @@ impl HostFacts {
             ("nginx", &self.nginx),
             ("openssl", &self.openssl),
             ("php", &self.php),
+            ("reserve", &self.reserve),
         ] {
             if let Some(f) = f {
                 out.push(format!("{name}: {} ({})", f.value, f.source));

@@ -137,10 +137,7 @@ impl SourceFile {
 }
 
 fn memchr_iter(needle: u8, hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    hay.iter()
-        .enumerate()
-        .filter(move |(_, b)| **b == needle)
-        .map(|(i, _)| i)
+    memchr::memchr_iter(needle, hay)
 }
 
 #[cfg(test)]

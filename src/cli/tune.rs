@@ -44,11 +44,11 @@ pub enum TuneFormat {
 
 fn assumptions(args: &TuneArgs, ws: &Workspace, stack: &Stack) -> Result<Assumptions, String> {
     let memory = stack.host.memory.as_ref().map_or(0, |m| m.value);
-    let (reserve, reserve_source) = match (&args.reserve, &ws.config.config.host.reserve) {
+    let (reserve, reserve_source) = match (&args.reserve, &stack.host.reserve) {
         (Some(r), _) => (tune::parse_reserve(r, memory)?, format!("--reserve {r}")),
         (None, Some(r)) => (
-            tune::parse_reserve(r, memory)?,
-            format!("[host] reserve = {r:?}"),
+            tune::parse_reserve(&r.value, memory)?,
+            format!("{} ({})", r.value, r.source),
         ),
         (None, None) => (
             memory * DEFAULT_RESERVE_PERCENT / 100,

@@ -10,7 +10,9 @@ pub mod fpm;
 pub mod lint;
 pub mod meta;
 pub mod nginx;
+pub mod stack;
 pub mod sysctl;
+pub mod tls;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::host::HostFacts;
@@ -66,21 +68,50 @@ macro_rules! registry {
 
 registry! {
     "nginx" NGX000 "syntax-error" => nginx::syntax_error::SyntaxError;
+    "nginx" NGX001 "ssl-dhe-key-exchange" => tls::ssl_dhe_key_exchange::SslDheKeyExchange;
+    "nginx" NGX002 "ssl-insecure-ciphers" => tls::ssl_insecure_ciphers::SslInsecureCiphers;
+    "nginx" NGX003 "ssl-legacy-protocols" => tls::ssl_legacy_protocols::SslLegacyProtocols;
+    "nginx" NGX004 "ssl-session-cache-missing" => tls::ssl_session_cache_missing::SslSessionCacheMissing;
+    "nginx" NGX005 "worker-processes-mismatch" => nginx::worker_processes_mismatch::WorkerProcessesMismatch;
+    "nginx" NGX006 "worker-cpu-affinity-mismatch" => nginx::worker_cpu_affinity_mismatch::WorkerCpuAffinityMismatch;
+    "nginx" NGX007 "worker-connections-exceed-nofile" => nginx::worker_connections_exceed_nofile::WorkerConnectionsExceedNofile;
+    "nginx" NGX008 "php-location-regex-unanchored" => nginx::php_location_regex_unanchored::PhpLocationRegexUnanchored;
+    "nginx" NGX009 "fastcgi-over-loopback-tcp" => nginx::fastcgi_over_loopback_tcp::FastcgiOverLoopbackTcp;
+    "nginx" NGX010 "gzip-types-duplicate-html" => nginx::gzip_types_duplicate_html::GzipTypesDuplicateHtml;
+    "nginx" NGX011 "ssl-ciphers-invalid" => tls::ssl_ciphers_invalid::SslCiphersInvalid;
     "nginx" NGX020 "include-not-found" => nginx::include_not_found::IncludeNotFound;
     "nginx" NGX021 "include-cycle" => nginx::include_cycle::IncludeCycle;
     "nginx" NGX022 "server-tokens-on" => nginx::server_tokens_on::ServerTokensOn;
     "nginx" NGX023 "duplicate-directive" => nginx::duplicate_directive::DuplicateDirective;
     "fpm" FPM000 "fpm-syntax-error" => fpm::syntax_error::SyntaxError;
+    "fpm" FPM001 "pm-invalid" => fpm::pm_invalid::PmInvalid;
+    "fpm" FPM002 "unknown-directive" => fpm::unknown_directive::UnknownDirective;
+    "fpm" FPM003 "invalid-php-ini-value" => fpm::invalid_php_ini_value::InvalidPhpIniValue;
+    "fpm" FPM004 "pm-max-children-exceeds-memory" => fpm::pm_max_children_exceeds_memory::PmMaxChildrenExceedsMemory;
+    "fpm" FPM005 "pm-max-requests-unset" => fpm::pm_max_requests_unset::PmMaxRequestsUnset;
     "fpm" FPM010 "hash-comment" => fpm::hash_comment::HashComment;
     "sysctl" SYS000 "sysctl-syntax-error" => sysctl::syntax_error::SyntaxError;
+    "sysctl" SYS001 "tcp-tw-recycle" => sysctl::tcp_tw_recycle::TcpTwRecycle;
+    "sysctl" SYS002 "shadowed-setting" => sysctl::shadowed_setting::ShadowedSetting;
+    "sysctl" SYS003 "unknown-key" => sysctl::unknown_key::UnknownKey;
     "sysctl" SYS010 "inline-comment-in-value" => sysctl::inline_comment::InlineComment;
+    "stack" STK001 "backlog-exceeds-somaxconn" => stack::backlog_exceeds_somaxconn::BacklogExceedsSomaxconn;
+    "stack" STK002 "backlog-chain-order" => stack::backlog_chain_order::BacklogChainOrder;
+    "stack" STK003 "fastcgi-target-without-pool" => stack::fastcgi_target_without_pool::FastcgiTargetWithoutPool;
+    "stack" STK004 "fpm-socket-permissions" => stack::fpm_socket_permissions::FpmSocketPermissions;
+    "stack" STK005 "open-files-exceed-kernel" => stack::open_files_exceed_kernel::OpenFilesExceedKernel;
+    "stack" STK006 "fastcgi-timeout-shorter-than-terminate" => stack::fastcgi_timeout_shorter_than_terminate::FastcgiTimeoutShorterThanTerminate;
     "lint" LINT001 "unused-suppression" => lint::ReportedBySuppressions;
     "lint" LINT002 "invalid-suppression" => lint::ReportedBySuppressions;
+    "lint" LINT003 "unreadable-file" => lint::UnreadableFile;
 }
 
 /// Codes whose findings mean the input could not be read as a whole (exit code 2).
 pub fn is_input_error(code: &str) -> bool {
-    matches!(code, "NGX000" | "NGX020" | "NGX021" | "FPM000" | "SYS000")
+    matches!(
+        code,
+        "NGX000" | "NGX020" | "NGX021" | "FPM000" | "SYS000" | "LINT003"
+    )
 }
 
 pub fn by_code(code: &str) -> Option<&'static RuleEntry> {

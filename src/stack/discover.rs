@@ -145,7 +145,9 @@ pub fn sniff(text: &[u8]) -> Option<FileKind> {
         if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
             continue;
         }
-        if line.starts_with('[') && line.ends_with(']') {
+        // `[www] ; the pool` is a section header with a comment.
+        let header = line.split(';').next().unwrap_or(line).trim_end();
+        if header.starts_with('[') && header.ends_with(']') {
             return Some(FileKind::FpmPool);
         }
         if line.ends_with('{') || line.ends_with(';') || line.ends_with('}') {

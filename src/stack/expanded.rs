@@ -25,6 +25,9 @@ pub struct Occurrence {
 
 pub struct Expanded {
     pub occurrences: Vec<Occurrence>,
+    /// Occurrences by directive name (its value: nginx unescapes names too), in order, so a
+    /// rule asking for `fastcgi_pass` looks at those and nothing else.
+    by_name: std::collections::HashMap<Box<[u8]>, Vec<OccId>>,
 }
 
 /// Safety net against pathological include fan-out (every file included from every
@@ -37,6 +40,8 @@ impl Expanded {
     /// include's block).
     pub fn build(config: &NginxConfig) -> Expanded {
         let mut occ: Vec<Occurrence> = Vec::new();
+        let mut by_name: std::collections::HashMap<Box<[u8]>, Vec<OccId>> =
+            std::collections::HashMap::new();
         // Work items: (file, next node, end node, parent occurrence, via include).
         struct Frame {
             file: FileId,
@@ -79,6 +84,13 @@ impl Expanded {
             };
             let parent = frame.open.last().map_or(frame.parent, |&(o, _)| o);
             let me = occ.len() as OccId;
+            let name = d.name.value(&config.file(frame.file).source.text);
+            match by_name.get_mut(name.as_ref()) {
+                Some(list) => list.push(me),
+                None => {
+                    by_name.insert(Box::from(name.as_ref()), vec![me]);
+                }
+            }
             occ.push(Occurrence {
                 file: frame.file,
                 node: id,
@@ -103,7 +115,19 @@ impl Expanded {
                 }
             }
         }
-        Expanded { occurrences: occ }
+        Expanded {
+            occurrences: occ,
+            by_name,
+        }
+    }
+
+    /// Every occurrence of a directive, in configuration order.
+    pub fn named(&self, name: &str) -> std::iter::Copied<std::slice::Iter<'_, OccId>> {
+        self.by_name
+            .get(name.as_bytes())
+            .map_or(&[][..], |v| v.as_slice())
+            .iter()
+            .copied()
     }
 
     pub fn get(&self, id: OccId) -> &Occurrence {
@@ -186,15 +210,8 @@ impl<'a> View<'a> {
     }
 
     /// Every occurrence of a directive, in configuration order.
-    pub fn named(&self, name: &'a str) -> impl Iterator<Item = OccId> + 'a {
-        let config = self.config;
-        let expanded = self.expanded;
-        (0..expanded.occurrences.len() as OccId).filter(move |&i| {
-            let o = expanded.get(i);
-            let f = config.file(o.file);
-            matches!(&f.parsed.tree.nodes[o.node as usize].kind,
-                     NodeKind::Directive(d) if d.name.is(&f.source.text, name))
-        })
+    pub fn named(&self, name: &str) -> impl Iterator<Item = OccId> + 'a {
+        self.expanded.named(name)
     }
 
     /// The occurrence that sets `name` for the block `block` (a server, a location…):

@@ -162,10 +162,8 @@ pub fn load(
         parsed,
         included_from: None,
     });
-    // php-fpm reads includes where they stand; the pools are then assembled in that order.
-    let mut order: Vec<usize> = Vec::new();
-    visit(fs, &resolver, &mut cfg, &mut seen, 0, &mut order, 0);
-    assemble_pools(&mut cfg, &order);
+    visit(fs, &resolver, &mut cfg, &mut seen, 0, 0);
+    assemble_pools(&mut cfg);
     Ok(cfg)
 }
 
@@ -189,10 +187,8 @@ fn visit(
     cfg: &mut FpmConfig,
     seen: &mut HashMap<PathBuf, usize>,
     file: usize,
-    order: &mut Vec<usize>,
     depth: usize,
 ) {
-    order.push(file);
     let includes: Vec<(usize, Span, String)> = {
         let f = &cfg.files[file];
         let src = &f.source.text;
@@ -245,7 +241,7 @@ fn visit(
                         parsed,
                         included_from: Some((file, line)),
                     });
-                    visit(fs, resolver, cfg, seen, idx, order, depth + 1);
+                    visit(fs, resolver, cfg, seen, idx, depth + 1);
                 }
                 Err(e) => cfg.problems.push(IncludeProblem {
                     file,
@@ -262,48 +258,83 @@ fn visit(
     }
 }
 
-/// Walks the files in reading order and merges sections into pools.
-fn assemble_pools(cfg: &mut FpmConfig, order: &[usize]) {
-    let mut pools: Vec<Pool> = Vec::new();
-    for &file in order {
+/// Merges sections into pools in the order php-fpm reads them: each file line by line, an
+/// included file at its `include` line. php-fpm's current section carries through an
+/// include and out of it, so entries before the first header of an included file belong to
+/// the includer's current pool.
+fn assemble_pools(cfg: &mut FpmConfig) {
+    let mut included: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    for (i, f) in cfg.files.iter().enumerate() {
+        if let Some(at) = f.included_from {
+            included.entry(at).or_default().push(i);
+        }
+    }
+    let mut state = Assembly {
+        pools: Vec::new(),
+        current: None,
+    };
+    state.walk(cfg, &included, 0, 0);
+    cfg.pools = state.pools;
+}
+
+struct Assembly {
+    pools: Vec<Pool>,
+    current: Option<usize>,
+}
+
+impl Assembly {
+    fn walk(
+        &mut self,
+        cfg: &FpmConfig,
+        included: &HashMap<(usize, usize), Vec<usize>>,
+        file: usize,
+        depth: usize,
+    ) {
         let f = &cfg.files[file];
         let src = &f.source.text;
-        let mut current: Option<usize> = None;
         for (i, line) in f.parsed.file.lines.iter().enumerate() {
             match &line.kind {
                 LineKind::Section(s) => {
                     if s.is_global(src) {
-                        current = None;
+                        self.current = None;
                         continue;
                     }
                     let name =
                         String::from_utf8_lossy(&s.name_text(src, &fpm::no_env)).into_owned();
-                    let idx = match pools
+                    let idx = match self
+                        .pools
                         .iter()
                         .position(|p| p.name.eq_ignore_ascii_case(&name))
                     {
                         Some(i) => i,
                         None => {
-                            pools.push(Pool {
+                            self.pools.push(Pool {
                                 name,
                                 headers: Vec::new(),
                                 settings: HashMap::new(),
                             });
-                            pools.len() - 1
+                            self.pools.len() - 1
                         }
                     };
-                    pools[idx].headers.push(Setting { file, line: i });
-                    current = Some(idx);
+                    self.pools[idx].headers.push(Setting { file, line: i });
+                    self.current = Some(idx);
+                }
+                LineKind::Entry(e) if e.is_include(src) => {
+                    for &child in included.get(&(file, i)).into_iter().flatten() {
+                        if depth < MAX_DEPTH {
+                            self.walk(cfg, included, child, depth + 1);
+                        }
+                    }
                 }
                 LineKind::Entry(e) => {
-                    if let Some(p) = current {
+                    if let Some(p) = self.current {
                         let key = String::from_utf8_lossy(&src[e.key.range()]).into_owned();
                         let key = if e.subkey.is_some() {
                             key
                         } else {
                             key.to_ascii_lowercase()
                         };
-                        pools[p]
+                        self.pools[p]
                             .settings
                             .entry(key)
                             .or_default()
@@ -314,7 +345,6 @@ fn assemble_pools(cfg: &mut FpmConfig, order: &[usize]) {
             }
         }
     }
-    cfg.pools = pools;
 }
 
 #[cfg(test)]

@@ -76,7 +76,14 @@ impl Fs for RealFs {
     }
 
     fn identity(&self, path: &Path) -> PathBuf {
-        // A dangling link has no canonical form; its absolute spelling still identifies it.
+        // The device and inode name a file whatever the path (a symlink, `..`), with one
+        // stat instead of canonicalize's readlink per component. A dangling link has
+        // neither; its absolute spelling still identifies it.
+        #[cfg(unix)]
+        if let Ok(meta) = std::fs::metadata(path) {
+            use std::os::unix::fs::MetadataExt;
+            return PathBuf::from(format!("inode:{}:{}", meta.dev(), meta.ino()));
+        }
         std::fs::canonicalize(path)
             .or_else(|_| std::path::absolute(path))
             .unwrap_or_else(|_| path.to_path_buf())

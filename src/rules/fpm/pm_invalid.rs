@@ -1,0 +1,1038 @@
+//! FPM001 pm-invalid: a setting php-fpm refuses at startup. php-fpm 8.2 checks every pool
+//! after loading its files (`fpm_conf_process_all_pools`) and stops at the first failure
+//! with `ERROR: failed to post process the configuration`; the service does not start.
+//!
+//! Covered, each with php-fpm's own message text (checked against `php-fpm8.2 -t`):
+//! values its parsers refuse (`unable to parse value for entry 'pm': …`, from
+//! [`FpmFile::load_errors`](crate::syntax::fpm::FpmFile::load_errors); unknown names are
+//! FPM002's), the global checks (`log_limit`, `process.max`, `process.priority`,
+//! `events.mechanism`), and per pool: `user` (see below), `listen`, `process.priority`, `pm`,
+//! `pm.max_children`, the dynamic spare-server bounds (with php-fpm's default
+//! `start_servers = min + (max − min) / 2`), `pm.max_spawn_rate`, ondemand's event mechanism
+//! and `pm.process_idle_timeout`, the status and ping paths, `ping.response`,
+//! `request_slowlog_timeout` / `request_slowlog_trace_depth` against `slowlog` and
+//! `request_terminate_timeout`, and two pools on the same `listen` address.
+//!
+//! Not covered: checks of the target machine's file system and accounts (`prefix`, `chroot`
+//! and `chdir` must exist; `user`/`group`/`listen.owner` must exist), and `access.format`.
+//!
+//! What can be known from files. Pools are merged by name across the files php-fpm reads
+//! (a master and its includes; pool files no master reads are grouped by directory, as
+//! `include = pool.d/*.conf` would read them). A value written in the files is always
+//! judged; a check that relies on a setting being *absent* (php-fpm's default) runs only when
+//! every file php-fpm reads is known: a master whose includes were all read, without syntax
+//! or load errors (which stop php-fpm earlier anyway). A lone pool file may be completed by a
+//! file we do not see, so its missing settings are not reported. Values with `${VAR}` or a
+//! template placeholder (`{{ … }}`, `{% … %}`, `<% … %>`) are unknown and never judged.
+//!
+//! `user`: php-fpm refuses a pool without `user` only when its master runs as root without
+//! `--allow-to-run-as-root`. Masters are started as root in production (Debian's systemd
+//! unit, the official Docker images), so a pool of a complete master configuration without
+//! `user` is reported; lone pool files are not (their master may run unprivileged, as in
+//! rootless containers).
+
+use crate::diagnostic::Diagnostic;
+use crate::rules::{Context, Rule};
+use crate::source::{Shared, Span};
+use crate::stack::fpm::{FpmConfig, Setting};
+use crate::stack::model::Stack;
+use crate::syntax::error::SyntaxError;
+use crate::syntax::fpm::{self, Entry, Line, LineKind, Pm, StartIn};
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+pub struct PmInvalid;
+
+impl Rule for PmInvalid {
+    fn check(&self, cx: &mut Context<'_>) {
+        for inst in instances(cx.stack) {
+            report_load_errors(cx, &inst);
+            check_globals(cx, &inst);
+            check_has_pool(cx, &inst);
+            for pool in &inst.pools {
+                PoolCheck { inst: &inst, pool }.run(cx);
+            }
+            check_duplicate_listen(cx, &inst);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load errors (values php-fpm's parsers refuse)
+// ---------------------------------------------------------------------------------------------
+
+fn report_load_errors(cx: &mut Context<'_>, inst: &Instance<'_>) {
+    for err in &inst.load_errors {
+        if is_unknown_name(&err.error.message) {
+            continue;
+        }
+        let file = err.file();
+        let about_value = [
+            "unable to parse value",
+            "error while parsing",
+            "empty value",
+            "Values provided",
+        ]
+        .iter()
+        .any(|p| err.error.message.starts_with(p));
+        let span = err
+            .entry()
+            .filter(|_| about_value)
+            .map_or(err.error.span, value_span);
+        let help = load_error_help(&err.error.message);
+        let d = cx.report(file, span, err.error.message.clone());
+        d.help = help;
+    }
+}
+
+/// `unknown entry 'x'` / `unknown directive 'x'`: FPM002's findings.
+pub(crate) fn is_unknown_name(message: &str) -> bool {
+    message.starts_with("unknown entry ") || message.starts_with("unknown directive ")
+}
+
+fn load_error_help(message: &str) -> Option<String> {
+    let text = if message.ends_with(fpm::INVALID_BOOLEAN) {
+        "php-fpm accepts yes/no, on/off, true/false or 1/0 (in quotes only in lower case)"
+    } else if message.ends_with(fpm::INVALID_NUMBER) {
+        "php-fpm takes plain digits here: no unit, no sign but a leading `-`, no blanks"
+    } else if message.ends_with(fpm::UNKNOWN_TIME_SUFFIX) || message.ends_with(fpm::INVALID_TIME) {
+        "a time is a number with an optional suffix s (default), m, h or d: `30s`, `5m`"
+    } else if message.ends_with("are not allowed in the global section") {
+        "`php_value[…]`, `env[…]` and the other arrays belong in a pool section such as `[www]`"
+    } else if message.ends_with(fpm::POOL_NOT_DEFINED) {
+        "`$pool` is the pool's name: it can only be used inside a pool section"
+    } else if message.ends_with(fpm::INVALID_PM) {
+        "`static` keeps pm.max_children workers, `dynamic` keeps spare workers between the pm.*_spare_servers bounds, `ondemand` starts workers per request"
+    } else if message.ends_with(fpm::INVALID_LOG_LEVEL) {
+        "log_level is one of alert, error, warning, notice (the default) or debug"
+    } else if message.ends_with(fpm::INVALID_RLIMIT_CORE) {
+        "rlimit_core is a size in bytes (0 disables core dumps) or `unlimited`"
+    } else if message.ends_with(fpm::INVALID_FACILITY) {
+        "syslog.facility is a syslog facility name: daemon (the default), local0 … local7, user, …"
+    } else if message.starts_with("You must provide a key") {
+        "an array setting names what it sets: `php_admin_value[memory_limit] = 256M`"
+    } else if message == "empty value" {
+        "php-fpm refuses `env[NAME] =` without a value: remove the line, or give it one"
+    } else if message.contains("access.suppress_path") {
+        "write `access.suppress_path[] = /ping`: no key, and a path starting with `/`"
+    } else {
+        return None;
+    };
+    Some(text.into())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Global checks (`fpm_conf_post_process`)
+// ---------------------------------------------------------------------------------------------
+
+/// php-fpm's `ZLOG_MIN_LIMIT`.
+const LOG_LIMIT_MIN: i32 = 512;
+/// `process.priority` 64 means "not set" to php-fpm.
+const PRIORITY_UNSET: i32 = 64;
+const PRIORITY_HELP: &str = "a nice(2) value: -19 is the highest priority, 20 the lowest";
+/// The event mechanisms php-fpm offers on Linux (`kqueue`, `/dev/poll` and `port` are BSD's and
+/// Solaris'); only `epoll` can drive `pm = ondemand`.
+const LINUX_EVENTS: [&str; 3] = ["epoll", "poll", "select"];
+
+fn check_globals(cx: &mut Context<'_>, inst: &Instance<'_>) {
+    if let Some((n, v)) = inst.global("log_limit").and_then(|v| Some((v.int()?, v))) {
+        if n < LOG_LIMIT_MIN {
+            report_at(cx, &v, format!("log_limit must be greater than {LOG_LIMIT_MIN}"))
+                .help = Some(format!(
+                    "php-fpm needs room for at least {LOG_LIMIT_MIN} bytes per log line; its default is 1024"
+                ));
+        }
+    }
+    if let Some((n, v)) = inst.global("process.max").and_then(|v| Some((v.int()?, v))) {
+        if n < 0 {
+            report_at(cx, &v, "process_max can't be negative").help =
+                Some("0 (the default) means no limit".into());
+        }
+    }
+    if let Some((n, v)) = inst
+        .global("process.priority")
+        .and_then(|v| Some((v.int()?, v)))
+    {
+        if n != PRIORITY_UNSET && !(-19..=20).contains(&n) {
+            report_at(cx, &v, "process.priority must be included into [-19,20]").help =
+                Some(PRIORITY_HELP.into());
+        }
+    }
+    if let Some(v) = inst.global("events.mechanism").filter(|v| v.known) {
+        if !LINUX_EVENTS.iter().any(|m| v.text.eq_ignore_ascii_case(m)) {
+            report_at(
+                cx,
+                &v,
+                format!(
+                    "event mechanism '{}' is not available on this system",
+                    v.text
+                ),
+            )
+            .help =
+                Some("on Linux php-fpm offers epoll (chosen by default), poll and select".into());
+        }
+    }
+}
+
+fn check_has_pool(cx: &mut Context<'_>, inst: &Instance<'_>) {
+    if !(inst.master && inst.complete && inst.pools.is_empty()) {
+        return;
+    }
+    let Some(cfg) = inst.configs.first() else {
+        return;
+    };
+    let Some(file) = cfg.files.first() else {
+        return;
+    };
+    let span = file.parsed.file.lines.first().map_or(Span::new(0, 0), |l| {
+        Span::new(l.span.start, l.span.end - l.eol.len())
+    });
+    cx.report(
+        &file.source,
+        span,
+        "No pool defined. at least one pool section must be specified in config file",
+    )
+    .help = Some(
+        "php-fpm refuses to start without a pool: add a `[www]` section or an `include` of the pool files".into(),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-pool checks (`fpm_conf_process_all_pools`), in php-fpm's order
+// ---------------------------------------------------------------------------------------------
+
+/// A setting's value as the checks see it.
+enum Got<'a, T> {
+    /// Written in the files (the last occurrence).
+    Set(T, Val<'a>),
+    /// Not written anywhere, and every file is known: php-fpm's default applies.
+    Default(T),
+    /// Written with `${VAR}`, refused by php-fpm's parser (reported on its own), or absent from
+    /// a configuration we only see part of.
+    Unknown,
+}
+
+impl<'a, T: Copy> Got<'a, T> {
+    fn value(&self) -> Option<T> {
+        match self {
+            Got::Set(v, _) | Got::Default(v) => Some(*v),
+            Got::Unknown => None,
+        }
+    }
+
+    fn val(&self) -> Option<&Val<'a>> {
+        match self {
+            Got::Set(_, v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+struct PoolCheck<'i, 'a> {
+    inst: &'i Instance<'a>,
+    pool: &'i PoolView<'a>,
+}
+
+impl<'a> PoolCheck<'_, 'a> {
+    fn run(&self, cx: &mut Context<'_>) {
+        self.user(cx);
+        self.listen(cx);
+        self.priority(cx);
+        let pm = self.pm(cx);
+        // pm.max_children applies to every process manager.
+        let children = self.max_children(cx);
+        match pm {
+            Some(Pm::Dynamic) => self.dynamic(cx, children),
+            Some(Pm::Ondemand) => self.ondemand(cx),
+            Some(Pm::Static) | None => {}
+        }
+        self.status_path(cx);
+        self.ping(cx);
+        self.slowlog(cx);
+    }
+
+    fn priority(&self, cx: &mut Context<'_>) {
+        if let Got::Set(n, v) = self.int("process.priority", PRIORITY_UNSET) {
+            if n != PRIORITY_UNSET && !(-19..=20).contains(&n) {
+                let msg = self.msg("process.priority must be included into [-19,20]");
+                report_at(cx, &v, msg).help = Some(PRIORITY_HELP.into());
+            }
+        }
+    }
+
+    /// `[pool www] text`, as php-fpm prefixes its pool messages.
+    fn msg(&self, text: &str) -> String {
+        format!("[pool {}] {text}", self.pool.name)
+    }
+
+    fn header(&self) -> At<'a> {
+        self.pool.headers[0]
+    }
+
+    fn report_missing<'c>(&self, cx: &'c mut Context<'_>, text: &str) -> &'c mut Diagnostic {
+        let at = self.header();
+        let span = at.header_span().unwrap_or_default();
+        cx.report(at.file(), span, self.msg(text))
+    }
+
+    fn int(&self, key: &str, default: i32) -> Got<'a, i32> {
+        self.parsed(key, default, |t| fpm::parse_int(t.as_bytes()).ok())
+    }
+
+    fn time(&self, key: &str, default: i32) -> Got<'a, i32> {
+        self.parsed(key, default, |t| fpm::parse_time(t.as_bytes()).ok())
+    }
+
+    fn parsed<T>(&self, key: &str, default: T, parse: impl Fn(&str) -> Option<T>) -> Got<'a, T> {
+        match self.pool.get(key) {
+            Some(v) if v.known => match parse(&v.text) {
+                Some(n) => Got::Set(n, v),
+                None => Got::Unknown,
+            },
+            Some(_) => Got::Unknown,
+            None if self.inst.complete => Got::Default(default),
+            None => Got::Unknown,
+        }
+    }
+
+    /// Only for a master php-fpm runs as root: one that is not kept in the foreground
+    /// (`daemonize = no` is how containers and supervisors run php-fpm, often unprivileged).
+    fn user(&self, cx: &mut Context<'_>) {
+        let foreground = match self.inst.global("daemonize") {
+            None => false,
+            Some(v) => !(v.known && fpm::parse_bool(v.text.as_bytes()) == Ok(true)),
+        };
+        if self.inst.master && self.inst.complete && !foreground && self.pool.get("user").is_none()
+        {
+            self.report_missing(cx, "user has not been defined").help = Some(
+                "php-fpm's master runs as root (systemd and the Docker images start it so) and \
+                 refuses to run a pool's PHP code as root: set `user` (and `group`), e.g. \
+                 `user = www-data`"
+                    .into(),
+            );
+        }
+    }
+
+    fn listen(&self, cx: &mut Context<'_>) {
+        const TEXT: &str = "no listen address have been defined!";
+        match self.pool.get("listen") {
+            Some(v) if v.known && v.text.is_empty() => {
+                report_at(cx, &v, self.msg(TEXT)).help = Some(LISTEN_HELP.into());
+            }
+            None if self.inst.complete => {
+                self.report_missing(cx, TEXT).help = Some(LISTEN_HELP.into());
+            }
+            _ => {}
+        }
+    }
+
+    fn pm(&self, cx: &mut Context<'_>) -> Option<Pm> {
+        match self.pool.get("pm") {
+            Some(v) if v.known => fpm::parse_pm(v.text.as_bytes()).ok(),
+            Some(_) => None,
+            None if self.inst.complete => {
+                self.report_missing(
+                    cx,
+                    "the process manager is missing (static, dynamic or ondemand)",
+                )
+                .help = Some(
+                    "add `pm = dynamic` (or static/ondemand) and its pm.* settings to the pool"
+                        .into(),
+                );
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Reports a `pm.max_children` below 1; returns the value when it is valid.
+    fn max_children(&self, cx: &mut Context<'_>) -> Option<(i32, Option<Val<'a>>)> {
+        const TEXT: &str = "pm.max_children must be a positive value";
+        const HELP: &str =
+            "pm.max_children is the most requests the pool serves at once; it has no default";
+        match self.int("pm.max_children", 0) {
+            Got::Set(n, v) if n < 1 => {
+                report_at(cx, &v, self.msg(TEXT)).help = Some(HELP.into());
+                None
+            }
+            Got::Default(_) => {
+                self.report_missing(cx, TEXT).help =
+                    Some(format!("{HELP}: set it, e.g. `pm.max_children = 5`"));
+                None
+            }
+            Got::Set(n, v) => Some((n, Some(v))),
+            Got::Unknown => None,
+        }
+    }
+
+    fn dynamic(&self, cx: &mut Context<'_>, children: Option<(i32, Option<Val<'a>>)>) {
+        let min = self.int("pm.min_spare_servers", 0);
+        let max = self.int("pm.max_spare_servers", 0);
+        let positive = self.spare_positive(cx, "pm.min_spare_servers", &min)
+            & self.spare_positive(cx, "pm.max_spare_servers", &max);
+        if let (true, Some(lo), Some(hi)) = (positive, min.value(), max.value()) {
+            if let Some(children) = &children {
+                self.spares_within(cx, (lo, &min), (hi, &max), children);
+            }
+            if hi < lo {
+                self.max_below_min(cx, (lo, &min), (hi, &max));
+            } else {
+                self.start_servers(cx, lo, hi);
+            }
+        }
+        self.spawn_rate(cx);
+    }
+
+    /// A spare-server bound must be at least 1 (unset is 0). False when it is not, or unknown.
+    fn spare_positive(&self, cx: &mut Context<'_>, key: &str, got: &Got<'a, i32>) -> bool {
+        let Some(n) = got.value() else { return false };
+        if n > 0 {
+            return true;
+        }
+        let text = format!("{key}({n}) must be a positive value");
+        let d = match got.val() {
+            Some(v) => report_at(cx, v, self.msg(&text)),
+            None => self.report_missing(cx, &text),
+        };
+        d.help = Some(format!("`pm = dynamic` needs {key} ≥ 1; it has no default"));
+        false
+    }
+
+    /// Both bounds at most `pm.max_children` (equal is fine): one finding per bound above it.
+    fn spares_within(
+        &self,
+        cx: &mut Context<'_>,
+        (lo, min): (i32, &Got<'a, i32>),
+        (hi, max): (i32, &Got<'a, i32>),
+        (n, children): &(i32, Option<Val<'a>>),
+    ) {
+        let text = format!(
+            "pm.min_spare_servers({lo}) and pm.max_spare_servers({hi}) cannot be greater than pm.max_children({n})"
+        );
+        for (key, value, got) in [
+            ("pm.min_spare_servers", lo, min),
+            ("pm.max_spare_servers", hi, max),
+        ] {
+            if value <= *n {
+                continue;
+            }
+            let d = match got.val() {
+                Some(v) => report_at(cx, v, self.msg(&text)),
+                None => self.report_missing(cx, &text),
+            };
+            d.help = Some(format!(
+                "{key} is {value}, more idle workers than the {n} the pool may run: raise pm.max_children or lower {key}"
+            ));
+            if let Some(c) = children {
+                d.label(
+                    c.at.file().clone(),
+                    c.span(),
+                    format!("pm.max_children is {n}"),
+                );
+            }
+        }
+    }
+
+    fn max_below_min(
+        &self,
+        cx: &mut Context<'_>,
+        (lo, min): (i32, &Got<'a, i32>),
+        (hi, max): (i32, &Got<'a, i32>),
+    ) {
+        let text =
+            format!("pm.max_spare_servers({hi}) must not be less than pm.min_spare_servers({lo})");
+        let d = match max.val() {
+            Some(v) => report_at(cx, v, self.msg(&text)),
+            None => self.report_missing(cx, &text),
+        };
+        if let Some(v) = min.val() {
+            d.label(v.at.file().clone(), v.span(), "the minimum");
+        }
+        d.help = Some(
+            "pm.max_spare_servers is the most idle workers kept, pm.min_spare_servers the fewest: swap them or raise the maximum".into(),
+        );
+    }
+
+    /// php-fpm replaces a `pm.start_servers` ≤ 0 (or unset) by min + (max − min) / 2, which is
+    /// always in range; a set value must lie between the bounds.
+    fn start_servers(&self, cx: &mut Context<'_>, lo: i32, hi: i32) {
+        let Got::Set(start, v) = self.int("pm.start_servers", 0) else {
+            return;
+        };
+        if start > 0 && (start < lo || start > hi) {
+            let text = format!(
+                "pm.start_servers({start}) must not be less than pm.min_spare_servers({lo}) and not greater than pm.max_spare_servers({hi})"
+            );
+            report_at(cx, &v, self.msg(&text)).help = Some(format!(
+                "start between {lo} and {hi}, or leave pm.start_servers unset: php-fpm then starts {}",
+                lo + (hi - lo) / 2
+            ));
+        }
+    }
+
+    fn spawn_rate(&self, cx: &mut Context<'_>) {
+        if let Got::Set(n, v) = self.int("pm.max_spawn_rate", 32) {
+            if n < 1 {
+                report_at(
+                    cx,
+                    &v,
+                    self.msg("pm.max_spawn_rate must be a positive value"),
+                )
+                .help = Some("the default is 32 children spawned at once".into());
+            }
+        }
+    }
+
+    fn ondemand(&self, cx: &mut Context<'_>) {
+        let events = self.inst.global("events.mechanism").filter(|v| v.known);
+        if let Some(ev) = events.filter(|v| {
+            v.text.eq_ignore_ascii_case("poll") || v.text.eq_ignore_ascii_case("select")
+        }) {
+            if let Some(pm) = self.pool.get("pm") {
+                let text = "ondemand process manager can ONLY be used when events.mechanism is either epoll (Linux) or kqueue (*BSD).";
+                report_at(cx, &pm, self.msg(text)).label(
+                    ev.at.file().clone(),
+                    ev.span(),
+                    format!("events.mechanism is {}", ev.text),
+                );
+            }
+        }
+        if let Got::Set(n, v) = self.time("pm.process_idle_timeout", 10) {
+            if n < 1 {
+                let text = format!("pm.process_idle_timeout({n}s) must be greater than 0s");
+                report_at(cx, &v, self.msg(&text)).help =
+                    Some("the default is 10s: an idle child is stopped after that".into());
+            }
+        }
+    }
+
+    fn status_path(&self, cx: &mut Context<'_>) {
+        let Some(v) = self.pool.get("pm.status_path").filter(|v| v.known) else {
+            return;
+        };
+        let own_listener = self.pool.get("pm.status_listen").is_some();
+        if let Some(problem) = path_problem(&v.text, !own_listener) {
+            let text = format!("the status path '{}' {problem}", v.text);
+            report_at(cx, &v, self.msg(&text)).help = Some(PATH_HELP.into());
+        }
+    }
+
+    fn ping(&self, cx: &mut Context<'_>) {
+        let Some(v) = self.pool.get("ping.path").filter(|v| v.known) else {
+            return;
+        };
+        if let Some(problem) = path_problem(&v.text, true) {
+            let text = format!("the ping path '{}' {problem}", v.text);
+            report_at(cx, &v, self.msg(&text)).help = Some(PATH_HELP.into());
+            return;
+        }
+        if v.text.is_empty() {
+            return;
+        }
+        if let Some(r) = self
+            .pool
+            .get("ping.response")
+            .filter(|r| r.known && r.text.is_empty())
+        {
+            report_at(
+                cx,
+                &r,
+                self.msg("the ping response page '' is not long enough"),
+            )
+            .help = Some("remove the line for php-fpm's default response, `pong`".into());
+        }
+    }
+
+    fn slowlog(&self, cx: &mut Context<'_>) {
+        // `None`: unknown; `Some(false)`: php-fpm has no slowlog file.
+        let has_slowlog = match self.pool.get("slowlog") {
+            Some(v) if v.known => Some(!v.text.is_empty()),
+            Some(_) => None,
+            None => self.inst.complete.then_some(false),
+        };
+        let help = "set `slowlog` to a file, e.g. `slowlog = /var/log/php-fpm/$pool.slow.log`";
+        if let Got::Set(t, v) = self.time("request_slowlog_timeout", 0) {
+            if t != 0 && has_slowlog == Some(false) {
+                let text = "'slowlog' must be specified for use with 'request_slowlog_timeout'";
+                report_at(cx, &v, self.msg(text)).help = Some(help.into());
+            } else if let Got::Set(limit, lv) = self.time("request_terminate_timeout", 0) {
+                if t != 0 && limit != 0 && t > limit {
+                    let text = format!("'request_slowlog_timeout' ({t}) can't be greater than 'request_terminate_timeout' ({limit})");
+                    report_at(cx, &v, self.msg(&text))
+                        .label(lv.at.file().clone(), lv.span(), "requests are killed after this")
+                        .help = Some("a request is logged as slow before it is killed: make request_slowlog_timeout the smaller".into());
+                }
+            }
+        }
+        if let Got::Set(depth, v) = self.int("request_slowlog_trace_depth", 0) {
+            if depth != 0 && has_slowlog == Some(false) {
+                let text = "'slowlog' must be specified for use with 'request_slowlog_trace_depth'";
+                report_at(cx, &v, self.msg(text)).help = Some(help.into());
+            } else if depth < 0 && has_slowlog == Some(true) {
+                let text =
+                    format!("'request_slowlog_trace_depth' ({depth}) must be a positive value");
+                report_at(cx, &v, self.msg(&text)).help = Some(
+                    "the number of stack frames written to the slow log; the default is 20".into(),
+                );
+            }
+        }
+    }
+}
+
+const PATH_HELP: &str =
+    "the URI nginx passes for it (its SCRIPT_NAME), e.g. `/fpm-status` or `/ping`: \
+     a `/`, then letters, digits and `/_-.~`";
+
+const LISTEN_HELP: &str = "every pool needs its own address: `listen = /run/php/php8.2-fpm.sock` \
+     (a unix socket) or `listen = 127.0.0.1:9000`";
+
+/// php-fpm's checks of `pm.status_path` and `ping.path` (an empty value disables them).
+/// `min_len`: the status path may be `/` when the pool has its own status listener.
+fn path_problem(path: &str, min_len: bool) -> Option<&'static str> {
+    if path.is_empty() {
+        return None;
+    }
+    if !path.starts_with('/') {
+        return Some("must start with a '/'");
+    }
+    if min_len && path.len() < 2 {
+        return Some("is not long enough");
+    }
+    let ok = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'/' | b'-' | b'_' | b'.' | b'~');
+    (!path.bytes().all(ok))
+        .then_some("must contain only the following characters '[alphanum]/_-.~'")
+}
+
+/// Two pools listening on the same address (php-fpm compares the strings exactly).
+fn check_duplicate_listen(cx: &mut Context<'_>, inst: &Instance<'_>) {
+    let mut seen: Vec<(String, &PoolView<'_>, Val<'_>)> = Vec::new();
+    for pool in &inst.pools {
+        let Some(v) = pool.get("listen").filter(|v| v.known && !v.text.is_empty()) else {
+            continue;
+        };
+        // A relative socket path is resolved against each pool's own prefix.
+        let relative_socket = !v.text.starts_with('/')
+            && !v.text.contains(':')
+            && !v.text.bytes().all(|b| b.is_ascii_digit());
+        if relative_socket && pool.get("prefix").is_some() {
+            continue;
+        }
+        if let Some((_, first, fv)) = seen.iter().find(|(t, _, _)| *t == v.text) {
+            let text = format!(
+                "[pool {}] unable to set listen address as it's already used in another pool '{}'",
+                pool.name, first.name
+            );
+            report_at(cx, &v, text)
+                .label(
+                    fv.at.file().clone(),
+                    fv.span(),
+                    format!("pool {} listens here", first.name),
+                )
+                .help = Some(
+                "give each pool its own socket or port, e.g. `listen = /run/php/$pool.sock`".into(),
+            );
+            continue;
+        }
+        seen.push((v.text.clone(), pool, v));
+    }
+}
+
+fn report_at<'c>(
+    cx: &'c mut Context<'_>,
+    v: &Val<'_>,
+    msg: impl Into<String>,
+) -> &'c mut Diagnostic {
+    cx.report(v.at.file(), v.span(), msg)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The model shared by the FPM rules: php-fpm instances, merged pools, values
+// ---------------------------------------------------------------------------------------------
+
+/// One php-fpm as it would run: a master with the files it includes, or the pool files of one
+/// directory that no master reads (read together, as `include = pool.d/*.conf` would).
+pub(crate) struct Instance<'a> {
+    pub configs: Vec<&'a FpmConfig>,
+    /// Loaded from a `php-fpm*.conf` master.
+    pub master: bool,
+    /// Every file php-fpm reads is known and loads cleanly: a setting absent from the files
+    /// takes php-fpm's default. False for pool files without their master.
+    pub complete: bool,
+    /// Every `include` was read (at least one file each, none outside the tree or missing).
+    /// An include glob that matches nothing in a repository may well match on the server.
+    pub includes_read: bool,
+    pub pools: Vec<PoolView<'a>>,
+    /// php-fpm 8.2's per-entry load errors, every file of the instance.
+    pub load_errors: Vec<LoadError<'a>>,
+}
+
+/// A load error and the file it is in.
+pub(crate) struct LoadError<'a> {
+    pub cfg: &'a FpmConfig,
+    pub file: usize,
+    pub error: SyntaxError,
+    /// Whether the entry is read in a pool (`Some(true)`), in `[global]`, or unknown (the start
+    /// of a pool file no master reads).
+    pub in_pool: Option<bool>,
+}
+
+impl<'a> LoadError<'a> {
+    pub fn file(&self) -> &'a Shared {
+        &self.cfg.files[self.file].source
+    }
+
+    /// The entry the error is about (its key span is the error's span).
+    pub fn entry(&self) -> Option<&'a Entry> {
+        self.cfg.files[self.file]
+            .parsed
+            .file
+            .entries()
+            .map(|(_, e)| e)
+            .find(|e| e.key == self.error.span)
+    }
+}
+
+/// Where a setting or a pool header is written.
+#[derive(Clone, Copy)]
+pub(crate) struct At<'a> {
+    pub cfg: &'a FpmConfig,
+    pub setting: Setting,
+}
+
+impl<'a> At<'a> {
+    pub fn file(self) -> &'a Shared {
+        self.cfg.source(self.setting)
+    }
+
+    pub fn entry(self) -> Option<&'a Entry> {
+        self.cfg.entry(self.setting)
+    }
+
+    /// The items of the file the setting is in.
+    pub fn lines(self) -> &'a [Line] {
+        &self.cfg.files[self.setting.file].parsed.file.lines
+    }
+
+    /// `[name]`, when this is a section header.
+    pub fn header_span(self) -> Option<Span> {
+        match &self.lines().get(self.setting.line)?.kind {
+            LineKind::Section(s) => Some(Span::new(s.open.start, s.close.end)),
+            _ => None,
+        }
+    }
+}
+
+/// The span to underline for an entry's value: the value, or `key =` when it is empty.
+pub(crate) fn value_span(e: &Entry) -> Span {
+    if e.raw_value.is_empty() {
+        Span::new(e.key.start, e.eq.end)
+    } else {
+        e.raw_value
+    }
+}
+
+/// A setting's value as php-fpm reads it.
+#[derive(Clone)]
+pub(crate) struct Val<'a> {
+    pub at: At<'a>,
+    /// After INI evaluation and `$pool` substitution.
+    pub text: String,
+    /// False when the value depends on the environment (`${VAR}`) or a PHP constant we do not
+    /// know: the text is then not what php-fpm sees.
+    pub known: bool,
+}
+
+impl<'a> Val<'a> {
+    fn of(at: At<'a>, pool: Option<&str>) -> Option<Val<'a>> {
+        let e = at.entry()?;
+        let src = &at.file().text;
+        let (raw, known) = eval_value(e, src);
+        let raw = match pool {
+            Some(name) => fpm::expand_pool(&raw, name.as_bytes()),
+            None => raw,
+        };
+        Some(Val {
+            at,
+            text: String::from_utf8_lossy(&raw).into_owned(),
+            known,
+        })
+    }
+
+    pub fn entry(&self) -> Option<&'a Entry> {
+        self.at.entry()
+    }
+
+    pub fn span(&self) -> Span {
+        self.entry().map(value_span).unwrap_or_default()
+    }
+
+    /// The value as php-fpm's integer parser reads it, when known and valid.
+    pub fn int(&self) -> Option<i32> {
+        self.known
+            .then(|| fpm::parse_int(self.text.as_bytes()).ok())
+            .flatten()
+    }
+}
+
+/// Placeholders of the template engines that render pool files before deployment (Go
+/// templates, Jinja, Twig, Blade, Mustache, ERB): such a value is filled in later.
+const TEMPLATE_MARKERS: [&[u8]; 3] = [b"{{", b"{%", b"<%"];
+
+fn templated(raw: &[u8]) -> bool {
+    TEMPLATE_MARKERS
+        .iter()
+        .any(|m| raw.windows(m.len()).any(|w| w == *m))
+}
+
+/// An entry's value as php-fpm receives it, and whether it is known (no `${VAR}`, no unknown
+/// constant, no template placeholder).
+pub(crate) fn eval_value(e: &Entry, src: &[u8]) -> (Vec<u8>, bool) {
+    let env_used = Cell::new(false);
+    let raw = e.value_text(src, &|_| {
+        env_used.set(true);
+        None
+    });
+    let sub_env = Cell::new(false);
+    let _ = e.subkey_text(src, &|_| {
+        sub_env.set(true);
+        None
+    });
+    let written = src
+        .get(e.key.start as usize..e.raw_value.end as usize)
+        .unwrap_or_default();
+    let known = !env_used.get()
+        && !sub_env.get()
+        && e.unresolved_constants(src).is_empty()
+        && !templated(written);
+    (raw, known)
+}
+
+/// A pool merged by name across the files of an instance.
+pub(crate) struct PoolView<'a> {
+    /// The name as written in its first header.
+    pub name: String,
+    /// Every header of the pool, in reading order (never empty).
+    pub headers: Vec<At<'a>>,
+    /// Settings by lowercased key (array keys keep their case), every occurrence in order.
+    settings: HashMap<String, Vec<At<'a>>>,
+}
+
+impl<'a> PoolView<'a> {
+    /// The value php-fpm uses for `key` (the last occurrence), `$pool` substituted.
+    pub fn get(&self, key: &str) -> Option<Val<'a>> {
+        let at = *self.settings.get(&key.to_ascii_lowercase())?.last()?;
+        Val::of(at, Some(&self.name))
+    }
+}
+
+impl<'a> Instance<'a> {
+    /// A `[global]` setting (the last occurrence in reading order).
+    pub fn global(&self, key: &str) -> Option<Val<'a>> {
+        let mut found = None;
+        for cfg in &self.configs {
+            for file in 0..cfg.files.len() {
+                for (line, e, in_pool) in entry_contexts(cfg, file) {
+                    if in_pool == Some(false)
+                        && e.subkey.is_none()
+                        && e.key_text(&cfg.files[file].source.text)
+                            .eq_ignore_ascii_case(key)
+                    {
+                        found = Some(At {
+                            cfg,
+                            setting: Setting { file, line },
+                        });
+                    }
+                }
+            }
+        }
+        Val::of(found?, None)
+    }
+}
+
+/// Every php-fpm instance of the stack. PHP 5.2 XML configurations are left out (FPM000).
+pub(crate) fn instances(stack: &Stack) -> Vec<Instance<'_>> {
+    let mut out = Vec::new();
+    let mut lone: Vec<(Option<PathBuf>, Vec<&FpmConfig>)> = Vec::new();
+    for cfg in &stack.fpm {
+        if cfg.files.iter().any(|f| f.parsed.file.xml) {
+            continue;
+        }
+        if cfg.has_master {
+            out.push(build(vec![cfg], true));
+            continue;
+        }
+        let path = cfg.files.first().map(|f| f.source.path.clone());
+        let dir = path
+            .filter(|p| p.extension().is_some_and(|e| e == "conf"))
+            .and_then(|p| p.parent().map(|d| d.to_path_buf()));
+        match lone.iter_mut().find(|(d, _)| dir.is_some() && *d == dir) {
+            Some((_, group)) => group.push(cfg),
+            None => lone.push((dir, vec![cfg])),
+        }
+    }
+    out.extend(lone.into_iter().map(|(_, cfgs)| build(cfgs, false)));
+    out
+}
+
+fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
+    let mut pools: Vec<PoolView<'_>> = Vec::new();
+    let mut load_errors = Vec::new();
+    let mut clean = master;
+    let mut includes_read = true;
+    for cfg in &configs {
+        includes_read &= cfg.problems.is_empty();
+        for (i, f) in cfg.files.iter().enumerate() {
+            includes_read &= f
+                .parsed
+                .file
+                .includes(&f.source.text)
+                .all(|(line, _)| cfg.files.iter().any(|g| g.included_from == Some((i, line))));
+            clean &= f.parsed.errors.is_empty();
+            // The headerless start of an included file belongs to the includer's section,
+            // which the stack's pools do not record: treat such a pool as partly unknown.
+            if i > 0 && f.parsed.file.entries().any(|(_, e)| e.section.is_none()) {
+                clean = false;
+            }
+            for (error, in_pool) in file_load_errors(cfg, i) {
+                clean = false;
+                load_errors.push(LoadError {
+                    cfg,
+                    file: i,
+                    error,
+                    in_pool,
+                });
+            }
+        }
+        for p in &cfg.pools {
+            let idx = match pools
+                .iter()
+                .position(|q| q.name.eq_ignore_ascii_case(&p.name))
+            {
+                Some(i) => i,
+                None => {
+                    pools.push(PoolView {
+                        name: p.name.clone(),
+                        headers: Vec::new(),
+                        settings: HashMap::new(),
+                    });
+                    pools.len() - 1
+                }
+            };
+            let view = &mut pools[idx];
+            view.headers
+                .extend(p.headers.iter().map(|&setting| At { cfg, setting }));
+            for (key, list) in &p.settings {
+                view.settings
+                    .entry(key.clone())
+                    .or_default()
+                    .extend(list.iter().map(|&setting| At { cfg, setting }));
+            }
+        }
+    }
+    pools.retain(|p| !p.headers.is_empty());
+    Instance {
+        configs,
+        master,
+        complete: clean && includes_read,
+        includes_read,
+        pools,
+        load_errors,
+    }
+}
+
+/// The section the first lines of file `file` are read in: `[global]` for a master, the
+/// includer's section at the `include` line for an included file, unknown for a pool file
+/// that no master reads.
+fn start_in(cfg: &FpmConfig, file: usize) -> Option<StartIn> {
+    let mut f = file;
+    for _ in 0..64 {
+        let (includer, line) = match cfg.files.get(f)?.included_from {
+            None => return cfg.has_master.then_some(StartIn::Global),
+            Some(at) => at,
+        };
+        let inc = cfg.files.get(includer)?;
+        let LineKind::Entry(e) = &inc.parsed.file.lines.get(line)?.kind else {
+            return None;
+        };
+        match e.section {
+            Some(h) => {
+                let LineKind::Section(s) = &inc.parsed.file.lines.get(h)?.kind else {
+                    return None;
+                };
+                return Some(if s.is_global(&inc.source.text) {
+                    StartIn::Global
+                } else {
+                    StartIn::Pool
+                });
+            }
+            None => f = includer,
+        }
+    }
+    None
+}
+
+/// Each entry of a file with where php-fpm reads it: `Some(true)` in a pool, `Some(false)` in
+/// `[global]`, `None` unknown (the headerless start of a pool file no master reads).
+pub(crate) fn entry_contexts(cfg: &FpmConfig, file: usize) -> Vec<(usize, &Entry, Option<bool>)> {
+    let Some(f) = cfg.files.get(file) else {
+        return Vec::new();
+    };
+    let src = &f.source.text;
+    let mut ctx = start_in(cfg, file).map(|s| s == StartIn::Pool);
+    let mut out = Vec::new();
+    for (i, line) in f.parsed.file.lines.iter().enumerate() {
+        match &line.kind {
+            LineKind::Section(s) => ctx = Some(!s.is_global(src)),
+            LineKind::Entry(e) => out.push((i, e, ctx)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// php-fpm 8.2's load errors for one file, each with the entry's context. Errors on values
+/// that depend on `${VAR}` are dropped (the value php-fpm sees is unknown). For the headerless
+/// start of a lone pool file, an error is kept only when php-fpm would refuse the entry in
+/// `[global]` and in a pool alike.
+fn file_load_errors(cfg: &FpmConfig, file: usize) -> Vec<(SyntaxError, Option<bool>)> {
+    let f = &cfg.files[file];
+    let src = &f.source.text;
+    let pf = &f.parsed.file;
+    let contexts: HashMap<Span, (Option<bool>, bool)> = entry_contexts(cfg, file)
+        .into_iter()
+        .map(|(_, e, c)| (e.key, (c, eval_value(e, src).1)))
+        .collect();
+    let errors = match start_in(cfg, file) {
+        Some(start) => pf.load_errors(src, &fpm::no_env, start),
+        None => {
+            let global = pf.load_errors(src, &fpm::no_env, StartIn::Global);
+            let headerless: HashSet<Span> = contexts
+                .iter()
+                .filter(|(_, (c, _))| c.is_none())
+                .map(|(s, _)| *s)
+                .collect();
+            pf.load_errors(src, &fpm::no_env, StartIn::Pool)
+                .into_iter()
+                .filter_map(|e| {
+                    if !headerless.contains(&e.span) {
+                        return Some(e);
+                    }
+                    let other = global.iter().find(|g| g.span == e.span)?;
+                    Some(if is_unknown_name(&e.message) {
+                        other.clone()
+                    } else {
+                        e
+                    })
+                })
+                .collect()
+        }
+    };
+    errors
+        .into_iter()
+        .filter_map(|e| {
+            let (ctx, known) = contexts.get(&e.span).copied().unwrap_or((None, true));
+            (known || is_unknown_name(&e.message)).then_some((e, ctx))
+        })
+        .collect()
+}

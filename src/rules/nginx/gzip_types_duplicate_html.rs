@@ -1,0 +1,186 @@
+//! NGX010 gzip-types-duplicate-html: `text/html` listed in `gzip_types`.
+//!
+//! nginx always compresses `text/html`: the first `gzip_types` of a block starts its list
+//! with it (`ngx_http_types_slot` seeds the list with the directive's default). Listing it
+//! again makes nginx warn `duplicate MIME type "text/html"` at every start and reload, and
+//! changes nothing. The comparison ignores case, as nginx lowercases the types. After a `*`
+//! (every type) nginx stops reading the block's types, so nothing after it is a duplicate.
+//!
+//! The fix removes the word. When `text/html` is the directive's only type it removes the
+//! directive, except where that `gzip_types text/html;` overrides a list inherited from an
+//! enclosing block: there it is the only way to say "just HTML" and the rule stays silent.
+
+use crate::fix::{edits, Edit, Fix};
+use crate::rules::{Context, Rule};
+use crate::source::{Shared, Span};
+use crate::stack::expanded::{OccId, View, NO_PARENT};
+use crate::syntax::nginx::{NodeId, Tree};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+pub struct GzipTypesDuplicateHtml;
+
+/// What one occurrence of a `gzip_types` directive says about one of its files' nodes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Not a duplicate here (after a `*`), or an override nginx needs.
+    Keep,
+    /// A duplicate; removing it keeps the meaning.
+    Duplicate,
+}
+
+/// Per directive node: its source, tree position, and the verdicts of every occurrence.
+struct Found<'a> {
+    file: Shared,
+    tree: &'a Tree,
+    node: NodeId,
+    /// Argument indexes that are `text/html`, with the verdict of every occurrence.
+    verdicts: BTreeMap<usize, Vec<Verdict>>,
+}
+
+impl Rule for GzipTypesDuplicateHtml {
+    fn check(&self, cx: &mut Context<'_>) {
+        // A file included in several blocks is judged in each; it is reported only when
+        // `text/html` is a removable duplicate in all of them.
+        let mut found: BTreeMap<(PathBuf, NodeId), Found<'_>> = BTreeMap::new();
+        for inst in &cx.stack.nginx {
+            let view = inst.view();
+            let mut blocks: Vec<OccId> = view
+                .named("gzip_types")
+                .map(|o| inst.expanded.get(o).parent)
+                .collect();
+            blocks.sort_unstable();
+            blocks.dedup();
+            for block in blocks {
+                judge_block(&view, block, &mut found);
+            }
+        }
+        for f in found.into_values() {
+            report(cx, f);
+        }
+    }
+}
+
+/// Walks the `gzip_types` of one block in order, as nginx builds its list.
+fn judge_block<'a>(
+    view: &View<'a>,
+    block: OccId,
+    found: &mut BTreeMap<(PathBuf, NodeId), Found<'a>>,
+) {
+    let directives: Vec<OccId> = view
+        .expanded
+        .children(block)
+        .filter(|&c| view.name(c) == "gzip_types")
+        .collect();
+    let overrides_inherited = block != NO_PARENT
+        && !view
+            .effective(view.expanded.get(block).parent, "gzip_types")
+            .is_empty();
+    let mut star = false;
+    for &occ in &directives {
+        let o = view.expanded.get(occ);
+        let nf = view.config.file(o.file);
+        let args = view.args(occ);
+        let only_html = args.len() == 1 && directives.len() == 1;
+        for (i, a) in args.iter().enumerate() {
+            if star {
+                break;
+            }
+            if a.as_ref() == "*" {
+                star = true;
+                break;
+            }
+            if !a.eq_ignore_ascii_case("text/html") {
+                continue;
+            }
+            let verdict = if only_html && overrides_inherited {
+                Verdict::Keep
+            } else {
+                Verdict::Duplicate
+            };
+            let entry = found
+                .entry((nf.source.path.clone(), o.node))
+                .or_insert_with(|| Found {
+                    file: nf.source.clone(),
+                    tree: &nf.parsed.tree,
+                    node: o.node,
+                    verdicts: BTreeMap::new(),
+                });
+            entry.verdicts.entry(i).or_default().push(verdict);
+        }
+    }
+}
+
+fn report(cx: &mut Context<'_>, f: Found<'_>) {
+    let Some(d) = f.tree.directive(f.node) else {
+        return;
+    };
+    let words = f.tree.args(d);
+    let dups: Vec<usize> = f
+        .verdicts
+        .iter()
+        .filter(|(_, v)| v.iter().all(|&x| x == Verdict::Duplicate))
+        .map(|(&i, _)| i)
+        .collect();
+    for &i in &dups {
+        let Some(word) = words.get(i) else { continue };
+        let edit = if words.len() == 1 {
+            edits::delete_directive(&f.file, f.tree, f.node)
+        } else {
+            remove_word(&f.file, word.raw)
+        };
+        let title = if words.len() == 1 {
+            "Remove `gzip_types text/html;` (text/html is always compressed)"
+        } else {
+            "Remove `text/html` from `gzip_types`"
+        };
+        // Deleting the directive's line also deletes a comment after it: not safe then.
+        let drops_comment = f.file.text[edit.range.range()].contains(&b'#');
+        let fix = if drops_comment {
+            Fix::unsafe_(title, vec![edit])
+        } else {
+            Fix::safe(title, vec![edit])
+        };
+        let diag = cx
+            .report(
+                &f.file,
+                word.raw,
+                "`text/html` in `gzip_types` is a duplicate: nginx always compresses it and \
+                 warns `duplicate MIME type \"text/html\"`",
+            )
+            .with_fix(fix);
+        diag.help = Some("list only the other types; `text/html` is implied".into());
+    }
+}
+
+/// Removes one argument word with one neighbouring run of blanks, keeping the line tidy:
+/// a word alone on its line takes the line; a word followed by another on its line takes the
+/// blanks after it; otherwise (last on its line) the blanks before it.
+fn remove_word(file: &Shared, raw: Span) -> Edit {
+    let text = &file.text;
+    let (s, e) = (raw.start as usize, raw.end as usize);
+    let is_blank = |b: u8| b == b' ' || b == b'\t';
+    let mut before = s;
+    while before > 0 && is_blank(text[before - 1]) {
+        before -= 1;
+    }
+    let mut after = e;
+    while after < text.len() && is_blank(text[after]) {
+        after += 1;
+    }
+    let at_line_start = before == 0 || text[before - 1] == b'\n';
+    let next = text.get(after).copied();
+    let at_line_end = matches!(next, None | Some(b'\n') | Some(b'\r'));
+    if at_line_start && at_line_end {
+        let end = match next {
+            Some(b'\r') if text.get(after + 1) == Some(&b'\n') => after + 2,
+            Some(_) => after + 1,
+            None => after,
+        };
+        return Edit::delete(file, Span::new(before as u32, end as u32));
+    }
+    if !at_line_end && next != Some(b';') {
+        return Edit::delete(file, Span::new(s as u32, after as u32));
+    }
+    Edit::delete(file, Span::new(before as u32, e as u32))
+}

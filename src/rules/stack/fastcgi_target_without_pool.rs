@@ -1,0 +1,131 @@
+//! STK003 fastcgi-target-without-pool: a `fastcgi_pass` (or a `server` of the upstream it
+//! names) that points at a local address no PHP-FPM pool of the stack listens on.
+//!
+//! nginx connects for every PHP request and fails: `connect() to unix:/run/php/php7.4-fpm.sock
+//! failed (2: No such file or directory)` or `(111: Connection refused)`, and the client gets
+//! 502 Bad Gateway. The classic cause is a PHP upgrade that renamed the socket
+//! (`php7.4-fpm.sock` → `php8.2-fpm.sock`) in the pool but not in nginx.
+//!
+//! Only judged when the stack has PHP-FPM pools and every pool's `listen` is known (a
+//! `${VAR}` or relative socket path could be any address). Only unix sockets and loopback
+//! addresses must be local; a remote host may run PHP-FPM elsewhere, and a target with
+//! variables is decided per request: both are left alone. `/var/run` and `/run` are one
+//! directory (a symlink on every current distribution).
+
+use super::{active_nginx, pool_listen, reaches, same_server};
+use crate::fix::{edits, Fix};
+use crate::rules::sysctl::unknown_key::distance;
+use crate::rules::{Context, Rule};
+use crate::stack::fpm::Listen;
+use crate::stack::net::{fastcgi_targets, Addr};
+use std::collections::HashSet;
+
+pub struct FastcgiTargetWithoutPool;
+
+/// How nginx would write the address of a pool: `unix:/path` or `host:port` (a pool on every
+/// address is reached on `127.0.0.1`).
+fn nginx_address(listen: &Listen) -> String {
+    match listen {
+        Listen::Unix { path } => format!("unix:{path}"),
+        Listen::Tcp { host: None, port } => format!("127.0.0.1:{port}"),
+        Listen::Tcp {
+            host: Some(h),
+            port,
+        } if h.contains(':') => format!("[{h}]:{port}"),
+        Listen::Tcp {
+            host: Some(h),
+            port,
+        } => format!("{h}:{port}"),
+    }
+}
+
+impl Rule for FastcgiTargetWithoutPool {
+    fn check(&self, cx: &mut Context<'_>) {
+        let mut seen = HashSet::new();
+        for (_, inst) in active_nginx(cx.stack) {
+            // The pools of the same machine, all with a known address.
+            let pools: Vec<(String, Listen)> = cx
+                .stack
+                .pools()
+                .filter(|(c, _)| same_server(cx.stack, inst, c))
+                .map(|(c, p)| pool_listen(c, p).map(|(_, l)| (p.name.clone(), l)))
+                .collect::<Option<_>>()
+                .unwrap_or_default();
+            if pools.is_empty() {
+                continue;
+            }
+            let view = inst.view();
+            for t in fastcgi_targets(inst) {
+                let local = match &t.addr {
+                    Addr::Unix(p) => p.starts_with('/'),
+                    a => a.is_loopback_tcp(),
+                };
+                if !local || pools.iter().any(|(_, l)| reaches(&t.addr, l)) {
+                    continue;
+                }
+                let occ = t.server.unwrap_or(t.pass);
+                let Some((file, span)) = super::arg_place(&view, occ, 0) else {
+                    continue;
+                };
+                if !seen.insert((file.path.clone(), span)) {
+                    continue;
+                }
+                let errno = match t.addr {
+                    Addr::Unix(_) => "(2: No such file or directory)",
+                    Addr::Tcp { .. } => "(111: Connection refused)",
+                };
+                let written = t.addr.to_string();
+                let via = if t.server.is_some() {
+                    format!("upstream server {written} (used by fastcgi_pass)")
+                } else {
+                    format!("fastcgi_pass {written}")
+                };
+                // The pools by distance; the nearest, when it is the only one that near.
+                let mut by_distance: Vec<(usize, String, &str)> = pools
+                    .iter()
+                    .map(|(name, l)| {
+                        let a = nginx_address(l);
+                        (distance(&written, &a), a, name.as_str())
+                    })
+                    .collect();
+                by_distance.sort();
+                by_distance.dedup_by(|a, b| a.1 == b.1);
+                let Some(nearest) = by_distance.first() else {
+                    continue;
+                };
+                let unique = by_distance.get(1).is_none_or(|n| n.0 > nearest.0);
+                let listening: Vec<String> = by_distance
+                    .iter()
+                    .map(|(_, a, n)| format!("{a} (pool {n})"))
+                    .collect();
+                let d = cx.report(
+                    &file,
+                    span,
+                    format!(
+                        "{via}: no PHP-FPM pool of this stack listens there; nginx's connect() \
+                         fails with {errno} and PHP requests get 502 Bad Gateway"
+                    ),
+                );
+                d.help = Some(if unique {
+                    format!(
+                        "the stack's pools listen on {}; did you mean `{}`?",
+                        listening.join(", "),
+                        nearest.1
+                    )
+                } else {
+                    format!("the stack's pools listen on {}", listening.join(", "))
+                });
+                if unique {
+                    let o = view.expanded.get(occ);
+                    let f = view.config.file(o.file);
+                    if let Some(w) = f.parsed.tree.args(view.directive(occ)).first() {
+                        d.with_fix(Fix::unsafe_(
+                            format!("Point it at `{}` (pool {})", nearest.1, nearest.2),
+                            vec![edits::replace_arg(&f.source, w, &nearest.1)],
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}

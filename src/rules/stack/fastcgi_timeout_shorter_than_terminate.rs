@@ -1,0 +1,219 @@
+//! STK006 fastcgi-timeout-shorter-than-terminate: nginx stops waiting for PHP before PHP-FPM
+//! stops the script.
+//!
+//! `fastcgi_read_timeout` (default 60s, inherited http → server → location) is how long nginx
+//! waits between two reads from PHP-FPM; the pool's `request_terminate_timeout` is how long a
+//! request may run before php-fpm kills the worker (0 or unset: no limit, not judged). With
+//! the first shorter, a slow script makes nginx answer 504 Gateway Time-out while the worker
+//! keeps running, holding a slot of `pm.max_children`, and whatever the script does after that
+//! (sending mail, writing an order) happens for a client that already saw an error.
+
+use super::{pool_links, PoolLink};
+use crate::fix::{edits, Fix};
+use crate::rules::{Context, Rule};
+use crate::stack::expanded::NO_PARENT;
+use std::collections::HashSet;
+
+pub struct FastcgiTimeoutShorterThanTerminate;
+
+/// nginx's default `fastcgi_read_timeout`, in milliseconds.
+const DEFAULT_READ_TIMEOUT_MS: u64 = 60_000;
+
+/// `ngx_parse_time` in milliseconds mode (the mode of `*_timeout` directives): numbers with
+/// units `w d h m s ms` in decreasing order (`1m30s`, `1h 30m`), a bare number last meaning
+/// seconds. `y` and `M` exist only in seconds mode: nginx refuses them here, as it refuses
+/// anything else, and so does this function (`None`).
+pub fn parse_nginx_time(value: &str) -> Option<u64> {
+    let mut total: u64 = 0;
+    let mut rest = value.trim();
+    if rest.is_empty() {
+        return None;
+    }
+    let mut last_rank = usize::MAX;
+    while !rest.is_empty() {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        let n: u64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let (unit_ms, len, rank) = match rest.as_bytes() {
+            [b'm', b's', ..] => (1, 2, 0),
+            [b'w', ..] => (7 * 86_400_000, 1, 5),
+            [b'd', ..] => (86_400_000, 1, 4),
+            [b'h', ..] => (3_600_000, 1, 3),
+            [b'm', ..] => (60_000, 1, 2),
+            [b's', ..] => (1_000, 1, 1),
+            // A number without a unit ends the value.
+            [] => (1_000, 0, 1),
+            _ => return None,
+        };
+        if rank >= last_rank {
+            return None;
+        }
+        last_rank = rank;
+        total = total.checked_add(n.checked_mul(unit_ms)?)?;
+        rest = rest[len..].trim_start();
+    }
+    Some(total)
+}
+
+/// Seconds as nginx would write them: `300s`, `5m`, `2h`.
+fn nginx_seconds(s: u64) -> String {
+    if s % 3600 == 0 {
+        format!("{}h", s / 3600)
+    } else if s % 60 == 0 {
+        format!("{}m", s / 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// The pool's `request_terminate_timeout` in seconds, when it is a limit.
+fn terminate_timeout(link: &PoolLink<'_>) -> Option<(crate::stack::fpm::Setting, u64)> {
+    let (s, v) = link.cfg.get(link.pool, "request_terminate_timeout")?;
+    let secs = crate::syntax::fpm::parse_time(v.trim().as_bytes()).ok()?;
+    u64::try_from(secs).ok().filter(|&t| t > 0).map(|t| (s, t))
+}
+
+impl Rule for FastcgiTimeoutShorterThanTerminate {
+    fn check(&self, cx: &mut Context<'_>) {
+        let links = pool_links(cx.stack);
+        // Per fastcgi_pass occurrence, the pool with the longest limit.
+        let mut best: Vec<(&PoolLink<'_>, crate::stack::fpm::Setting, u64)> = Vec::new();
+        for link in &links {
+            let Some((s, t)) = terminate_timeout(link) else {
+                continue;
+            };
+            match best
+                .iter_mut()
+                .find(|(l, _, _)| l.inst == link.inst && l.target.pass == link.target.pass)
+            {
+                Some(b) if b.2 >= t => {}
+                Some(b) => *b = (link, s, t),
+                None => best.push((link, s, t)),
+            }
+        }
+        let mut seen = HashSet::new();
+        for (link, setting, terminate) in best {
+            let view = cx.stack.nginx[link.inst].view();
+            let pass = link.target.pass;
+            let parent = view.expanded.get(pass).parent;
+            let explicit = view
+                .effective(parent, "fastcgi_read_timeout")
+                .last()
+                .copied();
+            let read_ms = match explicit {
+                Some(occ) => match view.args(occ).first().and_then(|a| parse_nginx_time(a)) {
+                    Some(ms) => ms,
+                    None => continue,
+                },
+                None => DEFAULT_READ_TIMEOUT_MS,
+            };
+            if read_ms >= terminate.saturating_mul(1000) {
+                continue;
+            }
+            let at = explicit.unwrap_or(pass);
+            let (file, span) = view.location(at);
+            if !seen.insert((file.path.clone(), span)) {
+                continue;
+            }
+            let read_text = match explicit {
+                Some(occ) => format!(
+                    "fastcgi_read_timeout {}",
+                    view.args(occ)
+                        .first()
+                        .map(|a| a.to_string())
+                        .unwrap_or_default()
+                ),
+                None => "fastcgi_read_timeout (default 60s)".to_string(),
+            };
+            let (tv, _) = link
+                .cfg
+                .get(link.pool, "request_terminate_timeout")
+                .map(|(_, v)| (v.trim().to_string(), ()))
+                .unwrap_or_default();
+            let d = cx.report(
+                &file,
+                span,
+                format!(
+                    "{read_text} is shorter than pool `{}`'s request_terminate_timeout = {tv}: a \
+                     script silent for longer gets 504 Gateway Time-out from nginx while PHP \
+                     keeps running it",
+                    link.pool.name
+                ),
+            );
+            if let Some((f, s)) = super::setting_place(link.cfg, setting) {
+                d.label(f, s, "php-fpm lets the request run this long");
+            }
+            if explicit.is_none()
+                && parent != NO_PARENT
+                && view.expanded.get(parent).file != view.expanded.get(pass).file
+            {
+                let (f, s) = view.location(parent);
+                d.label(f, s, "for the requests of this block");
+            }
+            d.help = Some(format!(
+                "set fastcgi_read_timeout to at least {} where these requests pass, or lower \
+                 the pool's request_terminate_timeout",
+                nginx_seconds(terminate)
+            ));
+            let value = nginx_seconds(terminate);
+            let o = view.expanded.get(at);
+            let f = view.config.file(o.file);
+            let edit = match explicit {
+                Some(occ) => f
+                    .parsed
+                    .tree
+                    .args(view.directive(occ))
+                    .first()
+                    .map(|w| edits::replace_arg(&f.source, w, &value)),
+                // Only into the block the `fastcgi_pass` is written in: a snippet included by
+                // several locations may meet one that sets the timeout itself, and nginx
+                // refuses a duplicate.
+                None if parent != NO_PARENT && view.expanded.get(parent).file == o.file => {
+                    Some(edits::insert_after(
+                        &f.source,
+                        &f.parsed.tree,
+                        o.node,
+                        &format!("fastcgi_read_timeout {value};"),
+                    ))
+                }
+                None => None,
+            };
+            if let Some(e) = edit {
+                d.with_fix(Fix::unsafe_(
+                    format!("Set fastcgi_read_timeout {value}"),
+                    vec![e],
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nginx_times() {
+        assert_eq!(parse_nginx_time("60"), Some(60_000));
+        assert_eq!(parse_nginx_time("60s"), Some(60_000));
+        assert_eq!(parse_nginx_time("500ms"), Some(500));
+        assert_eq!(parse_nginx_time("5m"), Some(300_000));
+        assert_eq!(parse_nginx_time("1h30m"), Some(5_400_000));
+        assert_eq!(parse_nginx_time("1h 30m"), Some(5_400_000));
+        assert_eq!(parse_nginx_time("1d"), Some(86_400_000));
+        assert_eq!(parse_nginx_time("1w"), Some(604_800_000));
+        assert_eq!(parse_nginx_time("1M"), None);
+        assert_eq!(parse_nginx_time("1y"), None);
+        assert_eq!(parse_nginx_time("1 30s"), None);
+        assert_eq!(parse_nginx_time("1m 30"), Some(90_000));
+        assert_eq!(parse_nginx_time("30m1h"), None);
+        assert_eq!(parse_nginx_time("abc"), None);
+        assert_eq!(parse_nginx_time(""), None);
+        assert_eq!(nginx_seconds(300), "5m");
+        assert_eq!(nginx_seconds(90), "90s");
+        assert_eq!(nginx_seconds(7200), "2h");
+    }
+}

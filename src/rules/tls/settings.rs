@@ -1,0 +1,571 @@
+//! The effective TLS settings of an nginx configuration, shared by the TLS rules.
+//!
+//! nginx merges `ssl_*` directives from `http` into each `server` and fills what is still
+//! unset with defaults that depend on its version (domain notes §2.3). A rule judges a
+//! directive where it is written (that is where the fix goes), but it needs to know who uses
+//! it: the TLS servers that inherit it. This module answers both questions:
+//!
+//! * [`Versions`]: the nginx and OpenSSL versions from `[host]`, with documented defaults.
+//! * [`tls_servers`]: the http `server` blocks that accept TLS (`listen … ssl`, or `ssl on`).
+//! * [`source`]: where a block's value of a directive comes from: a directive, nginx's
+//!   default, or unknown (a snippet read without the `http` block that includes it).
+//! * [`CipherCache`]: cipher strings expanded once per run.
+//! * [`insert_ssl_directives`]: adding directives next to a block's other `ssl_*` ones.
+
+use crate::fix::{edits, Edit};
+use crate::host::HostFacts;
+use crate::source::Shared;
+use crate::stack::expanded::{OccId, View, NO_PARENT};
+use crate::stack::model::NginxInstance;
+use crate::syntax::nginx::{Tree, Word};
+use crate::tls::{self, CipherError, Expansion, OpenSslVersion};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::PathBuf;
+
+/// An nginx release, `major.minor.patch`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NginxVersion(pub u32, pub u32, pub u32);
+
+impl NginxVersion {
+    /// Assumed when `[host] nginx` is not given: the current stable series (1.30, released
+    /// April 2026; `git tag` of nginx/nginx lists release-1.30.0 … 1.30.4 next to the 1.31
+    /// mainline).
+    pub const DEFAULT: NginxVersion = NginxVersion(1, 30, 0);
+
+    /// Reads `1.24.0`, `1.22`, `nginx/1.22.1`, `1.22.1-9+deb12u11`.
+    pub fn parse(text: &str) -> Option<Self> {
+        let t = text.trim_start_matches(|c: char| !c.is_ascii_digit());
+        let mut parts = t.split(|c: char| !c.is_ascii_digit());
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next()?.parse().ok()?;
+        let patch = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        Some(NginxVersion(major, minor, patch))
+    }
+
+    pub const fn at_least(self, major: u32, minor: u32, patch: u32) -> bool {
+        self.0 > major
+            || (self.0 == major && (self.1 > minor || (self.1 == minor && self.2 >= patch)))
+    }
+}
+
+impl fmt::Display for NginxVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+/// Reads an OpenSSL version leniently: the modelled series (`1.0.2`, `1.1.1w`, `3.0.13`),
+/// and the nearest modelled series for the others (`3.2` → 3.0, `1.1.0` → 1.1.1, `1.0.1` →
+/// 1.0.2), also with an `OpenSSL ` prefix as `openssl version` prints it.
+pub fn parse_openssl(text: &str) -> Option<OpenSslVersion> {
+    if let Ok(v) = text.parse() {
+        return Some(v);
+    }
+    let t = text.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let mut parts = t.split(|c: char| !c.is_ascii_digit());
+    let major: u32 = parts.next()?.parse().ok()?;
+    let minor: u32 = parts.next().and_then(|m| m.parse().ok()).unwrap_or(0);
+    match (major, minor) {
+        (0, _) | (1, 0) => Some(OpenSslVersion::V1_0_2),
+        (1, _) => Some(OpenSslVersion::V1_1_1),
+        (m, _) if m >= 3 => Some(OpenSslVersion::V3_0),
+        _ => None,
+    }
+}
+
+/// The versions the TLS rules reason about.
+#[derive(Clone, Copy, Debug)]
+pub struct Versions {
+    pub nginx: NginxVersion,
+    /// False when [`NginxVersion::DEFAULT`] was assumed.
+    pub nginx_given: bool,
+    pub openssl: OpenSslVersion,
+    /// False when OpenSSL 3.0 was assumed.
+    pub openssl_given: bool,
+}
+
+impl Versions {
+    /// From `[host] nginx` / `[host] openssl`; an unreadable value counts as not given.
+    pub fn of(host: &HostFacts) -> Versions {
+        let nginx = host
+            .nginx
+            .as_ref()
+            .and_then(|f| NginxVersion::parse(&f.value));
+        let openssl = host.openssl.as_ref().and_then(|f| parse_openssl(&f.value));
+        Versions {
+            nginx: nginx.unwrap_or(NginxVersion::DEFAULT),
+            nginx_given: nginx.is_some(),
+            openssl: openssl.unwrap_or(OpenSslVersion::V3_0),
+            openssl_given: openssl.is_some(),
+        }
+    }
+
+    /// `nginx 1.22.1`, or `nginx 1.30.0 (assumed; set [host] nginx)`.
+    pub fn nginx_label(&self) -> String {
+        if self.nginx_given {
+            format!("nginx {}", self.nginx)
+        } else {
+            format!("nginx {} (assumed; set `[host] nginx`)", self.nginx)
+        }
+    }
+
+    /// `OpenSSL 3.0`, with the same note when assumed.
+    pub fn openssl_label(&self) -> String {
+        if self.openssl_given {
+            format!("OpenSSL {}", self.openssl)
+        } else {
+            format!("OpenSSL {} (assumed; set `[host] openssl`)", self.openssl)
+        }
+    }
+
+    /// The security level OpenSSL applies when the cipher string sets none: 1.0.2 has no
+    /// levels (everything listed is usable, i.e. level 0); 1.1.0+ defaults to 1 (Debian
+    /// builds 3.0 with 2, which only refuses more).
+    pub fn default_seclevel(&self) -> u8 {
+        if self.openssl.modern() {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// nginx's `ssl_ciphers` default by version (nginx.org `configuring_https_servers.xml`).
+pub fn default_ciphers(nginx: NginxVersion) -> &'static str {
+    if nginx.at_least(1, 0, 5) {
+        "HIGH:!aNULL:!MD5"
+    } else if nginx.at_least(0, 8, 20) {
+        "HIGH:!ADH:!MD5"
+    } else if nginx.at_least(0, 8, 19) {
+        "ALL:!ADH:RC4+RSA:+HIGH:+MEDIUM"
+    } else {
+        "ALL:!ADH:RC4+RSA:+HIGH:+MEDIUM:+LOW:+SSLv2:+EXP"
+    }
+}
+
+/// nginx's `ssl_protocols` default by version (changes.xml: SSLv3 off in 1.9.1, TLSv1.3 on
+/// in 1.23.4, TLSv1 and TLSv1.1 off in 1.27.3).
+pub fn default_protocols(nginx: NginxVersion) -> &'static [&'static str] {
+    if nginx.at_least(1, 27, 3) {
+        &["TLSv1.2", "TLSv1.3"]
+    } else if nginx.at_least(1, 23, 4) {
+        &["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"]
+    } else if nginx.at_least(1, 9, 1) {
+        &["TLSv1", "TLSv1.1", "TLSv1.2"]
+    } else if nginx.at_least(0, 8, 19) {
+        &["SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2"]
+    } else {
+        &["SSLv2", "SSLv3", "TLSv1"]
+    }
+}
+
+/// The modern protocol list for a fix: `TLSv1.2 TLSv1.3`, or `TLSv1.2` for nginx before
+/// 1.13.0, which rejects the `TLSv1.3` keyword.
+pub fn modern_protocols(nginx: NginxVersion) -> &'static str {
+    if nginx.at_least(1, 13, 0) {
+        "TLSv1.2 TLSv1.3"
+    } else {
+        "TLSv1.2"
+    }
+}
+
+/// Mozilla's "intermediate" cipher list (guidelines 5.8 and 6.0, unchanged between them):
+/// ECDHE with AES-GCM or ChaCha20-Poly1305, ECDSA and RSA certificates.
+pub const MOZILLA_INTERMEDIATE: &str = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+
+/// An http `server` block that accepts TLS.
+#[derive(Clone, Copy, Debug)]
+pub struct TlsServer {
+    pub server: OccId,
+    /// The `listen … ssl` (or the `ssl on`) that makes it a TLS server.
+    pub marker: OccId,
+    /// The enclosing `http` block, when the configuration has one.
+    pub http: Option<OccId>,
+}
+
+/// Whether `occ` is a `server { }` of the http module (or a server at the top of a snippet,
+/// which is included into `http`).
+pub fn is_http_server(view: &View<'_>, occ: OccId) -> bool {
+    if view.name(occ) != "server" || view.directive(occ).block.is_none() {
+        return false;
+    }
+    let parent = view.expanded.get(occ).parent;
+    parent == NO_PARENT || view.name(parent) == "http"
+}
+
+/// Every TLS server of a configuration, in configuration order.
+pub fn tls_servers(view: &View<'_>) -> Vec<TlsServer> {
+    view.named("server")
+        .filter(|&s| is_http_server(view, s))
+        .filter_map(|s| {
+            let marker = ssl_listen(view, s).or_else(|| ssl_on(view, s))?;
+            Some(TlsServer {
+                server: s,
+                marker,
+                http: http_of(view, s),
+            })
+        })
+        .collect()
+}
+
+/// Servers that make nginx build an SSL context (and so call `SSL_CTX_set_cipher_list`):
+/// those with an `ssl_certificate` (own or inherited) and TLS servers.
+pub fn ssl_context_servers(view: &View<'_>) -> Vec<OccId> {
+    view.named("server")
+        .filter(|&s| is_http_server(view, s))
+        .filter(|&s| {
+            ssl_listen(view, s).is_some()
+                || ssl_on(view, s).is_some()
+                || !view.effective(s, "ssl_certificate").is_empty()
+        })
+        .collect()
+}
+
+fn ssl_listen(view: &View<'_>, server: OccId) -> Option<OccId> {
+    view.expanded
+        .children(server)
+        .filter(|&c| view.name(c) == "listen")
+        .find(|&c| view.args(c).iter().skip(1).any(|a| a == "ssl"))
+}
+
+fn ssl_on(view: &View<'_>, server: OccId) -> Option<OccId> {
+    let occ = *view.effective(server, "ssl").last()?;
+    let args = view.args(occ);
+    (args.len() == 1 && args[0].eq_ignore_ascii_case("on")).then_some(occ)
+}
+
+/// The nearest enclosing `http` block (or `block` itself when it is one).
+pub fn http_of(view: &View<'_>, block: OccId) -> Option<OccId> {
+    if block == NO_PARENT {
+        return None;
+    }
+    std::iter::once(block)
+        .chain(view.expanded.ancestors(block))
+        .find(|&b| view.name(b) == "http")
+}
+
+/// Where a block's value of a directive comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Source {
+    /// This directive occurrence (the block's own, or inherited).
+    Set(OccId),
+    /// nginx's default: nothing sets it up to the `http` block.
+    Default,
+    /// Not set in what was read, and the enclosing `http` block was not read (a snippet
+    /// linted on its own): its value is not known.
+    Unknown,
+}
+
+/// Where `block`'s value of `name` comes from (the last occurrence of the nearest level
+/// that has one, as nginx keeps the last value of a repeated directive).
+pub fn source(view: &View<'_>, block: OccId, name: &str) -> Source {
+    if let Some(&occ) = view.effective(block, name).last() {
+        return Source::Set(occ);
+    }
+    if http_of(view, block).is_some() {
+        Source::Default
+    } else {
+        Source::Unknown
+    }
+}
+
+/// The block a directive is written in, when it is a place where `ssl_*` directives are
+/// valid (`http`, `server`, `stream`, `mail`, or the top of a snippet); `None` for a
+/// misplaced one, which nginx itself rejects.
+pub fn written_in(inst: &NginxInstance, view: &View<'_>, occ: OccId) -> Option<OccId> {
+    let parent = view.expanded.get(occ).parent;
+    if parent == NO_PARENT {
+        return inst.standalone.then_some(NO_PARENT);
+    }
+    matches!(
+        view.name(parent).as_ref(),
+        "http" | "server" | "stream" | "mail"
+    )
+    .then_some(parent)
+}
+
+/// Whether `ssl_conf_command KEY …` (which nginx applies after `ssl_ciphers` and
+/// `ssl_protocols`, overriding them) is in effect for `block`.
+pub fn conf_command(view: &View<'_>, block: OccId, keys: &[&str]) -> bool {
+    view.effective(block, "ssl_conf_command")
+        .into_iter()
+        .any(|c| {
+            view.args(c)
+                .first()
+                .is_some_and(|k| keys.iter().any(|key| k.eq_ignore_ascii_case(key)))
+        })
+}
+
+/// The file, tree and argument words of a directive occurrence.
+pub fn occurrence<'a>(
+    inst: &'a NginxInstance,
+    view: &View<'a>,
+    occ: OccId,
+) -> (Shared, &'a Tree, &'a [Word]) {
+    let file = inst.config.file(view.expanded.get(occ).file);
+    let tree = &file.parsed.tree;
+    (file.source.clone(), tree, tree.args(view.directive(occ)))
+}
+
+/// The single argument of a directive occurrence (e.g. `ssl_ciphers`' string).
+pub fn single_arg<'a>(
+    inst: &'a NginxInstance,
+    view: &View<'a>,
+    occ: OccId,
+) -> Option<(Shared, &'a Word, String)> {
+    let (file, _, args) = occurrence(inst, view, occ);
+    let [word] = args else { return None };
+    let value = word.text(&file.text).into_owned();
+    Some((file, word, value))
+}
+
+/// Cipher strings expanded once per rule run.
+#[derive(Default)]
+pub struct CipherCache {
+    map: HashMap<String, Result<Expansion, CipherError>>,
+}
+
+impl CipherCache {
+    pub fn expand(
+        &mut self,
+        spec: &str,
+        version: OpenSslVersion,
+    ) -> &Result<Expansion, CipherError> {
+        self.map
+            .entry(spec.to_string())
+            .or_insert_with(|| tls::expand(spec, version))
+    }
+}
+
+/// The cipher string in effect for `block`: its text and the directive (`None`: nginx's
+/// default for the version). `None` when unknown.
+pub fn ciphers_of(
+    view: &View<'_>,
+    block: OccId,
+    nginx: NginxVersion,
+) -> Option<(String, Option<OccId>)> {
+    match source(view, block, "ssl_ciphers") {
+        Source::Set(occ) => {
+            let args = view.args(occ);
+            let [spec] = args.as_slice() else { return None };
+            Some((spec.to_string(), Some(occ)))
+        }
+        Source::Default => Some((default_ciphers(nginx).to_string(), None)),
+        Source::Unknown => None,
+    }
+}
+
+/// The protocols in effect for `block`; `None` when unknown.
+pub fn protocols_of(view: &View<'_>, block: OccId, nginx: NginxVersion) -> Option<Vec<String>> {
+    match source(view, block, "ssl_protocols") {
+        Source::Set(occ) => Some(view.args(occ).iter().map(|a| a.to_string()).collect()),
+        Source::Default => Some(
+            default_protocols(nginx)
+                .iter()
+                .map(|p| p.to_string())
+                .collect(),
+        ),
+        Source::Unknown => None,
+    }
+}
+
+/// Whether a protocol list (unknown: assume so) allows TLS 1.2 or older, i.e. whether the
+/// cipher string matters at all (TLS 1.3 suites are configured separately).
+pub fn uses_cipher_string(protocols: Option<&[String]>) -> bool {
+    protocols.is_none_or(|p| {
+        p.iter().any(|p| {
+            ["SSLv2", "SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2"]
+                .iter()
+                .any(|q| q.eq_ignore_ascii_case(p))
+        })
+    })
+}
+
+/// One value of a directive as the servers see it: a directive occurrence, or nginx's
+/// default for the servers of one `http` block.
+#[derive(Clone, Debug)]
+pub struct Setting {
+    /// The directive; `None` for nginx's default.
+    pub occ: Option<OccId>,
+    /// For a default: the `http` block whose servers rely on it.
+    pub http: Option<OccId>,
+    /// The servers (of those given) that use it.
+    pub users: Vec<OccId>,
+    /// Where to judge it: its users or, when no server uses it (yet), the block it is
+    /// written in, since it applies as soon as one does.
+    pub contexts: Vec<OccId>,
+}
+
+/// Every value of `name` that matters for `servers`: each directive written in a valid
+/// place (with the servers that inherit it), then nginx's default per `http` block for the
+/// servers that set nothing. Servers where `ssl_conf_command` overrides the directive
+/// (`overridden_by`: its `ssl_conf_command` keys) do not count as users, and a directive
+/// only such servers use is left out. Servers whose value is unknown are left out too.
+pub fn settings(
+    inst: &NginxInstance,
+    view: &View<'_>,
+    servers: &[OccId],
+    name: &str,
+    overridden_by: &[&str],
+) -> Vec<Setting> {
+    let mut by_occ: HashMap<OccId, Vec<OccId>> = HashMap::new();
+    let mut overridden: HashSet<OccId> = HashSet::new();
+    let mut defaults: Vec<(OccId, Vec<OccId>)> = Vec::new();
+    for &s in servers {
+        let ov = conf_command(view, s, overridden_by);
+        match source(view, s, name) {
+            Source::Set(o) if ov => {
+                overridden.insert(o);
+            }
+            Source::Set(o) => by_occ.entry(o).or_default().push(s),
+            Source::Default if !ov => {
+                let Some(h) = http_of(view, s) else { continue };
+                match defaults.iter_mut().find(|(b, _)| *b == h) {
+                    Some((_, list)) => list.push(s),
+                    None => defaults.push((h, vec![s])),
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for d in view.named(name) {
+        let Some(block) = written_in(inst, view, d) else {
+            continue;
+        };
+        let users = by_occ.remove(&d).unwrap_or_default();
+        if users.is_empty() && (overridden.contains(&d) || conf_command(view, block, overridden_by))
+        {
+            continue;
+        }
+        let contexts = if users.is_empty() {
+            vec![block]
+        } else {
+            users.clone()
+        };
+        out.push(Setting {
+            occ: Some(d),
+            http: None,
+            users,
+            contexts,
+        });
+    }
+    for (h, users) in defaults {
+        out.push(Setting {
+            occ: None,
+            http: Some(h),
+            contexts: users.clone(),
+            users,
+        });
+    }
+    out
+}
+
+/// Remembers what was reported, so a file read by several configurations (or a setting
+/// shared by several servers) is reported once.
+#[derive(Default)]
+pub struct Reported(HashSet<(PathBuf, u32)>);
+
+impl Reported {
+    /// True the first time `(file, offset)` is seen.
+    pub fn first(&mut self, file: &Shared, offset: u32) -> bool {
+        self.0.insert((file.path.clone(), offset))
+    }
+}
+
+/// Adds `statements` (`ssl_session_cache shared:SSL:10m;` …) to `block`: after the last
+/// `ssl_*` directive written in the block's own file, else as the block's first lines. One
+/// edit, so several statements land together in order.
+pub fn insert_ssl_directives(
+    inst: &NginxInstance,
+    view: &View<'_>,
+    block: OccId,
+    statements: &[String],
+) -> Option<Edit> {
+    let block_occ = view.expanded.get(block);
+    let file = inst.config.file(block_occ.file);
+    let tree = &file.parsed.tree;
+    let anchor = view
+        .expanded
+        .children(block)
+        .filter(|&c| {
+            let o = view.expanded.get(c);
+            o.file == block_occ.file
+                && tree.node(o.node).parent == block_occ.node
+                && view.name(c).starts_with("ssl_")
+                && view.directive(c).semicolon.is_some()
+        })
+        .last();
+    let make = |s: &str| match anchor {
+        Some(a) => edits::insert_after(&file.source, tree, view.expanded.get(a).node, s),
+        None => edits::insert_at_block_start(&file.source, tree, block_occ.node, s),
+    };
+    let mut out: Option<Edit> = None;
+    for s in statements {
+        let e = make(s);
+        out = Some(match out {
+            Some(mut acc) if acc.range == e.range => {
+                acc.content.push_str(&e.content);
+                acc
+            }
+            Some(acc) => acc,
+            None => e,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nginx_versions_parse_leniently() {
+        for (text, v) in [
+            ("1.24.0", NginxVersion(1, 24, 0)),
+            ("1.22", NginxVersion(1, 22, 0)),
+            ("nginx/1.22.1", NginxVersion(1, 22, 1)),
+            ("1.22.1-9+deb12u11", NginxVersion(1, 22, 1)),
+            ("v1.10.3", NginxVersion(1, 10, 3)),
+        ] {
+            assert_eq!(NginxVersion::parse(text), Some(v), "{text}");
+        }
+        for bad in ["", "1", "stable", "x.y"] {
+            assert_eq!(NginxVersion::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn openssl_versions_parse_leniently() {
+        use OpenSslVersion::*;
+        for (text, v) in [
+            ("3.0", V3_0),
+            ("3.0.13", V3_0),
+            ("3.2.1", V3_0),
+            ("OpenSSL 3.0.22 25 Aug 2026", V3_0),
+            ("1.1.1w", V1_1_1),
+            ("1.1.0l", V1_1_1),
+            ("1.0.2u", V1_0_2),
+            ("1.0.1f", V1_0_2),
+        ] {
+            assert_eq!(parse_openssl(text), Some(v), "{text}");
+        }
+        assert_eq!(parse_openssl("libressl"), None);
+    }
+
+    #[test]
+    fn defaults_follow_the_nginx_version() {
+        assert_eq!(
+            default_protocols(NginxVersion(1, 22, 1)),
+            ["TLSv1", "TLSv1.1", "TLSv1.2"]
+        );
+        assert_eq!(
+            default_protocols(NginxVersion(1, 27, 3)),
+            ["TLSv1.2", "TLSv1.3"]
+        );
+        assert_eq!(default_protocols(NginxVersion(1, 8, 0))[0], "SSLv3");
+        assert_eq!(default_ciphers(NginxVersion(1, 30, 0)), "HIGH:!aNULL:!MD5");
+        assert_eq!(modern_protocols(NginxVersion(1, 12, 2)), "TLSv1.2");
+    }
+}

@@ -1,0 +1,299 @@
+//! NGX001 ssl-dhe-key-exchange: the cipher list enables finite-field DHE suites and nginx
+//! actually uses them.
+//!
+//! nginx only offers DHE when `ssl_dhparam` names a group (since 1.11.0; before, it used a
+//! built-in 1024-bit group). A DHE handshake costs the server a modular exponentiation in
+//! that group: with 2048 bits, about 10× the CPU of an X25519 key exchange (`openssl speed`,
+//! OpenSSL 3.0: 1,804 FFDH-2048 derivations/s against 17,272 X25519), 23× with 3072 bits.
+//! Every browser and TLS library of the last decade supports ECDHE, so DHE buys nothing
+//! (short of a known client that lacks ECDHE); Mozilla removed it from its intermediate
+//! profile in guidelines 5.8.
+//!
+//! Judged: each `ssl_ciphers` with the servers that use it (or, unused, with the
+//! `ssl_dhparam` in effect where it is written), and each `ssl_dhparam` that turns on the
+//! DHE suites of nginx's default cipher list. The fix appends `:!kDHE` to an explicit list
+//! (it works on every nginx and OpenSSL version, and keeps the list's intent readable);
+//! with the default list it deletes the `ssl_dhparam` that is the only thing enabling DHE.
+
+use super::negotiable;
+use super::settings::{
+    http_of, insert_ssl_directives, protocols_of, settings, single_arg, source, tls_servers,
+    uses_cipher_string, CipherCache, NginxVersion, Reported, Setting, Source, Versions,
+};
+use crate::fix::{edits, Fix};
+use crate::rules::{Context, Rule};
+use crate::stack::expanded::{OccId, View};
+use crate::stack::model::NginxInstance;
+use crate::tls::{permitted_at_seclevel, Expansion, Kx, Suite};
+
+pub struct SslDheKeyExchange;
+
+/// nginx 1.11.0 stopped using its built-in DH group: no `ssl_dhparam`, no DHE.
+const BUILTIN_DH_UNTIL: NginxVersion = NginxVersion(1, 11, 0);
+
+impl Rule for SslDheKeyExchange {
+    fn check(&self, cx: &mut Context<'_>) {
+        let v = Versions::of(cx.host);
+        let mut cache = CipherCache::default();
+        let mut reported = Reported::default();
+        for inst in &cx.stack.nginx {
+            let view = inst.view();
+            let servers: Vec<OccId> = tls_servers(&view).iter().map(|s| s.server).collect();
+            for setting in settings(inst, &view, &servers, "ssl_ciphers", &["CipherString"]) {
+                match setting.occ {
+                    Some(occ) => {
+                        explicit(cx, inst, &view, &setting, occ, v, &mut cache, &mut reported)
+                    }
+                    None => default_list(cx, inst, &view, &setting, v, &mut cache, &mut reported),
+                }
+            }
+        }
+    }
+}
+
+/// What makes nginx use DHE in a block.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Enabler {
+    Dhparam(OccId),
+    BuiltinGroup,
+}
+
+fn enabler(view: &View<'_>, block: OccId, v: Versions) -> Option<Enabler> {
+    if !uses_cipher_string(protocols_of(view, block, v.nginx).as_deref()) {
+        return None; // TLS 1.3 only: no cipher-string suite is ever negotiated
+    }
+    match source(view, block, "ssl_dhparam") {
+        Source::Set(p) => {
+            let args = view.args(p);
+            // An empty file name loads nothing (`ngx_ssl_dhparam` returns early).
+            (args.len() == 1 && !args[0].is_empty()).then_some(Enabler::Dhparam(p))
+        }
+        _ if v.nginx < BUILTIN_DH_UNTIL => Some(Enabler::BuiltinGroup),
+        _ => None,
+    }
+}
+
+/// The authenticated DHE suites a server can negotiate from an expansion.
+fn dhe_suites(e: &Expansion, v: Versions) -> Vec<&'static Suite> {
+    let level = e.seclevel.unwrap_or(v.default_seclevel());
+    e.suites
+        .iter()
+        .copied()
+        .filter(|s| negotiable(s) && s.kx == Kx::Dhe && !s.anonymous())
+        .filter(|s| permitted_at_seclevel(s, level))
+        .collect()
+}
+
+/// `why` may say `{them}`, replaced by `it` or `them`.
+fn cost_message(n: usize, what: &str, why: &str) -> String {
+    let suites = if n == 1 { "suite" } else { "suites" };
+    let why = why.replace("{them}", if n == 1 { "it" } else { "them" });
+    format!(
+        "{what} {n} DHE {suites}, and {why}: each DHE handshake costs the server a \
+         finite-field exponentiation, about 10× the CPU of an X25519 key exchange with a \
+         2048-bit group"
+    )
+}
+
+fn help(
+    dhe: &[&'static Suite],
+    e: &Expansion,
+    view: &View<'_>,
+    contexts: &[OccId],
+    v: Versions,
+) -> String {
+    let names: Vec<&str> = dhe.iter().map(|s| s.name_in(v.openssl)).collect();
+    let listed = match names.len() {
+        n if n > 3 => format!("{} and {} more", names[..3].join(", "), n - 3),
+        _ => super::join_and(&names.iter().map(|n| n.to_string()).collect::<Vec<_>>()),
+    };
+    let mut text = format!(
+        "The DHE {}: {listed}. Measured with `openssl speed` (OpenSSL 3.0): 1,804 FFDH-2048 \
+         key derivations/s against 17,272 X25519 (3072-bit groups: 735/s, ≈23×). Every \
+         browser and TLS library of the last decade supports ECDHE (keep DHE only for a known \
+         client that lacks it), and Mozilla dropped DHE from its intermediate profile \
+         (guidelines 5.8).",
+        if names.len() == 1 { "suite" } else { "suites" }
+    );
+    let prefer = contexts.iter().any(|&c| {
+        view.effective(c, "ssl_prefer_server_ciphers")
+            .last()
+            .is_some_and(|&p| {
+                view.args(p)
+                    .first()
+                    .is_some_and(|a| a.eq_ignore_ascii_case("on"))
+            })
+    });
+    let first_fs = e
+        .suites
+        .iter()
+        .find(|s| negotiable(s) && matches!(s.kx, Kx::Dhe | Kx::Ecdhe) && !s.anonymous());
+    if let Some(first) = first_fs.filter(|s| s.kx == Kx::Dhe && prefer) {
+        text.push_str(&format!(
+            " With `ssl_prefer_server_ciphers on` and {} ranked before every ECDHE suite, \
+             each client that offers DHE gets it.",
+            first.name_in(v.openssl)
+        ));
+    }
+    text
+}
+
+#[allow(clippy::too_many_arguments)]
+fn explicit(
+    cx: &mut Context<'_>,
+    inst: &NginxInstance,
+    view: &View<'_>,
+    setting: &Setting,
+    occ: OccId,
+    v: Versions,
+    cache: &mut CipherCache,
+    reported: &mut Reported,
+) {
+    let Some((file, word, spec)) = single_arg(inst, view, occ) else {
+        return;
+    };
+    let Ok(e) = cache.expand(&spec, v.openssl) else {
+        return; // NGX011
+    };
+    let dhe = dhe_suites(e, v);
+    if dhe.is_empty() {
+        return;
+    }
+    let mut enablers: Vec<Enabler> = Vec::new();
+    for &c in &setting.contexts {
+        if let Some(en) = enabler(view, c, v) {
+            if !enablers.contains(&en) {
+                enablers.push(en);
+            }
+        }
+    }
+    if enablers.is_empty() || !reported.first(&file, word.raw.start) {
+        return;
+    }
+    let why = if enablers.contains(&Enabler::BuiltinGroup) {
+        format!(
+            "{} (before 1.11.0) uses {{them}} even without `ssl_dhparam`",
+            v.nginx_label()
+        )
+    } else {
+        "`ssl_dhparam` makes nginx use {them}".to_string()
+    };
+    let sep = if spec.is_empty() || spec.ends_with([':', ',', ' ']) {
+        ""
+    } else {
+        ":"
+    };
+    let fix = Fix::unsafe_(
+        "Append `:!kDHE` to `ssl_ciphers`",
+        vec![edits::replace_arg(
+            &file,
+            word,
+            &format!("{spec}{sep}!kDHE"),
+        )],
+    );
+    let help = help(&dhe, e, view, &setting.contexts, v);
+    let d = cx
+        .report(
+            &file,
+            word.raw,
+            cost_message(dhe.len(), "`ssl_ciphers` enables", &why),
+        )
+        .with_fix(fix);
+    for en in &enablers {
+        if let Enabler::Dhparam(p) = *en {
+            let (pf, ps) = view.location(p);
+            d.label(pf, ps, "DHE is enabled by this group");
+        }
+    }
+    d.help = Some(help);
+}
+
+/// Servers on nginx's default cipher list, which has DHE suites: judged per `ssl_dhparam`.
+fn default_list(
+    cx: &mut Context<'_>,
+    inst: &NginxInstance,
+    view: &View<'_>,
+    setting: &Setting,
+    v: Versions,
+    cache: &mut CipherCache,
+    reported: &mut Reported,
+) {
+    let spec = super::settings::default_ciphers(v.nginx);
+    let Ok(e) = cache.expand(spec, v.openssl) else {
+        return;
+    };
+    let dhe = dhe_suites(e, v);
+    if dhe.is_empty() {
+        return;
+    }
+    let mut groups: Vec<(Enabler, Vec<OccId>)> = Vec::new();
+    for &c in &setting.contexts {
+        let Some(en) = enabler(view, c, v) else {
+            continue;
+        };
+        match groups.iter_mut().find(|(g, _)| *g == en) {
+            Some((_, list)) => list.push(c),
+            None => groups.push((en, vec![c])),
+        }
+    }
+    for (en, servers) in groups {
+        let help = help(&dhe, e, view, &servers, v);
+        match en {
+            Enabler::Dhparam(p) => {
+                let (file, span) = view.location(p);
+                if !reported.first(&file, span.start) {
+                    continue;
+                }
+                let o = view.expanded.get(p);
+                let tree = &inst.config.file(o.file).parsed.tree;
+                let fix = Fix::unsafe_(
+                    "Delete `ssl_dhparam` (nginx then offers no DHE suite)",
+                    vec![edits::delete_directive(&file, tree, o.node)],
+                );
+                let what = format!("nginx's default `ssl_ciphers` ({spec}) has");
+                let d = cx
+                    .report(
+                        &file,
+                        span,
+                        cost_message(
+                            dhe.len(),
+                            &what,
+                            "this `ssl_dhparam` makes nginx use {them}",
+                        ),
+                    )
+                    .with_fix(fix);
+                d.help = Some(help);
+            }
+            Enabler::BuiltinGroup => {
+                let Some(http) = setting.http.or_else(|| http_of(view, servers[0])) else {
+                    continue;
+                };
+                let (file, span) = view.location(http);
+                if !reported.first(&file, span.start) {
+                    continue;
+                }
+                let stmt = format!("ssl_ciphers {spec}:!kDHE;");
+                let Some(edit) = insert_ssl_directives(inst, view, http, &[stmt]) else {
+                    continue;
+                };
+                let fix = Fix::unsafe_(
+                    format!("Add `ssl_ciphers {spec}:!kDHE` to `http`"),
+                    vec![edit],
+                );
+                let what = format!(
+                    "the TLS servers here use {}'s default `ssl_ciphers` ({spec}), with",
+                    v.nginx_label()
+                );
+                let why = "nginx before 1.11.0 uses {them} even without `ssl_dhparam`";
+                let d = cx
+                    .report(&file, span, cost_message(dhe.len(), &what, why))
+                    .with_fix(fix);
+                for &s in servers.iter().take(3) {
+                    let (sf, ss) = view.location(s);
+                    d.label(sf, ss, "uses the default cipher list");
+                }
+                d.help = Some(help);
+            }
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! `lemplint tune`: after applying its diff, `lemplint lint` with the same host facts reports
+//! none of the sizing rules, on every fixture stack and several host sizes; and the output a
+//! user reads is pinned by snapshots.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SIZING_RULES: &str = "NGX005,NGX006,NGX007,FPM001,FPM004,STK001,STK002";
+const HOSTS: [(&str, &str); 4] = [
+    ("1", "613MiB"),
+    ("2", "2GiB"),
+    ("8", "16GiB"),
+    ("64", "256GiB"),
+];
+
+fn lemplint(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (p, t) = (e.path(), to.join(e.file_name()));
+        let meta = std::fs::symlink_metadata(&p).unwrap();
+        if meta.file_type().is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&p).unwrap(), &t).unwrap();
+        } else if meta.is_dir() {
+            copy_tree(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
+}
+
+fn stacks() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/stacks");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn lint_is_silent_on_sizing_after_tune() {
+    let mut failures = Vec::new();
+    for stack in stacks() {
+        for (cpus, memory) in HOSTS {
+            let tmp = tempfile::tempdir().unwrap();
+            let copy = tmp.path().join("stack");
+            copy_tree(&stack, &copy);
+            let host = ["--cpus", cpus, "--memory", memory, "--kernel", "6.1"];
+            let mut args = vec!["tune", "--write", "--isolated", "stack"];
+            args.extend(host);
+            let out = lemplint(tmp.path(), &args);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let mut args = vec![
+                "lint",
+                "--isolated",
+                "--format",
+                "concise",
+                "--select",
+                SIZING_RULES,
+                "stack",
+            ];
+            args.extend(host);
+            let out = lemplint(tmp.path(), &args);
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            if stdout
+                .lines()
+                .any(|l| l.contains(": error[") || l.contains(": warning["))
+            {
+                failures.push(format!(
+                    "{} on {cpus} CPUs / {memory}:\n{stdout}",
+                    stack.display()
+                ));
+            }
+            // A second tune finds nothing more to change.
+            let mut args = vec!["tune", "--diff", "--isolated", "stack"];
+            args.extend(host);
+            let out = lemplint(tmp.path(), &args);
+            if !out.stdout.is_empty() {
+                failures.push(format!(
+                    "{} on {cpus} CPUs / {memory}: tune is not idempotent:\n{}",
+                    stack.display(),
+                    String::from_utf8_lossy(&out.stdout)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn field_report_stack_text_and_json() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let args = [
+        "tune",
+        "--isolated",
+        "fixtures/tune/field-report",
+        "--cpus",
+        "1",
+        "--memory",
+        "613MiB",
+    ];
+    let out = lemplint(dir, &args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    insta::assert_snapshot!("field_report_text", String::from_utf8_lossy(&out.stdout));
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let out = lemplint(dir, &json_args);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["host"]["cpus"], 1);
+    assert_eq!(v["host"]["memory"], 613u64 << 20);
+    assert_eq!(v["assumptions"]["php_worker_rss"], 64u64 << 20);
+    let children = v["recommendations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["setting"] == "[www] pm.max_children")
+        .unwrap();
+    assert_eq!(
+        children["recommended"], "7",
+        "(613 MiB − 25 %) / 64 MiB = 7"
+    );
+    insta::assert_snapshot!(
+        "field_report_diff",
+        String::from_utf8_lossy(&lemplint(dir, &[&args[..], &["--diff"]].concat()).stdout)
+    );
+}
+
+#[test]
+fn tiny_host_says_so_instead_of_recommending_zero() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = lemplint(
+        dir,
+        &[
+            "tune",
+            "--isolated",
+            "fixtures/tune/field-report",
+            "--cpus",
+            "1",
+            "--memory",
+            "64MiB",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("not even one PHP worker fits"), "{stdout}");
+    assert!(
+        !stdout.contains("pm.max_children       160 → 0"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn sample_reads_real_php_fpm_workers() {
+    let Some(fpm) = ["/usr/sbin/php-fpm8.2"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+    else {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "php-fpm8.2 is required in CI"
+        );
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let conf = d.join("php-fpm.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "[global]\npid = {0}/fpm.pid\nerror_log = {0}/fpm.log\ndaemonize = no\n[www]\nuser = nobody\ngroup = nogroup\nlisten = {0}/php.sock\npm = static\npm.max_children = 3\n",
+            d.display()
+        ),
+    )
+    .unwrap();
+    // Its own process group: php-fpm signals its group on shutdown, which must not reach
+    // the test runner.
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new(fpm)
+        .args(["-n", "-R", "-F", "-y"])
+        .arg(&conf)
+        .process_group(0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the workers (bounded).
+    let mut sample = None;
+    for _ in 0..50 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        if let Ok(s) = lemplint::tune::rss::sample() {
+            if s.workers >= 3 {
+                sample = Some(s);
+                break;
+            }
+        }
+    }
+    // A graceful stop of the master and its workers, then make sure nothing is left.
+    let pgid = format!("-{}", child.id());
+    let _ = Command::new("kill").args(["-QUIT", "--", &pgid]).status();
+    for _ in 0..50 {
+        if child.try_wait().ok().flatten().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = Command::new("kill").args(["-KILL", "--", &pgid]).status();
+    let _ = child.wait();
+    let s = sample.expect("sampled the 3 workers of the test pool");
+    assert!(s.p95 >= s.mean && s.mean > 1 << 20, "{s:?}");
+}
