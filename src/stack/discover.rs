@@ -110,8 +110,25 @@ pub fn classify(path: &Path) -> Option<FileKind> {
     if name.starts_with("php-fpm") && conf {
         return Some(FileKind::FpmMaster);
     }
-    let dirs = path.parent()?.iter().filter_map(|c| c.to_str());
-    for d in dirs.collect::<Vec<_>>().into_iter().rev() {
+    let dirs: Vec<&str> = path.parent()?.iter().filter_map(|c| c.to_str()).collect();
+    // Other servers' configuration that mentions PHP-FPM (Debian's
+    // `apache2/conf-available/php8.2-fpm.conf`) is not ours.
+    if dirs.iter().any(|d| {
+        matches!(
+            *d,
+            "apache2" | "httpd" | "lighttpd" | "supervisor" | "systemd"
+        )
+    }) {
+        return None;
+    }
+    // `fpm-pool.conf`, `laravel.pool.conf`: the name says it is a pool wherever it lives.
+    if conf
+        && name.contains("pool")
+        && (name.contains("fpm") || name.contains("php") || name.ends_with(".pool.conf"))
+    {
+        return Some(FileKind::FpmPool);
+    }
+    for d in dirs.into_iter().rev() {
         let kind = match d {
             "sysctl.d" => Some(FileKind::Sysctl),
             "pool.d" | "php-fpm.d" => Some(FileKind::FpmPool),
@@ -174,13 +191,36 @@ pub fn sniff(text: &[u8]) -> Option<FileKind> {
     None
 }
 
+/// Where configuration lives on a live system: walking all of `/` would read `/proc`,
+/// `/home` and every log, so `lemplint lint /` looks only here.
+const LIVE_SYSTEM_DIRS: &[&str] = &[
+    "etc",
+    "usr/local/etc",
+    "usr/local/nginx",
+    "usr/local/openresty",
+    "opt",
+    "usr/local",
+];
+
 /// Walks `paths` (files or directories) and groups what it finds into stacks.
 /// A file named explicitly is always taken (sniffed when its path says nothing).
 pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
     let mut by_root: BTreeMap<PathBuf, StackFiles> = BTreeMap::new();
     for given in paths {
         let mut found = Vec::new();
-        if given.is_dir() {
+        if given == Path::new("/") {
+            for d in LIVE_SYSTEM_DIRS
+                .iter()
+                .map(|d| Path::new("/").join(d))
+                .filter(|d| d.is_dir())
+            {
+                // `usr/local` last and shallow: source builds live one or two levels down.
+                let depth = if d.ends_with("usr/local") { 29 } else { 0 };
+                walk(&d, &mut found, depth);
+            }
+            found.sort();
+            found.dedup();
+        } else if given.is_dir() {
             walk(given, &mut found, 0);
         } else {
             let kind =
@@ -247,8 +287,11 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, FileKind)>, depth: usize) {
         if ft.is_symlink() && path.is_dir() {
             continue;
         }
+        // Sniffing unknown `.conf` files helps in a repository's own layout; under an `etc`
+        // tree the layout is the distribution's, and `ld.so.conf` is not nginx.
+        let in_etc = path.components().any(|c| c.as_os_str() == "etc");
         let kind = classify(&path).or_else(|| {
-            if name.ends_with(".conf") {
+            if name.ends_with(".conf") && !in_etc {
                 std::fs::read(&path).ok().and_then(|t| sniff(&t))
             } else {
                 None
@@ -297,6 +340,9 @@ mod tests {
         assert_eq!(kind("etc/nginx/sites-enabled/example.org~"), None);
         assert_eq!(kind("etc/php/8.2/fpm/php.ini"), None);
         assert_eq!(kind("README.md"), None);
+        assert_eq!(kind("config/fpm-pool.conf"), Some(FileKind::FpmPool));
+        assert_eq!(kind("php-fpm/xlaravel.pool.conf"), Some(FileKind::FpmPool));
+        assert_eq!(kind("etc/apache2/conf-available/php8.2-fpm.conf"), None);
     }
 
     #[test]
