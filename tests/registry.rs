@@ -151,3 +151,13 @@ fn every_documented_example_fires_and_its_correction_does_not() {
         );
     }
 }
+
+#[test]
+fn readme_lists_every_rule() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let table = lemplint::cli::rule::markdown_table();
+    assert!(
+        readme.contains(&table),
+        "README.md's rule table is out of date: replace it with `lemplint rules --format markdown`"
+    );
+}

@@ -8,7 +8,7 @@ mod fix;
 mod input;
 pub mod lint;
 mod parse;
-mod rule;
+pub mod rule;
 mod stack;
 mod tune;
 

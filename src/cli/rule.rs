@@ -20,6 +20,8 @@ pub struct RulesArgs {
 pub enum ListFormat {
     Text,
     Json,
+    /// A Markdown table (the one in README.md)
+    Markdown,
 }
 
 fn fix_text(f: FixAvailability) -> &'static str {
@@ -124,11 +126,13 @@ pub fn run_rules(args: RulesArgs) -> i32 {
                 .collect();
             println!("{}", serde_json::json!({ "rules": list }));
         }
+        ListFormat::Markdown => print!("{}", markdown_table()),
         ListFormat::Text => {
+            let width = rules::RULES.iter().map(|r| r.name.len()).max().unwrap_or(0);
             for r in rules::RULES.iter() {
                 let m = r.meta();
                 println!(
-                    "{:<7} {:<32} {:<11} {:<7} {}{}",
+                    "{:<7} {:<width$} {:<11} {:<7} {}{}",
                     r.code,
                     r.name,
                     m.category.as_str(),
@@ -144,4 +148,23 @@ pub fn run_rules(args: RulesArgs) -> i32 {
         }
     }
     EXIT_OK
+}
+
+/// Every rule as a Markdown table: code, name, category, severity, fix, summary.
+pub fn markdown_table() -> String {
+    let mut out = String::from("| code | name | category | severity | fix | summary |\n| --- | --- | --- | --- | --- | --- |\n");
+    for r in rules::RULES.iter() {
+        let m = r.meta();
+        out.push_str(&format!(
+            "| {} | {} | {} | {}{} | {} | {} |\n",
+            r.code,
+            r.name,
+            m.category.as_str(),
+            r.severity().as_str(),
+            if m.needs_host { " (host)" } else { "" },
+            fix_text(m.fix),
+            m.summary.replace('|', "\\|")
+        ));
+    }
+    out
 }

@@ -48,19 +48,20 @@ fn check_value(cx: &mut Context<'_>, inst: &NginxInstance, occ: OccId, cpus: u32
         return; // `auto`, or a value nginx itself rejects
     };
     let php = php_on_host(cx.stack, inst);
+    let cpu_word = if cpus == 1 { "CPU" } else { "CPUs" };
     let message = if workers < cpus {
         format!(
-            "`worker_processes {workers}` on a host with {cpus} CPUs: nginx can use only \
+            "`worker_processes {workers}` on a host with {cpus} {cpu_word}: nginx can use only \
              {workers} of them"
         )
     } else if workers > cpus && php {
         format!(
-            "`worker_processes {workers}` on a host with {cpus} CPUs that also runs PHP-FPM: \
+            "`worker_processes {workers}` on a host with {cpus} {cpu_word} that also runs PHP-FPM: \
              the nginx workers beyond one per CPU take CPU time from the PHP workers"
         )
     } else if workers > cpus.saturating_mul(2) {
         format!(
-            "`worker_processes {workers}` on a host with {cpus} CPUs: more than two workers \
+            "`worker_processes {workers}` on a host with {cpus} {cpu_word}: more than two workers \
              per CPU only add context switches"
         )
     } else {
