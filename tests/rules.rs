@@ -163,7 +163,6 @@ fn every_rule_fixture_reports_exactly_what_it_marks() {
             rendered.push_str(&lemplint::report::full::render(d, false));
             rendered.push('\n');
         }
-        let mut rendered = rendered;
         match check_fixes(code, case) {
             Ok(diff) if !diff.is_empty() => {
                 rendered.push_str("--- fixes (with --unsafe-fixes) ---\n");
