@@ -194,7 +194,8 @@ fn every_rule_fixture_reports_exactly_what_it_marks() {
         }
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(case.parent().unwrap());
+        settings
+            .set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join(case.parent().unwrap()));
         settings.set_prepend_module_to_snapshot(false);
         settings.set_input_file(case);
         settings.bind(|| insta::assert_snapshot!(name, rendered));

@@ -83,11 +83,14 @@ pub fn delete_directive(file: &Shared, tree: &Tree, node: NodeId) -> Edit {
     let ls = line_start(text, s);
     let le = line_end(text, e.saturating_sub(1).max(s));
     let before = &text[ls..s];
+    // A statement left open at end of file can end with the LF itself (an unclosed block,
+    // an unterminated quote): then nothing follows it on its line.
     let after_end = if le > 0 && text.get(le - 1) == Some(&b'\n') {
         le - 1
     } else {
         le
-    };
+    }
+    .max(e);
     let after_raw = &text[e..after_end];
     let after = after_raw.strip_suffix(b"\r").unwrap_or(after_raw);
     let trailing_comment = {

@@ -225,22 +225,34 @@ pub fn run(
     selection: &Selection,
     options: &std::collections::BTreeMap<String, toml::Table>,
 ) -> RunResult {
+    use rayon::prelude::*;
     let mut result = RunResult::default();
     let empty = toml::Table::new();
+    let mut enabled = Vec::new();
     for entry in RULES.iter().filter(|r| selection.enabled(r)) {
         if entry.meta().needs_host && stack.host.is_empty() {
             result.skipped_for_host.push(entry.code);
-            continue;
+        } else {
+            enabled.push(entry);
         }
-        let opts = options.get(entry.code).unwrap_or(&empty);
-        let mut cx = Context {
-            stack,
-            host: &stack.host,
-            options: opts,
-            entry,
-            out: &mut result.diagnostics,
-        };
-        entry.rule.check(&mut cx);
     }
+    // Rules are independent pure functions of the stack: run them in parallel, and keep
+    // their findings in registry order so output does not depend on scheduling.
+    let found: Vec<Vec<Diagnostic>> = enabled
+        .par_iter()
+        .map(|&entry| {
+            let mut out = Vec::new();
+            let mut cx = Context {
+                stack,
+                host: &stack.host,
+                options: options.get(entry.code).unwrap_or(&empty),
+                entry,
+                out: &mut out,
+            };
+            entry.rule.check(&mut cx);
+            out
+        })
+        .collect();
+    result.diagnostics = found.into_iter().flatten().collect();
     result
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub trait Fs {
+pub trait Fs: Sync {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
 
     /// Expands a glob the way nginx does (`glob(3)` with no flags): sorted, `*` does not
@@ -52,6 +52,13 @@ impl Fs for RealFs {
             return Err(io::Error::new(
                 io::ErrorKind::IsADirectory,
                 "Is a directory",
+            ));
+        }
+        // A FIFO would block forever and /dev/zero never ends; both say their size is 0.
+        if !meta.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file",
             ));
         }
         if meta.len() > self.max_file_size {
