@@ -112,6 +112,7 @@ impl Workspace {
             .map_err(|e| format!("invalid host flag: {e}"))?;
 
         let all_files = stdin || paths.iter().all(|p| p.is_file());
+        let t = std::time::Instant::now();
         let mut stack_files = if stdin {
             // Standard input is one file on its own; its content says what it is.
             let text = fs
@@ -126,6 +127,12 @@ impl Workspace {
         } else {
             discover::discover(&paths)
         };
+        if crate::rules::timings_enabled() {
+            eprintln!(
+                "lemplint timing: discover {:.1} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
         // Files that pending fixes create (the fixer's overlay) join the stack they are in.
         for created in fs.created() {
             if let Some(kind) = discover::classify(&created) {

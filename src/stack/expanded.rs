@@ -3,6 +3,7 @@
 //! A file included twice (a `fastcgi_params` in many locations) yields one occurrence per
 //! place, exactly as nginx parses it once per `include`.
 
+use super::fxhash::FxHashMap;
 use super::nginx::NginxConfig;
 use crate::source::FileId;
 use crate::syntax::nginx::{Directive, NodeId, NodeKind};
@@ -27,7 +28,14 @@ pub struct Expanded {
     pub occurrences: Vec<Occurrence>,
     /// Occurrences by directive name (its value: nginx unescapes names too), in order, so a
     /// rule asking for `fastcgi_pass` looks at those and nothing else.
-    by_name: std::collections::HashMap<Box<[u8]>, Vec<OccId>>,
+    names: FxHashMap<Box<[u8]>, u32>,
+    by_name: Vec<Vec<OccId>>,
+    /// The same per block: (parent occurrence, name) → its direct children of that name, so
+    /// `effective()` is a lookup rather than a scan of the block (a `http` with thousands of
+    /// servers made it quadratic).
+    /// Sorted (parent, name id, occurrence): one allocation for all blocks, and a binary
+    /// search per lookup.
+    by_parent: Vec<(OccId, u32, OccId)>,
 }
 
 /// Safety net against pathological include fan-out (every file included from every
@@ -40,8 +48,9 @@ impl Expanded {
     /// include's block).
     pub fn build(config: &NginxConfig) -> Expanded {
         let mut occ: Vec<Occurrence> = Vec::new();
-        let mut by_name: std::collections::HashMap<Box<[u8]>, Vec<OccId>> =
-            std::collections::HashMap::new();
+        let mut by_parent: Vec<(OccId, u32, OccId)> = Vec::new();
+        let mut names: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
+        let mut by_name: Vec<Vec<OccId>> = Vec::new();
         // Work items: (file, next node, end node, parent occurrence, via include).
         struct Frame {
             file: FileId,
@@ -85,12 +94,17 @@ impl Expanded {
             let parent = frame.open.last().map_or(frame.parent, |&(o, _)| o);
             let me = occ.len() as OccId;
             let name = d.name.value(&config.file(frame.file).source.text);
-            match by_name.get_mut(name.as_ref()) {
-                Some(list) => list.push(me),
+            let name_id = match names.get(name.as_ref()) {
+                Some(&id) => id,
                 None => {
-                    by_name.insert(Box::from(name.as_ref()), vec![me]);
+                    let id = by_name.len() as u32;
+                    names.insert(Box::from(name.as_ref()), id);
+                    by_name.push(Vec::new());
+                    id
                 }
-            }
+            };
+            by_name[name_id as usize].push(me);
+            by_parent.push((parent, name_id, me));
             occ.push(Occurrence {
                 file: frame.file,
                 node: id,
@@ -117,17 +131,23 @@ impl Expanded {
         }
         Expanded {
             occurrences: occ,
+            names,
             by_name,
+            by_parent: {
+                // NO_PARENT (u32::MAX) sorts last, which is fine: it is one more key.
+                by_parent.sort_unstable();
+                by_parent
+            },
         }
     }
 
     /// Every occurrence of a directive, in configuration order.
     pub fn named(&self, name: &str) -> std::iter::Copied<std::slice::Iter<'_, OccId>> {
-        self.by_name
-            .get(name.as_bytes())
-            .map_or(&[][..], |v| v.as_slice())
-            .iter()
-            .copied()
+        let list = match self.names.get(name.as_bytes()) {
+            Some(&id) => self.by_name[id as usize].as_slice(),
+            None => &[],
+        };
+        list.iter().copied()
     }
 
     pub fn get(&self, id: OccId) -> &Occurrence {
@@ -153,7 +173,29 @@ impl Expanded {
         } else {
             (parent + 1, self.occurrences[parent as usize].end)
         };
-        (start..end).filter(move |&i| self.occurrences[i as usize].parent == parent)
+        // Jump over each child's subtree: descendants of a child are `child+1 .. end`.
+        let mut next = start;
+        std::iter::from_fn(move || {
+            (next < end).then(|| {
+                let id = next;
+                next = self.occurrences[id as usize].end.max(id + 1);
+                id
+            })
+        })
+    }
+
+    /// The direct children of `parent` named `name`, in order.
+    pub fn children_named(&self, parent: OccId, name: &str) -> Vec<OccId> {
+        let Some(&id) = self.names.get(name.as_bytes()) else {
+            return Vec::new();
+        };
+        let lo = self
+            .by_parent
+            .partition_point(|&(p, n, _)| (p, n) < (parent, id));
+        let hi = self
+            .by_parent
+            .partition_point(|&(p, n, _)| (p, n) <= (parent, id));
+        self.by_parent[lo..hi].iter().map(|&(_, _, o)| o).collect()
     }
 }
 
@@ -222,16 +264,7 @@ impl<'a> View<'a> {
     pub fn effective(&self, block: OccId, name: &str) -> Vec<OccId> {
         let mut level = Some(block);
         while let Some(b) = level {
-            let hits: Vec<OccId> = self
-                .expanded
-                .children(b)
-                .filter(|&c| {
-                    self.directive(c).name.is(
-                        &self.config.file(self.expanded.get(c).file).source.text,
-                        name,
-                    )
-                })
-                .collect();
+            let hits = self.expanded.children_named(b, name);
             if !hits.is_empty() {
                 return hits;
             }

@@ -54,7 +54,14 @@ impl Stack {
     /// fixer's pending edits laid over it).
     pub fn build(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions, host: HostFacts) -> Stack {
         let mut unreadable = Vec::new();
+        let t = std::time::Instant::now();
         let nginx = load_nginx(fs, files, opts, &mut unreadable);
+        if crate::rules::timings_enabled() {
+            eprintln!(
+                "lemplint timing: nginx files {:.1} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
         let fpm = load_fpm(fs, files, opts, &mut unreadable);
         let sysctl = super::sysctl::load(fs, &files.root, &files.sysctl, &mut unreadable);
         Stack {
@@ -138,6 +145,7 @@ fn load_nginx(
         trust_absolute: false,
     };
     let mut reached: HashSet<PathBuf> = HashSet::new();
+    let mut reached_paths: HashSet<PathBuf> = HashSet::new();
     let mut out = Vec::new();
     let is_main = |p: &Path| p.file_name().is_some_and(|n| n == "nginx.conf");
     let (mains, others): (Vec<&PathBuf>, Vec<&PathBuf>) =
@@ -146,7 +154,8 @@ fn load_nginx(
         match nginx::load(fs, path, &load_opts(path)) {
             Ok(config) => {
                 for f in &config.files {
-                    reached.insert(fs.identity(&f.source.path));
+                    reached.insert(f.identity.clone());
+                    reached_paths.insert(f.source.path.clone());
                 }
                 // A file an include could not read is that include's finding (NGX020),
                 // not a second one of its own.
@@ -165,7 +174,8 @@ fn load_nginx(
     // Files no main file reaches: load each, then keep those no other candidate reaches.
     let candidates: Vec<(PathBuf, NginxConfig)> = others
         .into_iter()
-        .filter(|p| !reached.contains(&fs.identity(p)))
+        // Most files were reached under the very path discovery found: no stat needed.
+        .filter(|p| !reached_paths.contains(*p) && !reached.contains(&fs.identity(p)))
         .filter(|p| looks_like_nginx(fs, p))
         .filter_map(|p| {
             let o = LoadOptions {
@@ -184,7 +194,7 @@ fn load_nginx(
     let mut included_by_other: HashSet<PathBuf> = HashSet::new();
     for (_, c) in &candidates {
         for f in c.files.iter().skip(1) {
-            included_by_other.insert(fs.identity(&f.source.path));
+            included_by_other.insert(f.identity.clone());
         }
     }
     for (identity, config) in candidates {
@@ -248,7 +258,14 @@ fn nearest_main_dir(path: &Path) -> Option<PathBuf> {
 }
 
 fn config_instance(config: NginxConfig, standalone: bool) -> NginxInstance {
+    let t = std::time::Instant::now();
     let expanded = Expanded::build(&config);
+    if crate::rules::timings_enabled() {
+        eprintln!(
+            "lemplint timing: expand {:.1} ms",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
     NginxInstance {
         config,
         expanded,

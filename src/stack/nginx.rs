@@ -54,6 +54,8 @@ pub enum Reached {
 }
 
 pub struct NginxFile {
+    /// What identifies the file on disk (see `Fs::identity`), for callers that dedupe.
+    pub identity: PathBuf,
     pub source: Shared,
     pub parsed: Parsed,
     pub reached: Reached,
@@ -155,6 +157,7 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
         root,
         absolute_ok,
         config_files: vec![NginxFile {
+            identity: main_identity.clone(),
             source: Shared::new(main),
             parsed,
             reached: Reached::Entry,
@@ -401,6 +404,7 @@ impl Loader<'_> {
         let id = FileId(self.config_files.len() as u32);
         let source = Shared::new(SourceFile::new(path, text));
         self.config_files.push(NginxFile {
+            identity: identity.clone(),
             source,
             parsed,
             reached: Reached::Include { from, node, glob },

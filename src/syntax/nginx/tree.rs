@@ -63,7 +63,7 @@ impl Word {
     /// practice; a quoted name is compared by value).
     pub fn is(&self, src: &[u8], s: &str) -> bool {
         let raw = &src[self.inner.range()];
-        if !raw.contains(&b'\\') {
+        if memchr::memchr(b'\\', raw).is_none() {
             raw == s.as_bytes()
         } else {
             self.value(src).as_ref() == s.as_bytes()
@@ -73,7 +73,7 @@ impl Word {
 
 /// nginx's escape processing (`ngx_conf_read_token`, the copy loop).
 pub fn unescape(raw: &[u8]) -> Cow<'_, [u8]> {
-    if !raw.contains(&b'\\') {
+    if memchr::memchr(b'\\', raw).is_none() {
         return Cow::Borrowed(raw);
     }
     let mut out = Vec::with_capacity(raw.len());
