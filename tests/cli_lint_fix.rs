@@ -257,3 +257,30 @@ fn an_unreadable_file_fails_the_run() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_repository_whose_root_is_the_server_root() {
+    // pre-commit runs at the repository root and passes `etc/nginx/conf.d/a.conf`.
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "etc/nginx/nginx.conf",
+        "events {}\nhttp {\n    include /etc/nginx/conf.d/*.conf;\n}\n",
+    );
+    write(
+        d.path(),
+        "etc/nginx/conf.d/a.conf",
+        "server { server_tokens on; }\n",
+    );
+    let out = run(
+        d.path(),
+        &["lint", "--format", "concise", "etc/nginx/conf.d/a.conf"],
+        None,
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("etc/nginx/conf.d/a.conf:1:24: warning[NGX022]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("in 2 files (1 stack)"), "{stdout}");
+}

@@ -228,6 +228,10 @@ fn detect_root_of(path: &Path) -> Option<PathBuf> {
     if root == Path::new("/") {
         return None;
     }
+    // `etc/nginx/nginx.conf` from the repository root: the root is `.`.
+    if root.as_os_str().is_empty() {
+        return Some(PathBuf::from("."));
+    }
     Some(root)
 }
 
@@ -254,7 +258,7 @@ impl Loader<'_> {
     fn resolve(&self, arg: &Path) -> PathBuf {
         if arg.is_absolute() {
             match &self.root {
-                Some(root) => root.join(arg.strip_prefix("/").unwrap_or(arg)),
+                Some(root) => super::paths::under_root(root, arg),
                 None => arg.to_path_buf(),
             }
         } else {

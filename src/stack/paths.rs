@@ -24,9 +24,7 @@ impl Resolver {
     pub fn resolve(&self, written: &Path) -> Resolved {
         if written.is_absolute() {
             match &self.root {
-                Some(root) => {
-                    Resolved::Path(root.join(written.strip_prefix("/").unwrap_or(written)))
-                }
+                Some(root) => Resolved::Path(under_root(root, written)),
                 None if self.absolute_ok => Resolved::Path(written.to_path_buf()),
                 None => Resolved::OutsideTree(written.to_path_buf()),
             }
@@ -39,7 +37,7 @@ impl Resolver {
     /// (`/run/php/www.sock` stays as is: sockets are compared as the server sees them).
     pub fn map_absolute(&self, written: &Path) -> PathBuf {
         match (&self.root, written.is_absolute()) {
-            (Some(root), true) => root.join(written.strip_prefix("/").unwrap_or(written)),
+            (Some(root), true) => under_root(root, written),
             _ => written.to_path_buf(),
         }
     }
@@ -48,4 +46,15 @@ impl Resolver {
 /// Whether a path is a glob pattern (`*`, `?` or `[`), as nginx and php-fpm decide.
 pub fn is_glob(path: &Path) -> bool {
     path.to_string_lossy().contains(['*', '?', '['])
+}
+
+/// An absolute path of the server, inside the tree rooted at `root` (`.` adds nothing, so
+/// paths read `etc/nginx/x.conf`, not `./etc/nginx/x.conf`).
+pub fn under_root(root: &Path, absolute: &Path) -> PathBuf {
+    let rel = absolute.strip_prefix("/").unwrap_or(absolute);
+    if root == Path::new(".") {
+        rel.to_path_buf()
+    } else {
+        root.join(rel)
+    }
 }
