@@ -63,6 +63,9 @@ pub struct SourceFile {
     pub path: PathBuf,
     pub text: Vec<u8>,
     line_starts: Vec<u32>,
+    /// The whole file is ASCII, so a column is a byte count (no character counting on
+    /// each lookup, which a multi-megabyte line would make quadratic).
+    ascii: bool,
 }
 
 impl SourceFile {
@@ -72,10 +75,12 @@ impl SourceFile {
         let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
         line_starts.push(0);
         line_starts.extend(memchr_iter(b'\n', &text).map(|i| i as u32 + 1));
+        let ascii = text.is_ascii();
         SourceFile {
             path: path.into(),
             text,
             line_starts,
+            ascii,
         }
     }
 
@@ -119,6 +124,12 @@ impl SourceFile {
         let start = self.line_starts[line as usize - 1] as usize;
         let end = (offset as usize).min(self.text.len());
         let prefix = &self.text[start..end];
+        if self.ascii {
+            return LineCol {
+                line,
+                column: prefix.len() as u32 + 1,
+            };
+        }
         let column = match std::str::from_utf8(prefix) {
             Ok(s) => s.chars().count(),
             Err(_) => prefix.len(),

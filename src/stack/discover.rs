@@ -28,6 +28,8 @@ pub struct StackFiles {
     pub fpm_masters: Vec<PathBuf>,
     pub fpm_pools: Vec<PathBuf>,
     pub sysctl: Vec<PathBuf>,
+    /// Files the user named: always checked, whatever their content looks like.
+    pub explicit: Vec<PathBuf>,
 }
 
 impl StackFiles {
@@ -206,6 +208,7 @@ const LIVE_SYSTEM_DIRS: &[&str] = &[
 /// A file named explicitly is always taken (sniffed when its path says nothing).
 pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
     let mut by_root: BTreeMap<PathBuf, StackFiles> = BTreeMap::new();
+    let mut explicit: Vec<PathBuf> = Vec::new();
     for given in paths {
         let mut found = Vec::new();
         if given == Path::new("/") {
@@ -226,6 +229,7 @@ pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
             let kind =
                 classify(given).or_else(|| std::fs::read(given).ok().and_then(|t| sniff(&t)));
             found.push((given.clone(), kind.unwrap_or(FileKind::Nginx)));
+            explicit.push(given.clone());
         }
         for (path, kind) in found {
             let root = detect_root(&path).unwrap_or_else(|| {
@@ -243,6 +247,9 @@ pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
         }
     }
     let mut stacks: Vec<StackFiles> = by_root.into_values().collect();
+    for s in &mut stacks {
+        s.explicit = explicit.iter().filter(|p| s.contains(p)).cloned().collect();
+    }
     for s in &mut stacks {
         for list in [
             &mut s.nginx,

@@ -176,7 +176,7 @@ fn load_nginx(
         .into_iter()
         // Most files were reached under the very path discovery found: no stat needed.
         .filter(|p| !reached_paths.contains(*p) && !reached.contains(&fs.identity(p)))
-        .filter(|p| looks_like_nginx(fs, p))
+        .filter(|p| files.explicit.contains(p) || looks_like_nginx(fs, p))
         .filter_map(|p| {
             let o = LoadOptions {
                 prefix: opts.prefix.clone().or_else(|| nearest_main_dir(p)),

@@ -9,6 +9,11 @@ use super::tree::*;
 use crate::source::Span;
 use crate::syntax::error::SyntaxError;
 
+/// Deepest block nesting read as a tree. nginx has no limit (it recurses until its stack
+/// runs out); real configurations stay under 10 levels, and rules that walk a directive's
+/// ancestors would be quadratic in a pathological one.
+pub const MAX_NESTING: u32 = 256;
+
 /// Block directives whose bodies are a module's own line syntax, not directives
 /// (their handlers are set in the map, geo, split_clients, charset and core modules).
 const WORD_LIST_BLOCKS: &[&str] = &["types", "map", "geo", "split_clients", "charset_map"];
@@ -60,6 +65,13 @@ struct Parser<'a> {
     tree: Tree,
     errors: Vec<SyntaxError>,
     stack: Vec<Frame>,
+    /// Frames of `stack` that belong to a directive: the current nesting depth.
+    owned: u32,
+    /// Their owners, innermost last (stray `{` frames between them are skipped, so finding
+    /// the parent is O(1) however many strays are open).
+    owners: Vec<NodeId>,
+    /// The nesting limit was reported (once per file).
+    too_deep: bool,
     /// Own-line comments seen inside a statement before its first word are emitted as
     /// nodes right away; this tracks the statement being collected.
     pending: Pending,
@@ -81,6 +93,9 @@ impl<'a> Parser<'a> {
             tree,
             errors: Vec::new(),
             stack: Vec::new(),
+            owned: 0,
+            owners: Vec::new(),
+            too_deep: false,
             pending: Pending {
                 words_start: 0,
                 comments_start: 0,
@@ -91,15 +106,11 @@ impl<'a> Parser<'a> {
     }
 
     fn parent(&self) -> NodeId {
-        self.stack
-            .iter()
-            .rev()
-            .find_map(|f| f.owner)
-            .unwrap_or(ROOT)
+        self.owners.last().copied().unwrap_or(ROOT)
     }
 
     fn depth(&self) -> u32 {
-        self.stack.iter().filter(|f| f.owner.is_some()).count() as u32
+        self.owned
     }
 
     fn kind(&self) -> BlockKind {
@@ -229,6 +240,25 @@ impl<'a> Parser<'a> {
         } else {
             BlockKind::Directives
         };
+        if self.owned >= MAX_NESTING {
+            // Past any real configuration: the statement stays, its braces become error
+            // nodes, and its contents count as the enclosing block's (bytes are all kept).
+            if !self.too_deep {
+                self.too_deep = true;
+                self.error(
+                    format!("blocks nested deeper than {MAX_NESTING} levels are not supported"),
+                    open,
+                );
+            }
+            self.finish_statement(None, None);
+            self.push_leaf(NodeKind::Error, open);
+            self.stack.push(Frame {
+                owner: None,
+                kind,
+                open,
+            });
+            return;
+        }
         let block = Block {
             open,
             close: None,
@@ -240,6 +270,8 @@ impl<'a> Parser<'a> {
             kind,
             open,
         });
+        self.owned += 1;
+        self.owners.push(id);
     }
 
     /// An OpenResty `*_by_lua_block`: lua-nginx-module reads the body with its own reader
@@ -309,6 +341,8 @@ impl<'a> Parser<'a> {
         };
         match frame.owner {
             Some(id) => {
+                self.owned -= 1;
+                self.owners.pop();
                 let end = self.tree.nodes.len() as NodeId;
                 let node = &mut self.tree.nodes[id as usize];
                 node.end = end;
