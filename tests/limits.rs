@@ -199,3 +199,30 @@ fn a_read_only_file_is_reported_and_left_alone() {
     );
     assert_eq!(std::fs::read_to_string(&conf).unwrap(), body);
 }
+
+#[test]
+fn too_many_included_files_are_cut_off_with_a_diagnostic() {
+    let d = tempfile::tempdir().unwrap();
+    let conf = d.path().join("conf.d");
+    std::fs::create_dir_all(&conf).unwrap();
+    for i in 0..10_001 {
+        std::fs::write(conf.join(format!("s{i:05}.conf")), "").unwrap();
+    }
+    std::fs::write(
+        d.path().join("nginx.conf"),
+        "events {}\nhttp { include conf.d/*.conf; }\n",
+    )
+    .unwrap();
+    let out = lemplint(
+        d.path(),
+        &["lint", "--isolated", "--format", "concise", "nginx.conf"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stdout).contains(
+            "error[NGX020] too many included files or include levels (limit 10000); not followed"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+}
