@@ -8,6 +8,9 @@
 //! `scripts/crossplane-venv.sh` creates. Without it the tests are skipped with a note,
 //! except under `CI=true`, where they fail.
 
+mod common;
+use common::files_under;
+
 use lemplint::syntax::nginx::crossplane::{payload, CrossplaneFile};
 use lemplint::syntax::nginx::parse;
 use serde_json::Value;
@@ -180,24 +183,6 @@ fn abbreviate(v: &Value) -> String {
     } else {
         s
     }
-}
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
-            let e = e.unwrap();
-            let ft = e.file_type().unwrap();
-            if ft.is_dir() {
-                todo.push(e.path());
-            } else if ft.is_file() {
-                out.push(e.path());
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 #[test]

@@ -3,6 +3,9 @@
 //! for PHP-FPM cases. This ties our "no error" to theirs, and proves that fixes never produce
 //! a file the real parser rejects.
 
+mod common;
+use common::copy_tree;
+
 use lemplint::cli::lint::collect;
 use lemplint::diagnostic::Severity;
 use lemplint::fix::run::{run as run_fixes, Request};
@@ -23,25 +26,6 @@ fn binary(candidates: &[&str]) -> Option<PathBuf> {
         eprintln!("{} not installed; skipping", candidates[0]);
     }
     found
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    if from.is_file() {
-        std::fs::copy(from, to).unwrap();
-        return;
-    }
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let (p, t) = (e.path(), to.join(e.file_name()));
-        let meta = std::fs::symlink_metadata(&p).unwrap();
-        if meta.file_type().is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&p).unwrap(), &t).unwrap();
-        } else if meta.is_dir() {
-            copy_tree(&p, &t);
-        } else {
-            std::fs::copy(&p, &t).unwrap();
-        }
-    }
 }
 
 /// Fixes a copy of `case` and returns it when lemplint then reports no error in it.

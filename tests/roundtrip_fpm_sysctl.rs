@@ -9,33 +9,12 @@
 //!   (`no listen address have been defined!`, `cannot get uid for user 'flarum'`: semantic or
 //!   host checks, not parse errors).
 
+mod common;
+use common::{corpus_dir, files_under};
+
 use lemplint::syntax::fpm::{self, LineKind, StartIn};
 use lemplint::syntax::sysctl;
 use std::path::{Path, PathBuf};
-
-fn corpus_dir(kind: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(kind)
-}
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
-            let e = e.unwrap();
-            let ft = e.file_type().unwrap();
-            if ft.is_dir() {
-                todo.push(e.path());
-            } else if ft.is_file() {
-                out.push(e.path());
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn rel(path: &Path, kind: &str) -> String {
     path.strip_prefix(corpus_dir(kind))

@@ -8,6 +8,9 @@
 //! the case (`<case>.snap`). A `<case>.toml` beside a case is used as its lemplint.toml
 //! (options and host facts).
 
+mod common;
+use common::copy_tree;
+
 use lemplint::cli::lint::collect;
 use lemplint::fix::run::{run as run_fixes, Request};
 use lemplint::fix::Applicability;
@@ -252,24 +255,4 @@ fn check_fixes(code: &str, case: &Path) -> Result<String, String> {
         ));
     }
     Ok(diff)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    if from.is_file() {
-        std::fs::copy(from, to).unwrap();
-        return;
-    }
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        let t = to.join(e.file_name());
-        let meta = std::fs::symlink_metadata(&p).unwrap();
-        if meta.file_type().is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&p).unwrap(), &t).unwrap();
-        } else if meta.is_dir() {
-            copy_tree(&p, &t);
-        } else {
-            std::fs::copy(&p, &t).unwrap();
-        }
-    }
 }

@@ -2,6 +2,9 @@
 //! none of the sizing rules, on every fixture stack and several host sizes; and the output a
 //! user reads is pinned by snapshots.
 
+mod common;
+use common::copy_tree;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -20,21 +23,6 @@ fn lemplint(dir: &Path, args: &[&str]) -> std::process::Output {
         .env("NO_COLOR", "1")
         .output()
         .unwrap()
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let (p, t) = (e.path(), to.join(e.file_name()));
-        let meta = std::fs::symlink_metadata(&p).unwrap();
-        if meta.file_type().is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&p).unwrap(), &t).unwrap();
-        } else if meta.is_dir() {
-            copy_tree(&p, &t);
-        } else {
-            std::fs::copy(&p, &t).unwrap();
-        }
-    }
 }
 
 fn stacks() -> Vec<PathBuf> {

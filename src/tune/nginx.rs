@@ -15,6 +15,30 @@ fn first_in(view: &View<'_>, name: &'static str, parent: OccId) -> Option<OccId>
         .find(|&o| view.expanded.get(o).parent == parent)
 }
 
+/// A recommendation that replaces the first argument of the directive `occ`.
+fn replace_first_arg(
+    inst: &NginxInstance,
+    view: &View<'_>,
+    occ: OccId,
+    setting: &str,
+    current: String,
+    recommended: String,
+    reason: String,
+) -> Recommendation {
+    let (file, _) = view.location(occ);
+    let tree = &inst.config.file(view.expanded.get(occ).file).parsed.tree;
+    let word = tree.args(view.directive(occ))[0];
+    Recommendation {
+        line: line_of(view, occ),
+        edits: vec![edits::replace_arg(&file, &word, &recommended)],
+        file,
+        setting: setting.into(),
+        current: Some(current),
+        recommended,
+        reason,
+    }
+}
+
 fn line_of(view: &View<'_>, occ: OccId) -> u32 {
     let (file, span) = view.location(occ);
     file.line_of(span.start)
@@ -53,22 +77,15 @@ fn main_context(inst: &NginxInstance, view: &View<'_>, cpus: u32, plan: &mut Pla
     let acceptable = |v: &str| v == cpus.to_string() || (v == "auto" && !pinned);
     match (wp, wp_value.as_deref()) {
         (Some(o), Some(v)) if !acceptable(v) => {
-            let (file, _) = view.location(o);
-            let word = inst
-                .config
-                .file(view.expanded.get(o).file)
-                .parsed
-                .tree
-                .args(view.directive(o))[0];
-            plan.recommendations.push(Recommendation {
-                line: line_of(view, o),
-                edits: vec![edits::replace_arg(&file, &word, &want_wp)],
-                file,
-                setting: "worker_processes".into(),
-                current: Some(v.to_string()),
-                recommended: want_wp.clone(),
-                reason: wp_reason,
-            });
+            plan.recommendations.push(replace_first_arg(
+                inst,
+                view,
+                o,
+                "worker_processes",
+                v.to_string(),
+                want_wp.clone(),
+                wp_reason,
+            ));
         }
         (None, _) if cpus > 1 => inserts.push((
             "worker_processes".into(),
@@ -106,22 +123,15 @@ fn main_context(inst: &NginxInstance, view: &View<'_>, cpus: u32, plan: &mut Pla
         let reason = format!("{wc} connections per worker is tight for a PHP site with keep-alive clients; {MIN_CONNECTIONS} is the usual floor");
         match wc_occ {
             Some(o) => {
-                let (file, _) = view.location(o);
-                let word = inst
-                    .config
-                    .file(view.expanded.get(o).file)
-                    .parsed
-                    .tree
-                    .args(view.directive(o))[0];
-                plan.recommendations.push(Recommendation {
-                    line: line_of(view, o),
-                    edits: vec![edits::replace_arg(&file, &word, &connections.to_string())],
-                    file,
-                    setting: "worker_connections".into(),
-                    current: Some(wc.to_string()),
-                    recommended: connections.to_string(),
+                plan.recommendations.push(replace_first_arg(
+                    inst,
+                    view,
+                    o,
+                    "worker_connections",
+                    wc.to_string(),
+                    connections.to_string(),
                     reason,
-                });
+                ));
             }
             None => {
                 if let Some(e) = events {
@@ -155,22 +165,15 @@ fn main_context(inst: &NginxInstance, view: &View<'_>, cpus: u32, plan: &mut Pla
     );
     match (nofile_occ, nofile) {
         (Some(o), Some(n)) if n < want_nofile => {
-            let (file, _) = view.location(o);
-            let word = inst
-                .config
-                .file(view.expanded.get(o).file)
-                .parsed
-                .tree
-                .args(view.directive(o))[0];
-            plan.recommendations.push(Recommendation {
-                line: line_of(view, o),
-                edits: vec![edits::replace_arg(&file, &word, &want_nofile.to_string())],
-                file,
-                setting: "worker_rlimit_nofile".into(),
-                current: Some(n.to_string()),
-                recommended: want_nofile.to_string(),
-                reason: nofile_reason,
-            });
+            plan.recommendations.push(replace_first_arg(
+                inst,
+                view,
+                o,
+                "worker_rlimit_nofile",
+                n.to_string(),
+                want_nofile.to_string(),
+                nofile_reason,
+            ));
         }
         (None, _) => inserts.push((
             "worker_rlimit_nofile".into(),

@@ -1,0 +1,52 @@
+//! Helpers shared by the integration tests (each test file is its own crate, so not every
+//! file uses every helper).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// `../shared/corpus/<kind>`, read in place.
+pub fn corpus_dir(kind: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(kind)
+}
+
+/// Every regular file below `dir`, sorted.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let e = e.unwrap();
+            let ft = e.file_type().unwrap();
+            if ft.is_dir() {
+                todo.push(e.path());
+            } else if ft.is_file() {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Copies a file or a tree, recreating symlinks as symlinks (a `sites-enabled` link must
+/// stay a link in the copy).
+pub fn copy_tree(from: &Path, to: &Path) {
+    if from.is_file() && !from.is_symlink() {
+        std::fs::copy(from, to).unwrap();
+        return;
+    }
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (p, t) = (e.path(), to.join(e.file_name()));
+        let meta = std::fs::symlink_metadata(&p).unwrap();
+        if meta.file_type().is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&p).unwrap(), &t).unwrap();
+        } else if meta.is_dir() {
+            copy_tree(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
+}
