@@ -5,6 +5,7 @@ pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub mod fix;
+pub mod fxhash;
 pub mod host;
 pub mod report;
 pub mod rules;

@@ -201,12 +201,18 @@ fn a_read_only_file_is_reported_and_left_alone() {
 }
 
 #[test]
-fn too_many_included_files_are_cut_off_with_a_diagnostic() {
+fn ten_thousand_included_files_are_all_read() {
+    // A fleet's `sites-enabled/*` of thousands of vhosts is a real configuration, not a
+    // runaway glob (the cap is tested in `stack::nginx`).
     let d = tempfile::tempdir().unwrap();
     let conf = d.path().join("conf.d");
     std::fs::create_dir_all(&conf).unwrap();
     for i in 0..10_001 {
-        std::fs::write(conf.join(format!("s{i:05}.conf")), "").unwrap();
+        std::fs::write(
+            conf.join(format!("s{i:05}.conf")),
+            "server { listen 80; }\n",
+        )
+        .unwrap();
     }
     std::fs::write(
         d.path().join("nginx.conf"),
@@ -217,11 +223,9 @@ fn too_many_included_files_are_cut_off_with_a_diagnostic() {
         d.path(),
         &["lint", "--isolated", "--format", "concise", "nginx.conf"],
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     assert!(
-        text(&out.stdout).contains(
-            "error[NGX020] too many included files or include levels (limit 10000); not followed"
-        ),
+        text(&out.stdout).contains("No problems found in 10002 files"),
         "{}",
         text(&out.stdout)
     );

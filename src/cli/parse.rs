@@ -54,6 +54,7 @@ pub fn run(args: ParseArgs) -> i32 {
         },
         single_file: args.single_file,
         trust_absolute: input.is_dump,
+        max_files: 0,
     };
     let config = loader::load_from(input.fs.as_ref(), input.main, &opts);
     let diagnostics = diagnostics(&config);

@@ -231,8 +231,21 @@ pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
             found.push((given.clone(), kind.unwrap_or(FileKind::Nginx)));
             explicit.push(given.clone());
         }
+        // The root depends on the directories only (unless the file itself is named like
+        // one): look it up once per directory, not once per vhost.
+        let mut roots: std::collections::HashMap<PathBuf, Option<PathBuf>> = Default::default();
         for (path, kind) in found {
-            let root = detect_root(&path).unwrap_or_else(|| {
+            let named_like_root = path
+                .file_name()
+                .is_some_and(|n| n == "etc" || n == "usr" || n == "opt");
+            let detected = match path.parent() {
+                Some(dir) if !named_like_root => roots
+                    .entry(dir.to_path_buf())
+                    .or_insert_with(|| detect_root(&path))
+                    .clone(),
+                _ => detect_root(&path),
+            };
+            let root = detected.unwrap_or_else(|| {
                 if given.is_dir() {
                     given.clone()
                 } else {

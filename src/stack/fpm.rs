@@ -2,7 +2,7 @@
 //! and the pools they define. Sections with the same name (any case) are one pool, as in
 //! php-fpm, and a later setting wins.
 
-use super::fs::Fs;
+use super::fs::{FileKey, Fs};
 use super::nginx::{absolute_paths_are_local, detect_root};
 use super::paths::{is_glob, Resolved, Resolver};
 use crate::source::{Shared, SourceFile, Span};
@@ -154,7 +154,7 @@ pub fn load(
         problems: Vec::new(),
         has_master: master,
     };
-    let mut seen: HashMap<PathBuf, usize> = HashMap::new();
+    let mut seen: HashMap<FileKey, usize> = HashMap::new();
     seen.insert(fs.identity(path), 0);
     let parsed = fpm::parse(&text);
     cfg.files.push(FpmFile {
@@ -185,7 +185,7 @@ fn visit(
     fs: &dyn Fs,
     resolver: &Resolver,
     cfg: &mut FpmConfig,
-    seen: &mut HashMap<PathBuf, usize>,
+    seen: &mut HashMap<FileKey, usize>,
     file: usize,
     depth: usize,
 ) {

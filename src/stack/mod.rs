@@ -4,7 +4,7 @@ pub mod discover;
 pub mod expanded;
 pub mod fpm;
 pub mod fs;
-pub mod fxhash;
+pub mod memo;
 pub mod model;
 pub mod net;
 pub mod nginx;

@@ -6,7 +6,8 @@
 
 use super::discover::StackFiles;
 use super::expanded::Expanded;
-use super::fs::Fs;
+use super::fs::{FileKey, Fs};
+use super::memo::Memo;
 use super::nginx::{self, LoadOptions, NginxConfig};
 use crate::host::HostFacts;
 use std::collections::HashSet;
@@ -19,6 +20,8 @@ pub struct NginxInstance {
     /// True for a file nothing includes that is not an `nginx.conf` (a vhost kept in
     /// `sites-available`, a snippet): it is checked on its own, without a context.
     pub standalone: bool,
+    /// Facts rules derive from this configuration, computed once (see [`Memo`]).
+    pub memo: Memo,
 }
 
 impl NginxInstance {
@@ -39,6 +42,8 @@ pub struct Stack {
     pub host: HostFacts,
     /// Files found but not readable (permissions, size cap, a directory): path and why.
     pub unreadable: Vec<(PathBuf, String)>,
+    /// Facts rules derive from the whole stack, computed once (see [`Memo`]).
+    pub memo: Memo,
 }
 
 /// Options shared by every stack of a run.
@@ -71,6 +76,7 @@ impl Stack {
             sysctl,
             host,
             unreadable,
+            memo: Memo::default(),
         }
     }
 
@@ -80,7 +86,7 @@ impl Stack {
         self.nginx
             .iter()
             .flat_map(|i| i.config.files.iter())
-            .filter(|f| seen.insert(f.source.path.clone()))
+            .filter(|f| seen.insert(f.source.path.as_path()))
             .collect()
     }
 
@@ -90,7 +96,7 @@ impl Stack {
         self.fpm
             .iter()
             .flat_map(|c| c.files.iter())
-            .filter(|f| seen.insert(f.source.path.clone()))
+            .filter(|f| seen.insert(f.source.path.as_path()))
             .collect()
     }
 
@@ -143,8 +149,9 @@ fn load_nginx(
         root: opts.root.clone().or_else(|| nginx::detect_root(path)),
         single_file: false,
         trust_absolute: false,
+        max_files: 0,
     };
-    let mut reached: HashSet<PathBuf> = HashSet::new();
+    let mut reached: HashSet<FileKey> = HashSet::new();
     let mut reached_paths: HashSet<PathBuf> = HashSet::new();
     let mut out = Vec::new();
     let is_main = |p: &Path| p.file_name().is_some_and(|n| n == "nginx.conf");
@@ -172,7 +179,7 @@ fn load_nginx(
         }
     }
     // Files no main file reaches: load each, then keep those no other candidate reaches.
-    let candidates: Vec<(PathBuf, NginxConfig)> = others
+    let candidates: Vec<(FileKey, NginxConfig)> = others
         .into_iter()
         // Most files were reached under the very path discovery found: no stat needed.
         .filter(|p| !reached_paths.contains(*p) && !reached.contains(&fs.identity(p)))
@@ -191,7 +198,7 @@ fn load_nginx(
             }
         })
         .collect();
-    let mut included_by_other: HashSet<PathBuf> = HashSet::new();
+    let mut included_by_other: HashSet<FileKey> = HashSet::new();
     for (_, c) in &candidates {
         for f in c.files.iter().skip(1) {
             included_by_other.insert(f.identity.clone());
@@ -213,7 +220,7 @@ fn load_fpm(
     unreadable: &mut Vec<(PathBuf, String)>,
 ) -> Vec<super::fpm::FpmConfig> {
     let mut out = Vec::new();
-    let mut reached: HashSet<PathBuf> = HashSet::new();
+    let mut reached: HashSet<FileKey> = HashSet::new();
     for m in &files.fpm_masters {
         match super::fpm::load(fs, m, opts.root.clone(), true) {
             Ok(cfg) => {
@@ -262,13 +269,16 @@ fn config_instance(config: NginxConfig, standalone: bool) -> NginxInstance {
     let expanded = Expanded::build(&config);
     if crate::rules::timings_enabled() {
         eprintln!(
-            "lemplint timing: expand {:.1} ms",
-            t.elapsed().as_secs_f64() * 1e3
+            "lemplint timing: expand {:.1} ms ({} files, {} directive occurrences)",
+            t.elapsed().as_secs_f64() * 1e3,
+            config.files.len(),
+            expanded.occurrences.len()
         );
     }
     NginxInstance {
         config,
         expanded,
         standalone,
+        memo: Memo::default(),
     }
 }

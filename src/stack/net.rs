@@ -2,7 +2,7 @@
 //! as php-fpm writes them (`listen`), and whether one reaches the other. The cross-file
 //! rules (a `fastcgi_pass` must reach a pool; backlogs must agree) stand on this.
 
-use super::expanded::{OccId, View};
+use super::expanded::{OccId, View, NO_PARENT};
 use super::fpm::Listen;
 use super::model::NginxInstance;
 
@@ -139,14 +139,29 @@ pub struct FastcgiTarget {
 
 /// Every address the configuration's `fastcgi_pass` directives connect to. A `fastcgi_pass`
 /// naming an `upstream` yields one target per `server` of that upstream; one with variables
-/// yields none (its target is decided per request).
-pub fn fastcgi_targets(inst: &NginxInstance) -> Vec<FastcgiTarget> {
+/// yields none (its target is decided per request). Found once per configuration.
+pub fn fastcgi_targets(inst: &NginxInstance) -> std::sync::Arc<FastcgiTargets> {
+    inst.memo.get(|| FastcgiTargets(find_fastcgi_targets(inst)))
+}
+
+/// The FastCGI targets of one configuration, in order.
+pub struct FastcgiTargets(Vec<FastcgiTarget>);
+
+impl std::ops::Deref for FastcgiTargets {
+    type Target = [FastcgiTarget];
+    fn deref(&self) -> &[FastcgiTarget] {
+        &self.0
+    }
+}
+
+fn find_fastcgi_targets(inst: &NginxInstance) -> Vec<FastcgiTarget> {
     let view = inst.view();
     let upstreams = upstreams(&view);
     let mut out = Vec::new();
     for pass in view.named("fastcgi_pass") {
-        let args = view.args(pass);
-        let Some(arg) = args.first() else { continue };
+        let Some(arg) = view.arg(pass, 0) else {
+            continue;
+        };
         if let Some((_, servers)) = upstreams.iter().find(|(name, _)| name == arg.as_ref()) {
             for &(server, ref addr) in servers {
                 out.push(FastcgiTarget {
@@ -158,7 +173,7 @@ pub fn fastcgi_targets(inst: &NginxInstance) -> Vec<FastcgiTarget> {
             continue;
         }
         // fastcgi has no default port in nginx: a bare host means port 80 (ngx_parse_url).
-        if let Some(addr) = Addr::parse(arg, 80) {
+        if let Some(addr) = Addr::parse(&arg, 80) {
             out.push(FastcgiTarget {
                 pass,
                 server: None,
@@ -176,7 +191,7 @@ pub fn upstreams(view: &View<'_>) -> Vec<(String, Vec<(OccId, Addr)>)> {
         if view.context(up).last().map(|c| c.as_ref()) == Some("stream") {
             continue;
         }
-        let Some(name) = view.args(up).first().map(|a| a.to_string()) else {
+        let Some(name) = view.arg(up, 0).map(|a| a.into_owned()) else {
             continue;
         };
         let servers = view
@@ -184,9 +199,8 @@ pub fn upstreams(view: &View<'_>) -> Vec<(String, Vec<(OccId, Addr)>)> {
             .children(up)
             .filter(|&c| view.name(c) == "server")
             .filter_map(|c| {
-                view.args(c)
-                    .first()
-                    .and_then(|a| Addr::parse(a, 80))
+                view.arg(c, 0)
+                    .and_then(|a| Addr::parse(&a, 80))
                     .map(|a| (c, a))
             })
             .collect();
@@ -211,8 +225,15 @@ pub fn http_listens(inst: &NginxInstance) -> Vec<ListenInfo> {
     let view = inst.view();
     let mut out = Vec::new();
     for l in view.named("listen") {
-        let ctx = view.context(l);
-        if !(ctx.len() >= 2 && ctx[ctx.len() - 2] == "http" && ctx[ctx.len() - 1] == "server") {
+        // Directly in a `server` directly in `http`.
+        let parent_named = |o: OccId, name: &str| {
+            let p = view.expanded.get(o).parent;
+            (p != NO_PARENT && view.name(p) == name).then_some(p)
+        };
+        if parent_named(l, "server")
+            .and_then(|s| parent_named(s, "http"))
+            .is_none()
+        {
             continue;
         }
         let args = view.args(l);

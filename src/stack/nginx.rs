@@ -2,7 +2,7 @@
 //! `include` in document order, resolved against the configuration prefix, globs sorted,
 //! each file parsed once and cycles refused.
 
-use super::fs::Fs;
+use super::fs::{FileKey, Fs};
 use crate::source::{FileId, Shared, SourceFile, Span};
 use crate::syntax::nginx::{self, NodeId, Parsed};
 use std::collections::HashMap;
@@ -22,6 +22,8 @@ pub struct LoadOptions {
     pub single_file: bool,
     /// Absolute paths name files of `fs` itself (an `nginx -T` dump).
     pub trust_absolute: bool,
+    /// At most this many files are read (0: [`MAX_FILES`]).
+    pub max_files: usize,
 }
 
 /// Whether an absolute include path (with no root mapping) means this machine's file:
@@ -35,8 +37,10 @@ pub fn absolute_paths_are_local(main: &Path) -> bool {
     abs.starts_with("/etc") || !abs.ancestors().any(|d| d.join(".git").exists())
 }
 
-/// At most this many files per configuration, so a runaway glob cannot exhaust memory.
-pub const MAX_FILES: usize = 10_000;
+/// At most this many files per configuration, so a runaway glob (`include /**`) cannot
+/// exhaust memory. Far above real fleets: 200,000 vhosts of 2 KB are 400 MB of
+/// configuration, which still lints in seconds.
+pub const MAX_FILES: usize = 200_000;
 /// nginx has no include depth limit, but a real configuration never nests this deep.
 pub const MAX_INCLUDE_DEPTH: usize = 64;
 
@@ -55,7 +59,7 @@ pub enum Reached {
 
 pub struct NginxFile {
     /// What identifies the file on disk (see `Fs::identity`), for callers that dedupe.
-    pub identity: PathBuf,
+    pub identity: FileKey,
     pub source: Shared,
     pub parsed: Parsed,
     pub reached: Reached,
@@ -152,6 +156,12 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
     let parsed = nginx::parse(&main.text);
     let mut loader = Loader {
         prefetched: HashMap::new(),
+        max_files: if opts.max_files == 0 {
+            MAX_FILES
+        } else {
+            opts.max_files
+        },
+        keys: HashMap::from([(main.path.clone(), main_identity.clone())]),
         fs,
         prefix,
         root,
@@ -235,17 +245,31 @@ fn detect_root_of(path: &Path) -> Option<PathBuf> {
     Some(root)
 }
 
-/// A file read ahead of its turn: its identity, and its bytes and tree (or why it failed).
-type Prefetched = (PathBuf, std::io::Result<(Vec<u8>, Parsed)>);
+/// A file read ahead of its turn: its identity, and its source and tree (or why it failed).
+type Prefetched = (FileKey, std::io::Result<(SourceFile, Parsed)>);
+
+/// Reads and parses one file (on any thread).
+fn read_parsed(fs: &dyn Fs, path: &Path) -> Prefetched {
+    let (key, text) = fs.read_keyed(path);
+    let file = text.map(|text| {
+        let parsed = nginx::parse(&text);
+        (SourceFile::new(path, text), parsed)
+    });
+    (key, file)
+}
 
 struct Loader<'a> {
     prefetched: HashMap<PathBuf, Prefetched>,
+    max_files: usize,
+    /// Identities of paths already entered, so a snippet included by every vhost
+    /// (`include snippets/php.conf`) is not stat'ed once per include.
+    keys: HashMap<PathBuf, FileKey>,
     fs: &'a dyn Fs,
     prefix: PathBuf,
     root: Option<PathBuf>,
     absolute_ok: bool,
     config_files: Vec<NginxFile>,
-    identities: HashMap<PathBuf, FileId>,
+    identities: HashMap<FileKey, FileId>,
     includes: HashMap<(FileId, NodeId), Vec<FileId>>,
     problems: Vec<LoadProblem>,
     /// The files being expanded, outermost first (for cycle detection).
@@ -272,8 +296,8 @@ impl Loader<'_> {
             let f = &self.config_files[file.0 as usize];
             let src = &f.source.text;
             let tree = &f.parsed.tree;
-            tree.directives()
-                .filter(|(_, d)| d.name.is(src, "include") && d.semicolon.is_some())
+            tree.directives_named(src, "include")
+                .filter(|(_, d)| d.semicolon.is_some())
                 .filter_map(|(id, d)| match tree.args(d) {
                     [arg] => Some((id, arg.raw, arg.value(src).into_owned())),
                     _ => None,
@@ -335,15 +359,10 @@ impl Loader<'_> {
         let read: Vec<(PathBuf, Prefetched)> = targets
             .par_iter()
             .filter_map(|p| {
-                let identity = fs.identity(p);
-                if known.contains_key(&identity) {
-                    return None;
-                }
-                let file = fs.read(p).map(|text| {
-                    let parsed = nginx::parse(&text);
-                    (text, parsed)
-                });
-                Some((p.clone(), (identity, file)))
+                // Reading a file we already have (a glob that matches an included file
+                // again) is wasted but harmless: `enter` finds its identity known.
+                let read = read_parsed(fs, p);
+                (!known.contains_key(&read.0)).then(|| (p.clone(), read))
             })
             .collect();
         self.prefetched.extend(read);
@@ -357,10 +376,18 @@ impl Loader<'_> {
         path: PathBuf,
         glob: bool,
     ) -> Option<FileId> {
-        let prefetched = self.prefetched.remove(&path);
+        let mut prefetched = self.prefetched.remove(&path);
         let identity = match &prefetched {
             Some((identity, _)) => identity.clone(),
-            None => self.fs.identity(&path),
+            None => match self.keys.get(&path) {
+                Some(key) => key.clone(),
+                None => {
+                    let read = read_parsed(self.fs, &path);
+                    let key = read.0.clone();
+                    prefetched = Some(read);
+                    key
+                }
+            },
         };
         if let Some(&id) = self.identities.get(&identity) {
             if let Some(pos) = self.chain.iter().position(|&c| c == id) {
@@ -374,25 +401,20 @@ impl Loader<'_> {
             }
             return Some(id);
         }
-        if self.config_files.len() >= super::nginx::MAX_FILES
-            || self.chain.len() >= MAX_INCLUDE_DEPTH
-        {
+        if self.config_files.len() >= self.max_files || self.chain.len() >= MAX_INCLUDE_DEPTH {
             let limit = if self.chain.len() >= MAX_INCLUDE_DEPTH {
                 MAX_INCLUDE_DEPTH
             } else {
-                MAX_FILES
+                self.max_files
             };
             self.problem(from, span, LoadProblemKind::TooManyIncludes { limit });
             return None;
         }
         let read = match prefetched {
             Some((_, file)) => file,
-            None => self.fs.read(&path).map(|text| {
-                let parsed = nginx::parse(&text);
-                (text, parsed)
-            }),
+            None => read_parsed(self.fs, &path).1,
         };
-        let (text, parsed) = match read {
+        let (source, parsed) = match read {
             Ok(t) => t,
             Err(e) => {
                 let io = io_message(&e);
@@ -406,14 +428,18 @@ impl Loader<'_> {
             }
         };
         let id = FileId(self.config_files.len() as u32);
-        let source = Shared::new(SourceFile::new(path, text));
+        let source = Shared::new(source);
         self.config_files.push(NginxFile {
             identity: identity.clone(),
             source,
             parsed,
             reached: Reached::Include { from, node, glob },
         });
-        self.identities.insert(identity, id);
+        self.identities.insert(identity.clone(), id);
+        self.keys.insert(
+            self.config_files[id.0 as usize].source.path.clone(),
+            identity,
+        );
         self.chain.push(id);
         self.visit(id);
         self.chain.pop();
@@ -431,5 +457,65 @@ pub fn io_message(e: &std::io::Error) -> String {
             format!("{code}: {text}")
         }
         None => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stack::fs::DumpFs;
+
+    fn dump(files: &[(&str, &str)]) -> DumpFs {
+        let mut fs = DumpFs::default();
+        for (path, text) in files {
+            fs.files
+                .insert(PathBuf::from(path), text.as_bytes().to_vec());
+        }
+        fs
+    }
+
+    #[test]
+    fn files_past_the_cap_are_not_read_and_say_so() {
+        let fs = dump(&[
+            ("/n/nginx.conf", "http { include /n/conf.d/*.conf; }\n"),
+            ("/n/conf.d/a.conf", "server { }\n"),
+            ("/n/conf.d/b.conf", "server { }\n"),
+            ("/n/conf.d/c.conf", "server { }\n"),
+        ]);
+        let opts = LoadOptions {
+            trust_absolute: true,
+            max_files: 3,
+            ..LoadOptions::default()
+        };
+        let config = load(&fs, Path::new("/n/nginx.conf"), &opts).unwrap();
+        let paths: Vec<_> = config.files.iter().map(|f| f.source.path.clone()).collect();
+        assert_eq!(
+            paths,
+            ["/n/nginx.conf", "/n/conf.d/a.conf", "/n/conf.d/b.conf"].map(PathBuf::from)
+        );
+        assert_eq!(config.problems.len(), 1);
+        assert_eq!(
+            config.problems[0].message(),
+            "too many included files or include levels (limit 3); not followed"
+        );
+    }
+
+    #[test]
+    fn a_snippet_included_many_times_is_read_once() {
+        let fs = dump(&[
+            (
+                "/n/nginx.conf",
+                "http { server { include /n/p; } server { include /n/p; } }\n",
+            ),
+            ("/n/p", "fastcgi_param A b;\n"),
+        ]);
+        let opts = LoadOptions {
+            trust_absolute: true,
+            ..LoadOptions::default()
+        };
+        let config = load(&fs, Path::new("/n/nginx.conf"), &opts).unwrap();
+        assert_eq!(config.files.len(), 2);
+        let reads: Vec<_> = config.includes.values().map(Vec::len).collect();
+        assert_eq!(reads, [1, 1]);
     }
 }

@@ -84,7 +84,7 @@ fn backlog_chain(stack: &Stack, plan: &mut Plan) -> u64 {
         for l in &listens {
             needed = needed.max(l.backlog.map_or(NGINX_DEFAULT_BACKLOG, |(_, b)| b) as u64);
         }
-        for t in net::fastcgi_targets(inst) {
+        for t in net::fastcgi_targets(inst).iter() {
             // The server block holding this fastcgi_pass.
             let server = view
                 .expanded

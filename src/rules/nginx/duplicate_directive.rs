@@ -4,9 +4,8 @@
 
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
-use crate::stack::expanded::{OccId, NO_PARENT};
+use crate::stack::expanded::{NameId, OccId, NO_PARENT};
 use crate::syntax::nginx::BlockKind;
-use std::collections::HashMap;
 
 pub struct DuplicateDirective;
 
@@ -110,26 +109,35 @@ impl Rule for DuplicateDirective {
         for inst in &cx.stack.nginx {
             let view = inst.view();
             let ex = &inst.expanded;
-            // Every block occurrence whose children are directives, plus the top level.
+            // The names of this configuration nginx takes once per block, by id.
+            let mut once = vec![false; ex.name_count()];
+            for id in ONCE_PER_BLOCK.iter().filter_map(|n| ex.name_id(n)) {
+                once[id as usize] = true;
+            }
+            if !once.contains(&true) {
+                continue;
+            }
+            // Every block occurrence with directive children, plus the top level.
             let blocks =
                 std::iter::once(NO_PARENT).chain((0..ex.occurrences.len() as OccId).filter(|&o| {
-                    matches!(
-                        view.directive(o).block.map(|b| b.kind),
-                        Some(BlockKind::Directives)
-                    )
+                    ex.get(o).end > o + 1
+                        && matches!(
+                            view.directive(o).block.map(|b| b.kind),
+                            Some(BlockKind::Directives)
+                        )
                 }));
             for block in blocks {
-                let mut first: HashMap<std::borrow::Cow<str>, OccId> = HashMap::new();
+                // Few names per block: a short list beats hashing.
+                let mut first: Vec<(NameId, OccId)> = Vec::new();
                 for child in ex.children(block) {
-                    let name = view.name(child);
-                    if ONCE_PER_BLOCK.binary_search(&name.as_ref()).is_err() {
+                    let id = ex.get(child).name;
+                    if !once[id as usize] {
                         continue;
                     }
-                    match first.get(&name) {
-                        None => {
-                            first.insert(name, child);
-                        }
-                        Some(&earlier) => {
+                    let name = view.name(child);
+                    match first.iter().find(|(n, _)| *n == id) {
+                        None => first.push((id, child)),
+                        Some(&(_, earlier)) => {
                             let (file, span) = view.location(child);
                             let (efile, espan) = view.location(earlier);
                             let occ = ex.get(child);

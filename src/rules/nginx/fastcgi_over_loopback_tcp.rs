@@ -97,13 +97,13 @@ impl Rule for FastcgiOverLoopbackTcp {
 fn loopback_hits(stack: &Stack) -> Vec<Hit<'_>> {
     let mut out = Vec::new();
     for inst in &stack.nginx {
-        for t in fastcgi_targets(inst) {
+        for t in fastcgi_targets(inst).iter() {
             if t.addr.is_loopback_tcp() {
                 out.push(Hit {
                     inst,
                     occ: t.server.unwrap_or(t.pass),
                     via_upstream: t.server.is_some(),
-                    addr: t.addr,
+                    addr: t.addr.clone(),
                 });
             }
         }

@@ -33,7 +33,7 @@ use crate::stack::expanded::{OccId, View};
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::tree::unescape;
 use crate::syntax::nginx::Word;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub struct PhpLocationRegexUnanchored;
 
@@ -71,6 +71,9 @@ struct PhpLocation<'a> {
 impl Rule for PhpLocationRegexUnanchored {
     fn check(&self, cx: &mut Context<'_>) {
         let mut seen = HashSet::new();
+        // Thousands of vhosts share a handful of PHP regexes: analyse each once.
+        let mut analyses: HashMap<(String, bool, Option<String>), Option<Analysis>> =
+            HashMap::new();
         for inst in &cx.stack.nginx {
             let view = inst.view();
             for occ in view.named("location") {
@@ -78,12 +81,53 @@ impl Rule for PhpLocationRegexUnanchored {
                     continue;
                 };
                 let key = (loc.file.path.clone(), loc.word.raw.start);
-                if seen.insert(key) {
-                    judge(cx, &loc);
+                if !seen.insert(key) {
+                    continue;
+                }
+                let split = split_path_info(&loc.view, loc.occ);
+                let analysis = analyses
+                    .entry((loc.pattern.clone(), loc.caseless, split))
+                    .or_insert_with_key(|(pattern, caseless, split)| {
+                        analyse(pattern, *caseless, split.as_deref())
+                    });
+                if let Some(analysis) = analysis {
+                    judge(cx, &loc, analysis);
                 }
             }
         }
     }
+}
+
+/// What running a location's regex (and its block's `fastcgi_split_path_info`) against the
+/// probe URIs shows; it depends on those strings alone.
+struct Analysis {
+    /// Indexes of the [`BAD_URIS`] it sends to PHP as scripts.
+    bad: Vec<usize>,
+    /// It matches [`UPLOAD_URI`].
+    upload: bool,
+    /// The repaired regex, when the repair passes the checks.
+    fixed: Option<String>,
+}
+
+/// `None` when the rule has nothing to say: a regex beyond the subset we run, or one that
+/// names particular scripts rather than every `.php`.
+fn analyse(pattern: &str, caseless: bool, split: Option<&str>) -> Option<Analysis> {
+    let re = regex::Regex::parse(pattern, caseless)?;
+    if re.find(GOOD_URI) != Some(true) {
+        return None; // names particular scripts, or cannot be decided
+    }
+    let split = split.and_then(|s| regex::Regex::parse(s, false));
+    let bad = bad_matches(&re, split.as_ref())?;
+    let fixed = if bad.is_empty() {
+        None
+    } else {
+        fixed_pattern(pattern, caseless, split.as_ref())
+    };
+    Some(Analysis {
+        upload: re.find(UPLOAD_URI) == Some(true),
+        bad,
+        fixed,
+    })
 }
 
 /// The regex location at `occ` if it is meant for PHP.
@@ -140,21 +184,15 @@ fn split_path_info(view: &View<'_>, loc: OccId) -> Option<String> {
     view.expanded
         .children(loc)
         .find(|&c| view.name(c) == "fastcgi_split_path_info")
-        .and_then(|c| view.args(c).first().map(|a| a.to_string()))
+        .and_then(|c| view.arg(c, 0).map(|a| a.into_owned()))
 }
 
-fn judge(cx: &mut Context<'_>, loc: &PhpLocation<'_>) {
-    let Some(re) = regex::Regex::parse(&loc.pattern, loc.caseless) else {
-        return; // beyond the subset we can run: stay silent
-    };
-    if re.find(GOOD_URI) != Some(true) {
-        return; // names particular scripts, or cannot be decided
-    }
-    let split = split_path_info(&loc.view, loc.occ).and_then(|s| regex::Regex::parse(&s, false));
-    let bad = bad_matches(&re, split.as_ref());
-    let Some(bad) = bad else { return };
+fn judge(cx: &mut Context<'_>, loc: &PhpLocation<'_>, analysis: &Analysis) {
+    let bad = &analysis.bad;
     if bad.is_empty() {
-        check_guard(cx, loc, &re);
+        if analysis.upload {
+            check_guard(cx, loc);
+        }
         return;
     }
     let uris: Vec<String> = bad
@@ -167,7 +205,7 @@ fn judge(cx: &mut Context<'_>, loc: &PhpLocation<'_>) {
         uris.join(", ")
     );
     let causes: Vec<&str> = bad.iter().map(|&i| BAD_URIS[i].1).collect();
-    let fix = fixed_pattern(loc, split.as_ref()).and_then(|new| fix_edit(loc, &new));
+    let fix = analysis.fixed.as_ref().and_then(|new| fix_edit(loc, new));
     let advice = match &fix {
         Some((_, new)) => format!("use `{new}`"),
         None => "write the extension as `\\.php$` (`\\.php(/|$)` with PATH_INFO)".into(),
@@ -214,20 +252,20 @@ fn script_cut_at_php(uri: &str, caps: &[Option<(usize, usize)>]) -> bool {
 }
 
 /// The regex with its PHP extension repaired, if the repaired regex passes the checks.
-fn fixed_pattern(loc: &PhpLocation<'_>, split: Option<&regex::Regex>) -> Option<String> {
-    let re = regex::Regex::parse(&loc.pattern, loc.caseless)?;
+fn fixed_pattern(pattern: &str, caseless: bool, split: Option<&regex::Regex>) -> Option<String> {
+    let re = regex::Regex::parse(pattern, caseless)?;
     let anchor = if split.is_some() { "(/|$)" } else { "$" };
-    let mut new = loc.pattern.clone();
+    let mut new = pattern.to_string();
     // Apply from the end so earlier offsets stay valid.
     let mut changes = re.extension_repairs(anchor);
     changes.sort_by_key(|c| std::cmp::Reverse(c.0));
     for (at, len, text) in changes {
         new.replace_range(at..at + len, &text);
     }
-    if new == loc.pattern {
+    if new == pattern {
         return None;
     }
-    let fixed = regex::Regex::parse(&new, loc.caseless)?;
+    let fixed = regex::Regex::parse(&new, caseless)?;
     let ok = fixed.find(GOOD_URI) == Some(true)
         && bad_matches(&fixed, split).is_some_and(|b| b.is_empty());
     ok.then_some(new)
@@ -253,9 +291,10 @@ fn fix_edit(loc: &PhpLocation<'_>, new: &str) -> Option<(Fix, String)> {
     Some((fix, new.to_string()))
 }
 
-/// The info-level check: a generic PHP location with no file check.
-fn check_guard(cx: &mut Context<'_>, loc: &PhpLocation<'_>, re: &regex::Regex) {
-    if re.find(UPLOAD_URI) != Some(true) || has_file_check(&loc.view, loc.occ) {
+/// The info-level check, for a generic PHP location that matches [`UPLOAD_URI`]: is there a
+/// file check?
+fn check_guard(cx: &mut Context<'_>, loc: &PhpLocation<'_>) {
+    if has_file_check(&loc.view, loc.occ) {
         return;
     }
     if earlier_sibling_catches(&loc.view, loc.occ) {

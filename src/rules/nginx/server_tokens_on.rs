@@ -11,10 +11,7 @@ impl Rule for ServerTokensOn {
         for file in cx.stack.nginx_files() {
             let src = &file.source;
             let tree = &file.parsed.tree;
-            for (_, d) in tree.directives() {
-                if !d.name.is(&src.text, "server_tokens") {
-                    continue;
-                }
+            for (_, d) in tree.directives_named(&src.text, "server_tokens") {
                 let [arg] = tree.args(d) else { continue };
                 let value = arg.text(&src.text).to_ascii_lowercase();
                 if value != "on" && value != "build" {

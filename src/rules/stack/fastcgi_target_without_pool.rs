@@ -55,7 +55,7 @@ impl Rule for FastcgiTargetWithoutPool {
                 continue;
             }
             let view = inst.view();
-            for t in fastcgi_targets(inst) {
+            for t in fastcgi_targets(inst).iter() {
                 let local = match &t.addr {
                     Addr::Unix(p) => p.starts_with('/'),
                     a => a.is_loopback_tcp(),

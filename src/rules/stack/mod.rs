@@ -335,7 +335,7 @@ pub fn pool_links(stack: &Stack) -> Vec<PoolLink<'_>> {
         .collect();
     let mut out = Vec::new();
     for (i, inst) in active_nginx(stack) {
-        for t in net::fastcgi_targets(inst) {
+        for t in net::fastcgi_targets(inst).iter() {
             for (cfg, pool, s, l) in &pools {
                 if reaches(&t.addr, l) && same_server(stack, inst, cfg) {
                     out.push(PoolLink {

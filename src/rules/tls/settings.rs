@@ -22,6 +22,7 @@ use crate::tls::{self, CipherError, Expansion, OpenSslVersion};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// An nginx release, `major.minor.patch`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -194,8 +195,23 @@ pub fn is_http_server(view: &View<'_>, occ: OccId) -> bool {
     parent == NO_PARENT || view.name(parent) == "http"
 }
 
-/// Every TLS server of a configuration, in configuration order.
-pub fn tls_servers(view: &View<'_>) -> Vec<TlsServer> {
+/// Every TLS server of a configuration, in configuration order (found once per
+/// configuration and shared by the TLS rules).
+pub fn tls_servers(inst: &NginxInstance) -> Arc<TlsServers> {
+    inst.memo.get(|| TlsServers(find_tls_servers(&inst.view())))
+}
+
+/// The TLS servers of one configuration.
+pub struct TlsServers(Vec<TlsServer>);
+
+impl std::ops::Deref for TlsServers {
+    type Target = [TlsServer];
+    fn deref(&self) -> &[TlsServer] {
+        &self.0
+    }
+}
+
+fn find_tls_servers(view: &View<'_>) -> Vec<TlsServer> {
     view.named("server")
         .filter(|&s| is_http_server(view, s))
         .filter_map(|s| {
@@ -226,7 +242,7 @@ fn ssl_listen(view: &View<'_>, server: OccId) -> Option<OccId> {
     view.expanded
         .children(server)
         .filter(|&c| view.name(c) == "listen")
-        .find(|&c| view.args(c).iter().skip(1).any(|a| a == "ssl"))
+        .find(|&c| view.arg_iter(c).skip(1).any(|a| a == "ssl"))
 }
 
 fn ssl_on(view: &View<'_>, server: OccId) -> Option<OccId> {
@@ -288,13 +304,10 @@ pub fn written_in(inst: &NginxInstance, view: &View<'_>, occ: OccId) -> Option<O
 /// Whether `ssl_conf_command KEY …` (which nginx applies after `ssl_ciphers` and
 /// `ssl_protocols`, overriding them) is in effect for `block`.
 pub fn conf_command(view: &View<'_>, block: OccId, keys: &[&str]) -> bool {
-    view.effective(block, "ssl_conf_command")
-        .into_iter()
-        .any(|c| {
-            view.args(c)
-                .first()
-                .is_some_and(|k| keys.iter().any(|key| k.eq_ignore_ascii_case(key)))
-        })
+    view.effective(block, "ssl_conf_command").iter().any(|&c| {
+        view.arg(c, 0)
+            .is_some_and(|k| keys.iter().any(|key| k.eq_ignore_ascii_case(key)))
+    })
 }
 
 /// The file, tree and argument words of a directive occurrence.

@@ -39,7 +39,7 @@ impl Rule for SslInsecureCiphers {
         let mut reported = Reported::default();
         for inst in &cx.stack.nginx {
             let view = inst.view();
-            let servers: Vec<OccId> = tls_servers(&view).iter().map(|s| s.server).collect();
+            let servers: Vec<OccId> = tls_servers(inst).iter().map(|s| s.server).collect();
             for setting in settings(inst, &view, &servers, "ssl_ciphers", &["CipherString"]) {
                 let used = setting
                     .contexts

@@ -38,7 +38,7 @@ impl Rule for SslLegacyProtocols {
         let overrides = ["Protocol", "MinProtocol", "MaxProtocol"];
         for inst in &cx.stack.nginx {
             let view = inst.view();
-            let servers: Vec<OccId> = tls_servers(&view).iter().map(|s| s.server).collect();
+            let servers: Vec<OccId> = tls_servers(inst).iter().map(|s| s.server).collect();
             for setting in settings(inst, &view, &servers, "ssl_protocols", &overrides) {
                 judge(cx, inst, &view, &setting, v, &mut cache, &mut reported);
             }

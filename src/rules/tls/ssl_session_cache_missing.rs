@@ -35,7 +35,7 @@ impl Rule for SslSessionCacheMissing {
         for inst in &cx.stack.nginx {
             let view = inst.view();
             let mut groups: Vec<(OccId, Cache, Vec<TlsServer>)> = Vec::new();
-            for s in tls_servers(&view) {
+            for &s in tls_servers(inst).iter() {
                 let Some(tickets) = tickets_off(&view, s.server) else {
                     continue;
                 };
@@ -152,8 +152,10 @@ fn report(
             let mut stmts = vec![format!("ssl_session_cache {shared};")];
             // The timeout also applies to the block's other servers: add it only when no
             // other server relies on the default 5m.
-            let others_rely = tls_servers(view).iter().any(|o| {
-                !servers.iter().any(|s| s.server == o.server)
+            let reported_here: std::collections::HashSet<OccId> =
+                servers.iter().map(|s| s.server).collect();
+            let others_rely = tls_servers(inst).iter().any(|o| {
+                !reported_here.contains(&o.server)
                     && view.expanded.ancestors(o.server).any(|a| a == block)
                     && source(view, o.server, "ssl_session_timeout") == Source::Default
             });

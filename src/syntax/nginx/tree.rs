@@ -134,6 +134,8 @@ pub struct Block {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Directive {
     pub name: Word,
+    /// The name's index in [`Tree::names`]: directives with equal names (by value) share it.
+    pub name_id: u32,
     /// Range into [`Tree::words`].
     pub args: (u32, u32),
     /// Comments written between the arguments; range into [`Tree::arg_comments`].
@@ -178,6 +180,9 @@ pub struct Tree {
     pub nodes: Vec<Node>,
     pub words: Vec<Word>,
     pub arg_comments: Vec<Span>,
+    /// Each distinct directive name of the file (the word of its first occurrence), so a
+    /// configuration-wide index can name directives by number instead of hashing every one.
+    pub names: Vec<Word>,
 }
 
 impl Tree {
@@ -209,6 +214,19 @@ impl Tree {
                 NodeKind::Directive(d) => Some((i as NodeId, d)),
                 _ => None,
             })
+    }
+
+    /// Every directive named `name` (by value), in document order: one comparison of
+    /// [`Directive::name_id`] per node, and nothing at all when the file has no such name.
+    pub fn directives_named<'a>(
+        &'a self,
+        src: &[u8],
+        name: &str,
+    ) -> impl Iterator<Item = (NodeId, &'a Directive)> + 'a {
+        let id = self.names.iter().position(|w| w.is(src, name));
+        self.directives()
+            .take_while(move |_| id.is_some())
+            .filter(move |(_, d)| Some(d.name_id as usize) == id)
     }
 
     /// Direct children of `parent` (`ROOT` for the top level).
