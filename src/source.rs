@@ -72,7 +72,9 @@ impl SourceFile {
     /// Builds a source from bytes. Sources larger than 4 GiB cannot be addressed by u32 spans;
     /// callers enforce a (much smaller) size cap before reading.
     pub fn new(path: impl Into<PathBuf>, text: Vec<u8>) -> Self {
-        let mut line_starts = Vec::with_capacity(text.len() / 32 + 1);
+        // Counted first (a vectorised pass) so the index is allocated once, exactly.
+        let lines = text.iter().filter(|&&b| b == b'\n').count();
+        let mut line_starts = Vec::with_capacity(lines + 1);
         line_starts.push(0);
         line_starts.extend(memchr_iter(b'\n', &text).map(|i| i as u32 + 1));
         let ascii = text.is_ascii();

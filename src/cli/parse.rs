@@ -6,8 +6,10 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::report::full;
 use crate::source::FileId;
 use crate::stack::nginx::{self as loader, LoadOptions, LoadProblemKind, NginxConfig};
+use crate::syntax::nginx::json::{self, JsonOut};
+use crate::syntax::nginx::NodeId;
 use clap::{Args, ValueEnum};
-use std::io::{IsTerminal, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -63,12 +65,17 @@ pub fn run(args: ParseArgs) -> i32 {
     for d in &diagnostics {
         let _ = stderr.write_all(full::render(d, color).as_bytes());
     }
-    let mut stdout = std::io::stdout().lock();
+    // Buffered: the crossplane payload is serialized in many small writes, and a bare
+    // stdout lock is line-buffered with a small buffer.
+    let mut stdout = BufWriter::new(std::io::stdout().lock());
     let written = match args.format {
         ParseFormat::Json => write_json(&mut stdout, &config),
         ParseFormat::Crossplane => write_crossplane(&mut stdout, &config, args.single_file),
     };
-    if let Err(e) = written.and_then(|_| stdout.write_all(b"\n")) {
+    let written = written
+        .and_then(|_| stdout.write_all(b"\n"))
+        .and_then(|_| stdout.flush());
+    if let Err(e) = written {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             eprintln!("error: cannot write output: {e}");
         }
@@ -129,47 +136,69 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
 }
 
 fn write_json(out: &mut dyn Write, config: &NginxConfig) -> std::io::Result<()> {
-    out.write_all(b"{\"version\":1,\"files\":[")?;
+    let includes = includes_by_file(config);
+    let mut o = JsonOut::new(out);
+    o.raw(b"{\"version\":1,\"files\":[");
     for id in config.ids() {
         if id.0 > 0 {
-            out.write_all(b",")?;
+            o.raw(b",");
         }
+        write_file_head(&mut o, config, id);
+        o.raw(b",\"nodes\":");
         let f = config.file(id);
-        let reached = match &f.reached {
-            loader::Reached::Entry => serde_json::json!({"by": "entry"}),
-            loader::Reached::Include { from, node, glob } => {
-                let src = &config.file(*from).source;
-                let at = config.file(*from).parsed.tree.node(*node).span.start;
-                serde_json::json!({"by": if *glob { "glob" } else { "include" },
-                                   "from": from.0, "line": src.line_of(at)})
-            }
-        };
-        let errors: Vec<_> = f
-            .parsed
-            .errors
-            .iter()
-            .map(|e| {
-                let lc = f.source.line_col(e.span.start);
-                serde_json::json!({"message": e.message, "line": lc.line, "column": lc.column,
-                                   "span": [e.span.start, e.span.end]})
-            })
-            .collect();
-        let head = serde_json::json!({"path": f.source.path.display().to_string(),
-                                      "reached": reached, "errors": errors});
-        let mut head = serde_json::to_vec(&head)?;
-        head.pop();
-        out.write_all(&head)?;
-        out.write_all(b",\"nodes\":")?;
-        let includes = |node: u32| {
-            config
-                .includes
-                .get(&(id, node))
-                .map(|ids| ids.iter().map(|f: &FileId| f.0 as usize).collect())
-        };
-        crate::syntax::nginx::json::write_nodes(out, &f.source, &f.parsed.tree, &includes)?;
-        out.write_all(b"}")?;
+        json::write_nodes(&mut o, &f.source, &f.parsed.tree, &includes[id.0 as usize])?;
+        o.raw(b"}");
     }
-    out.write_all(b"]}")
+    o.raw(b"]}");
+    o.flush_buf()
+}
+
+/// For each file, its include directives that read files, sorted by node, so the node
+/// writer walks them in step with the tree instead of hashing a lookup per directive.
+fn includes_by_file(config: &NginxConfig) -> Vec<Vec<(NodeId, &[FileId])>> {
+    let mut by_file: Vec<Vec<(NodeId, &[FileId])>> = config.ids().map(|_| Vec::new()).collect();
+    for (&(file, node), targets) in &config.includes {
+        by_file[file.0 as usize].push((node, targets.as_slice()));
+    }
+    for list in &mut by_file {
+        list.sort_unstable_by_key(|(node, _)| *node);
+    }
+    by_file
+}
+
+/// A file's object up to (not including) its `nodes` key: path, how it was reached, and
+/// its syntax errors.
+fn write_file_head(o: &mut JsonOut<'_>, config: &NginxConfig, id: FileId) {
+    let f = config.file(id);
+    o.raw(b"{\"path\":");
+    o.string(&f.source.path.display().to_string());
+    match &f.reached {
+        loader::Reached::Entry => o.raw(b",\"reached\":{\"by\":\"entry\"}"),
+        loader::Reached::Include { from, node, glob } => {
+            let src = &config.file(*from).source;
+            let at = config.file(*from).parsed.tree.node(*node).span.start;
+            o.raw(if *glob {
+                b",\"reached\":{\"by\":\"glob\",\"from\":"
+            } else {
+                b",\"reached\":{\"by\":\"include\",\"from\":"
+            });
+            o.uint(from.0);
+            o.raw(b",\"line\":");
+            o.uint(src.line_of(at));
+            o.raw(b"}");
+        }
+    }
+    o.raw(b",\"errors\":[");
+    for (n, e) in f.parsed.errors.iter().enumerate() {
+        if n > 0 {
+            o.raw(b",");
+        }
+        o.raw(b"{\"message\":");
+        o.string(&e.message);
+        json::write_position(o, &f.source, e.span);
+        o.raw(b"}");
+    }
+    o.raw(b"]");
 }
 
 /// crossplane's payload. In multi-file mode crossplane gives every `include` an `includes`

@@ -10,6 +10,7 @@ use super::fs::{FileKey, Fs};
 use super::memo::Memo;
 use super::nginx::{self, LoadOptions, NginxConfig};
 use crate::host::HostFacts;
+use crate::source::FileId;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -44,6 +45,8 @@ pub struct Stack {
     pub unreadable: Vec<(PathBuf, String)>,
     /// Facts rules derive from the whole stack, computed once (see [`Memo`]).
     pub memo: Memo,
+    /// Each distinct nginx file once: (configuration, file) of its first reading.
+    distinct_nginx: Vec<(usize, FileId)>,
 }
 
 /// Options shared by every stack of a run.
@@ -67,6 +70,7 @@ impl Stack {
                 t.elapsed().as_secs_f64() * 1e3
             );
         }
+        let distinct_nginx = distinct_files(&nginx);
         let fpm = load_fpm(fs, files, opts, &mut unreadable);
         let sysctl = super::sysctl::load(fs, &files.root, &files.sysctl, &mut unreadable);
         Stack {
@@ -77,16 +81,15 @@ impl Stack {
             host,
             unreadable,
             memo: Memo::default(),
+            distinct_nginx,
         }
     }
 
     /// Every nginx file of the stack once, even when several configurations read it.
     pub fn nginx_files(&self) -> Vec<&nginx::NginxFile> {
-        let mut seen = HashSet::new();
-        self.nginx
+        self.distinct_nginx
             .iter()
-            .flat_map(|i| i.config.files.iter())
-            .filter(|f| seen.insert(f.source.path.as_path()))
+            .map(|&(i, f)| self.nginx[i].config.file(f))
             .collect()
     }
 
@@ -134,6 +137,20 @@ impl Stack {
             .iter()
             .flat_map(|i| i.config.files.iter().map(|f| f.source.path.as_path()))
     }
+}
+
+/// Each file of the configurations once (by path), in order.
+fn distinct_files(nginx: &[NginxInstance]) -> Vec<(usize, FileId)> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (i, inst) in nginx.iter().enumerate() {
+        for id in inst.config.ids() {
+            if seen.insert(inst.config.file(id).source.path.as_path()) {
+                out.push((i, id));
+            }
+        }
+    }
+    out
 }
 
 /// Loads the nginx entry points of a stack: every `nginx.conf`, then every other nginx file

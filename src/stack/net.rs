@@ -5,6 +5,7 @@
 use super::expanded::{OccId, View, NO_PARENT};
 use super::fpm::Listen;
 use super::model::NginxInstance;
+use std::collections::HashMap;
 
 /// Where nginx connects or listens.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,7 +163,7 @@ fn find_fastcgi_targets(inst: &NginxInstance) -> Vec<FastcgiTarget> {
         let Some(arg) = view.arg(pass, 0) else {
             continue;
         };
-        if let Some((_, servers)) = upstreams.iter().find(|(name, _)| name == arg.as_ref()) {
+        if let Some(servers) = upstreams.get(arg.as_ref()) {
             for &(server, ref addr) in servers {
                 out.push(FastcgiTarget {
                     pass,
@@ -184,9 +185,10 @@ fn find_fastcgi_targets(inst: &NginxInstance) -> Vec<FastcgiTarget> {
     out
 }
 
-/// `upstream NAME { server ADDR …; }` blocks of the http context: name → servers.
-pub fn upstreams(view: &View<'_>) -> Vec<(String, Vec<(OccId, Addr)>)> {
-    let mut out = Vec::new();
+/// `upstream NAME { server ADDR …; }` blocks of the http context: name → servers (the
+/// first block of a name, as nginx refuses a second one).
+pub fn upstreams(view: &View<'_>) -> HashMap<String, Vec<(OccId, Addr)>> {
+    let mut out = HashMap::new();
     for up in view.named("upstream") {
         if view.context(up).last().map(|c| c.as_ref()) == Some("stream") {
             continue;
@@ -204,7 +206,7 @@ pub fn upstreams(view: &View<'_>) -> Vec<(String, Vec<(OccId, Addr)>)> {
                     .map(|a| (c, a))
             })
             .collect();
-        out.push((name, servers));
+        out.entry(name).or_insert(servers);
     }
     out
 }

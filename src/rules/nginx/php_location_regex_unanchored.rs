@@ -319,16 +319,14 @@ fn check_guard(cx: &mut Context<'_>, loc: &PhpLocation<'_>) {
 
 /// `try_files`, `internal`, or an `if` testing a file (`-f`, `-e`) in the location.
 fn has_file_check(view: &View<'_>, loc: OccId) -> bool {
-    view.expanded
-        .children(loc)
-        .any(|c| match view.name(c).as_ref() {
-            "try_files" | "internal" => true,
-            "if" => view
-                .args(c)
-                .iter()
-                .any(|a| matches!(a.trim_start_matches('('), "-f" | "!-f" | "-e" | "!-e")),
-            _ => false,
-        })
+    view.expanded.children(loc).any(|c| match view.name(c) {
+        "try_files" | "internal" => true,
+        "if" => view
+            .args(c)
+            .iter()
+            .any(|a| matches!(a.trim_start_matches('('), "-f" | "!-f" | "-e" | "!-e")),
+        _ => false,
+    })
 }
 
 /// An earlier regex location of the same block that catches the upload URI without passing

@@ -294,11 +294,7 @@ pub fn written_in(inst: &NginxInstance, view: &View<'_>, occ: OccId) -> Option<O
     if parent == NO_PARENT {
         return inst.standalone.then_some(NO_PARENT);
     }
-    matches!(
-        view.name(parent).as_ref(),
-        "http" | "server" | "stream" | "mail"
-    )
-    .then_some(parent)
+    matches!(view.name(parent), "http" | "server" | "stream" | "mail").then_some(parent)
 }
 
 /// Whether `ssl_conf_command KEY …` (which nginx applies after `ssl_ciphers` and

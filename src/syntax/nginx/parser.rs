@@ -58,7 +58,31 @@ struct Pending {
 }
 
 pub fn parse(src: &[u8]) -> Parsed {
-    Parser::new(src).run()
+    if src.len() > SCRATCH_LIMIT {
+        return Parser::new(src, Tree::default()).run();
+    }
+    let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
+    let mut parsed = Parser::new(src, scratch).run();
+    // Hand back exactly-sized arrays and keep the grown ones for the next file: a vhost of
+    // 2 KB would otherwise reserve (and half waste) arrays sized by guesswork, or grow
+    // them by copying, thousands of times over.
+    let exact = Tree {
+        nodes: parsed.tree.nodes.as_slice().to_vec(),
+        words: parsed.tree.words.as_slice().to_vec(),
+        arg_comments: parsed.tree.arg_comments.as_slice().to_vec(),
+        names: parsed.tree.names.as_slice().to_vec(),
+    };
+    let scratch = std::mem::replace(&mut parsed.tree, exact);
+    SCRATCH.with(|s| s.set(Some(scratch)));
+    parsed
+}
+
+/// Files up to this size are parsed into per-thread scratch arrays and copied out; larger
+/// ones get arrays of their own (whose unused tail is never touched, so costs no memory).
+const SCRATCH_LIMIT: usize = 1 << 20;
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Tree>> = const { std::cell::Cell::new(None) };
 }
 
 struct Parser<'a> {
@@ -86,10 +110,13 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    fn new(src: &'a [u8]) -> Self {
-        let mut tree = Tree::default();
-        // About one node per 30 bytes and 2.5 words per node in real configs; reserving a
-        // little more than that saves growing (and copying) the arrays of small files.
+    /// Parses into `tree`'s arrays (emptied first, their capacity kept).
+    fn new(src: &'a [u8], mut tree: Tree) -> Self {
+        tree.nodes.clear();
+        tree.words.clear();
+        tree.arg_comments.clear();
+        tree.names.clear();
+        // About one node per 30 bytes and 2.5 words per node in real configs.
         tree.nodes.reserve(src.len() / 28 + 4);
         tree.words.reserve(src.len() / 10 + 8);
         Parser {
@@ -107,7 +134,7 @@ impl<'a> Parser<'a> {
             },
             eof_reported: false,
             line_drift: Vec::new(),
-            names: FxHashMap::default(),
+            names: FxHashMap::with_capacity_and_hasher(64, Default::default()),
         }
     }
 
