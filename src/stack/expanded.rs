@@ -23,8 +23,6 @@ pub struct Occurrence {
     pub parent: OccId,
     /// One past the last descendant occurrence.
     pub end: OccId,
-    /// The `include` occurrence this came through, if any (innermost).
-    pub via_include: OccId,
     pub name: NameId,
 }
 
@@ -65,13 +63,13 @@ impl Expanded {
         let mut interner = Interner::default();
         // Per file: its local name ids → ours, filled when the file is first walked.
         let mut local_names: Vec<Vec<NameId>> = vec![Vec::new(); config.files.len()];
-        // Work items: (file, next node, end node, parent occurrence, via include).
+        // A file being walked: its next node, where it ends, and the occurrence its
+        // top-level directives belong to.
         struct Frame {
             file: FileId,
             next: NodeId,
             end: NodeId,
             parent: OccId,
-            via: OccId,
             /// Open block occurrences of this frame whose `end` is set when we pass them.
             open: Vec<(OccId, NodeId)>,
         }
@@ -81,32 +79,12 @@ impl Expanded {
             next: 0,
             end: config.file(main).parsed.tree.nodes.len() as NodeId,
             parent: NO_PARENT,
-            via: NO_PARENT,
             open: Vec::new(),
         }];
         let include = interner.intern(b"include");
         while let Some(frame) = stack.last_mut() {
             let file = config.file(frame.file);
             let tree = &file.parsed.tree;
-            // Close the blocks this frame has walked past.
-            while let Some(&(o, end_node)) = frame.open.last() {
-                if frame.next >= end_node {
-                    frame.open.pop();
-                    occ[o as usize].end = occ.len() as OccId;
-                } else {
-                    break;
-                }
-            }
-            if frame.next >= frame.end || occ.len() >= MAX_OCCURRENCES {
-                stack.pop();
-                continue;
-            }
-            let id = frame.next;
-            frame.next += 1;
-            let node = &tree.nodes[id as usize];
-            let NodeKind::Directive(d) = &node.kind else {
-                continue;
-            };
             let names = &mut local_names[frame.file.0 as usize];
             if names.is_empty() && !tree.names.is_empty() {
                 *names = tree
@@ -115,33 +93,61 @@ impl Expanded {
                     .map(|w| interner.intern(&w.value(&file.source.text)))
                     .collect();
             }
-            let name = names[d.name_id as usize];
-            let parent = frame.open.last().map_or(frame.parent, |&(o, _)| o);
-            let me = occ.len() as OccId;
-            occ.push(Occurrence {
-                file: frame.file,
-                node: id,
-                parent,
-                end: me + 1,
-                via_include: frame.via,
-                name,
-            });
-            if d.block.is_some() && node.end > id + 1 {
-                frame.open.push((me, node.end));
+            // Walk this file's nodes until it ends or an include opens another file.
+            let mut opened: Option<(&[FileId], OccId)> = None;
+            while frame.next < frame.end && occ.len() < MAX_OCCURRENCES {
+                let id = frame.next;
+                frame.next += 1;
+                // Close the blocks walked past.
+                while let Some(&(o, end_node)) = frame.open.last() {
+                    if id < end_node {
+                        break;
+                    }
+                    frame.open.pop();
+                    occ[o as usize].end = occ.len() as OccId;
+                }
+                let node = &tree.nodes[id as usize];
+                let NodeKind::Directive(d) = &node.kind else {
+                    continue;
+                };
+                let name = names[d.name_id as usize];
+                let parent = frame.open.last().map_or(frame.parent, |&(o, _)| o);
+                let me = occ.len() as OccId;
+                occ.push(Occurrence {
+                    file: frame.file,
+                    node: id,
+                    parent,
+                    end: me + 1,
+                    name,
+                });
+                if d.block.is_some() && node.end > id + 1 {
+                    frame.open.push((me, node.end));
+                }
+                if name == include {
+                    if let Some(targets) = config.includes.get(&(frame.file, id)) {
+                        opened = Some((targets, parent));
+                        break;
+                    }
+                }
             }
-            if name == include {
-                if let Some(targets) = config.includes.get(&(frame.file, id)) {
-                    // Push in reverse so the first target is walked first.
+            match opened {
+                // Push in reverse so the first target is walked first.
+                Some((targets, parent)) => {
                     for &t in targets.iter().rev() {
                         stack.push(Frame {
                             file: t,
                             next: 0,
                             end: config.file(t).parsed.tree.nodes.len() as NodeId,
                             parent,
-                            via: me,
                             open: Vec::new(),
                         });
                     }
+                }
+                None => {
+                    for (o, _) in frame.open.drain(..) {
+                        occ[o as usize].end = occ.len() as OccId;
+                    }
+                    stack.pop();
                 }
             }
         }

@@ -3,9 +3,9 @@
 //! each file parsed once and cycles refused.
 
 use super::fs::{FileKey, Fs};
+use crate::fxhash::FxHashMap as HashMap;
 use crate::source::{FileId, Shared, SourceFile, Span};
 use crate::syntax::nginx::{self, NodeId, Parsed};
-use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
 /// How include paths are resolved.
@@ -155,13 +155,13 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
     let main_identity = fs.identity(&main.path);
     let parsed = nginx::parse(&main.text);
     let mut loader = Loader {
-        prefetched: HashMap::new(),
+        prefetched: HashMap::default(),
         max_files: if opts.max_files == 0 {
             MAX_FILES
         } else {
             opts.max_files
         },
-        keys: HashMap::from([(main.path.clone(), main_identity.clone())]),
+        keys: HashMap::from_iter([(main.path.clone(), main_identity.clone())]),
         fs,
         prefix,
         root,
@@ -172,8 +172,8 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
             parsed,
             reached: Reached::Entry,
         }],
-        identities: HashMap::from([(main_identity.clone(), FileId(0))]),
-        includes: HashMap::new(),
+        identities: HashMap::from_iter([(main_identity.clone(), FileId(0))]),
+        includes: HashMap::default(),
         problems: Vec::new(),
         chain: vec![FileId(0)],
     };
@@ -296,7 +296,9 @@ impl Loader<'_> {
             let f = &self.config_files[file.0 as usize];
             let src = &f.source.text;
             let tree = &f.parsed.tree;
-            tree.directives_named(src, "include")
+            tree.includes
+                .iter()
+                .filter_map(|&id| Some((id, tree.directive(id)?)))
                 .filter(|(_, d)| d.semicolon.is_some())
                 .filter_map(|(id, d)| match tree.args(d) {
                     [arg] => Some((id, arg.raw, arg.value(src).into_owned())),

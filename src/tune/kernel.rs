@@ -6,10 +6,10 @@ use super::{Plan, Recommendation};
 use crate::fix::{edits, Edit};
 use crate::host::KernelVersion;
 use crate::source::{Shared, SourceFile};
-use crate::stack::expanded::NO_PARENT;
+use crate::stack::expanded::{OccId, NO_PARENT};
 use crate::stack::model::Stack;
 use crate::stack::net::{self, NGINX_DEFAULT_BACKLOG};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 /// `somaxconn` when no sysctl file sets it: 4096 since Linux 5.4, 128 before.
@@ -80,9 +80,15 @@ fn backlog_chain(stack: &Stack, plan: &mut Plan) -> u64 {
     let mut per_pool_need: BTreeMap<(usize, usize), u64> = BTreeMap::new();
     for inst in stack.nginx.iter().filter(|i| !i.standalone) {
         let view = inst.view();
-        let listens = net::http_listens(inst);
-        for l in &listens {
-            needed = needed.max(l.backlog.map_or(NGINX_DEFAULT_BACKLOG, |(_, b)| b) as u64);
+        // The largest backlog of each server (by its occurrence).
+        let mut server_backlog: HashMap<OccId, u64> = HashMap::new();
+        for l in &net::http_listens(inst) {
+            let b = l.backlog.map_or(NGINX_DEFAULT_BACKLOG, |(_, b)| b) as u64;
+            needed = needed.max(b);
+            let e = server_backlog
+                .entry(view.expanded.get(l.occ).parent)
+                .or_default();
+            *e = (*e).max(b);
         }
         for t in net::fastcgi_targets(inst).iter() {
             // The server block holding this fastcgi_pass.
@@ -91,11 +97,9 @@ fn backlog_chain(stack: &Stack, plan: &mut Plan) -> u64 {
                 .ancestors(t.pass)
                 .find(|&a| view.name(a) == "server");
             let Some(server) = server else { continue };
-            let backlog = listens
-                .iter()
-                .filter(|l| view.expanded.get(l.occ).parent == server)
-                .map(|l| l.backlog.map_or(NGINX_DEFAULT_BACKLOG, |(_, b)| b) as u64)
-                .max()
+            let backlog = server_backlog
+                .get(&server)
+                .copied()
                 .unwrap_or(NGINX_DEFAULT_BACKLOG as u64);
             for (ci, cfg) in stack.fpm.iter().enumerate() {
                 for (pi, pool) in cfg.pools.iter().enumerate() {
@@ -110,7 +114,6 @@ fn backlog_chain(stack: &Stack, plan: &mut Plan) -> u64 {
             }
         }
     }
-    let _ = NO_PARENT;
     for (ci, cfg) in stack.fpm.iter().enumerate() {
         for (pi, pool) in cfg.pools.iter().enumerate() {
             let explicit = cfg

@@ -71,6 +71,7 @@ pub fn parse(src: &[u8]) -> Parsed {
         words: parsed.tree.words.as_slice().to_vec(),
         arg_comments: parsed.tree.arg_comments.as_slice().to_vec(),
         names: parsed.tree.names.as_slice().to_vec(),
+        includes: parsed.tree.includes.as_slice().to_vec(),
     };
     let scratch = std::mem::replace(&mut parsed.tree, exact);
     SCRATCH.with(|s| s.set(Some(scratch)));
@@ -107,6 +108,8 @@ struct Parser<'a> {
     line_drift: Vec<(u32, u32)>,
     /// Directive names seen so far (by value) → index in `tree.names`.
     names: FxHashMap<Cow<'a, [u8]>, u32>,
+    /// The id of `include` among them, once seen.
+    include_name: Option<u32>,
 }
 
 impl<'a> Parser<'a> {
@@ -116,6 +119,7 @@ impl<'a> Parser<'a> {
         tree.words.clear();
         tree.arg_comments.clear();
         tree.names.clear();
+        tree.includes.clear();
         // About one node per 30 bytes and 2.5 words per node in real configs.
         tree.nodes.reserve(src.len() / 28 + 4);
         tree.words.reserve(src.len() / 10 + 8);
@@ -135,6 +139,7 @@ impl<'a> Parser<'a> {
             eof_reported: false,
             line_drift: Vec::new(),
             names: FxHashMap::with_capacity_and_hasher(64, Default::default()),
+            include_name: None,
         }
     }
 
@@ -145,6 +150,9 @@ impl<'a> Parser<'a> {
             return id;
         }
         let id = self.tree.names.len() as u32;
+        if value.as_ref() == b"include" {
+            self.include_name = Some(id);
+        }
         self.tree.names.push(name);
         self.names.insert(value, id);
         id
@@ -201,6 +209,9 @@ impl<'a> Parser<'a> {
         let id = self.tree.nodes.len() as NodeId;
         let (parent, depth) = (self.parent(), self.depth());
         let name_id = self.intern(name);
+        if Some(name_id) == self.include_name {
+            self.tree.includes.push(id);
+        }
         self.tree.nodes.push(Node {
             kind: NodeKind::Directive(Directive {
                 name,

@@ -63,11 +63,15 @@ impl Word {
     /// practice; a quoted name is compared by value).
     pub fn is(&self, src: &[u8], s: &str) -> bool {
         let raw = &src[self.inner.range()];
-        if memchr::memchr(b'\\', raw).is_none() {
-            raw == s.as_bytes()
-        } else {
-            self.value(src).as_ref() == s.as_bytes()
+        // Unescaping only shortens a word: one shorter than `s` cannot equal it, and one
+        // equal to `s` as written has nothing to unescape unless `s` has a backslash.
+        if raw.len() < s.len() {
+            return false;
         }
+        if raw == s.as_bytes() && !s.contains('\\') {
+            return true;
+        }
+        memchr::memchr(b'\\', raw).is_some() && self.value(src).as_ref() == s.as_bytes()
     }
 }
 
@@ -183,6 +187,9 @@ pub struct Tree {
     /// Each distinct directive name of the file (the word of its first occurrence), so a
     /// configuration-wide index can name directives by number instead of hashing every one.
     pub names: Vec<Word>,
+    /// Every `include` directive, in order: where nginx reads other files, so loading a
+    /// configuration need not scan every node for them.
+    pub includes: Vec<NodeId>,
 }
 
 impl Tree {
