@@ -85,16 +85,23 @@ pub fn nginx(src: &[u8]) -> Check {
 
     let mut prev_end = 0u32;
     for (i, w) in tree.words.iter().enumerate() {
-        ensure(in_bounds(w.raw, len) && within(w.inner, w.raw), || {
-            format!("word {i}: raw {:?} inner {:?} (len {len})", w.raw, w.inner)
-        })?;
-        ensure(w.raw.start >= prev_end, || {
+        ensure(
+            in_bounds(w.raw(), len) && within(w.inner(), w.raw()),
+            || {
+                format!(
+                    "word {i}: raw {:?} inner {:?} (len {len})",
+                    w.raw(),
+                    w.inner()
+                )
+            },
+        )?;
+        ensure(w.raw().start >= prev_end, || {
             format!(
                 "word {i} at {:?} overlaps or precedes the previous word (ends {prev_end})",
-                w.raw
+                w.raw()
             )
         })?;
-        prev_end = w.raw.end;
+        prev_end = w.raw().end;
     }
     let mut prev_end = 0u32;
     for (i, s) in tree.arg_comments.iter().enumerate() {
@@ -123,11 +130,7 @@ pub fn nginx(src: &[u8]) -> Check {
         ensure(node.end > id && node.end as usize <= n, || {
             format!("{}: descendant end {} out of range", at(), node.end)
         })?;
-        if node.parent == ROOT {
-            ensure(node.depth == 0, || {
-                format!("{}: top-level node at depth {}", at(), node.depth)
-            })?;
-        } else {
+        if node.parent != ROOT {
             let p = node.parent as usize;
             ensure(p < i, || {
                 format!("{}: parent {p} does not precede it", at())
@@ -140,26 +143,18 @@ pub fn nginx(src: &[u8]) -> Check {
                     parent.end
                 )
             })?;
-            ensure(node.depth == parent.depth + 1, || {
-                format!(
-                    "{}: depth {} under a parent at depth {}",
-                    at(),
-                    node.depth,
-                    parent.depth
-                )
-            })?;
             ensure(within(node.span, parent.span), || {
                 format!("{}: span outside its parent's {:?}", at(), parent.span)
             })?;
             let has_block = matches!(&parent.kind, NodeKind::Directive(d)
-                if d.block.is_some_and(|b| !matches!(b.kind, BlockKind::Lua { .. })));
+                if d.block.is_some_and(|b| !matches!(b.kind, BlockKind::Lua)));
             ensure(has_block, || {
                 format!("{}: parent {p} has no directive block", at())
             })?;
         }
         if node.end > id + 1 {
             let ok = matches!(&node.kind, NodeKind::Directive(d)
-                if d.block.is_some_and(|b| !matches!(b.kind, BlockKind::Lua { .. })));
+                if d.block.is_some_and(|b| !matches!(b.kind, BlockKind::Lua)));
             ensure(ok, || format!("{}: has descendants but no block", at()))?;
         }
         match &node.kind {
@@ -176,26 +171,26 @@ pub fn nginx(src: &[u8]) -> Check {
                         && d.comments.1 as usize <= tree.arg_comments.len(),
                     || format!("{}: comment range {:?} invalid", at(), d.comments),
                 )?;
-                ensure(d.name.raw.start == node.span.start, || {
-                    format!("{}: does not start at its name {:?}", at(), d.name.raw)
+                ensure(d.name.raw().start == node.span.start, || {
+                    format!("{}: does not start at its name {:?}", at(), d.name.raw())
                 })?;
-                let mut last = d.name.raw.end;
+                let mut last = d.name.raw().end;
                 for w in tree.args(d) {
-                    ensure(w.raw.start >= last && within(w.raw, node.span), || {
+                    ensure(w.raw().start >= last && within(w.raw(), node.span), || {
                         format!(
                             "{}: argument {:?} out of order or outside the span",
                             at(),
-                            w.raw
+                            w.raw()
                         )
                     })?;
-                    last = w.raw.end;
+                    last = w.raw().end;
                 }
                 for c in tree.comments_in(d) {
-                    ensure(c.start >= d.name.raw.end, || {
+                    ensure(c.start >= d.name.raw().end, || {
                         format!("{}: argument comment {c:?} before the name", at())
                     })?;
                 }
-                if let Some(semi) = d.semicolon {
+                if let Some(semi) = d.semicolon() {
                     ensure(
                         d.block.is_none() && semi.start >= last && semi.end == node.span.end,
                         || format!("{}: semicolon {semi:?} misplaced", at()),
@@ -205,15 +200,16 @@ pub fn nginx(src: &[u8]) -> Check {
                     })?;
                 }
                 if let Some(b) = d.block {
-                    ensure(b.open.start >= last && within(b.open, node.span), || {
-                        format!("{}: block open {:?} misplaced", at(), b.open)
-                    })?;
-                    ensure(src[b.open.range()] == *b"{", || {
+                    ensure(
+                        b.open().start >= last && within(b.open(), node.span),
+                        || format!("{}: block open {:?} misplaced", at(), b.open()),
+                    )?;
+                    ensure(src[b.open().range()] == *b"{", || {
                         format!("{}: open span is not '{{'", at())
                     })?;
-                    match b.close {
+                    match b.close() {
                         Some(c) => {
-                            ensure(c.start >= b.open.end && c.end == node.span.end, || {
+                            ensure(c.start >= b.open().end && c.end == node.span.end, || {
                                 format!("{}: block close {c:?} misplaced", at())
                             })?;
                             ensure(src[c.range()] == *b"}", || {
@@ -227,9 +223,8 @@ pub fn nginx(src: &[u8]) -> Check {
                             )
                         })?,
                     }
-                    if let BlockKind::Lua { body } = b.kind {
-                        let end = b.close.map_or(len as u32, |c| c.start);
-                        ensure(body.start == b.open.end && body.end == end, || {
+                    if let Some(body) = b.lua_body(src) {
+                        ensure(body.start <= body.end && in_bounds(body, len), || {
                             format!("{}: Lua body {body:?} not between the braces", at())
                         })?;
                     }

@@ -54,9 +54,8 @@ pub fn stdin_overlay(args: &mut StackArgs) -> Result<Option<crate::stack::fs::Ov
     if args.paths != [PathBuf::from("-")] {
         return Ok(None);
     }
-    let mut buf = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
-        .map_err(|e| format!("cannot read standard input: {e}"))?;
+    let buf =
+        crate::stack::fs::read_stdin().map_err(|e| format!("cannot read standard input: {e}"))?;
     let mut fs = crate::stack::fs::OverlayFs::default();
     fs.files.insert(PathBuf::from(STDIN), buf);
     args.paths = vec![PathBuf::from(STDIN)];

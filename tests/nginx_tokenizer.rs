@@ -123,7 +123,7 @@ fn cut(bytes: &[u8]) -> String {
 }
 
 fn word(src: &[u8], w: &Word) -> String {
-    let raw = &src[w.raw.range()];
+    let raw = &src[w.raw().range()];
     let value = w.value(src);
     if value.as_ref() == raw {
         format!("`{}`", cut(raw))
@@ -142,8 +142,8 @@ fn dump(name: &str, src: &[u8]) -> String {
     let parsed = parse(src);
     let tree = &parsed.tree;
     let mut out = String::new();
-    for node in &tree.nodes {
-        let indent = "    ".repeat(node.depth as usize);
+    for (id, node) in tree.nodes.iter().enumerate() {
+        let indent = "    ".repeat(tree.ancestors(id as u32).count());
         let pos = at(&file, node.span);
         match &node.kind {
             NodeKind::Comment => writeln!(
@@ -163,7 +163,7 @@ fn dump(name: &str, src: &[u8]) -> String {
                 for c in tree.comments_in(d) {
                     write!(out, " comment({} `{}`)", at(&file, *c), cut(file.bytes(*c))).unwrap();
                 }
-                if d.semicolon.is_some() {
+                if d.semicolon().is_some() {
                     out.push_str(" ;");
                 }
                 match &d.block {
@@ -171,20 +171,23 @@ fn dump(name: &str, src: &[u8]) -> String {
                         match b.kind {
                             BlockKind::Directives => out.push_str(" {directives}"),
                             BlockKind::WordList => out.push_str(" {words}"),
-                            BlockKind::Lua { body } => write!(
-                                out,
-                                " {{lua: {} bytes, {} LF}}",
-                                body.len(),
-                                file.bytes(body).iter().filter(|&&c| c == b'\n').count()
-                            )
-                            .unwrap(),
+                            BlockKind::Lua => {
+                                let body = b.lua_body(&file.text).unwrap();
+                                write!(
+                                    out,
+                                    " {{lua: {} bytes, {} LF}}",
+                                    body.len(),
+                                    file.bytes(body).iter().filter(|&&c| c == b'\n').count()
+                                )
+                                .unwrap()
+                            }
                         }
-                        match b.close {
+                        match b.close() {
                             Some(c) => write!(out, " }}{}", at(&file, c)).unwrap(),
                             None => out.push_str(" (never closed)"),
                         }
                     }
-                    None if d.semicolon.is_none() => out.push_str(" (unterminated)"),
+                    None if d.semicolon().is_none() => out.push_str(" (unterminated)"),
                     None => {}
                 }
                 out.push('\n');

@@ -2,7 +2,6 @@
 
 use crate::source::SourceFile;
 use crate::stack::fs::{DumpFs, Fs, RealFs};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The main file and the file system its includes are read from.
@@ -18,9 +17,7 @@ pub const STDIN_NAME: &str = "<stdin>";
 
 pub fn read(path: &Path) -> Result<Input, String> {
     let (name, text) = if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
+        let buf = crate::stack::fs::read_stdin()
             .map_err(|e| format!("cannot read standard input: {e}"))?;
         (PathBuf::from(STDIN_NAME), buf)
     } else {

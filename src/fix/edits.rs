@@ -41,14 +41,14 @@ fn quote(value: &str, q: char) -> String {
 /// Replaces an argument's value, keeping the author's quotes (or adding double quotes when
 /// the new value needs them).
 pub fn replace_arg(file: &Shared, word: &Word, value: &str) -> Edit {
-    let raw = &file.text[word.raw.range()];
+    let raw = &file.text[word.raw().range()];
     let content = match raw.first() {
-        Some(b'"') if word.raw != word.inner => quote(value, '"'),
-        Some(b'\'') if word.raw != word.inner => quote(value, '\''),
+        Some(b'"') if word.raw() != word.inner() => quote(value, '"'),
+        Some(b'\'') if word.raw() != word.inner() => quote(value, '\''),
         _ if needs_quotes(value) => quote(value, '"'),
         _ => value.to_string(),
     };
-    Edit::replace(file, word.raw, content)
+    Edit::replace(file, word.raw(), content)
 }
 
 /// Start of the line holding `offset`.
@@ -168,7 +168,7 @@ pub fn insert_at_block_start(file: &Shared, tree: &Tree, block: NodeId, statemen
     let Some(b) = tree.directive(block).and_then(|d| d.block) else {
         return Edit::insert(file, node.span.end, format!("{nl}{statement}"));
     };
-    let open_end = b.open.end as usize;
+    let open_end = b.open().end as usize;
     let inner = format!(
         "{}{}",
         indentation(text, node.span.start as usize),
@@ -176,7 +176,7 @@ pub fn insert_at_block_start(file: &Shared, tree: &Tree, block: NodeId, statemen
     );
     // `events { … }` on one line: insert right after `{` on that line.
     let same_line = b
-        .close
+        .close()
         .is_some_and(|c| !text[open_end..c.start as usize].contains(&b'\n'));
     if same_line {
         return Edit::insert(file, open_end as u32, format!(" {statement}"));

@@ -361,7 +361,7 @@ impl<'a> View<'a> {
         let o = self.expanded.get(id);
         (
             self.config.file(o.file).source.clone(),
-            self.directive(id).name.raw,
+            self.directive(id).name.raw(),
         )
     }
 

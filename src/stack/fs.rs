@@ -39,6 +39,24 @@ pub enum FileKey {
     Path(PathBuf),
 }
 
+/// The most standard input may hold: an `nginx -T` dump of a large fleet fits easily, and
+/// source offsets stay within 31 bits.
+pub const MAX_STDIN: u64 = 1 << 30;
+
+/// Reads standard input, refusing more than [`MAX_STDIN`].
+pub fn read_stdin() -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    std::io::stdin().take(MAX_STDIN + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > MAX_STDIN {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "it is larger than the 1 GiB limit",
+        ));
+    }
+    Ok(buf)
+}
+
 pub fn glob_options() -> glob::MatchOptions {
     glob::MatchOptions {
         case_sensitive: true,

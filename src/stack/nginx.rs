@@ -299,9 +299,9 @@ impl Loader<'_> {
             tree.includes
                 .iter()
                 .filter_map(|&id| Some((id, tree.directive(id)?)))
-                .filter(|(_, d)| d.semicolon.is_some())
+                .filter(|(_, d)| d.semicolon().is_some())
                 .filter_map(|(id, d)| match tree.args(d) {
-                    [arg] => Some((id, arg.raw, arg.value(src).into_owned())),
+                    [arg] => Some((id, arg.raw(), arg.value(src).into_owned())),
                     _ => None,
                 })
                 .collect()

@@ -99,7 +99,7 @@ fn main_context(inst: &NginxInstance, view: &View<'_>, cpus: u32, plan: &mut Pla
         let d = view.directive(a);
         let tree = &inst.config.file(view.expanded.get(a).file).parsed.tree;
         let args = tree.args(d);
-        let span = args[0].raw.cover(args[args.len() - 1].raw);
+        let span = args[0].raw().cover(args[args.len() - 1].raw());
         plan.recommendations.push(Recommendation {
             line: line_of(view, a),
             edits: vec![crate::fix::Edit::replace(&file, span, "auto")],

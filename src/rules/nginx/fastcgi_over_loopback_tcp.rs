@@ -84,7 +84,7 @@ impl Rule for FastcgiOverLoopbackTcp {
                          `fastcgi_pass unix:/run/php/www.sock`"
                     .into(),
             };
-            let d = cx.report(&file, word.raw, message);
+            let d = cx.report(&file, word.raw(), message);
             d.help = Some(help);
             if let Some((fix, _, _)) = fix {
                 d.with_fix(fix);

@@ -127,7 +127,7 @@ fn report(cx: &mut Context<'_>, f: Found<'_>) {
         let edit = if words.len() == 1 {
             edits::delete_directive(&f.file, f.tree, f.node)
         } else {
-            remove_word(&f.file, word.raw)
+            remove_word(&f.file, word.raw())
         };
         let title = if words.len() == 1 {
             "Remove `gzip_types text/html;` (text/html is always compressed)"
@@ -144,7 +144,7 @@ fn report(cx: &mut Context<'_>, f: Found<'_>) {
         let diag = cx
             .report(
                 &f.file,
-                word.raw,
+                word.raw(),
                 "`text/html` in `gzip_types` is a duplicate: nginx always compresses it and \
                  warns `duplicate MIME type \"text/html\"`",
             )

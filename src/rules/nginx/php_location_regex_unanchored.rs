@@ -80,7 +80,7 @@ impl Rule for PhpLocationRegexUnanchored {
                 let Some(loc) = php_location(inst, occ) else {
                     continue;
                 };
-                let key = (loc.file.path.clone(), loc.word.raw.start);
+                let key = (loc.file.path.clone(), loc.word.raw().start);
                 if !seen.insert(key) {
                     continue;
                 }
@@ -210,7 +210,7 @@ fn judge(cx: &mut Context<'_>, loc: &PhpLocation<'_>, analysis: &Analysis) {
         Some((_, new)) => format!("use `{new}`"),
         None => "write the extension as `\\.php$` (`\\.php(/|$)` with PATH_INFO)".into(),
     };
-    let d = cx.report(&loc.file, loc.word.raw, message);
+    let d = cx.report(&loc.file, loc.word.raw(), message);
     d.help = Some(format!("{}; {advice}", causes.join("; ")));
     if let Some((fix, _)) = fix {
         d.with_fix(fix);
@@ -274,16 +274,16 @@ fn fixed_pattern(pattern: &str, caseless: bool, split: Option<&regex::Regex>) ->
 /// The edit writing `new` in place of the location's regex, keeping the word's quotes.
 fn fix_edit(loc: &PhpLocation<'_>, new: &str) -> Option<(Fix, String)> {
     let src = &loc.file.text;
-    let inner = &src[loc.word.inner.range()];
+    let inner = &src[loc.word.inner().range()];
     if unescape(inner).as_ref() != inner {
         return None; // nginx escapes in the word: offsets would not map
     }
-    let quoted = loc.word.raw != loc.word.inner;
+    let quoted = loc.word.raw() != loc.word.inner();
     if !quoted && edits::needs_quotes(new) {
         return None;
     }
-    let start = loc.word.inner.start + loc.prefix as u32;
-    let span = Span::new(start, loc.word.inner.end);
+    let start = loc.word.inner().start + loc.prefix as u32;
+    let span = Span::new(start, loc.word.inner().end);
     let fix = Fix::unsafe_(
         format!("Use `{new}`"),
         vec![Edit::replace(&loc.file, span, new)],
@@ -302,7 +302,7 @@ fn check_guard(cx: &mut Context<'_>, loc: &PhpLocation<'_>) {
     }
     let d = cx.report(
         &loc.file,
-        loc.word.raw,
+        loc.word.raw(),
         format!(
             "PHP location `{}` passes scripts that do not exist to PHP-FPM: `{UPLOAD_URI}` \
              reaches it, and PHP may run `/uploads/evil.jpg` instead",

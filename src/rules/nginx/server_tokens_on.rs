@@ -23,7 +23,7 @@ impl Rule for ServerTokensOn {
                 );
                 cx.report(
                     src,
-                    arg.raw,
+                    arg.raw(),
                     format!("`server_tokens {value}` discloses the nginx version"),
                 )
                 .with_fix(fix);

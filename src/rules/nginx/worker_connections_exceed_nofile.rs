@@ -107,7 +107,7 @@ fn check_instance(
                 format!("Raise `worker_rlimit_nofile` to {wanted}"),
                 vec![edits::replace_arg(&file, arg, &wanted.to_string())],
             );
-            let d = cx.report(&file, arg.raw, message).with_fix(fix);
+            let d = cx.report(&file, arg.raw(), message).with_fix(fix);
             d.help = Some(format!("raise it to {}", advice(connections, wanted)));
         }
         None => {
@@ -118,7 +118,7 @@ fn check_instance(
                 Some(occ) => {
                     let (file, _, args) = occurrence_args(inst, occ);
                     let Some(arg) = args.first() else { return };
-                    (file, arg.raw)
+                    (file, arg.raw())
                 }
                 None => view.location(events),
             };

@@ -74,7 +74,7 @@ fn check_instance(cx: &mut Context<'_>, inst: &NginxInstance, cpus: Option<u32>)
             "Use `worker_cpu_affinity auto` (worker n on CPU n)",
             vec![Edit::replace(
                 &file,
-                Span::new(first.raw.start, last.raw.end),
+                Span::new(first.raw().start, last.raw().end),
                 "auto",
             )],
         ))
@@ -97,7 +97,7 @@ fn check_instance(cx: &mut Context<'_>, inst: &NginxInstance, cpus: Option<u32>)
             report(
                 cx,
                 &file,
-                w.raw,
+                w.raw(),
                 message,
                 fix(),
                 missing.len() == mask.len(),
@@ -110,8 +110,8 @@ fn check_instance(cx: &mut Context<'_>, inst: &NginxInstance, cpus: Option<u32>)
     }
     let Some(count) = workers.count else { return };
     let span = Span::new(
-        first.raw.start,
-        args.last().map_or(first.raw.end, |w| w.raw.end),
+        first.raw().start,
+        args.last().map_or(first.raw().end, |w| w.raw().end),
     );
     if masks.len() != 1 && masks.len() != count as usize {
         let what = if masks.len() < count as usize {

@@ -71,7 +71,7 @@ fn check_value(cx: &mut Context<'_>, inst: &NginxInstance, occ: OccId, cpus: u32
         "Set `worker_processes auto` (one worker per CPU)",
         vec![edits::replace_arg(&file, arg, "auto")],
     );
-    let d = cx.report(&file, arg.raw, message).with_fix(fix);
+    let d = cx.report(&file, arg.raw(), message).with_fix(fix);
     d.help = Some(format!(
         "`auto` starts one worker per CPU ({cpus} here) and follows the host if it is resized"
     ));
@@ -164,7 +164,7 @@ pub(super) fn insert_in_main(inst: &NginxInstance, after: &[&str], statement: &s
     let tree = &main.parsed.tree;
     let first_simple = tree.children(ROOT).find(|&n| {
         tree.directive(n)
-            .is_some_and(|d| d.block.is_none() && d.semicolon.is_some())
+            .is_some_and(|d| d.block.is_none() && d.semicolon().is_some())
     });
     match first_simple {
         Some(n) => edits::insert_after(&main.source, tree, n, statement),

@@ -364,7 +364,7 @@ pub fn arg_place(view: &View<'_>, occ: OccId, i: usize) -> Option<(Shared, Span)
     let o = view.expanded.get(occ);
     let f = view.config.file(o.file);
     let w = f.parsed.tree.args(view.directive(occ)).get(i)?;
-    Some((f.source.clone(), w.raw))
+    Some((f.source.clone(), w.raw()))
 }
 
 /// A pool setting's value span, for reports and labels.

@@ -503,7 +503,7 @@ pub fn insert_ssl_directives(
             o.file == block_occ.file
                 && tree.node(o.node).parent == block_occ.node
                 && view.name(c).starts_with("ssl_")
-                && view.directive(c).semicolon.is_some()
+                && view.directive(c).semicolon().is_some()
         })
         .last();
     let make = |s: &str| match anchor {

@@ -45,7 +45,7 @@ impl Rule for SslCiphersInvalid {
                 let Some((file, word, spec)) = single_arg(inst, &view, occ) else {
                     continue;
                 };
-                if !reported.first(&file, word.raw.start) {
+                if !reported.first(&file, word.raw().start) {
                     continue;
                 }
                 match cache.expand(&spec, v.openssl) {
@@ -77,11 +77,11 @@ fn openssl_error(version: OpenSslVersion, err: &CipherError) -> &'static str {
 /// The span of `len` bytes at `offset` in the string value of `word`, when the raw token
 /// maps byte for byte onto the value (no escapes); else the whole argument.
 fn span_in(file: &Shared, word: &Word, offset: usize, len: usize) -> Span {
-    let inner = &file.text[word.inner.range()];
+    let inner = &file.text[word.inner().range()];
     if inner.contains(&b'\\') || offset + len > inner.len() {
-        return word.raw;
+        return word.raw();
     }
-    let start = word.inner.start + offset as u32;
+    let start = word.inner().start + offset as u32;
     Span::new(start, start + len.max(1) as u32)
 }
 
@@ -123,7 +123,7 @@ fn rejected(
                  intermediate list works on every version."
                     .into(),
             );
-            (message, word.raw, help.join(" "))
+            (message, word.raw(), help.join(" "))
         }
         CipherError::InvalidCommand { offset, found } => {
             let rest: String = spec

@@ -167,7 +167,7 @@ fn explicit(
             }
         }
     }
-    if enablers.is_empty() || !reported.first(&file, word.raw.start) {
+    if enablers.is_empty() || !reported.first(&file, word.raw().start) {
         return;
     }
     let why = if enablers.contains(&Enabler::BuiltinGroup) {
@@ -195,7 +195,7 @@ fn explicit(
     let d = cx
         .report(
             &file,
-            word.raw,
+            word.raw(),
             cost_message(dhe.len(), "`ssl_ciphers` enables", &why),
         )
         .with_fix(fix);

@@ -278,14 +278,14 @@ fn judge(
             let Some((message, severity, help)) = verdict(e, v, "`ssl_ciphers`") else {
                 return;
             };
-            if !reported.first(&file, word.raw.start) {
+            if !reported.first(&file, word.raw().start) {
                 return;
             }
             let fix = Fix::unsafe_(
                 "Use Mozilla's intermediate cipher list",
                 vec![edits::replace_arg(&file, word, MOZILLA_INTERMEDIATE)],
             );
-            let d = cx.report(&file, word.raw, message).with_fix(fix);
+            let d = cx.report(&file, word.raw(), message).with_fix(fix);
             d.severity = severity;
             d.help = Some(help);
         }

@@ -224,12 +224,12 @@ fn explicit(
     let (Some(first), Some(last)) = (args.first(), args.last()) else {
         return;
     };
-    if !reported.first(&file, first.raw.start) {
+    if !reported.first(&file, first.raw().start) {
         return;
     }
     let keep: Vec<String> = args
         .iter()
-        .map(|w| file.str(w.raw).into_owned())
+        .map(|w| file.str(w.raw()).into_owned())
         .filter(|raw| legacy_name(raw.trim_matches(['"', '\''])).is_none())
         .collect();
     let new = if keep.is_empty() {
@@ -237,7 +237,7 @@ fn explicit(
     } else {
         keep.join(" ")
     };
-    let span = Span::new(first.raw.start, last.raw.end);
+    let span = Span::new(first.raw().start, last.raw().end);
     let has_comments = !tree.comments_in(view.directive(occ)).is_empty();
     let d = cx.report(&file, span, message);
     d.severity = severity;

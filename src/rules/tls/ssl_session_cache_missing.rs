@@ -141,7 +141,7 @@ fn report(
         Cache::Default => {
             let (file, _, args) = occurrence(inst, view, tickets);
             let Some(off) = args.first() else { return };
-            if !reported.first(&file, off.raw.start) {
+            if !reported.first(&file, off.raw().start) {
                 return;
             }
             let parent = view.expanded.get(tickets).parent;
@@ -171,7 +171,7 @@ fn report(
                  is `none`): TLS sessions are never resumed, {full}"
             );
             let d = cx
-                .report(&file, off.raw, message)
+                .report(&file, off.raw(), message)
                 .with_fix(Fix::safe(title, vec![edit]));
             label_servers(d, view, tickets, servers);
             d.help = Some(help());
@@ -181,7 +181,7 @@ fn report(
             let (Some(first), Some(last)) = (args.first(), args.last()) else {
                 return;
             };
-            if !reported.first(&file, first.raw.start) {
+            if !reported.first(&file, first.raw().start) {
                 return;
             }
             let value = view.args(c).join(" ");
@@ -200,7 +200,7 @@ fn report(
             };
             let message =
                 format!("`ssl_session_cache {value}` with `ssl_session_tickets off`: {why}");
-            let span = Span::new(first.raw.start, last.raw.end);
+            let span = Span::new(first.raw().start, last.raw().end);
             let fix = Fix::unsafe_(
                 format!("Use `ssl_session_cache {shared}`"),
                 vec![Edit::replace(&file, span, shared.clone())],

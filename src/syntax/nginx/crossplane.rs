@@ -116,8 +116,8 @@ fn file_payload(f: &CrossplaneFile) -> Value {
     }
     // crossplane builds its payload recursively (and so do we, and serde_json): past this
     // depth both would exhaust the stack, so the file is refused instead.
-    if let Some(deep) = f.parsed.tree.nodes.iter().find(|n| n.depth > MAX_DEPTH) {
-        let line = lines_of(f.src, deep.span.start);
+    if let Some(deep) = f.parsed.tree.first_deeper_than(MAX_DEPTH) {
+        let line = lines_of(f.src, f.parsed.tree.node(deep).span.start);
         return json!({
             "file": f.path,
             "status": "failed",
@@ -147,7 +147,7 @@ fn crossplane_sees(f: &CrossplaneFile, e: &SyntaxError) -> bool {
     if m == "unexpected \"{\"" {
         let tree = &f.parsed.tree;
         let in_word_list = tree.directives().any(|(id, d)| {
-            d.block.is_some_and(|b| b.open == e.span)
+            d.block.is_some_and(|b| b.open() == e.span)
                 && tree.node(id).parent != ROOT
                 && tree
                     .directive(tree.node(id).parent)
@@ -213,13 +213,13 @@ fn token_scan(f: &CrossplaneFile) -> (i64, Option<u32>) {
             }
             NodeKind::Directive(d) => {
                 for w in std::iter::once(&d.name).chain(tree.args(d)) {
-                    let cut = if w.raw.start == w.inner.start {
-                        w.raw.end == eof
+                    let cut = if w.raw().start == w.inner().start {
+                        w.raw().end == eof
                     } else {
-                        w.inner.end == w.raw.end
+                        w.inner().end == w.raw().end
                     };
                     if !cut {
-                        see(w.raw.start);
+                        see(w.raw().start);
                     }
                 }
                 for c in tree.comments_in(d) {
@@ -227,22 +227,22 @@ fn token_scan(f: &CrossplaneFile) -> (i64, Option<u32>) {
                         see(c.start);
                     }
                 }
-                if let Some(s) = d.semicolon {
+                if let Some(s) = d.semicolon() {
                     see(s.start);
                 }
                 if let Some(b) = &d.block {
                     match b.kind {
                         // The Lua lexer swallows the braces and yields the body and a `;`
                         // on the line of the closing brace.
-                        BlockKind::Lua { .. } => {
-                            if let Some(c) = b.close {
+                        BlockKind::Lua => {
+                            if let Some(c) = b.close() {
                                 see(c.start);
                             }
                         }
                         _ => {
                             depth += 1;
-                            see(b.open.start);
-                            if let Some(c) = b.close {
+                            see(b.open().start);
+                            if let Some(c) = b.close() {
                                 depth -= 1;
                                 see(c.start);
                             }
@@ -277,13 +277,13 @@ impl Cx<'_> {
         let src = self.f.src;
         let tree = &self.f.parsed.tree;
         let name = word_text(src, &d.name);
-        let line = self.lines.line_of(d.name.raw.start);
+        let line = self.lines.line_of(d.name.raw().start);
         let mut args = self.args(tree.args(d));
         let mut block = None;
         if let Some(b) = &d.block {
-            match b.kind {
-                BlockKind::Lua { body } => args.push(text(&src[body.range()])),
-                _ => block = Some(self.block(id)),
+            match b.lua_body(src) {
+                Some(body) => args.push(text(&src[body.range()])),
+                None => block = Some(self.block(id)),
             }
         }
         if name == "if" {
@@ -324,7 +324,7 @@ impl Cx<'_> {
         for (k, w) in words.iter().enumerate() {
             if glue {
                 // The word goes on through the next word as typed, quotes included.
-                let t = text(&src[w.raw.range()]);
+                let t = text(&src[w.raw().range()]);
                 if let Some(last) = out.last_mut() {
                     last.push_str(&t);
                 }
@@ -332,10 +332,10 @@ impl Cx<'_> {
                 out.push(word_text(src, w));
             }
             glue = false;
-            if w.quote(src) != Quote::None || !ends_in_expansion(&src[w.raw.range()]) {
+            if w.quote(src) != Quote::None || !ends_in_expansion(&src[w.raw().range()]) {
                 continue;
             }
-            let after = w.raw.end as usize;
+            let after = w.raw().end as usize;
             if let Some(&c) = src.get(after) {
                 if matches!(c, b' ' | b'\t' | b'\r' | b'\n') {
                     if let Some(last) = out.last_mut() {
@@ -343,7 +343,7 @@ impl Cx<'_> {
                     }
                     glue = words
                         .get(k + 1)
-                        .is_some_and(|n| n.raw.start as usize == after + 1);
+                        .is_some_and(|n| n.raw().start as usize == after + 1);
                 }
             }
         }
@@ -410,7 +410,7 @@ fn py_isspace(c: char) -> bool {
 
 /// A word as crossplane yields it.
 fn word_text(src: &[u8], w: &Word) -> String {
-    let t = text(&src[w.inner.range()]);
+    let t = text(&src[w.inner().range()]);
     let q = match w.quote(src) {
         Quote::None => return t,
         Quote::Single => '\'',

@@ -305,7 +305,7 @@ fn write_directive_head(
         if n > 0 {
             o.raw(b",");
         }
-        let raw = src.bytes(w.raw);
+        let raw = src.bytes(w.raw());
         o.raw(b"{\"raw\":");
         let raw_json = o.position();
         o.lossy(raw);
@@ -320,10 +320,10 @@ fn write_directive_head(
             o.lossy(&value);
         }
         o.raw(b",\"span\":");
-        o.span(w.raw);
+        o.span(w.raw());
         o.raw(b"}");
     }
-    o.raw(if d.semicolon.is_some() {
+    o.raw(if d.semicolon().is_some() {
         b"],\"terminator\":\";\""
     } else if d.block.is_some() {
         b"],\"terminator\":\"{\""
@@ -359,15 +359,15 @@ fn write_block_head(o: &mut JsonOut<'_>, src: &SourceFile, b: &super::tree::Bloc
     o.raw(match b.kind {
         BlockKind::Directives => b",\"block\":{\"kind\":\"directives\",\"open\":",
         BlockKind::WordList => b",\"block\":{\"kind\":\"words\",\"open\":",
-        BlockKind::Lua { .. } => b",\"block\":{\"kind\":\"lua\",\"open\":",
+        BlockKind::Lua => b",\"block\":{\"kind\":\"lua\",\"open\":",
     });
-    o.span(b.open);
+    o.span(b.open());
     o.raw(b",\"close\":");
-    match b.close {
+    match b.close() {
         Some(close) => o.span(close),
         None => o.raw(b"null"),
     }
-    if let BlockKind::Lua { body } = b.kind {
+    if let Some(body) = b.lua_body(&src.text) {
         o.raw(b",\"lua\":");
         o.lossy(src.bytes(body));
     }

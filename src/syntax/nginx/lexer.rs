@@ -230,18 +230,18 @@ impl<'a> Lexer<'a> {
             self.read(src.len(), Some(q));
             self.pos = src.len();
             self.ended_in_token = true;
-            return Token::Word(Word {
-                raw: Span::new(open as u32, src.len() as u32),
-                inner: Span::new(start as u32, src.len() as u32),
-            });
+            return Token::Word(Word::new(
+                Span::new(open as u32, src.len() as u32),
+                Span::new(start as u32, src.len() as u32),
+            ));
         }
         let close = i;
         let after = close + 1;
         self.pos = after;
-        let word = Word {
-            raw: Span::new(open as u32, after as u32),
-            inner: Span::new(start as u32, close as u32),
-        };
+        let word = Word::new(
+            Span::new(open as u32, after as u32),
+            Span::new(start as u32, close as u32),
+        );
         // Up to and including the closing quote, nginx is inside the quotes.
         let mut too_long = self.read(after, Some(q));
         if after >= src.len() {
@@ -303,10 +303,10 @@ impl<'a> Lexer<'a> {
             None => self.ended_in_token = true,
         }
         self.pos = end;
-        Token::Word(Word {
-            raw: Span::new(start as u32, end as u32),
-            inner: Span::new(start as u32, end as u32),
-        })
+        Token::Word(Word::new(
+            Span::new(start as u32, end as u32),
+            Span::new(start as u32, end as u32),
+        ))
     }
 }
 

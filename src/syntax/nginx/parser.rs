@@ -162,10 +162,6 @@ impl<'a> Parser<'a> {
         self.owners.last().copied().unwrap_or(ROOT)
     }
 
-    fn depth(&self) -> u32 {
-        self.owned
-    }
-
     fn kind(&self) -> BlockKind {
         self.stack.last().map_or(BlockKind::Directives, |f| f.kind)
     }
@@ -176,13 +172,12 @@ impl<'a> Parser<'a> {
 
     fn push_leaf(&mut self, kind: NodeKind, span: Span) {
         let id = self.tree.nodes.len() as NodeId;
-        let (parent, depth) = (self.parent(), self.depth());
+        let parent = self.parent();
         self.tree.nodes.push(Node {
             kind,
             span,
             parent,
             end: id + 1,
-            depth,
         });
     }
 
@@ -201,30 +196,24 @@ impl<'a> Parser<'a> {
             self.tree.arg_comments.len() as u32,
         );
         let last = if we > ws + 1 {
-            self.tree.words[we as usize - 1].raw
+            self.tree.words[we as usize - 1].raw()
         } else {
-            name.raw
+            name.raw()
         };
-        let end = semicolon.or(block.map(|b| b.open)).unwrap_or(last);
+        let end = semicolon.or(block.map(|b| b.open())).unwrap_or(last);
         let id = self.tree.nodes.len() as NodeId;
-        let (parent, depth) = (self.parent(), self.depth());
+        let parent = self.parent();
         let name_id = self.intern(name);
         if Some(name_id) == self.include_name {
             self.tree.includes.push(id);
         }
         self.tree.nodes.push(Node {
-            kind: NodeKind::Directive(Directive {
-                name,
-                name_id,
-                args,
-                comments,
-                semicolon,
-                block,
-            }),
-            span: name.raw.cover(end),
+            kind: NodeKind::Directive(Directive::new(
+                name, name_id, args, comments, semicolon, block,
+            )),
+            span: name.raw().cover(end),
             parent,
             end: id + 1,
-            depth,
         });
         self.reset_pending();
         id
@@ -288,7 +277,7 @@ impl<'a> Parser<'a> {
             self.error("unexpected \"{\"", open);
         }
         let name = self.tree.words[self.pending.words_start as usize];
-        let name_bytes = &self.src[name.inner.range()];
+        let name_bytes = &self.src[name.inner().range()];
         if name_bytes.ends_with(b"_by_lua_block") {
             self.lua_block(open);
             return;
@@ -317,11 +306,7 @@ impl<'a> Parser<'a> {
             });
             return;
         }
-        let block = Block {
-            open,
-            close: None,
-            kind,
-        };
+        let block = Block::new(open, None, kind);
         let id = self.finish_statement(None, Some(block));
         self.stack.push(Frame {
             owner: Some(id),
@@ -366,14 +351,11 @@ impl<'a> Parser<'a> {
                 (close, None)
             }
         };
-        let end = close.unwrap_or(src.len());
-        let block = Block {
+        let block = Block::new(
             open,
-            close: close.map(|c| Span::new(c as u32, c as u32 + 1)),
-            kind: BlockKind::Lua {
-                body: Span::new(open.end, end as u32),
-            },
-        };
+            close.map(|c| Span::new(c as u32, c as u32 + 1)),
+            BlockKind::Lua,
+        );
         let id = self.finish_statement(None, Some(block));
         let resume = close.map_or(src.len(), |c| c + 1);
         self.tree.nodes[id as usize].span.end = resume as u32;
@@ -407,7 +389,7 @@ impl<'a> Parser<'a> {
                 node.span.end = close.end;
                 if let NodeKind::Directive(d) = &mut node.kind {
                     if let Some(b) = &mut d.block {
-                        b.close = Some(close);
+                        b.set_close(close);
                     }
                 }
             }

@@ -26,20 +26,61 @@ pub enum Quote {
 }
 
 /// One token: a directive name or an argument.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Eight bytes, as a large configuration has millions: the raw span, with the top bit of
+/// each end saying whether a quote sits there (an opening one; a closing one, which a file
+/// that ends inside the quotes lacks). Sources are capped well below 2 GiB, so offsets
+/// never reach that bit.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Word {
-    /// The raw token, quotes included.
-    pub raw: Span,
-    /// The token without its quotes (escapes not yet processed).
-    pub inner: Span,
+    start: u32,
+    end: u32,
+}
+
+const QUOTE_BIT: u32 = 1 << 31;
+
+impl std::fmt::Debug for Word {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Word")
+            .field("raw", &self.raw())
+            .field("inner", &self.inner())
+            .finish()
+    }
 }
 
 impl Word {
+    /// A word from its raw span and the part inside its quotes (equal when unquoted).
+    pub fn new(raw: Span, inner: Span) -> Word {
+        debug_assert!(raw.end < QUOTE_BIT, "source offsets stay below 2 GiB");
+        debug_assert!(inner.start - raw.start <= 1 && raw.end - inner.end <= 1);
+        let open = if inner.start > raw.start {
+            QUOTE_BIT
+        } else {
+            0
+        };
+        let close = if inner.end < raw.end { QUOTE_BIT } else { 0 };
+        Word {
+            start: raw.start | open,
+            end: raw.end | close,
+        }
+    }
+
+    /// The raw token, quotes included.
+    pub fn raw(&self) -> Span {
+        Span::new(self.start & !QUOTE_BIT, self.end & !QUOTE_BIT)
+    }
+
+    /// The token without its quotes (escapes not yet processed).
+    pub fn inner(&self) -> Span {
+        let raw = self.raw();
+        Span::new(raw.start + (self.start >> 31), raw.end - (self.end >> 31))
+    }
+
     pub fn quote(&self, src: &[u8]) -> Quote {
-        if self.raw.start == self.inner.start {
+        if self.raw().start == self.inner().start {
             return Quote::None;
         }
-        match src[self.raw.start as usize] {
+        match src[self.raw().start as usize] {
             b'\'' => Quote::Single,
             _ => Quote::Double,
         }
@@ -48,7 +89,7 @@ impl Word {
     /// The word's value as nginx sees it: quotes removed, `\"`, `\'`, `\\`, `\t`, `\r`, `\n`
     /// unescaped, every other `\x` kept as typed (in quoted and unquoted words alike).
     pub fn value<'a>(&self, src: &'a [u8]) -> Cow<'a, [u8]> {
-        unescape(&src[self.inner.range()])
+        unescape(&src[self.inner().range()])
     }
 
     /// [`Word::value`] as text, invalid UTF-8 replaced.
@@ -62,7 +103,7 @@ impl Word {
     /// Whether the raw token equals `s` (cheap check for names, which are never quoted in
     /// practice; a quoted name is compared by value).
     pub fn is(&self, src: &[u8], s: &str) -> bool {
-        let raw = &src[self.inner.range()];
+        let raw = &src[self.inner().range()];
         // Unescaping only shortens a word: one shorter than `s` cannot equal it, and one
         // equal to `s` as written has nothing to unescape unless `s` has a backslash.
         if raw.len() < s.len() {
@@ -123,16 +164,35 @@ pub enum BlockKind {
     /// A module's own line syntax (`types`, `map`, `geo`, `split_clients`, `charset_map`):
     /// each entry is tokenized like a directive but is not one; `{` inside is an error.
     WordList,
-    /// An OpenResty `*_by_lua_block`: the body is Lua, kept opaque.
-    Lua { body: Span },
+    /// An OpenResty `*_by_lua_block`: the body is Lua, kept opaque (see [`Block::lua_body`]).
+    Lua,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A directive's block. Braces are one byte each, so only their offsets are kept.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Block {
-    pub open: Span,
-    /// `None` when the file ended before the block was closed.
-    pub close: Option<Span>,
+    open: u32,
+    /// [`ABSENT`] when the file ended before the block was closed.
+    close: u32,
     pub kind: BlockKind,
+}
+
+/// An offset that is not there (a missing `}` or `;`).
+const ABSENT: u32 = u32::MAX;
+
+/// The one-byte span at `at`, unless it is [`ABSENT`].
+fn byte_at(at: u32) -> Option<Span> {
+    (at != ABSENT).then(|| Span::new(at, at + 1))
+}
+
+impl std::fmt::Debug for Block {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Block")
+            .field("open", &self.open())
+            .field("close", &self.close())
+            .field("kind", &self.kind)
+            .finish()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,14 +204,76 @@ pub struct Directive {
     pub args: (u32, u32),
     /// Comments written between the arguments; range into [`Tree::arg_comments`].
     pub comments: (u32, u32),
-    pub semicolon: Option<Span>,
+    /// The `;` offset, or [`ABSENT`] (see [`Directive::semicolon`]).
+    semicolon: u32,
     pub block: Option<Block>,
 }
 
+impl Block {
+    pub fn new(open: Span, close: Option<Span>, kind: BlockKind) -> Block {
+        debug_assert!(open.len() == 1 && close.is_none_or(|c| c.len() == 1));
+        Block {
+            open: open.start,
+            close: close.map_or(ABSENT, |c| c.start),
+            kind,
+        }
+    }
+
+    /// The `{`.
+    pub fn open(&self) -> Span {
+        Span::new(self.open, self.open + 1)
+    }
+
+    /// The `}`; `None` when the file ended before the block was closed.
+    pub fn close(&self) -> Option<Span> {
+        byte_at(self.close)
+    }
+
+    pub fn set_close(&mut self, close: Span) {
+        debug_assert!(close.len() == 1);
+        self.close = close.start;
+    }
+
+    /// A Lua block's body: everything between its braces (to the end of the file when the
+    /// block never closes).
+    pub fn lua_body(&self, src: &[u8]) -> Option<Span> {
+        (self.kind == BlockKind::Lua).then(|| {
+            Span::new(
+                self.open + 1,
+                self.close().map_or(src.len() as u32, |c| c.start),
+            )
+        })
+    }
+}
+
 impl Directive {
+    pub fn new(
+        name: Word,
+        name_id: u32,
+        args: (u32, u32),
+        comments: (u32, u32),
+        semicolon: Option<Span>,
+        block: Option<Block>,
+    ) -> Directive {
+        debug_assert!(semicolon.is_none_or(|s| s.len() == 1));
+        Directive {
+            name,
+            name_id,
+            args,
+            comments,
+            semicolon: semicolon.map_or(ABSENT, |s| s.start),
+            block,
+        }
+    }
+
+    /// The `;` that ends the statement, if it has one.
+    pub fn semicolon(&self) -> Option<Span> {
+        byte_at(self.semicolon)
+    }
+
     /// True when the statement was ended by neither `;` nor `{` (a syntax error was reported).
     pub fn is_unterminated(&self) -> bool {
-        self.semicolon.is_none() && self.block.is_none()
+        self.semicolon == ABSENT && self.block.is_none()
     }
 }
 
@@ -174,8 +296,6 @@ pub struct Node {
     pub parent: NodeId,
     /// One past the last descendant: descendants are `id + 1 .. end`.
     pub end: NodeId,
-    /// Number of enclosing blocks (0 at the top level).
-    pub depth: u32,
 }
 
 /// A parsed nginx file. Spans point into the source it was parsed from.
@@ -250,6 +370,24 @@ impl Tree {
         }
     }
 
+    /// The first node nested more than `limit` blocks deep, if any.
+    pub fn first_deeper_than(&self, limit: u32) -> Option<NodeId> {
+        // Parents come before their children, so one pass fills every depth.
+        let mut depth: Vec<u32> = Vec::with_capacity(self.nodes.len());
+        for (i, n) in self.nodes.iter().enumerate() {
+            let d = if n.parent == ROOT {
+                0
+            } else {
+                depth[n.parent as usize] + 1
+            };
+            if d > limit {
+                return Some(i as NodeId);
+            }
+            depth.push(d);
+        }
+        None
+    }
+
     /// Enclosing block directives, innermost first.
     pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         let mut cur = self.nodes[id as usize].parent;
@@ -272,18 +410,18 @@ impl Tree {
         for node in &self.nodes {
             match &node.kind {
                 NodeKind::Directive(d) => {
-                    pieces.push(d.name.raw);
-                    pieces.extend(self.args(d).iter().map(|w| w.raw));
+                    pieces.push(d.name.raw());
+                    pieces.extend(self.args(d).iter().map(|w| w.raw()));
                     pieces.extend_from_slice(self.comments_in(d));
-                    if let Some(s) = d.semicolon {
+                    if let Some(s) = d.semicolon() {
                         pieces.push(s);
                     }
                     if let Some(b) = &d.block {
-                        pieces.push(b.open);
-                        if let BlockKind::Lua { body } = b.kind {
+                        pieces.push(b.open());
+                        if let Some(body) = b.lua_body(src) {
                             pieces.push(body);
                         }
-                        if let Some(c) = b.close {
+                        if let Some(c) = b.close() {
                             pieces.push(c);
                         }
                     }
