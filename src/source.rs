@@ -66,6 +66,51 @@ pub struct SourceFile {
     /// The whole file is ASCII, so a column is a byte count (no character counting on
     /// each lookup, which a multi-megabyte line would make quadratic).
     ascii: bool,
+    /// For the long lines of a non-ASCII file: checkpoints every few KiB, so a column is
+    /// counted from the nearest one rather than from the start of the line.
+    checkpoints: Vec<Checkpoint>,
+}
+
+/// How far into a long line a character boundary lies.
+#[derive(Debug, Clone, Copy)]
+struct Checkpoint {
+    offset: u32,
+    /// Characters from the start of the line to `offset`.
+    chars: u32,
+    /// The line is valid UTF-8 up to `offset` (else columns count bytes).
+    valid: bool,
+}
+
+/// Lines longer than this get checkpoints, one per this many bytes.
+const CHECKPOINT_EVERY: usize = 4096;
+
+/// Checkpoints for the long lines of `text`.
+fn checkpoints(text: &[u8], line_starts: &[u32]) -> Vec<Checkpoint> {
+    let mut out = Vec::new();
+    for (i, &start) in line_starts.iter().enumerate() {
+        let end = line_starts
+            .get(i + 1)
+            .map_or(text.len(), |&next| next as usize);
+        let (mut pos, mut chars, mut valid) = (start as usize, 0u32, true);
+        while pos + CHECKPOINT_EVERY < end {
+            let mut next = pos + CHECKPOINT_EVERY;
+            // Move to a character boundary (past UTF-8 continuation bytes).
+            while next < end && text[next] & 0xC0 == 0x80 {
+                next += 1;
+            }
+            match std::str::from_utf8(&text[pos..next]) {
+                Ok(s) if valid => chars += s.chars().count() as u32,
+                _ => valid = false,
+            }
+            out.push(Checkpoint {
+                offset: next as u32,
+                chars,
+                valid,
+            });
+            pos = next;
+        }
+    }
+    out
 }
 
 impl SourceFile {
@@ -78,11 +123,17 @@ impl SourceFile {
         line_starts.push(0);
         line_starts.extend(memchr_iter(b'\n', &text).map(|i| i as u32 + 1));
         let ascii = text.is_ascii();
+        let checkpoints = if ascii {
+            Vec::new()
+        } else {
+            checkpoints(&text, &line_starts)
+        };
         SourceFile {
             path: path.into(),
             text,
             line_starts,
             ascii,
+            checkpoints,
         }
     }
 
@@ -132,11 +183,18 @@ impl SourceFile {
                 column: prefix.len() as u32 + 1,
             };
         }
-        let column = match std::str::from_utf8(prefix) {
-            Ok(s) => s.chars().count(),
-            Err(_) => prefix.len(),
-        } as u32
-            + 1;
+        // Count from the last checkpoint of this line at or before the offset, if any.
+        let at = self
+            .checkpoints
+            .partition_point(|c| c.offset as usize <= end);
+        let (from, chars, valid) = match at.checked_sub(1).map(|i| self.checkpoints[i]) {
+            Some(c) if c.offset as usize > start => (c.offset as usize, c.chars, c.valid),
+            _ => (start, 0, true),
+        };
+        let column = match std::str::from_utf8(&self.text[from..end]) {
+            Ok(s) if valid => chars + s.chars().count() as u32,
+            _ => prefix.len() as u32,
+        } + 1;
         LineCol { line, column }
     }
 
@@ -170,5 +228,39 @@ mod tests {
             2,
             "EOF after a final LF is on the next line"
         );
+    }
+
+    /// The column as defined: characters of the line before the offset when that prefix is
+    /// valid UTF-8, else bytes.
+    fn naive_column(text: &[u8], offset: usize) -> u32 {
+        let start = text[..offset]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let prefix = &text[start..offset];
+        match std::str::from_utf8(prefix) {
+            Ok(s) => s.chars().count() as u32 + 1,
+            Err(_) => prefix.len() as u32 + 1,
+        }
+    }
+
+    #[test]
+    fn columns_on_long_non_ascii_lines_match_counting_from_the_line_start() {
+        // Long lines of multi-byte characters (with checkpoints inside them), one that turns
+        // invalid halfway, and short lines around them.
+        let mut text = "é".repeat(5000).into_bytes();
+        text.extend_from_slice(b"\nshort \xc3\xa9 line\n");
+        text.extend("日本".repeat(3000).bytes());
+        text.push(0xff);
+        text.extend("ü".repeat(4000).bytes());
+        text.push(b'\n');
+        let f = SourceFile::new("x", text.clone());
+        for offset in (0..=text.len()).step_by(97).chain([text.len()]) {
+            assert_eq!(
+                f.line_col(offset as u32).column,
+                naive_column(&text, offset),
+                "offset {offset}"
+            );
+        }
     }
 }
