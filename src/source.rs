@@ -62,13 +62,41 @@ pub struct SourceFile {
     /// The path as it should be shown to the user (relative when the user gave it so).
     pub path: PathBuf,
     pub text: Vec<u8>,
-    line_starts: Vec<u32>,
+    /// Built on the first line or column asked for: most files of a large configuration
+    /// have no finding and never need one.
+    index: std::sync::OnceLock<LineIndex>,
+}
+
+#[derive(Debug, Clone)]
+struct LineIndex {
+    starts: Vec<u32>,
     /// The whole file is ASCII, so a column is a byte count (no character counting on
     /// each lookup, which a multi-megabyte line would make quadratic).
     ascii: bool,
     /// For the long lines of a non-ASCII file: checkpoints every few KiB, so a column is
     /// counted from the nearest one rather than from the start of the line.
     checkpoints: Vec<Checkpoint>,
+}
+
+impl LineIndex {
+    fn new(text: &[u8]) -> LineIndex {
+        // Counted first (a vectorised pass) so the index is allocated once, exactly.
+        let lines = text.iter().filter(|&&b| b == b'\n').count();
+        let mut starts = Vec::with_capacity(lines + 1);
+        starts.push(0);
+        starts.extend(memchr_iter(b'\n', text).map(|i| i as u32 + 1));
+        let ascii = text.is_ascii();
+        let checkpoints = if ascii {
+            Vec::new()
+        } else {
+            checkpoints(text, &starts)
+        };
+        LineIndex {
+            starts,
+            ascii,
+            checkpoints,
+        }
+    }
 }
 
 /// How far into a long line a character boundary lies.
@@ -117,24 +145,15 @@ impl SourceFile {
     /// Builds a source from bytes. Sources larger than 4 GiB cannot be addressed by u32 spans;
     /// callers enforce a (much smaller) size cap before reading.
     pub fn new(path: impl Into<PathBuf>, text: Vec<u8>) -> Self {
-        // Counted first (a vectorised pass) so the index is allocated once, exactly.
-        let lines = text.iter().filter(|&&b| b == b'\n').count();
-        let mut line_starts = Vec::with_capacity(lines + 1);
-        line_starts.push(0);
-        line_starts.extend(memchr_iter(b'\n', &text).map(|i| i as u32 + 1));
-        let ascii = text.is_ascii();
-        let checkpoints = if ascii {
-            Vec::new()
-        } else {
-            checkpoints(&text, &line_starts)
-        };
         SourceFile {
             path: path.into(),
             text,
-            line_starts,
-            ascii,
-            checkpoints,
+            index: std::sync::OnceLock::new(),
         }
+    }
+
+    fn index(&self) -> &LineIndex {
+        self.index.get_or_init(|| LineIndex::new(&self.text))
     }
 
     pub fn read(path: &Path) -> std::io::Result<Self> {
@@ -160,12 +179,12 @@ impl SourceFile {
 
     /// The number of lines as nginx counts them: one plus the number of LF bytes.
     pub fn line_count(&self) -> u32 {
-        self.line_starts.len() as u32
+        self.index().starts.len() as u32
     }
 
     /// 1-based line of a byte offset.
     pub fn line_of(&self, offset: u32) -> u32 {
-        match self.line_starts.binary_search(&offset) {
+        match self.index().starts.binary_search(&offset) {
             Ok(i) => i as u32 + 1,
             Err(i) => i as u32,
         }
@@ -173,21 +192,22 @@ impl SourceFile {
 
     /// 1-based line and column (column in characters; bytes for invalid UTF-8).
     pub fn line_col(&self, offset: u32) -> LineCol {
+        let index = self.index();
         let line = self.line_of(offset);
-        let start = self.line_starts[line as usize - 1] as usize;
+        let start = index.starts[line as usize - 1] as usize;
         let end = (offset as usize).min(self.text.len());
         let prefix = &self.text[start..end];
-        if self.ascii {
+        if index.ascii {
             return LineCol {
                 line,
                 column: prefix.len() as u32 + 1,
             };
         }
         // Count from the last checkpoint of this line at or before the offset, if any.
-        let at = self
+        let at = index
             .checkpoints
             .partition_point(|c| c.offset as usize <= end);
-        let (from, chars, valid) = match at.checked_sub(1).map(|i| self.checkpoints[i]) {
+        let (from, chars, valid) = match at.checked_sub(1).map(|i| index.checkpoints[i]) {
             Some(c) if c.offset as usize > start => (c.offset as usize, c.chars, c.valid),
             _ => (start, 0, true),
         };
@@ -200,7 +220,8 @@ impl SourceFile {
 
     /// Byte offset where a 1-based line starts.
     pub fn line_start(&self, line: u32) -> u32 {
-        self.line_starts
+        self.index()
+            .starts
             .get(line.saturating_sub(1) as usize)
             .copied()
             .unwrap_or(self.len())

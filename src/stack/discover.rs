@@ -231,6 +231,7 @@ pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
             found.push((given.clone(), kind.unwrap_or(FileKind::Nginx)));
             explicit.push(given.clone());
         }
+        let given_is_dir = given.is_dir();
         // The root depends on the directories only (unless the file itself is named like
         // one): look it up once per directory, not once per vhost.
         let mut roots: std::collections::HashMap<PathBuf, Option<PathBuf>> = Default::default();
@@ -246,7 +247,7 @@ pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
                 _ => detect_root(&path),
             };
             let root = detected.unwrap_or_else(|| {
-                if given.is_dir() {
+                if given_is_dir {
                     given.clone()
                 } else {
                     given.parent().map(Path::to_path_buf).unwrap_or_default()

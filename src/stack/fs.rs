@@ -80,6 +80,16 @@ impl Default for RealFs {
 }
 
 impl RealFs {
+    fn too_large(&self) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "file is larger than the {} MiB limit",
+                self.max_file_size >> 20
+            ),
+        )
+    }
+
     /// Refuses what is not a regular file of a sane size, from its metadata.
     fn check(&self, meta: &std::fs::Metadata) -> io::Result<()> {
         if meta.is_dir() {
@@ -96,13 +106,7 @@ impl RealFs {
             ));
         }
         if meta.len() > self.max_file_size {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "file is larger than the {} MiB limit",
-                    self.max_file_size >> 20
-                ),
-            ));
+            return Err(self.too_large());
         }
         Ok(())
     }
@@ -123,9 +127,16 @@ impl RealFs {
     fn read_open(&self, mut file: std::fs::File, meta: &std::fs::Metadata) -> io::Result<Vec<u8>> {
         use std::io::Read;
         self.check(meta)?;
-        // Exactly the size, plus one byte so `read_to_end` sees EOF without growing.
+        // Exactly the size, plus one byte so `read_to_end` sees EOF without growing. Read
+        // through `take`: `File`'s own `read_to_end` would `fstat` and `lseek` again for a
+        // size we already know (and a file that grew meanwhile is read to the cap).
         let mut text = Vec::with_capacity(meta.len() as usize + 1);
-        file.read_to_end(&mut text)?;
+        (&mut file)
+            .take(self.max_file_size + 1)
+            .read_to_end(&mut text)?;
+        if text.len() as u64 > self.max_file_size {
+            return Err(self.too_large());
+        }
         Ok(text)
     }
 }

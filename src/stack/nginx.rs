@@ -5,7 +5,7 @@
 use super::fs::{FileKey, Fs};
 use crate::fxhash::FxHashMap as HashMap;
 use crate::source::{FileId, Shared, SourceFile, Span};
-use crate::syntax::nginx::{self, NodeId, Parsed};
+use crate::syntax::nginx::{self, NodeId, Parsed, Word};
 use std::path::{Component, Path, PathBuf};
 
 /// How include paths are resolved.
@@ -155,12 +155,12 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
     let main_identity = fs.identity(&main.path);
     let parsed = nginx::parse(&main.text);
     let mut loader = Loader {
-        prefetched: HashMap::default(),
         max_files: if opts.max_files == 0 {
             MAX_FILES
         } else {
             opts.max_files
         },
+        included: HashMap::default(),
         keys: HashMap::from_iter([(main.path.clone(), main_identity.clone())]),
         fs,
         prefix,
@@ -259,8 +259,10 @@ fn read_parsed(fs: &dyn Fs, path: &Path) -> Prefetched {
 }
 
 struct Loader<'a> {
-    prefetched: HashMap<PathBuf, Prefetched>,
     max_files: usize,
+    /// A plain include's argument (its value) → the file it read: every later include
+    /// written the same way reads the same file, since paths resolve the same way.
+    included: HashMap<Box<[u8]>, FileId>,
     /// Identities of paths already entered, so a snippet included by every vhost
     /// (`include snippets/php.conf`) is not stat'ed once per include.
     keys: HashMap<PathBuf, FileKey>,
@@ -291,23 +293,32 @@ impl Loader<'_> {
     }
 
     fn visit(&mut self, file: FileId) {
-        // Collect first: the tree is borrowed from `config_files`, which grows below.
-        let wanted: Vec<(NodeId, Span, Vec<u8>)> = {
-            let f = &self.config_files[file.0 as usize];
-            let src = &f.source.text;
-            let tree = &f.parsed.tree;
+        // Collect first: the tree is borrowed from `config_files`, which grows below (the
+        // source is shared, so its bytes stay readable through our own handle).
+        let source = self.config_files[file.0 as usize].source.clone();
+        let wanted: Vec<(NodeId, Word)> = {
+            let tree = &self.config_files[file.0 as usize].parsed.tree;
             tree.includes
                 .iter()
                 .filter_map(|&id| Some((id, tree.directive(id)?)))
                 .filter(|(_, d)| d.semicolon().is_some())
                 .filter_map(|(id, d)| match tree.args(d) {
-                    [arg] => Some((id, arg.raw(), arg.value(src).into_owned())),
+                    [arg] => Some((id, *arg)),
                     _ => None,
                 })
                 .collect()
         };
-        for (node, span, arg) in wanted {
-            let arg = PathBuf::from(String::from_utf8_lossy(&arg).into_owned());
+        for (node, word) in wanted {
+            let span = word.raw();
+            let value = word.value(&source.text);
+            // The same snippet included by thousands of vhosts: resolved once.
+            if let Some(&id) = self.included.get(value.as_ref()) {
+                if !self.chain.contains(&id) {
+                    self.includes.insert((file, node), vec![id]);
+                    continue;
+                }
+            }
+            let arg = PathBuf::from(String::from_utf8_lossy(&value).into_owned());
             let path = self.resolve(&arg);
             if arg.is_absolute() && !self.absolute_ok {
                 self.problem(file, span, LoadProblemKind::OutsideTree { path });
@@ -333,12 +344,16 @@ impl Loader<'_> {
             } else {
                 vec![path]
             };
-            self.prefetch(&targets);
+            let read = self.prefetch(&targets);
             let mut ids = Vec::with_capacity(targets.len());
-            for target in targets {
-                if let Some(id) = self.enter(file, node, span, target, is_glob) {
+            for (target, read) in targets.into_iter().zip(read) {
+                if let Some(id) = self.enter(file, node, span, target, is_glob, read) {
                     ids.push(id);
                 }
+            }
+            if let (false, [id]) = (is_glob, ids.as_slice()) {
+                self.included
+                    .insert(value.into_owned().into_boxed_slice(), *id);
             }
             self.includes.insert((file, node), ids);
         }
@@ -348,28 +363,25 @@ impl Loader<'_> {
         self.problems.push(LoadProblem { file, span, kind });
     }
 
-    /// Reads one include target (unless known), expands it, and returns its id.
     /// Reads and parses the files a glob matched on all cores at once (a `sites-enabled/*`
     /// of thousands of vhosts); `enter` then takes them in order as if read one by one.
-    fn prefetch(&mut self, targets: &[PathBuf]) {
+    /// Returns, for each target in order, what was read (`None`: read it in turn).
+    fn prefetch(&self, targets: &[PathBuf]) -> Vec<Option<Prefetched>> {
         use rayon::prelude::*;
         if targets.len() < 8 {
-            return;
+            return targets.iter().map(|_| None).collect();
         }
+        // Reading a file we already have (a glob that matches an included file again) is
+        // wasted but harmless: `enter` finds its identity known.
         let fs = self.fs;
-        let known = &self.identities;
-        let read: Vec<(PathBuf, Prefetched)> = targets
+        targets
             .par_iter()
-            .filter_map(|p| {
-                // Reading a file we already have (a glob that matches an included file
-                // again) is wasted but harmless: `enter` finds its identity known.
-                let read = read_parsed(fs, p);
-                (!known.contains_key(&read.0)).then(|| (p.clone(), read))
-            })
-            .collect();
-        self.prefetched.extend(read);
+            .map(|p| Some(read_parsed(fs, p)))
+            .collect()
     }
 
+    /// Enters one include target: reads it (unless `prefetched` or already known), expands
+    /// its includes, and returns its id.
     fn enter(
         &mut self,
         from: FileId,
@@ -377,8 +389,8 @@ impl Loader<'_> {
         span: Span,
         path: PathBuf,
         glob: bool,
+        mut prefetched: Option<Prefetched>,
     ) -> Option<FileId> {
-        let mut prefetched = self.prefetched.remove(&path);
         let identity = match &prefetched {
             Some((identity, _)) => identity.clone(),
             None => match self.keys.get(&path) {
