@@ -7,7 +7,7 @@ use crate::cli::lint::{collect_with, Findings};
 use crate::stack::fs::OverlayFs;
 use crate::workspace::{StackArgs, Workspace};
 use std::collections::{BTreeMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// More passes than any real configuration needs; reaching it means two fixes undo each
 /// other, which is a bug worth naming.
@@ -36,13 +36,20 @@ pub struct Outcome {
     pub workspace: Workspace,
 }
 
-/// Number of syntax errors of a file, by the parser for its kind.
-fn syntax_errors(ws: &Workspace, path: &PathBuf, text: &[u8]) -> Option<usize> {
-    let is_nginx = ws
-        .stacks
+/// Every nginx file of the workspace, so telling a file's kind is one lookup.
+fn nginx_paths(ws: &Workspace) -> HashSet<&Path> {
+    ws.stacks
         .iter()
-        .any(|s| s.nginx_files().iter().any(|f| &f.source.path == path));
-    is_nginx.then(|| crate::syntax::nginx::parse(text).errors.len())
+        .flat_map(|s| s.nginx_files())
+        .map(|f| f.source.path.as_path())
+        .collect()
+}
+
+/// Number of syntax errors of a file, by the parser for its kind.
+fn syntax_errors(nginx: &HashSet<&Path>, path: &Path, text: &[u8]) -> Option<usize> {
+    nginx
+        .contains(path)
+        .then(|| crate::syntax::nginx::parse(text).errors.len())
 }
 
 pub fn run(req: &Request) -> Result<Outcome, String> {
@@ -120,10 +127,11 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
         }
         let mut broke = false;
         let mut next: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        let nginx = nginx_paths(&ws);
         for (path, (source, edits)) in by_file {
             let new = splice(&source.text, &edits);
-            let before = syntax_errors(&ws, &path, &source.text);
-            let after = syntax_errors(&ws, &path, &new);
+            let before = syntax_errors(&nginx, &path, &source.text);
+            let after = syntax_errors(&nginx, &path, &new);
             if let (Some(b), Some(a)) = (before, after) {
                 if a > b {
                     bugs.push(format!(
