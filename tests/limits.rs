@@ -17,6 +17,28 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// `lemplint lint --isolated --format concise ARGS…` in `dir`.
+fn lint_concise(dir: &Path, args: &[&str]) -> Output {
+    let all: Vec<&str> = ["lint", "--isolated", "--format", "concise"]
+        .iter()
+        .chain(args)
+        .copied()
+        .collect();
+    lemplint(dir, &all)
+}
+
+/// The run ended with exit code `code` and printed `needle`.
+fn assert_reported(out: &Output, code: i32, needle: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains(needle), "{}", text(&out.stdout));
+}
+
 #[test]
 fn deep_nesting_does_not_overflow_the_stack() {
     let d = tempfile::tempdir().unwrap();
@@ -27,16 +49,11 @@ fn deep_nesting_does_not_overflow_the_stack() {
         "}".repeat(n)
     );
     std::fs::write(d.path().join("nginx.conf"), body).unwrap();
-    let out = lemplint(
-        d.path(),
-        &["lint", "--isolated", "--format", "concise", "nginx.conf"],
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stdout)
-            .contains("error[NGX000] blocks nested deeper than 256 levels are not supported"),
-        "{}",
-        text(&out.stdout)
+    let out = lint_concise(d.path(), &["nginx.conf"]);
+    assert_reported(
+        &out,
+        2,
+        "error[NGX000] blocks nested deeper than 256 levels are not supported",
     );
     let out = lemplint(d.path(), &["parse", "nginx.conf"]);
     assert_eq!(out.status.code(), Some(2));
@@ -49,12 +66,7 @@ fn deep_nesting_does_not_overflow_the_stack() {
     // Unclosed, on one 600,000-byte line: reported without a code frame.
     std::fs::write(d.path().join("open.conf"), "a {".repeat(n)).unwrap();
     let out = lemplint(d.path(), &["lint", "--isolated", "open.conf"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stdout).contains("(line 1 is 600000 bytes long; not shown)"),
-        "{}",
-        text(&out.stdout)
-    );
+    assert_reported(&out, 2, "(line 1 is 600000 bytes long; not shown)");
 }
 
 #[test]
@@ -71,16 +83,8 @@ fn random_bytes_get_syntax_errors_not_a_crash() {
         })
         .collect();
     std::fs::write(d.path().join("site.conf"), &bytes).unwrap();
-    let out = lemplint(
-        d.path(),
-        &["lint", "--isolated", "--format", "concise", "site.conf"],
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stdout).contains(": error["),
-        "{}",
-        text(&out.stdout)
-    );
+    let out = lint_concise(d.path(), &["site.conf"]);
+    assert_reported(&out, 2, ": error[");
     // `fix` never writes a file that does not parse.
     let out = lemplint(d.path(), &["fix", "--isolated", "site.conf"]);
     assert_eq!(out.status.code(), Some(2));
@@ -96,15 +100,11 @@ fn a_directory_of_symlinks_to_itself_terminates() {
         "events {}\nhttp { include self/*.conf; include self/self/self/*.conf; }\n",
     )
     .unwrap();
-    let out = lemplint(
-        d.path(),
-        &["lint", "--isolated", "--format", "concise", "."],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stdout).contains("error[NGX021] include cycle: nginx.conf → self/nginx.conf"),
-        "{}",
-        text(&out.stdout)
+    let out = lint_concise(d.path(), &["."]);
+    assert_reported(
+        &out,
+        2,
+        "error[NGX021] include cycle: nginx.conf → self/nginx.conf",
     );
 }
 
@@ -123,24 +123,8 @@ fn fifos_and_devices_are_refused_not_read() {
         "events {}\ninclude /etc/nginx/pipe.conf;\ninclude /dev/zero;\n",
     )
     .unwrap();
-    let out = lemplint(
-        d.path(),
-        &[
-            "lint",
-            "--isolated",
-            "--format",
-            "concise",
-            "--root",
-            ".",
-            "etc/nginx/nginx.conf",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stdout).contains("pipe.conf\" failed (not a regular file)"),
-        "{}",
-        text(&out.stdout)
-    );
+    let out = lint_concise(d.path(), &["--root", ".", "etc/nginx/nginx.conf"]);
+    assert_reported(&out, 2, "pipe.conf\" failed (not a regular file)");
 }
 
 #[test]
@@ -154,22 +138,8 @@ fn files_over_the_size_cap_are_reported() {
     .unwrap();
     let big = std::fs::File::create(d.path().join("etc/nginx/big.conf")).unwrap();
     big.set_len(65 << 20).unwrap(); // sparse: no disk used
-    let out = lemplint(
-        d.path(),
-        &[
-            "lint",
-            "--isolated",
-            "--format",
-            "concise",
-            "etc/nginx/nginx.conf",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stdout).contains("file is larger than the 64 MiB limit"),
-        "{}",
-        text(&out.stdout)
-    );
+    let out = lint_concise(d.path(), &["etc/nginx/nginx.conf"]);
+    assert_reported(&out, 2, "file is larger than the 64 MiB limit");
 }
 
 #[test]
@@ -219,14 +189,6 @@ fn ten_thousand_included_files_are_all_read() {
         "events {}\nhttp { include conf.d/*.conf; }\n",
     )
     .unwrap();
-    let out = lemplint(
-        d.path(),
-        &["lint", "--isolated", "--format", "concise", "nginx.conf"],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
-    assert!(
-        text(&out.stdout).contains("No problems found in 10002 files"),
-        "{}",
-        text(&out.stdout)
-    );
+    let out = lint_concise(d.path(), &["nginx.conf"]);
+    assert_reported(&out, 0, "No problems found in 10002 files");
 }

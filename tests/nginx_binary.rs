@@ -34,10 +34,12 @@
 //! default log files, which only shows as a TABLE mismatch). Verified with nginx 1.22.1
 //! (Debian nginx-light 1.22.1-9+deb12u11) and lua-nginx-module 0.10.23.
 
+mod common;
+
 use lemplint::source::SourceFile;
 use lemplint::syntax::nginx::parse;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,6 +193,10 @@ fn with_header(what: &str, body: Vec<u8>) -> Vec<u8> {
     cat(&[format!("# generated: {what}\n").as_bytes(), &body])
 }
 
+/// A case around the 4096-byte word buffer: (name, text before, filler byte, how many of it,
+/// text after).
+type BufferEdge = (&'static str, &'static [u8], u8, usize, &'static [u8]);
+
 /// The generated cases (the first five are also snapshotted by tests/nginx_tokenizer.rs).
 fn generated() -> Vec<(String, Vec<u8>)> {
     let a = |n| rep(b'a', n);
@@ -225,49 +231,25 @@ fn generated() -> Vec<(String, Vec<u8>)> {
             ),
         ),
     ];
-    let mut add = |name: &str, body: Vec<u8>| out.push((name.to_string(), with_header(name, body)));
-    add("word_4095_then_space", cat(&[b"env ", &a(4095), b" ;\n"]));
-    add(
-        "word_4095_then_semicolon",
-        cat(&[b"env ", &a(4095), b";\n"]),
-    );
-    add(
-        "word_4096_then_semicolon",
-        cat(&[b"env ", &a(4096), b";\n"]),
-    );
-    add(
-        "quoted_4093_then_space",
-        cat(&[b"env \"", &a(4093), b"\" ;\n"]),
-    );
-    add(
-        "quoted_4094_then_space",
-        cat(&[b"env \"", &a(4094), b"\" ;\n"]),
-    );
-    add(
-        "quoted_4094_then_semicolon",
-        cat(&[b"env \"", &a(4094), b"\";\n"]),
-    );
-    add(
-        "quoted_4095_then_semicolon",
-        cat(&[b"env \"", &a(4095), b"\";\n"]),
-    );
-    add(
-        "quoted_4096_then_semicolon",
-        cat(&[b"env \"", &a(4096), b"\";\n"]),
-    );
-    add(
-        "comment_4095",
-        cat(&[b"#", &rep(b'c', 4094), b"\nenv a;\n"]),
-    );
-    add(
-        "comment_4096",
-        cat(&[b"#", &rep(b'c', 4095), b"\nenv a;\n"]),
-    );
-    add("word_4096_at_eof", cat(&[b"env ", &a(4096)]));
-    add(
-        "word_4096_then_space_at_eof",
-        cat(&[b"env ", &a(4096), b" "]),
-    );
+    #[rustfmt::skip]
+    let edges: &[BufferEdge] = &[
+        ("word_4095_then_space", b"env ", b'a', 4095, b" ;\n"),
+        ("word_4095_then_semicolon", b"env ", b'a', 4095, b";\n"),
+        ("word_4096_then_semicolon", b"env ", b'a', 4096, b";\n"),
+        ("quoted_4093_then_space", b"env \"", b'a', 4093, b"\" ;\n"),
+        ("quoted_4094_then_space", b"env \"", b'a', 4094, b"\" ;\n"),
+        ("quoted_4094_then_semicolon", b"env \"", b'a', 4094, b"\";\n"),
+        ("quoted_4095_then_semicolon", b"env \"", b'a', 4095, b"\";\n"),
+        ("quoted_4096_then_semicolon", b"env \"", b'a', 4096, b"\";\n"),
+        ("comment_4095", b"#", b'c', 4094, b"\nenv a;\n"),
+        ("comment_4096", b"#", b'c', 4095, b"\nenv a;\n"),
+        ("word_4096_at_eof", b"env ", b'a', 4096, b""),
+        ("word_4096_then_space_at_eof", b"env ", b'a', 4096, b" "),
+    ];
+    for &(name, before, fill, n, after) in edges {
+        let body = cat(&[before, &rep(fill, n), after]);
+        out.push((name.to_string(), with_header(name, body)));
+    }
     out
 }
 
@@ -325,23 +307,6 @@ fn lua_generated() -> Vec<(String, Vec<u8>, Expect)> {
     src.truncate(src.len() - 2);
     out.push(("lua_line_drift".into(), src, Syntax(EOF_BRACE, 15)));
     out
-}
-
-fn fixtures() -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/parser/nginx");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "conf"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(p).unwrap())
-        })
-        .collect()
 }
 
 /// What nginx said: its first `[emerg]`, or success.
@@ -553,7 +518,9 @@ fn parser_agrees_with_nginx() {
     // Every fixture and generated case has a row in TABLE, and every row a case.
     let mut cases: Vec<(String, Vec<u8>, Expect)> = Vec::new();
     let mut unlisted = Vec::new();
-    let plain = fixtures().into_iter().chain(generated());
+    let plain = common::parser_fixtures("nginx")
+        .into_iter()
+        .chain(generated());
     for (name, src) in plain {
         match TABLE.iter().find(|(n, _)| *n == name) {
             Some(&(_, e)) => cases.push((name, src, e)),

@@ -21,9 +21,11 @@
 //! for php-fpm and for us. Without the binary the differential half is skipped with a note, or
 //! fails when `CI=true`. Verified with PHP 8.2.36 (Debian php8.2-fpm 8.2.36-1~deb12u1).
 
+mod common;
+
 use lemplint::source::SourceFile;
 use lemplint::syntax::fpm::{self, StartIn};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,23 +80,6 @@ fn env_lookup(name: &str) -> Option<String> {
         .map(|(_, v)| v.to_string())
 }
 
-fn fixtures() -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/parser/fpm");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "conf"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(p).unwrap())
-        })
-        .collect()
-}
-
 fn expected(name: &str) -> Expect {
     TABLE
         .iter()
@@ -118,7 +103,10 @@ fn our_errors(src: &[u8]) -> Vec<(String, u32)> {
 
 #[test]
 fn table_lists_every_fixture() {
-    let names: Vec<String> = fixtures().into_iter().map(|(n, _)| n).collect();
+    let names: Vec<String> = common::parser_fixtures("fpm")
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
     let listed: Vec<String> = TABLE.iter().map(|(n, _)| n.to_string()).collect();
     assert_eq!(names, listed, "fixtures/parser/fpm and TABLE differ");
 }
@@ -126,7 +114,7 @@ fn table_lists_every_fixture() {
 #[test]
 fn parser_agrees_with_recorded_php_fpm_verdicts() {
     let mut failures = Vec::new();
-    for (name, src) in fixtures() {
+    for (name, src) in common::parser_fixtures("fpm") {
         let ours = our_errors(&src);
         let ok = match expected(&name) {
             Accepted | Semantic(_) => ours.is_empty(),
@@ -266,7 +254,7 @@ fn php_fpm_agrees_with_table() {
         return;
     };
     let mut failures = Vec::new();
-    for (name, src) in fixtures() {
+    for (name, src) in common::parser_fixtures("fpm") {
         let verdict = fpm.run(&src);
         let ok = match (expected(&name), &verdict) {
             (Accepted, Verdict::Accepted) => true,

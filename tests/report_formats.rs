@@ -307,6 +307,11 @@ fn json_has_exactly_the_contract_keys() {
     );
 }
 
+/// A JSON diagnostic's `line`, `column`, `end_line` and `end_column`.
+fn position(d: &Value) -> [u64; 4] {
+    ["line", "column", "end_line", "end_column"].map(|k| d[k].as_u64().unwrap())
+}
+
 #[test]
 fn json_positions_are_one_based_and_ends_exclusive() {
     let f = fixture();
@@ -318,15 +323,7 @@ fn json_positions_are_one_based_and_ends_exclusive() {
     assert_eq!(d[0]["category"], "security");
     assert_eq!(d[0]["severity"], "warning");
     assert_eq!(d[0]["help"], "set `server_tokens off;`");
-    assert_eq!(
-        (
-            &d[0]["line"],
-            &d[0]["column"],
-            &d[0]["end_line"],
-            &d[0]["end_column"]
-        ),
-        (&3.into(), &5.into(), &3.into(), &22.into())
-    );
+    assert_eq!(position(&d[0]), [3, 5, 3, 22]);
     // Edits are byte offsets into the original file.
     let edit = &d[0]["fix"]["edits"][0];
     assert_eq!(d[0]["fix"]["applicability"], "safe");
@@ -338,15 +335,7 @@ fn json_positions_are_one_based_and_ends_exclusive() {
     assert_eq!(edit["content"], "off");
     assert_eq!(edit["file"], "conf/nginx.conf");
     // `root /b;` after `"é"`: columns count characters, 23..31.
-    assert_eq!(
-        (
-            &d[1]["line"],
-            &d[1]["column"],
-            &d[1]["end_line"],
-            &d[1]["end_column"]
-        ),
-        (&4.into(), &23.into(), &4.into(), &31.into())
-    );
+    assert_eq!(position(&d[1]), [4, 23, 4, 31]);
     assert_eq!(d[1]["message"], NASTY, "the message survives JSON escaping");
     assert_eq!(d[1]["labels"][0]["line"], 2);
     assert_eq!(d[1]["labels"][0]["column"], 5);
@@ -355,15 +344,7 @@ fn json_positions_are_one_based_and_ends_exclusive() {
     assert!(d[2]["help"].is_null());
     // A span over two lines ends on the second.
     assert_eq!(d[3]["file"], SITE_PATH);
-    assert_eq!(
-        (
-            &d[3]["line"],
-            &d[3]["column"],
-            &d[3]["end_line"],
-            &d[3]["end_column"]
-        ),
-        (&3.into(), &5.into(), &4.into(), &2.into())
-    );
+    assert_eq!(position(&d[3]), [3, 5, 4, 2]);
     assert_eq!(v["summary"]["errors"], 2);
     assert_eq!(v["summary"]["fixable"], 1);
 }
@@ -600,6 +581,19 @@ fn python_attributes(xml: &str, tag: &str, attr: &str) -> Option<Vec<String>> {
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
+/// The `message` attributes of the `tag` elements of `xml`, read back by a real XML parser,
+/// are the fixture's messages unchanged (checked only where Python is available).
+fn assert_messages_survive_xml_parsing(xml: &str, tag: &str) {
+    if let Some(messages) = python_attributes(xml, tag, "message") {
+        let f = fixture();
+        let expected: Vec<&str> = f.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages, expected,
+            "messages survive an XML parser unchanged"
+        );
+    }
+}
+
 #[test]
 fn checkstyle_is_well_formed_and_grouped_by_file() {
     let out = rendered(Format::Checkstyle);
@@ -611,14 +605,7 @@ fn checkstyle_is_well_formed_and_grouped_by_file() {
          a,b&#10;second line\""
     ));
     assert!(out.contains("source=\"lemplint.NGX023\""));
-    let f = fixture();
-    if let Some(messages) = python_attributes(&out, "error", "message") {
-        let expected: Vec<&str> = f.diagnostics.iter().map(|d| d.message.as_str()).collect();
-        assert_eq!(
-            messages, expected,
-            "messages survive an XML parser unchanged"
-        );
-    }
+    assert_messages_survive_xml_parsing(&out, "error");
 }
 
 #[test]
@@ -634,14 +621,7 @@ fn junit_is_well_formed_and_counts_right() {
     assert_eq!(out.matches("<failure ").count(), 4);
     assert!(out.contains("type=\"NGX020\""));
     assert!(out.contains(">sites/a b,c:d.conf:2:5: info[NGX020] "));
-    let f = fixture();
-    if let Some(messages) = python_attributes(&out, "failure", "message") {
-        let expected: Vec<&str> = f.diagnostics.iter().map(|d| d.message.as_str()).collect();
-        assert_eq!(
-            messages, expected,
-            "messages survive an XML parser unchanged"
-        );
-    }
+    assert_messages_survive_xml_parsing(&out, "failure");
     if let Some(texts) = python_attributes(&out, "failure", "#text") {
         assert_eq!(
             texts[1],
@@ -766,24 +746,23 @@ fn sarif_structure() {
     assert!(results[1].get("fixes").is_none());
 }
 
+/// The SARIF `artifactLocation` of a finding in a file at `path`.
+fn sarif_artifact_location(path: &str) -> Value {
+    let file: Shared = Arc::new(SourceFile::new(path, b"x;\n".to_vec()));
+    let d = Diagnostic::new("NGX000", Severity::Error, file, Span::new(0, 1), "m");
+    let log: Value =
+        serde_json::from_str(&render(Format::Sarif, &[d], &Summary::default())).unwrap();
+    log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"].clone()
+}
+
 #[test]
 fn sarif_uris_for_absolute_and_dotted_paths() {
-    let file: Shared = Arc::new(SourceFile::new("/etc/nginx/my site.conf", b"x;\n".to_vec()));
-    let d = Diagnostic::new("NGX000", Severity::Error, file, Span::new(0, 1), "m");
-    let log: Value =
-        serde_json::from_str(&render(Format::Sarif, &[d], &Summary::default())).unwrap();
-    let location = &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
     assert_eq!(
-        location["artifactLocation"],
+        sarif_artifact_location("/etc/nginx/my site.conf"),
         serde_json::json!({"uri": "file:///etc/nginx/my%20site.conf"})
     );
-    let file: Shared = Arc::new(SourceFile::new("./nginx.conf", b"x;\n".to_vec()));
-    let d = Diagnostic::new("NGX000", Severity::Error, file, Span::new(0, 1), "m");
-    let log: Value =
-        serde_json::from_str(&render(Format::Sarif, &[d], &Summary::default())).unwrap();
-    let location = &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
     assert_eq!(
-        location["artifactLocation"],
+        sarif_artifact_location("./nginx.conf"),
         serde_json::json!({"uri": "nginx.conf", "uriBaseId": "%SRCROOT%"})
     );
 }

@@ -52,6 +52,37 @@ fn syntax_errors(nginx: &HashSet<&Path>, path: &Path, text: &[u8]) -> Option<usi
         .then(|| crate::syntax::nginx::parse(text).errors.len())
 }
 
+/// The outcome once the loop stops: the files whose contents differ from their originals,
+/// and the findings of the last lint (`last`: its workspace and findings).
+fn finish(
+    mut fs: OverlayFs,
+    originals: BTreeMap<PathBuf, Vec<u8>>,
+    applied: Vec<(&'static str, String)>,
+    unparsable: HashSet<PathBuf>,
+    bugs: Vec<String>,
+    last: (Workspace, Findings),
+) -> Outcome {
+    let mut changed = BTreeMap::new();
+    for (path, original) in originals {
+        if let Some(new) = fs.files.remove(&path) {
+            if new != original {
+                changed.insert(path, (original, new));
+            }
+        }
+    }
+    let mut unparsable: Vec<PathBuf> = unparsable.into_iter().collect();
+    unparsable.sort();
+    let (workspace, remaining) = last;
+    Outcome {
+        changed,
+        applied,
+        unparsable,
+        bugs,
+        remaining,
+        workspace,
+    }
+}
+
 pub fn run(req: &Request) -> Result<Outcome, String> {
     let mut fs = OverlayFs::default();
     let mut originals: BTreeMap<PathBuf, Vec<u8>> = BTreeMap::new();
@@ -91,24 +122,8 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
                     codes.join(", ")
                 ));
             }
-            let mut changed = BTreeMap::new();
-            for (path, original) in originals {
-                if let Some(new) = fs.files.remove(&path) {
-                    if new != original {
-                        changed.insert(path, (original, new));
-                    }
-                }
-            }
-            let mut unparsable: Vec<PathBuf> = unparsable.into_iter().collect();
-            unparsable.sort();
-            return Ok(Outcome {
-                changed,
-                applied,
-                unparsable,
-                bugs,
-                remaining: findings,
-                workspace: ws,
-            });
+            let outcome = finish(fs, originals, applied, unparsable, bugs, (ws, findings));
+            return Ok(outcome);
         }
         let only: Vec<&Fix> = fixes.iter().map(|(_, f)| *f).collect();
         let chosen = choose(&only);
@@ -147,24 +162,8 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
         if broke {
             // Keep the last good contents and stop: re-running would choose the same fix.
             let (ws, findings) = collect_with(req.args, req.select, req.ignore, None, &fs)?;
-            let mut changed = BTreeMap::new();
-            for (path, original) in originals {
-                if let Some(new) = fs.files.remove(&path) {
-                    if new != original {
-                        changed.insert(path, (original, new));
-                    }
-                }
-            }
-            let mut unparsable: Vec<PathBuf> = unparsable.into_iter().collect();
-            unparsable.sort();
-            return Ok(Outcome {
-                changed,
-                applied,
-                unparsable,
-                bugs,
-                remaining: findings,
-                workspace: ws,
-            });
+            let outcome = finish(fs, originals, applied, unparsable, bugs, (ws, findings));
+            return Ok(outcome);
         }
         for &i in &chosen {
             applied.push((fixes[i].0, fixes[i].1.title.clone()));

@@ -95,60 +95,60 @@ fn region(file: &SourceFile, span: Span) -> Map<String, Value> {
     r
 }
 
-/// A rule's full documentation as Markdown, for `rule.help.markdown`.
-fn help_markdown(entry: &RuleEntry) -> String {
+/// How a rule's documentation is written out for `rule.help`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HelpFormat {
+    Markdown,
+    Text,
+}
+
+/// A rule's full documentation, for `rule.help.markdown` or `rule.help.text`: the same
+/// sections in the same order, as Markdown headings or as `Heading:` lines.
+fn help(entry: &RuleEntry, format: HelpFormat) -> String {
     let meta = entry.meta();
     let docs = &meta.docs;
+    let markdown = format == HelpFormat::Markdown;
     let fence = match entry.lang {
         "nginx" => "nginx",
         "fpm" | "sysctl" => "ini",
         _ => "",
     };
-    let mut md = format!(
-        "## {} ({})\n\n{}\n\n### What it does\n\n{}\n\n### Why it matters\n\n{}\n\n\
-         ### Example\n\n```{fence}\n{}\n```\n\n### Use instead\n\n```{fence}\n{}\n```\n\n\
-         ### Fix safety\n\n{}\n",
-        meta.name,
-        meta.code,
-        meta.summary,
-        docs.what_it_does.trim(),
-        docs.why_it_matters.trim(),
-        docs.example.trim_end(),
-        docs.use_instead.trim_end(),
-        docs.fix_safety.trim(),
-    );
+    // (heading, body, whether the body is a configuration snippet)
+    let sections = [
+        ("What it does", docs.what_it_does.trim(), false),
+        ("Why it matters", docs.why_it_matters.trim(), false),
+        ("Example", docs.example.trim_end(), true),
+        ("Use instead", docs.use_instead.trim_end(), true),
+        ("Fix safety", docs.fix_safety.trim(), false),
+    ];
+    let mut out = if markdown {
+        format!("## {} ({})\n\n{}\n", meta.name, meta.code, meta.summary)
+    } else {
+        format!("{} ({}): {}\n", meta.name, meta.code, meta.summary)
+    };
+    for (heading, body, snippet) in sections {
+        out.push_str(&match (markdown, snippet) {
+            (true, true) => format!("\n### {heading}\n\n```{fence}\n{body}\n```\n"),
+            (true, false) => format!("\n### {heading}\n\n{body}\n"),
+            (false, true) => format!("\n{heading}:\n{body}\n"),
+            (false, false) => format!("\n{heading}: {body}\n"),
+        });
+    }
     if !docs.references.is_empty() {
-        md.push_str("\n### References\n\n");
+        out.push_str(if markdown {
+            "\n### References\n\n"
+        } else {
+            "\nReferences:\n"
+        });
         for r in &docs.references {
-            md.push_str(&format!("- <{r}>\n"));
+            out.push_str(&if markdown {
+                format!("- <{r}>\n")
+            } else {
+                format!("- {r}\n")
+            });
         }
     }
-    md
-}
-
-/// The same documentation as plain text, for `rule.help.text`.
-fn help_text(entry: &RuleEntry) -> String {
-    let meta = entry.meta();
-    let docs = &meta.docs;
-    let mut text = format!(
-        "{} ({}): {}\n\nWhat it does: {}\n\nWhy it matters: {}\n\nExample:\n{}\n\n\
-         Use instead:\n{}\n\nFix safety: {}\n",
-        meta.name,
-        meta.code,
-        meta.summary,
-        docs.what_it_does.trim(),
-        docs.why_it_matters.trim(),
-        docs.example.trim_end(),
-        docs.use_instead.trim_end(),
-        docs.fix_safety.trim(),
-    );
-    if !docs.references.is_empty() {
-        text.push_str("\nReferences:\n");
-        for r in &docs.references {
-            text.push_str(&format!("- {r}\n"));
-        }
-    }
-    text
+    out
 }
 
 /// A `reportingDescriptor` for a code; a code without a registered rule gets only its id.
@@ -165,7 +165,10 @@ fn rule_descriptor(code: &str) -> Value {
         "name": entry.name,
         "shortDescription": { "text": meta.summary.trim() },
         "fullDescription": { "text": meta.docs.what_it_does.trim() },
-        "help": { "text": help_text(entry), "markdown": help_markdown(entry) },
+        "help": {
+            "text": help(entry, HelpFormat::Text),
+            "markdown": help(entry, HelpFormat::Markdown),
+        },
         "defaultConfiguration": { "level": level(entry.severity()) },
         "properties": { "tags": [meta.category.as_str()] },
     })

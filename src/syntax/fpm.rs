@@ -36,6 +36,7 @@
 
 use crate::source::Span;
 use crate::syntax::error::SyntaxError;
+use crate::syntax::lines::{physical_lines, slice};
 use std::borrow::Cow;
 
 /// The result of parsing one file: always a file (possibly with error items) and every error.
@@ -53,15 +54,9 @@ pub struct FpmFile {
     pub xml: bool,
 }
 
-/// One item: a physical line, or one statement of a physical line that holds several.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Line {
-    /// Every byte of the item, including its line terminator when it ends the line.
-    pub span: Span,
-    /// The terminator at the end of `span` (`\n`, `\r\n`, a lone `\r`), empty if none.
-    pub eol: Span,
-    pub kind: LineKind,
-}
+/// One item: a physical line, or one statement of a physical line that holds several. Its
+/// `eol` is `\n`, `\r\n` or a lone `\r`.
+pub type Line = super::lines::Line<LineKind>;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LineKind {
@@ -199,25 +194,7 @@ impl FpmFile {
     /// Rebuilds the file from its items. Items are contiguous by construction; returns `None`
     /// (and panics in debug builds) if that ever stops being true, i.e. if a byte was lost.
     pub fn print(&self, src: &[u8]) -> Option<Vec<u8>> {
-        let mut out = Vec::with_capacity(src.len());
-        let mut pos = 0u32;
-        for line in &self.lines {
-            if line.span.start != pos || line.span.end < pos {
-                debug_assert!(false, "fpm items not contiguous at {pos}: {:?}", line.span);
-                return None;
-            }
-            out.extend_from_slice(src.get(line.span.range())?);
-            pos = line.span.end;
-        }
-        if pos as usize != src.len() {
-            debug_assert!(
-                false,
-                "fpm items end at {pos}, file has {} bytes",
-                src.len()
-            );
-            return None;
-        }
-        Some(out)
+        super::lines::print(&self.lines, src, "fpm items")
     }
 
     /// Every entry with its item index, in file order.
@@ -342,10 +319,6 @@ pub fn no_env(_: &str) -> Option<String> {
     None
 }
 
-fn slice(src: &[u8], span: Span) -> &[u8] {
-    src.get(span.range()).unwrap_or_default()
-}
-
 // ---------------------------------------------------------------------------------------------
 // Parsing
 // ---------------------------------------------------------------------------------------------
@@ -358,14 +331,8 @@ pub fn parse(src: &[u8]) -> Parsed {
     let mut file = FpmFile::default();
     let mut errors = Vec::new();
     let mut section: Option<usize> = None;
-    let mut start = 0usize;
-    while start < src.len() {
-        let end = src[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(src.len(), |i| start + i + 1);
+    for (start, end) in physical_lines(src) {
         parse_physical_line(src, start, end, &mut file, &mut errors, &mut section);
-        start = end;
     }
     Parsed { file, errors }
 }
@@ -387,14 +354,8 @@ fn parse_xml(src: &[u8]) -> Parsed {
         lines: Vec::new(),
         xml: true,
     };
-    let mut start = 0usize;
-    while start < src.len() {
-        let end = src[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(src.len(), |i| start + i + 1);
+    for (start, end) in physical_lines(src) {
         file.lines.push(item(src, start, end, LineKind::Xml));
-        start = end;
     }
     let first_end = file.lines.first().map_or(0, |l| l.span.end - l.eol.len());
     let errors = vec![SyntaxError::new(
@@ -413,11 +374,7 @@ fn item(src: &[u8], start: usize, end: usize, kind: LineKind) -> Line {
     } else {
         0
     };
-    Line {
-        span: Span::new(start as u32, end as u32),
-        eol: Span::new((end - eol_len) as u32, end as u32),
-        kind,
-    }
+    Line::new(start, end, eol_len, kind)
 }
 
 /// What one statement of a line turned into, and where it ended.

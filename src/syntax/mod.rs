@@ -2,6 +2,7 @@
 
 pub mod error;
 pub mod fpm;
+pub mod lines;
 pub mod nginx;
 pub mod sysctl;
 

@@ -28,6 +28,7 @@
 
 use crate::source::Span;
 use crate::syntax::error::SyntaxError;
+use crate::syntax::lines::{physical_lines, slice};
 use nom::bytes::complete::{tag, take_till, take_while};
 use nom::combinator::{opt, rest};
 use nom::{IResult, Parser};
@@ -46,14 +47,8 @@ pub struct SysctlFile {
     pub lines: Vec<Line>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Line {
-    /// The whole line, terminator included.
-    pub span: Span,
-    /// The `\n` or `\r\n` at the end of `span` (empty on a last line without one).
-    pub eol: Span,
-    pub kind: LineKind,
-}
+/// One physical line. Its `eol` is `\n` or `\r\n` (empty on a last line without one).
+pub type Line = super::lines::Line<LineKind>;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LineKind {
@@ -167,21 +162,7 @@ pub fn normalize_key(key: &[u8]) -> String {
 impl SysctlFile {
     /// Rebuilds the file from its lines; `None` (and a panic in debug builds) if a byte was lost.
     pub fn print(&self, src: &[u8]) -> Option<Vec<u8>> {
-        let mut out = Vec::with_capacity(src.len());
-        let mut pos = 0u32;
-        for line in &self.lines {
-            if line.span.start != pos {
-                debug_assert!(false, "sysctl lines not contiguous at {pos}");
-                return None;
-            }
-            out.extend_from_slice(src.get(line.span.range())?);
-            pos = line.span.end;
-        }
-        if pos as usize != src.len() {
-            debug_assert!(false, "sysctl lines end at {pos} of {}", src.len());
-            return None;
-        }
-        Some(out)
+        super::lines::print(&self.lines, src, "sysctl lines")
     }
 
     /// Every assignment with its line index, in file order.
@@ -211,10 +192,6 @@ impl SysctlFile {
     }
 }
 
-fn slice(src: &[u8], span: Span) -> &[u8] {
-    src.get(span.range()).unwrap_or_default()
-}
-
 /// C `isspace` in the C locale.
 fn is_c_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
@@ -230,27 +207,17 @@ pub const INVALID_SYNTAX: &str = "invalid syntax, continuing...";
 /// Parses a sysctl file. Never panics; every byte ends up in exactly one line.
 pub fn parse(src: &[u8]) -> Parsed {
     let mut out = Parsed::default();
-    let mut start = 0usize;
-    while start < src.len() {
-        let end = src[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(src.len(), |i| start + i + 1);
+    for (start, end) in physical_lines(src) {
         let (kind, error) = parse_line(src, start, end);
         let eol_len = if src[start..end].ends_with(b"\r\n") {
             2
         } else {
             usize::from(src[start..end].ends_with(b"\n"))
         };
-        out.file.lines.push(Line {
-            span: Span::new(start as u32, end as u32),
-            eol: Span::new((end - eol_len) as u32, end as u32),
-            kind,
-        });
+        out.file.lines.push(Line::new(start, end, eol_len, kind));
         if let Some(e) = error {
             out.errors.push(e);
         }
-        start = end;
     }
     out
 }

@@ -499,41 +499,43 @@ impl Evaluator {
             ..Pattern::default()
         };
         let any = Pattern::default();
-        if self.dialect.legacy() {
-            self.apply(&kx(Kx::Ecdhe.bit()), Op::Add);
-            self.apply(&kx(Kx::Ecdhe.bit()), Op::Del);
-            self.apply(&enc(AES), Op::Add);
-            self.apply(&any, Op::Add);
-            self.apply(&mac(Mac::Md5.bit()), Op::Ord);
-            self.apply(&au(Au::Null.bit()), Op::Ord);
-            // "Move ciphers without forward secrecy to the end" (fixed ECDH only).
-            self.apply(&au(Au::Ecdh.bit()), Op::Ord);
-            self.apply(&kx(Kx::Rsa.bit()), Op::Ord);
-            self.apply(&kx(Kx::Psk.bit()), Op::Ord);
-            self.apply(&kx(Kx::Krb5.bit()), Op::Ord);
-            self.apply(&enc(Enc::Rc4.bit()), Op::Ord);
-            self.strength_sort();
-        } else {
-            // Prefer ECDHE, and ECDSA over RSA within it.
+        let legacy = self.dialect.legacy();
+        // Prefer ECDHE (1.1.0+: and ECDSA over RSA within it).
+        if !legacy {
             let ecdhe_ecdsa = Pattern {
                 kx: Kx::Ecdhe.bit(),
                 au: Au::Ecdsa.bit(),
                 ..Pattern::default()
             };
             self.apply(&ecdhe_ecdsa, Op::Add);
-            self.apply(&kx(Kx::Ecdhe.bit()), Op::Add);
-            self.apply(&kx(Kx::Ecdhe.bit()), Op::Del);
+        }
+        self.apply(&kx(Kx::Ecdhe.bit()), Op::Add);
+        self.apply(&kx(Kx::Ecdhe.bit()), Op::Del);
+        if legacy {
+            self.apply(&enc(AES), Op::Add);
+        } else {
             // GCM before ChaCha20 before other AES before the rest.
             self.apply(&enc(AESGCM), Op::Add);
             self.apply(&enc(Enc::Chacha20Poly1305.bit()), Op::Add);
             self.apply(&enc(AES & !AESGCM), Op::Add);
-            self.apply(&any, Op::Add);
-            self.apply(&mac(Mac::Md5.bit()), Op::Ord);
-            self.apply(&au(Au::Null.bit()), Op::Ord);
-            self.apply(&kx(Kx::Rsa.bit()), Op::Ord);
-            self.apply(&kx(Kx::Psk.bit()), Op::Ord);
-            self.apply(&enc(Enc::Rc4.bit()), Op::Ord);
-            self.strength_sort();
+        }
+        self.apply(&any, Op::Add);
+        // Weak or unauthenticated suites to the end, the same in every version but for
+        // the algorithms only 1.0.2 has.
+        self.apply(&mac(Mac::Md5.bit()), Op::Ord);
+        self.apply(&au(Au::Null.bit()), Op::Ord);
+        if legacy {
+            // "Move ciphers without forward secrecy to the end" (fixed ECDH only).
+            self.apply(&au(Au::Ecdh.bit()), Op::Ord);
+        }
+        self.apply(&kx(Kx::Rsa.bit()), Op::Ord);
+        self.apply(&kx(Kx::Psk.bit()), Op::Ord);
+        if legacy {
+            self.apply(&kx(Kx::Krb5.bit()), Op::Ord);
+        }
+        self.apply(&enc(Enc::Rc4.bit()), Op::Ord);
+        self.strength_sort();
+        if !legacy {
             // Then, regardless of strength: (EC)DHE+AEAD > (EC)DHE > AEAD > TLS 1.2 > rest.
             let tls12 = Pattern {
                 proto: Proto::Tls12.bit(),

@@ -11,6 +11,27 @@ pub fn corpus_dir(kind: &str) -> PathBuf {
         .join(kind)
 }
 
+/// The parser fixtures `fixtures/parser/<kind>/*.conf`, sorted by name, as (file stem,
+/// contents).
+pub fn parser_fixtures(kind: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/parser")
+        .join(kind);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "conf"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(p).unwrap())
+        })
+        .collect()
+}
+
 /// Every regular file below `dir`, sorted.
 pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -18,6 +18,8 @@ pub mod ssl_insecure_ciphers;
 pub mod ssl_legacy_protocols;
 pub mod ssl_session_cache_missing;
 
+use crate::diagnostic::Diagnostic;
+use crate::stack::expanded::{OccId, View};
 use crate::tls::{Kx, Suite};
 
 /// Whether nginx can negotiate `suite` with an ordinary certificate through the cipher
@@ -51,4 +53,13 @@ pub fn suite_list(names: &[&str], shown: usize) -> String {
         list.push_str(", …");
     }
     format!("{n} {plural}: {list}")
+}
+
+/// Points at the first three `servers` relying on a default, with `text` on each: enough
+/// to find them without burying the diagnostic in labels.
+pub fn label_users(d: &mut Diagnostic, view: &View<'_>, servers: &[OccId], text: &str) {
+    for &s in servers.iter().take(3) {
+        let (file, span) = view.location(s);
+        d.label(file, span, text);
+    }
 }

@@ -12,9 +12,9 @@
 //! * [`CipherCache`]: cipher strings expanded once per run.
 //! * [`insert_ssl_directives`]: adding directives next to a block's other `ssl_*` ones.
 
-use crate::fix::{edits, Edit};
+use crate::fix::{edits, Edit, Fix};
 use crate::host::HostFacts;
-use crate::source::Shared;
+use crate::source::{Shared, Span};
 use crate::stack::expanded::{OccId, View, NO_PARENT};
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::{Tree, Word};
@@ -481,6 +481,13 @@ impl Reported {
     pub fn first(&mut self, file: &Shared, offset: u32) -> bool {
         self.0.insert((file.path.clone(), offset))
     }
+
+    /// Where the directive `occ` is written (its name), the first time that place is seen;
+    /// `None` when it was reported already.
+    pub fn first_at(&mut self, view: &View<'_>, occ: OccId) -> Option<(Shared, Span)> {
+        let (file, span) = view.location(occ);
+        self.first(&file, span.start).then_some((file, span))
+    }
 }
 
 /// Adds `statements` (`ssl_session_cache shared:SSL:10m;` …) to `block`: after the last
@@ -523,6 +530,19 @@ pub fn insert_ssl_directives(
         });
     }
     out
+}
+
+/// The fix for servers on nginx's default: write `statement` (`ssl_ciphers …;`) into their
+/// `http` block. `None` when there is no place to write it.
+pub fn fix_in_http(
+    inst: &NginxInstance,
+    view: &View<'_>,
+    http: OccId,
+    statement: String,
+    title: impl Into<String>,
+) -> Option<Fix> {
+    let edit = insert_ssl_directives(inst, view, http, &[statement])?;
+    Some(Fix::unsafe_(title, vec![edit]))
 }
 
 #[cfg(test)]

@@ -15,11 +15,11 @@
 //! (it works on every nginx and OpenSSL version, and keeps the list's intent readable);
 //! with the default list it deletes the `ssl_dhparam` that is the only thing enabling DHE.
 
-use super::negotiable;
 use super::settings::{
-    http_of, insert_ssl_directives, protocols_of, settings, single_arg, source, tls_servers,
+    fix_in_http, http_of, protocols_of, settings, single_arg, source, tls_servers,
     uses_cipher_string, CipherCache, NginxVersion, Reported, Setting, Source, Versions,
 };
+use super::{label_users, negotiable};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::expanded::{OccId, View};
@@ -240,10 +240,9 @@ fn default_list(
         let help = help(&dhe, e, view, &servers, v);
         match en {
             Enabler::Dhparam(p) => {
-                let (file, span) = view.location(p);
-                if !reported.first(&file, span.start) {
+                let Some((file, span)) = reported.first_at(view, p) else {
                     continue;
-                }
+                };
                 let o = view.expanded.get(p);
                 let tree = &inst.config.file(o.file).parsed.tree;
                 let fix = Fix::unsafe_(
@@ -268,18 +267,18 @@ fn default_list(
                 let Some(http) = setting.http.or_else(|| http_of(view, servers[0])) else {
                     continue;
                 };
-                let (file, span) = view.location(http);
-                if !reported.first(&file, span.start) {
-                    continue;
-                }
-                let stmt = format!("ssl_ciphers {spec}:!kDHE;");
-                let Some(edit) = insert_ssl_directives(inst, view, http, &[stmt]) else {
+                let Some((file, span)) = reported.first_at(view, http) else {
                     continue;
                 };
-                let fix = Fix::unsafe_(
+                let Some(fix) = fix_in_http(
+                    inst,
+                    view,
+                    http,
+                    format!("ssl_ciphers {spec}:!kDHE;"),
                     format!("Add `ssl_ciphers {spec}:!kDHE` to `http`"),
-                    vec![edit],
-                );
+                ) else {
+                    continue;
+                };
                 let what = format!(
                     "the TLS servers here use {}'s default `ssl_ciphers` ({spec}), with",
                     v.nginx_label()
@@ -288,10 +287,7 @@ fn default_list(
                 let d = cx
                     .report(&file, span, cost_message(dhe.len(), &what, why))
                     .with_fix(fix);
-                for &s in servers.iter().take(3) {
-                    let (sf, ss) = view.location(s);
-                    d.label(sf, ss, "uses the default cipher list");
-                }
+                label_users(d, view, &servers, "uses the default cipher list");
                 d.help = Some(help);
             }
         }

@@ -17,10 +17,10 @@
 //! The fix replaces the list with Mozilla's intermediate one.
 
 use super::settings::{
-    insert_ssl_directives, protocols_of, settings, single_arg, tls_servers, uses_cipher_string,
-    CipherCache, Reported, Setting, Versions, MOZILLA_INTERMEDIATE,
+    fix_in_http, protocols_of, settings, single_arg, tls_servers, uses_cipher_string, CipherCache,
+    Reported, Setting, Versions, MOZILLA_INTERMEDIATE,
 };
-use super::{join_and, negotiable, suite_list};
+use super::{join_and, label_users, negotiable, suite_list};
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
@@ -299,23 +299,20 @@ fn judge(
             let Some((message, severity, help)) = verdict(e, v, &subject) else {
                 return;
             };
-            let (file, span) = view.location(http);
-            if !reported.first(&file, span.start) {
-                return;
-            }
-            let stmt = format!("ssl_ciphers {MOZILLA_INTERMEDIATE};");
-            let Some(edit) = insert_ssl_directives(inst, view, http, &[stmt]) else {
+            let Some((file, span)) = reported.first_at(view, http) else {
                 return;
             };
-            let fix = Fix::unsafe_(
+            let Some(fix) = fix_in_http(
+                inst,
+                view,
+                http,
+                format!("ssl_ciphers {MOZILLA_INTERMEDIATE};"),
                 "Add Mozilla's intermediate `ssl_ciphers` to `http`",
-                vec![edit],
-            );
+            ) else {
+                return;
+            };
             let d = cx.report(&file, span, message).with_fix(fix);
-            for &s in setting.users.iter().take(3) {
-                let (sf, ss) = view.location(s);
-                d.label(sf, ss, "uses the default cipher list");
-            }
+            label_users(d, view, &setting.users, "uses the default cipher list");
             d.severity = severity;
             d.help = Some(help);
         }

@@ -13,11 +13,11 @@
 //! The fix removes the legacy protocols, leaving `TLSv1.2 TLSv1.3` when nothing else
 //! remains; for servers on nginx's default it adds `ssl_protocols TLSv1.2 TLSv1.3` to `http`.
 
-use super::join_and;
 use super::settings::{
-    ciphers_of, insert_ssl_directives, modern_protocols, settings, tls_servers, CipherCache,
-    Reported, Setting, Versions,
+    ciphers_of, fix_in_http, modern_protocols, settings, tls_servers, CipherCache, Reported,
+    Setting, Versions,
 };
+use super::{join_and, label_users};
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
@@ -263,23 +263,21 @@ fn defaults(
     reported: &mut Reported,
 ) {
     let Some(http) = setting.http else { return };
-    let (file, span) = view.location(http);
-    if !reported.first(&file, span.start) {
-        return;
-    }
-    let new = modern_protocols(v.nginx);
-    let Some(edit) = insert_ssl_directives(inst, view, http, &[format!("ssl_protocols {new};")])
-    else {
+    let Some((file, span)) = reported.first_at(view, http) else {
         return;
     };
-    let d = cx.report(&file, span, message).with_fix(Fix::unsafe_(
+    let new = modern_protocols(v.nginx);
+    let Some(fix) = fix_in_http(
+        inst,
+        view,
+        http,
+        format!("ssl_protocols {new};"),
         format!("Add `ssl_protocols {new}` to `http`"),
-        vec![edit],
-    ));
+    ) else {
+        return;
+    };
+    let d = cx.report(&file, span, message).with_fix(fix);
     d.severity = severity;
-    for &s in setting.users.iter().take(3) {
-        let (sf, ss) = view.location(s);
-        d.label(sf, ss, "uses the default protocols");
-    }
+    label_users(d, view, &setting.users, "uses the default protocols");
     d.help = Some(help.join(" "));
 }
