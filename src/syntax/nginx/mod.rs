@@ -4,6 +4,7 @@ pub mod crossplane;
 pub mod json;
 pub mod lexer;
 pub mod lua;
+mod names;
 pub mod parser;
 pub mod tree;
 

@@ -5,11 +5,10 @@
 
 use super::lexer::{Lexer, Token};
 use super::lua;
+use super::names::NameTable;
 use super::tree::*;
-use crate::fxhash::FxHashMap;
 use crate::source::Span;
 use crate::syntax::error::SyntaxError;
-use std::borrow::Cow;
 
 /// Deepest block nesting read as a tree. nginx has no limit (it recurses until its stack
 /// runs out); real configurations stay under 10 levels, and rules that walk a directive's
@@ -58,11 +57,13 @@ struct Pending {
 }
 
 pub fn parse(src: &[u8]) -> Parsed {
+    let (scratch, table) = SCRATCH.with(|s| s.take()).unwrap_or_default();
     if src.len() > SCRATCH_LIMIT {
-        return Parser::new(src, Tree::default()).run();
+        let (parsed, table) = Parser::new(src, Tree::default(), table).run();
+        SCRATCH.with(|s| s.set(Some((scratch, table))));
+        return parsed;
     }
-    let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
-    let mut parsed = Parser::new(src, scratch).run();
+    let (mut parsed, table) = Parser::new(src, scratch, table).run();
     // Hand back exactly-sized arrays and keep the grown ones for the next file: a vhost of
     // 2 KB would otherwise reserve (and half waste) arrays sized by guesswork, or grow
     // them by copying, thousands of times over.
@@ -74,7 +75,7 @@ pub fn parse(src: &[u8]) -> Parsed {
         includes: parsed.tree.includes.as_slice().to_vec(),
     };
     let scratch = std::mem::replace(&mut parsed.tree, exact);
-    SCRATCH.with(|s| s.set(Some(scratch)));
+    SCRATCH.with(|s| s.set(Some((scratch, table))));
     parsed
 }
 
@@ -83,7 +84,8 @@ pub fn parse(src: &[u8]) -> Parsed {
 const SCRATCH_LIMIT: usize = 1 << 20;
 
 thread_local! {
-    static SCRATCH: std::cell::Cell<Option<Tree>> = const { std::cell::Cell::new(None) };
+    static SCRATCH: std::cell::Cell<Option<(Tree, NameTable)>> =
+        const { std::cell::Cell::new(None) };
 }
 
 struct Parser<'a> {
@@ -107,14 +109,15 @@ struct Parser<'a> {
     eof_reported: bool,
     line_drift: Vec<(u32, u32)>,
     /// Directive names seen so far (by value) → index in `tree.names`.
-    names: FxHashMap<Cow<'a, [u8]>, u32>,
+    names: NameTable,
     /// The id of `include` among them, once seen.
     include_name: Option<u32>,
 }
 
 impl<'a> Parser<'a> {
     /// Parses into `tree`'s arrays (emptied first, their capacity kept).
-    fn new(src: &'a [u8], mut tree: Tree) -> Self {
+    fn new(src: &'a [u8], mut tree: Tree, mut names: NameTable) -> Self {
+        names.reset();
         tree.nodes.clear();
         tree.words.clear();
         tree.arg_comments.clear();
@@ -138,23 +141,25 @@ impl<'a> Parser<'a> {
             },
             eof_reported: false,
             line_drift: Vec::new(),
-            names: FxHashMap::with_capacity_and_hasher(64, Default::default()),
+            names,
             include_name: None,
         }
     }
 
     /// The index of `name`'s value among the file's distinct names.
     fn intern(&mut self, name: Word) -> u32 {
-        let value = name.value(self.src);
-        if let Some(&id) = self.names.get(value.as_ref()) {
-            return id;
+        let src = self.src;
+        let value = name.value(src);
+        let known = &self.tree.names;
+        let (id, new) = self.names.find_or_insert(&value, known.len() as u32, |id| {
+            known[id as usize].value(src) == value
+        });
+        if new {
+            if value.as_ref() == b"include" {
+                self.include_name = Some(id);
+            }
+            self.tree.names.push(name);
         }
-        let id = self.tree.names.len() as u32;
-        if value.as_ref() == b"include" {
-            self.include_name = Some(id);
-        }
-        self.tree.names.push(name);
-        self.names.insert(value, id);
         id
     }
 
@@ -224,7 +229,8 @@ impl<'a> Parser<'a> {
         self.pending.comments_start = self.tree.arg_comments.len() as u32;
     }
 
-    fn run(mut self) -> Parsed {
+    /// Parses the file; hands the name table back for the next one.
+    fn run(mut self) -> (Parsed, NameTable) {
         loop {
             let tok = self.lexer.next_token();
             self.errors.append(&mut self.lexer.errors);
@@ -254,11 +260,12 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Parsed {
+        let parsed = Parsed {
             tree: self.tree,
             errors: self.errors,
             line_drift: self.line_drift,
-        }
+        };
+        (parsed, self.names)
     }
 
     fn open_block(&mut self, open: Span) {
