@@ -58,8 +58,10 @@ impl Expanded {
     /// themselves, followed by the contents of the files they read (as siblings, in the
     /// include's block).
     pub fn build(config: &NginxConfig) -> Expanded {
-        let directives: usize = config.files.iter().map(|f| f.parsed.tree.nodes.len()).sum();
-        let mut occ: Vec<Occurrence> = Vec::with_capacity(directives);
+        // Room for every node once: comments make it more than needed, files included
+        // several times less.
+        let nodes: usize = config.files.iter().map(|f| f.parsed.tree.nodes.len()).sum();
+        let mut occ: Vec<Occurrence> = Vec::with_capacity(nodes);
         let mut interner = Interner::default();
         // Per file: its local name ids → ours, filled when the file is first walked.
         let mut local_names: Vec<Vec<NameId>> = vec![Vec::new(); config.files.len()];

@@ -43,8 +43,6 @@ pub struct Stack {
     pub host: HostFacts,
     /// Files found but not readable (permissions, size cap, a directory): path and why.
     pub unreadable: Vec<(PathBuf, String)>,
-    /// Facts rules derive from the whole stack, computed once (see [`Memo`]).
-    pub memo: Memo,
     /// Each distinct nginx file once: (configuration, file) of its first reading.
     distinct_nginx: Vec<(usize, FileId)>,
 }
@@ -80,7 +78,6 @@ impl Stack {
             sysctl,
             host,
             unreadable,
-            memo: Memo::default(),
             distinct_nginx,
         }
     }
