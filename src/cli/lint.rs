@@ -198,20 +198,22 @@ pub fn run(mut args: LintArgs) -> i32 {
             }
         };
     let color = report::full::use_color(std::io::stdout().is_terminal());
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = report::write(
+    // Buffered: a JSON report is written a line at a time, and stdout flushes every line.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = report::write(
         args.format,
         &mut out,
         &findings.diagnostics,
         &findings.summary,
         color,
-    ) {
+    )
+    .and_then(|_| out.flush());
+    if let Err(e) = written {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             eprintln!("error: cannot write output: {e}");
         }
         return EXIT_ERROR;
     }
-    let _ = out.flush();
     // Freeing every tree of a large configuration one allocation at a time costs more than
     // the lint's rules; the process is about to exit, which returns the memory at once.
     std::mem::forget(workspace);

@@ -97,6 +97,18 @@ pub fn write(
     diagnostics: &[Diagnostic],
     summary: &Summary,
 ) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &document(diagnostics, summary))?;
+    // The same document as [`document`], with the diagnostics streamed.
+    #[derive(serde::Serialize)]
+    struct Document<'a, D> {
+        version: u32,
+        diagnostics: D,
+        summary: &'a Summary,
+    }
+    let doc = Document {
+        version: VERSION,
+        diagnostics: super::Streamed(diagnostics, diagnostic),
+        summary,
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
     out.write_all(b"\n")
 }

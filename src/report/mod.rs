@@ -72,6 +72,16 @@ impl Summary {
     }
 }
 
+/// A JSON array written one element at a time: each value is built, written and dropped,
+/// so a report of 50,000 findings never holds them all as JSON values at once.
+pub struct Streamed<'a, T, F>(pub &'a [T], pub F);
+
+impl<T, F: Fn(&T) -> serde_json::Value> serde::Serialize for Streamed<'_, T, F> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(&self.1))
+    }
+}
+
 /// Writes `diagnostics` in `format`. `color` only affects `full`.
 pub fn write(
     format: Format,

@@ -251,12 +251,31 @@ fn result(d: &Diagnostic, rule_index: Option<usize>) -> Value {
     Value::Object(r)
 }
 
-/// The whole SARIF log.
-pub fn document(diagnostics: &[Diagnostic]) -> Value {
-    let mut codes: Vec<&str> = diagnostics.iter().map(|d| d.code).collect();
+/// The codes reported, sorted: the run's rules, which results point at by index.
+fn reported_codes(diagnostics: &[Diagnostic]) -> Vec<&'static str> {
+    let mut codes: Vec<&'static str> = diagnostics.iter().map(|d| d.code).collect();
     codes.sort_unstable();
     codes.dedup();
+    codes
+}
+
+/// The run's `tool` object.
+fn tool(codes: &[&str]) -> Value {
     let rules: Vec<Value> = codes.iter().map(|c| rule_descriptor(c)).collect();
+    json!({
+        "driver": {
+            "name": "lemplint",
+            "version": env!("CARGO_PKG_VERSION"),
+            "semanticVersion": env!("CARGO_PKG_VERSION"),
+            "informationUri": information_uri(),
+            "rules": rules,
+        }
+    })
+}
+
+/// The whole SARIF log.
+pub fn document(diagnostics: &[Diagnostic]) -> Value {
+    let codes = reported_codes(diagnostics);
     let results: Vec<Value> = diagnostics
         .iter()
         .map(|d| result(d, codes.binary_search(&d.code).ok()))
@@ -265,26 +284,44 @@ pub fn document(diagnostics: &[Diagnostic]) -> Value {
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {
-                "driver": {
-                    "name": "lemplint",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "semanticVersion": env!("CARGO_PKG_VERSION"),
-                    "informationUri": information_uri(),
-                    "rules": rules,
-                }
-            },
+            "tool": tool(&codes),
             "columnKind": "unicodeCodePoints",
             "results": results,
         }]
     })
 }
 
+/// Writes [`document`], with the results streamed.
 pub fn write(
     out: &mut dyn std::io::Write,
     diagnostics: &[Diagnostic],
     _summary: &Summary,
 ) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &document(diagnostics))?;
+    #[derive(serde::Serialize)]
+    struct Log<R> {
+        #[serde(rename = "$schema")]
+        schema: &'static str,
+        version: &'static str,
+        runs: [Run<R>; 1],
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Run<R> {
+        tool: Value,
+        column_kind: &'static str,
+        results: R,
+    }
+    let codes = reported_codes(diagnostics);
+    let result_of = |d: &Diagnostic| result(d, codes.binary_search(&d.code).ok());
+    let log = Log {
+        schema: SCHEMA,
+        version: "2.1.0",
+        runs: [Run {
+            tool: tool(&codes),
+            column_kind: "unicodeCodePoints",
+            results: super::Streamed(diagnostics, result_of),
+        }],
+    };
+    serde_json::to_writer_pretty(&mut *out, &log)?;
     out.write_all(b"\n")
 }
