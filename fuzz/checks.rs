@@ -595,7 +595,7 @@ pub fn fix_stdin(src: &[u8]) -> Result<(Vec<u8>, Outcome), String> {
 /// and every report format renders. Returns the codes reported.
 pub fn lint_stdin(src: &[u8]) -> Result<Vec<&'static str>, String> {
     let mut fs = OverlayFs::default();
-    fs.files.insert(PathBuf::from(STDIN), src.to_vec());
+    fs.insert(PathBuf::from(STDIN), src.to_vec());
     let (_, findings) = lemplint::cli::lint::collect_with(&stdin_args(), &[], &[], None, &fs)?;
     for d in &findings.diagnostics {
         let len = d.file.text.len();

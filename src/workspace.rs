@@ -57,7 +57,7 @@ pub fn stdin_overlay(args: &mut StackArgs) -> Result<Option<crate::stack::fs::Ov
     let buf =
         crate::stack::fs::read_stdin().map_err(|e| format!("cannot read standard input: {e}"))?;
     let mut fs = crate::stack::fs::OverlayFs::default();
-    fs.files.insert(PathBuf::from(STDIN), buf);
+    fs.insert(PathBuf::from(STDIN), buf);
     args.paths = vec![PathBuf::from(STDIN)];
     args.isolated =
         args.isolated || args.config.is_none() && config::find(Path::new(".")).is_none();

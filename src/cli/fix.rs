@@ -40,10 +40,7 @@ pub fn run(mut args: FixArgs) -> i32 {
         Applicability::Safe
     };
     let stdin = match crate::workspace::stdin_overlay(&mut args.stack) {
-        Ok(o) => o.and_then(|mut fs| {
-            fs.files
-                .remove(std::path::Path::new(crate::workspace::STDIN))
-        }),
+        Ok(o) => o.and_then(|mut fs| fs.remove(std::path::Path::new(crate::workspace::STDIN))),
         Err(msg) => {
             eprintln!("error: {msg}");
             return EXIT_ERROR;

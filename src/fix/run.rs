@@ -64,7 +64,7 @@ fn finish(
 ) -> Outcome {
     let mut changed = BTreeMap::new();
     for (path, original) in originals {
-        if let Some(new) = fs.files.remove(&path) {
+        if let Some(new) = fs.remove(&path) {
             if new != original {
                 changed.insert(path, (original, new));
             }
@@ -88,7 +88,7 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
     let mut originals: BTreeMap<PathBuf, Vec<u8>> = BTreeMap::new();
     if let Some(text) = &req.stdin {
         let path = PathBuf::from(crate::workspace::STDIN);
-        fs.files.insert(path.clone(), text.clone());
+        fs.insert(path.clone(), text.clone());
         originals.insert(path, text.clone());
     }
     let mut applied = Vec::new();
@@ -174,7 +174,7 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
                     .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
                 originals.insert(path.clone(), original);
             }
-            fs.files.insert(path, new);
+            fs.insert(path, new);
         }
         pass += 1;
     }

@@ -196,7 +196,23 @@ impl Fs for RealFs {
 #[derive(Default)]
 pub struct OverlayFs {
     pub base: RealFs,
-    pub files: std::collections::HashMap<PathBuf, Vec<u8>>,
+    files: std::collections::HashMap<PathBuf, Vec<u8>>,
+    /// Which of `files` are not on disk: asked by every glob, found once per change.
+    created: std::sync::OnceLock<Vec<PathBuf>>,
+}
+
+impl OverlayFs {
+    /// Lays `text` over `path`.
+    pub fn insert(&mut self, path: PathBuf, text: Vec<u8>) {
+        self.files.insert(path, text);
+        self.created = std::sync::OnceLock::new();
+    }
+
+    /// Takes back what lies over `path`.
+    pub fn remove(&mut self, path: &Path) -> Option<Vec<u8>> {
+        self.created = std::sync::OnceLock::new();
+        self.files.remove(path)
+    }
 }
 
 impl Fs for OverlayFs {
@@ -210,6 +226,7 @@ impl Fs for OverlayFs {
     fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>> {
         let mut out = self.base.glob(pattern)?;
         let pat = glob::Pattern::new(&pattern.to_string_lossy()).ok();
+        let before = out.len();
         for p in self.created() {
             if pat
                 .as_ref()
@@ -219,7 +236,10 @@ impl Fs for OverlayFs {
                 out.push(p);
             }
         }
-        out.sort();
+        // The disk's matches come sorted; only new files need placing among them.
+        if out.len() > before {
+            out.sort();
+        }
         Ok(out)
     }
 
@@ -235,9 +255,14 @@ impl Fs for OverlayFs {
     }
 
     fn created(&self) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = self.files.keys().filter(|p| !p.exists()).cloned().collect();
-        out.sort();
-        out
+        self.created
+            .get_or_init(|| {
+                let mut out: Vec<PathBuf> =
+                    self.files.keys().filter(|p| !p.exists()).cloned().collect();
+                out.sort();
+                out
+            })
+            .clone()
     }
 }
 
