@@ -149,6 +149,9 @@ pub fn collect_with(
 }
 
 fn per_file_ignored(ws: &Workspace, d: &Diagnostic) -> bool {
+    if ws.config.config.per_file_ignores.is_empty() {
+        return false;
+    }
     let base = ws
         .config
         .path
