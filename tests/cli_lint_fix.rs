@@ -284,3 +284,36 @@ fn a_repository_whose_root_is_the_server_root() {
     );
     assert!(stdout.contains("in 2 files (1 stack)"), "{stdout}");
 }
+
+#[test]
+fn per_file_ignores_silence_a_rule_only_where_their_pattern_matches() {
+    // Two servers of one repository, each with the same finding; the legacy one is ignored.
+    let d = tempfile::tempdir().unwrap();
+    for host in ["legacy", "new"] {
+        write(
+            d.path(),
+            &format!("hosts/{host}/etc/nginx/nginx.conf"),
+            "events {}\nhttp {\n    server_tokens on;\n}\n",
+        );
+    }
+    write(
+        d.path(),
+        "lemplint.toml",
+        "[per-file-ignores]\n\"hosts/legacy/**\" = [\"NGX022\"]\n",
+    );
+    let out = run(d.path(), &["lint", "--format", "concise", "."], None);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("hosts/new/etc/nginx/nginx.conf:3:19: warning[NGX022]"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("hosts/legacy"), "{stdout}");
+    // Without the configuration both are reported.
+    let out = run(
+        d.path(),
+        &["lint", "--isolated", "--format", "concise", "."],
+        None,
+    );
+    assert!(text(&out.stdout).contains("hosts/legacy/etc/nginx/nginx.conf:3:19"));
+}
