@@ -406,6 +406,28 @@ pub struct Setting {
     pub contexts: Vec<OccId>,
 }
 
+/// [`settings`] of `name` for the configuration's TLS servers.
+pub fn tls_settings(inst: &NginxInstance, name: &str, overridden_by: &[&str]) -> Vec<Setting> {
+    let servers: Vec<OccId> = tls_servers(inst).iter().map(|s| s.server).collect();
+    settings(inst, &inst.view(), &servers, name, overridden_by)
+}
+
+/// The `ssl_ciphers` values of the TLS servers (where `ssl_conf_command CipherString` does
+/// not override them): judged by both NGX001 and NGX002, so found once per configuration.
+pub fn cipher_settings(inst: &NginxInstance) -> Arc<CipherSettings> {
+    inst.memo
+        .get(|| CipherSettings(tls_settings(inst, "ssl_ciphers", &["CipherString"])))
+}
+
+pub struct CipherSettings(Vec<Setting>);
+
+impl std::ops::Deref for CipherSettings {
+    type Target = [Setting];
+    fn deref(&self) -> &[Setting] {
+        &self.0
+    }
+}
+
 /// Every value of `name` that matters for `servers`: each directive written in a valid
 /// place (with the servers that inherit it), then nginx's default per `http` block for the
 /// servers that set nothing. Servers where `ssl_conf_command` overrides the directive

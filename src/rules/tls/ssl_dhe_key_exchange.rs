@@ -16,8 +16,8 @@
 //! with the default list it deletes the `ssl_dhparam` that is the only thing enabling DHE.
 
 use super::settings::{
-    fix_in_http, http_of, protocols_of, settings, single_arg, source, tls_servers,
-    uses_cipher_string, CipherCache, NginxVersion, Reported, Setting, Source, Versions,
+    cipher_settings, fix_in_http, http_of, protocols_of, single_arg, source, uses_cipher_string,
+    CipherCache, NginxVersion, Reported, Setting, Source, Versions,
 };
 use super::{label_users, negotiable};
 use crate::fix::{edits, Fix};
@@ -38,13 +38,12 @@ impl Rule for SslDheKeyExchange {
         let mut reported = Reported::default();
         for inst in &cx.stack.nginx {
             let view = inst.view();
-            let servers: Vec<OccId> = tls_servers(inst).iter().map(|s| s.server).collect();
-            for setting in settings(inst, &view, &servers, "ssl_ciphers", &["CipherString"]) {
+            for setting in cipher_settings(inst).iter() {
                 match setting.occ {
                     Some(occ) => {
-                        explicit(cx, inst, &view, &setting, occ, v, &mut cache, &mut reported)
+                        explicit(cx, inst, &view, setting, occ, v, &mut cache, &mut reported)
                     }
-                    None => default_list(cx, inst, &view, &setting, v, &mut cache, &mut reported),
+                    None => default_list(cx, inst, &view, setting, v, &mut cache, &mut reported),
                 }
             }
         }

@@ -17,14 +17,14 @@
 //! The fix replaces the list with Mozilla's intermediate one.
 
 use super::settings::{
-    fix_in_http, protocols_of, settings, single_arg, tls_servers, uses_cipher_string, CipherCache,
+    cipher_settings, fix_in_http, protocols_of, single_arg, uses_cipher_string, CipherCache,
     Reported, Setting, Versions, MOZILLA_INTERMEDIATE,
 };
 use super::{join_and, label_users, negotiable, suite_list};
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
-use crate::stack::expanded::{OccId, View};
+use crate::stack::expanded::View;
 use crate::stack::model::NginxInstance;
 use crate::tls::{
     self, permitted_at_seclevel, weaknesses, Expansion, Kx, Level, OpenSslVersion, Suite, Weakness,
@@ -39,14 +39,13 @@ impl Rule for SslInsecureCiphers {
         let mut reported = Reported::default();
         for inst in &cx.stack.nginx {
             let view = inst.view();
-            let servers: Vec<OccId> = tls_servers(inst).iter().map(|s| s.server).collect();
-            for setting in settings(inst, &view, &servers, "ssl_ciphers", &["CipherString"]) {
+            for setting in cipher_settings(inst).iter() {
                 let used = setting
                     .contexts
                     .iter()
                     .any(|&c| uses_cipher_string(protocols_of(&view, c, v.nginx).as_deref()));
                 if used {
-                    judge(cx, inst, &view, &setting, v, &mut cache, &mut reported);
+                    judge(cx, inst, &view, setting, v, &mut cache, &mut reported);
                 }
             }
         }

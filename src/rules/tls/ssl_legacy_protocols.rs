@@ -14,8 +14,8 @@
 //! remains; for servers on nginx's default it adds `ssl_protocols TLSv1.2 TLSv1.3` to `http`.
 
 use super::settings::{
-    ciphers_of, fix_in_http, modern_protocols, settings, tls_servers, CipherCache, Reported,
-    Setting, Versions,
+    ciphers_of, fix_in_http, modern_protocols, tls_settings, CipherCache, Reported, Setting,
+    Versions,
 };
 use super::{join_and, label_users};
 use crate::diagnostic::Severity;
@@ -38,8 +38,7 @@ impl Rule for SslLegacyProtocols {
         let overrides = ["Protocol", "MinProtocol", "MaxProtocol"];
         for inst in &cx.stack.nginx {
             let view = inst.view();
-            let servers: Vec<OccId> = tls_servers(inst).iter().map(|s| s.server).collect();
-            for setting in settings(inst, &view, &servers, "ssl_protocols", &overrides) {
+            for setting in tls_settings(inst, "ssl_protocols", &overrides) {
                 judge(cx, inst, &view, &setting, v, &mut cache, &mut reported);
             }
         }
