@@ -132,16 +132,21 @@ pub fn key_to_path(key: &[u8]) -> String {
     let key = String::from_utf8_lossy(key);
     let key = key.trim_matches(is_c_space_char);
     match key.find(['.', '/']) {
-        Some(i) if key.as_bytes()[i] == b'.' => key
-            .chars()
-            .map(|c| match c {
-                '.' => '/',
-                '/' => '.',
-                c => c,
-            })
-            .collect(),
+        Some(i) if key.as_bytes()[i] == b'.' => swap_separators(key),
         _ => key.to_string(),
     }
+}
+
+/// `a.b/c` ↔ `a/b.c`: the dotted form of a key and its path under `/proc/sys` (a dot inside
+/// a name, like an interface's, is a slash in the dotted form).
+pub fn swap_separators(key: &str) -> String {
+    key.chars()
+        .map(|c| match c {
+            '.' => '/',
+            '/' => '.',
+            c => c,
+        })
+        .collect()
 }
 
 /// A key in dotted form (see [`Assignment::normalized_key`]).

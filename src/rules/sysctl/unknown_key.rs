@@ -207,14 +207,7 @@ fn suggestion(key: &str) -> Option<String> {
 /// is a slash (dots inside names, written `/` in dotted form, become dots again).
 fn in_style_of(written: &str, dotted: &str) -> String {
     match written.find(['.', '/']) {
-        Some(i) if written.as_bytes()[i] == b'/' => dotted
-            .chars()
-            .map(|c| match c {
-                '.' => '/',
-                '/' => '.',
-                c => c,
-            })
-            .collect(),
+        Some(i) if written.as_bytes()[i] == b'/' => crate::syntax::sysctl::swap_separators(dotted),
         _ => dotted.to_string(),
     }
 }
