@@ -6,7 +6,7 @@
 //! us from linting (or round-tripping) a file.
 
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A half-open byte range `start..end` into one [`SourceFile`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -154,10 +154,6 @@ impl SourceFile {
 
     fn index(&self) -> &LineIndex {
         self.index.get_or_init(|| LineIndex::new(&self.text))
-    }
-
-    pub fn read(path: &Path) -> std::io::Result<Self> {
-        Ok(SourceFile::new(path, std::fs::read(path)?))
     }
 
     pub fn len(&self) -> u32 {
