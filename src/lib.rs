@@ -14,6 +14,7 @@ pub mod source;
 pub mod stack;
 pub mod suppress;
 pub mod syntax;
+pub mod timings;
 pub mod tls;
 pub mod tune;
 pub mod workspace;

@@ -126,12 +126,7 @@ impl Workspace {
         } else {
             discover::discover(&paths)
         };
-        if crate::rules::timings_enabled() {
-            eprintln!(
-                "lemplint timing: discover {:.1} ms",
-                t.elapsed().as_secs_f64() * 1e3
-            );
-        }
+        crate::timings::report(format_args!("discover"), t);
         // Files that pending fixes create (the fixer's overlay) join the stack they are in.
         for created in fs.created() {
             if let Some(kind) = discover::classify(&created) {

@@ -77,12 +77,7 @@ pub fn collect_with(
 ) -> Result<(Workspace, Findings), String> {
     let started = std::time::Instant::now();
     let ws = Workspace::load_with(stack_args, fs)?;
-    if rules::timings_enabled() {
-        eprintln!(
-            "lemplint timing: load {:.1} ms",
-            started.elapsed().as_secs_f64() * 1e3
-        );
-    }
+    crate::timings::report(format_args!("load"), started);
     let cfg = &ws.config.config;
     let selection = Selection {
         select: if select.is_empty() {

@@ -114,12 +114,6 @@ pub fn is_input_error(code: &str) -> bool {
     )
 }
 
-/// `LEMPLINT_TIMINGS=1` prints where a run spends its time (stages and each rule).
-pub fn timings_enabled() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("LEMPLINT_TIMINGS").is_some_and(|v| v != "0"))
-}
-
 pub fn by_code(code: &str) -> Option<&'static RuleEntry> {
     RULES.iter().find(|r| r.code == code)
 }
@@ -257,13 +251,7 @@ pub fn run(
             };
             let started = std::time::Instant::now();
             entry.rule.check(&mut cx);
-            if timings_enabled() {
-                eprintln!(
-                    "lemplint timing: {} {:.1} ms",
-                    entry.code,
-                    started.elapsed().as_secs_f64() * 1e3
-                );
-            }
+            crate::timings::report(format_args!("{}", entry.code), started);
             out
         })
         .collect();

@@ -62,12 +62,7 @@ impl Stack {
         let mut unreadable = Vec::new();
         let t = std::time::Instant::now();
         let nginx = load_nginx(fs, files, opts, &mut unreadable);
-        if crate::rules::timings_enabled() {
-            eprintln!(
-                "lemplint timing: nginx files {:.1} ms",
-                t.elapsed().as_secs_f64() * 1e3
-            );
-        }
+        crate::timings::report(format_args!("nginx files"), t);
         let distinct_nginx = distinct_files(&nginx);
         let fpm = load_fpm(fs, files, opts, &mut unreadable);
         let sysctl = super::sysctl::load(fs, &files.root, &files.sysctl, &mut unreadable);
@@ -281,14 +276,14 @@ fn nearest_main_dir(path: &Path) -> Option<PathBuf> {
 fn config_instance(config: NginxConfig, standalone: bool) -> NginxInstance {
     let t = std::time::Instant::now();
     let expanded = Expanded::build(&config);
-    if crate::rules::timings_enabled() {
-        eprintln!(
-            "lemplint timing: expand {:.1} ms ({} files, {} directive occurrences)",
-            t.elapsed().as_secs_f64() * 1e3,
+    crate::timings::report(
+        format_args!(
+            "expand ({} files, {} directive occurrences)",
             config.files.len(),
             expanded.occurrences.len()
-        );
-    }
+        ),
+        t,
+    );
     NginxInstance {
         config,
         expanded,

@@ -1,0 +1,40 @@
+//! `LEMPLINT_TIMINGS=1` prints, on stderr, where a run spends its time and memory: each
+//! stage and each rule, with the process's resident set size then and at its peak.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+pub fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("LEMPLINT_TIMINGS").is_some_and(|v| v != "0"))
+}
+
+/// Prints `what` with the time since `started`, when timings are on.
+pub fn report(what: std::fmt::Arguments<'_>, started: Instant) {
+    if !enabled() {
+        return;
+    }
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    match memory() {
+        Some((rss, peak)) => {
+            eprintln!("lemplint timing: {what} {ms:.1} ms (rss {rss} MiB, peak {peak} MiB)")
+        }
+        None => eprintln!("lemplint timing: {what} {ms:.1} ms"),
+    }
+}
+
+/// Resident and peak resident memory in MiB, where the system says (Linux).
+fn memory() -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kb: u64 = line[name.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kb / 1024)
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
