@@ -104,6 +104,18 @@ pub fn nginx(src: &[u8]) -> Check {
         prev_end = w.raw().end;
     }
     let mut prev_end = 0u32;
+    ensure(tree.comment_owners.len() == tree.arg_comments.len(), || {
+        "argument comments and their owners differ in number".to_string()
+    })?;
+    for (i, &owner) in tree.comment_owners.iter().enumerate() {
+        let directive = tree.nodes.get(owner as usize).map(|n| &n.kind);
+        ensure(matches!(directive, Some(NodeKind::Directive(_))), || {
+            format!("argument comment {i} belongs to node {owner}, not a directive")
+        })?;
+        ensure(i == 0 || tree.comment_owners[i - 1] <= owner, || {
+            format!("argument comment {i}: owners out of order")
+        })?;
+    }
     for (i, s) in tree.arg_comments.iter().enumerate() {
         ensure(in_bounds(*s, len) && s.start >= prev_end, || {
             format!("argument comment {i} at {s:?} out of bounds or order")
@@ -147,14 +159,14 @@ pub fn nginx(src: &[u8]) -> Check {
                 format!("{}: span outside its parent's {:?}", at(), parent.span)
             })?;
             let has_block = matches!(&parent.kind, NodeKind::Directive(d)
-                if d.block.is_some_and(|b| !matches!(b.kind, BlockKind::Lua)));
+                if d.block().is_some_and(|b| !matches!(b.kind, BlockKind::Lua)));
             ensure(has_block, || {
                 format!("{}: parent {p} has no directive block", at())
             })?;
         }
         if node.end > id + 1 {
             let ok = matches!(&node.kind, NodeKind::Directive(d)
-                if d.block.is_some_and(|b| !matches!(b.kind, BlockKind::Lua)));
+                if d.block().is_some_and(|b| !matches!(b.kind, BlockKind::Lua)));
             ensure(ok, || format!("{}: has descendants but no block", at()))?;
         }
         match &node.kind {
@@ -163,18 +175,11 @@ pub fn nginx(src: &[u8]) -> Check {
                     d.args.0 >= 1 && d.args.0 <= d.args.1 && d.args.1 as usize <= tree.words.len(),
                     || format!("{}: argument range {:?} invalid", at(), d.args),
                 )?;
-                ensure(tree.words[d.args.0 as usize - 1] == d.name, || {
-                    format!("{}: name is not the word before its arguments", at())
+                let name = tree.name(d);
+                ensure(name.raw().start == node.span.start, || {
+                    format!("{}: does not start at its name {:?}", at(), name.raw())
                 })?;
-                ensure(
-                    d.comments.0 <= d.comments.1
-                        && d.comments.1 as usize <= tree.arg_comments.len(),
-                    || format!("{}: comment range {:?} invalid", at(), d.comments),
-                )?;
-                ensure(d.name.raw().start == node.span.start, || {
-                    format!("{}: does not start at its name {:?}", at(), d.name.raw())
-                })?;
-                let mut last = d.name.raw().end;
+                let mut last = name.raw().end;
                 for w in tree.args(d) {
                     ensure(w.raw().start >= last && within(w.raw(), node.span), || {
                         format!(
@@ -185,21 +190,21 @@ pub fn nginx(src: &[u8]) -> Check {
                     })?;
                     last = w.raw().end;
                 }
-                for c in tree.comments_in(d) {
-                    ensure(c.start >= d.name.raw().end, || {
+                for c in tree.comments_in(id) {
+                    ensure(c.start >= name.raw().end, || {
                         format!("{}: argument comment {c:?} before the name", at())
                     })?;
                 }
                 if let Some(semi) = d.semicolon() {
                     ensure(
-                        d.block.is_none() && semi.start >= last && semi.end == node.span.end,
+                        d.block().is_none() && semi.start >= last && semi.end == node.span.end,
                         || format!("{}: semicolon {semi:?} misplaced", at()),
                     )?;
                     ensure(src[semi.range()] == *b";", || {
                         format!("{}: semicolon span is not ';'", at())
                     })?;
                 }
-                if let Some(b) = d.block {
+                if let Some(b) = d.block() {
                     ensure(
                         b.open().start >= last && within(b.open(), node.span),
                         || format!("{}: block open {:?} misplaced", at(), b.open()),

@@ -17,7 +17,7 @@
 //! bytes are cut (`…(N bytes)`).
 
 use lemplint::source::{SourceFile, Span};
-use lemplint::syntax::nginx::{parse, BlockKind, NodeKind, Word};
+use lemplint::syntax::nginx::{parse, BlockKind, NodeId, NodeKind, Word};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -156,17 +156,17 @@ fn dump(name: &str, src: &[u8]) -> String {
                 writeln!(out, "{indent}{pos} error `{}`", cut(file.bytes(node.span))).unwrap()
             }
             NodeKind::Directive(d) => {
-                write!(out, "{indent}{pos} directive {}", word(src, &d.name)).unwrap();
+                write!(out, "{indent}{pos} directive {}", word(src, &tree.name(d))).unwrap();
                 for a in tree.args(d) {
                     write!(out, " {}", word(src, a)).unwrap();
                 }
-                for c in tree.comments_in(d) {
+                for c in tree.comments_in(id as NodeId) {
                     write!(out, " comment({} `{}`)", at(&file, *c), cut(file.bytes(*c))).unwrap();
                 }
                 if d.semicolon().is_some() {
                     out.push_str(" ;");
                 }
-                match &d.block {
+                match &d.block() {
                     Some(b) => {
                         match b.kind {
                             BlockKind::Directives => out.push_str(" {directives}"),

@@ -219,8 +219,7 @@ fn write_crossplane(
             let f = config.file(id);
             f.parsed
                 .tree
-                .directives()
-                .filter(|(_, d)| d.name.is(&f.source.text, "include"))
+                .directives_named(&f.source.text, "include")
                 .map(|(node, _)| {
                     let targets = config
                         .includes

@@ -165,7 +165,7 @@ pub fn insert_at_block_start(file: &Shared, tree: &Tree, block: NodeId, statemen
         return Edit::insert(file, 0, format!("{statement}{nl}"));
     }
     let node = tree.node(block);
-    let Some(b) = tree.directive(block).and_then(|d| d.block) else {
+    let Some(b) = tree.directive(block).and_then(|d| d.block()) else {
         return Edit::insert(file, node.span.end, format!("{nl}{statement}"));
     };
     let open_end = b.open().end as usize;
@@ -279,10 +279,7 @@ mod tests {
     }
 
     fn find(tree: &Tree, src: &[u8], name: &str) -> NodeId {
-        tree.directives()
-            .find(|(_, d)| d.name.is(src, name))
-            .map(|(i, _)| i)
-            .unwrap()
+        tree.directives_named(src, name).next().unwrap().0
     }
 
     #[test]

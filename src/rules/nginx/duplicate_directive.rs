@@ -122,7 +122,7 @@ impl Rule for DuplicateDirective {
                 std::iter::once(NO_PARENT).chain((0..ex.occurrences.len() as OccId).filter(|&o| {
                     ex.get(o).end > o + 1
                         && matches!(
-                            view.directive(o).block.map(|b| b.kind),
+                            view.directive(o).block().map(|b| b.kind),
                             Some(BlockKind::Directives)
                         )
                 }));

@@ -137,7 +137,7 @@ fn php_location(inst: &NginxInstance, occ: OccId) -> Option<PhpLocation<'_>> {
     let f = inst.config.file(o.file);
     let tree = &f.parsed.tree;
     let d = tree.directive(o.node)?;
-    d.block?;
+    d.block()?;
     let src = &f.source.text;
     let (word, modifier, prefix) = match tree.args(d) {
         [m, w] => (*w, m.text(src).into_owned(), 0),

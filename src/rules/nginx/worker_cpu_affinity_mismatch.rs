@@ -63,8 +63,7 @@ fn check_instance(cx: &mut Context<'_>, inst: &NginxInstance, cpus: Option<u32>)
             None => return, // nginx rejects the directive; NGX000's territory
         }
     }
-    let directive = tree.directive(inst.expanded.get(occ).node);
-    let has_comments = directive.is_some_and(|d| !tree.comments_in(d).is_empty());
+    let has_comments = !tree.comments_in(inst.expanded.get(occ).node).is_empty();
     let fix = || -> Option<Fix> {
         if is_auto || !workers.one_per_cpu || has_comments {
             return None;

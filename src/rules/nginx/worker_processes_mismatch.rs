@@ -164,7 +164,7 @@ pub(super) fn insert_in_main(inst: &NginxInstance, after: &[&str], statement: &s
     let tree = &main.parsed.tree;
     let first_simple = tree.children(ROOT).find(|&n| {
         tree.directive(n)
-            .is_some_and(|d| d.block.is_none() && d.semicolon().is_some())
+            .is_some_and(|d| d.block().is_none() && d.semicolon().is_some())
     });
     match first_simple {
         Some(n) => edits::insert_after(&main.source, tree, n, statement),

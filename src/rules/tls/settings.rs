@@ -188,7 +188,7 @@ pub struct TlsServer {
 /// Whether `occ` is a `server { }` of the http module (or a server at the top of a snippet,
 /// which is included into `http`).
 pub fn is_http_server(view: &View<'_>, occ: OccId) -> bool {
-    if view.name(occ) != "server" || view.directive(occ).block.is_none() {
+    if view.name(occ) != "server" || view.directive(occ).block().is_none() {
         return false;
     }
     let parent = view.expanded.get(occ).parent;

@@ -237,7 +237,7 @@ fn explicit(
         keep.join(" ")
     };
     let span = Span::new(first.raw().start, last.raw().end);
-    let has_comments = !tree.comments_in(view.directive(occ)).is_empty();
+    let has_comments = !tree.comments_in(view.expanded.get(occ).node).is_empty();
     let d = cx.report(&file, span, message);
     d.severity = severity;
     if !has_comments {

@@ -147,11 +147,11 @@ fn crossplane_sees(f: &CrossplaneFile, e: &SyntaxError) -> bool {
     if m == "unexpected \"{\"" {
         let tree = &f.parsed.tree;
         let in_word_list = tree.directives().any(|(id, d)| {
-            d.block.is_some_and(|b| b.open() == e.span)
+            d.block().is_some_and(|b| b.open() == e.span)
                 && tree.node(id).parent != ROOT
                 && tree
                     .directive(tree.node(id).parent)
-                    .and_then(|p| p.block)
+                    .and_then(|p| p.block())
                     .is_some_and(|b| b.kind == BlockKind::WordList)
         });
         return !in_word_list;
@@ -196,6 +196,11 @@ fn token_scan(f: &CrossplaneFile) -> (i64, Option<u32>) {
     let mut depth = 0i64;
     let mut last: Option<u32> = None;
     let mut see = |p: u32| last = Some(last.map_or(p, |l| l.max(p)));
+    for c in &tree.arg_comments {
+        if c.end < eof {
+            see(c.start);
+        }
+    }
     for node in &tree.nodes {
         match &node.kind {
             NodeKind::Comment => {
@@ -212,7 +217,7 @@ fn token_scan(f: &CrossplaneFile) -> (i64, Option<u32>) {
                 see(node.span.start);
             }
             NodeKind::Directive(d) => {
-                for w in std::iter::once(&d.name).chain(tree.args(d)) {
+                for w in std::iter::once(&tree.name(d)).chain(tree.args(d)) {
                     let cut = if w.raw().start == w.inner().start {
                         w.raw().end == eof
                     } else {
@@ -222,15 +227,10 @@ fn token_scan(f: &CrossplaneFile) -> (i64, Option<u32>) {
                         see(w.raw().start);
                     }
                 }
-                for c in tree.comments_in(d) {
-                    if c.end < eof {
-                        see(c.start);
-                    }
-                }
                 if let Some(s) = d.semicolon() {
                     see(s.start);
                 }
-                if let Some(b) = &d.block {
+                if let Some(b) = &d.block() {
                     match b.kind {
                         // The Lua lexer swallows the braces and yields the body and a `;`
                         // on the line of the closing brace.
@@ -276,11 +276,11 @@ impl Cx<'_> {
     fn directive(&self, id: NodeId, d: &Directive, out: &mut Vec<Value>) {
         let src = self.f.src;
         let tree = &self.f.parsed.tree;
-        let name = word_text(src, &d.name);
-        let line = self.lines.line_of(d.name.raw().start);
+        let name = word_text(src, &tree.name(d));
+        let line = self.lines.line_of(tree.name(d).raw().start);
         let mut args = self.args(tree.args(d));
         let mut block = None;
-        if let Some(b) = &d.block {
+        if let Some(b) = &d.block() {
             match b.lua_body(src) {
                 Some(body) => args.push(text(&src[body.range()])),
                 None => block = Some(self.block(id)),
@@ -303,7 +303,7 @@ impl Cx<'_> {
             stmt.insert("block".into(), Value::Array(b));
         }
         out.push(Value::Object(stmt));
-        for c in tree.comments_in(d) {
+        for c in tree.comments_in(id) {
             out.push(json!({
                 "directive": "#",
                 "line": line,

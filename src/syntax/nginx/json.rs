@@ -240,8 +240,8 @@ pub fn write_nodes(
         let files = includes
             .next_if(|(at, _)| *at == i)
             .map(|(_, files)| *files);
-        write_directive_head(o, src, tree, node, d, files);
-        let Some(b) = &d.block else {
+        write_directive_head(o, src, tree, (i, node), d, files);
+        let Some(b) = &d.block() else {
             o.raw(b"}");
             o.maybe_flush()?;
             continue;
@@ -293,12 +293,12 @@ fn write_directive_head(
     o: &mut JsonOut<'_>,
     src: &SourceFile,
     tree: &Tree,
-    node: &Node,
+    (id, node): (NodeId, &Node),
     d: &Directive,
     includes: Option<&[FileId]>,
 ) {
     o.raw(b"{\"type\":\"directive\",\"name\":");
-    o.lossy(&d.name.value(&src.text));
+    o.lossy(&tree.name(d).value(&src.text));
     write_position(o, src, node.span);
     o.raw(b",\"args\":[");
     for (n, w) in tree.args(d).iter().enumerate() {
@@ -325,12 +325,12 @@ fn write_directive_head(
     }
     o.raw(if d.semicolon().is_some() {
         b"],\"terminator\":\";\""
-    } else if d.block.is_some() {
+    } else if d.block().is_some() {
         b"],\"terminator\":\"{\""
     } else {
         b"],\"terminator\":null"
     });
-    let comments = tree.comments_in(d);
+    let comments = tree.comments_in(id);
     if !comments.is_empty() {
         o.raw(b",\"comments\":[");
         for (n, c) in comments.iter().enumerate() {

@@ -53,7 +53,6 @@ struct Frame {
 
 struct Pending {
     words_start: u32,
-    comments_start: u32,
 }
 
 pub fn parse(src: &[u8]) -> Parsed {
@@ -71,6 +70,7 @@ pub fn parse(src: &[u8]) -> Parsed {
         nodes: parsed.tree.nodes.as_slice().to_vec(),
         words: parsed.tree.words.as_slice().to_vec(),
         arg_comments: parsed.tree.arg_comments.as_slice().to_vec(),
+        comment_owners: parsed.tree.comment_owners.as_slice().to_vec(),
         names: parsed.tree.names.as_slice().to_vec(),
         includes: parsed.tree.includes.as_slice().to_vec(),
     };
@@ -121,6 +121,7 @@ impl<'a> Parser<'a> {
         tree.nodes.clear();
         tree.words.clear();
         tree.arg_comments.clear();
+        tree.comment_owners.clear();
         tree.names.clear();
         tree.includes.clear();
         // About one node per 30 bytes and 2.5 words per node in real configs.
@@ -135,10 +136,7 @@ impl<'a> Parser<'a> {
             owned: 0,
             owners: Vec::new(),
             too_deep: false,
-            pending: Pending {
-                words_start: 0,
-                comments_start: 0,
-            },
+            pending: Pending { words_start: 0 },
             eof_reported: false,
             line_drift: Vec::new(),
             names,
@@ -196,10 +194,6 @@ impl<'a> Parser<'a> {
         let we = self.tree.words.len() as u32;
         let name = self.tree.words[ws as usize];
         let args = (ws + 1, we);
-        let comments = (
-            self.pending.comments_start,
-            self.tree.arg_comments.len() as u32,
-        );
         let last = if we > ws + 1 {
             self.tree.words[we as usize - 1].raw()
         } else {
@@ -212,10 +206,11 @@ impl<'a> Parser<'a> {
         if Some(name_id) == self.include_name {
             self.tree.includes.push(id);
         }
+        // The comments collected with the words are this directive's.
+        let comments = self.tree.arg_comments.len();
+        self.tree.comment_owners.resize(comments, id);
         self.tree.nodes.push(Node {
-            kind: NodeKind::Directive(Directive::new(
-                name, name_id, args, comments, semicolon, block,
-            )),
+            kind: NodeKind::Directive(Directive::new(name_id, args, semicolon, block)),
             span: name.raw().cover(end),
             parent,
             end: id + 1,
@@ -226,7 +221,6 @@ impl<'a> Parser<'a> {
 
     fn reset_pending(&mut self) {
         self.pending.words_start = self.tree.words.len() as u32;
-        self.pending.comments_start = self.tree.arg_comments.len() as u32;
     }
 
     /// Parses the file; hands the name table back for the next one.
@@ -395,8 +389,8 @@ impl<'a> Parser<'a> {
                 node.end = end;
                 node.span.end = close.end;
                 if let NodeKind::Directive(d) = &mut node.kind {
-                    if let Some(b) = &mut d.block {
-                        b.set_close(close);
+                    if d.block().is_some() {
+                        d.set_close(close);
                     }
                 }
             }

@@ -168,7 +168,8 @@ pub enum BlockKind {
     Lua,
 }
 
-/// A directive's block. Braces are one byte each, so only their offsets are kept.
+/// A directive's block. Braces are one byte each, so only their offsets are kept. A
+/// directive stores the parts (see [`Directive::block`]); this is the view of them.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Block {
     open: u32,
@@ -195,18 +196,33 @@ impl std::fmt::Debug for Block {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A directive. 24 bytes (a node, 40), as a large configuration has millions: the name is
+/// the word before the arguments ([`Tree::name`]), the `;` and the `{` share a field, since
+/// a statement ends with one or the other, and the comments written between its arguments
+/// (rare) are found through [`Tree::comments_in`].
+#[derive(Clone, PartialEq, Eq)]
 pub struct Directive {
-    pub name: Word,
     /// The name's index in [`Tree::names`]: directives with equal names (by value) share it.
     pub name_id: u32,
-    /// Range into [`Tree::words`].
+    /// Range into [`Tree::words`]; the name is the word just before it.
     pub args: (u32, u32),
-    /// Comments written between the arguments; range into [`Tree::arg_comments`].
-    pub comments: (u32, u32),
-    /// The `;` offset, or [`ABSENT`] (see [`Directive::semicolon`]).
-    semicolon: u32,
-    pub block: Option<Block>,
+    /// The offset of the `;` or, for a block, the `{`; or [`ABSENT`] (unterminated).
+    end_mark: u32,
+    /// The block's `}`, or [`ABSENT`] (no block, or one the file never closed).
+    close: u32,
+    /// `Some` for a block directive.
+    block_kind: Option<BlockKind>,
+}
+
+impl std::fmt::Debug for Directive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Directive")
+            .field("name_id", &self.name_id)
+            .field("args", &self.args)
+            .field("semicolon", &self.semicolon())
+            .field("block", &self.block())
+            .finish()
+    }
 }
 
 impl Block {
@@ -229,11 +245,6 @@ impl Block {
         byte_at(self.close)
     }
 
-    pub fn set_close(&mut self, close: Span) {
-        debug_assert!(close.len() == 1);
-        self.close = close.start;
-    }
-
     /// A Lua block's body: everything between its braces (to the end of the file when the
     /// block never closes).
     pub fn lua_body(&self, src: &[u8]) -> Option<Span> {
@@ -247,33 +258,56 @@ impl Block {
 }
 
 impl Directive {
+    /// A directive ended by `semicolon`, or by `block`'s `{` (one or neither, not both).
+    /// `args` starts one past the name's word.
     pub fn new(
-        name: Word,
         name_id: u32,
         args: (u32, u32),
-        comments: (u32, u32),
         semicolon: Option<Span>,
         block: Option<Block>,
     ) -> Directive {
         debug_assert!(semicolon.is_none_or(|s| s.len() == 1));
+        debug_assert!(semicolon.is_none() || block.is_none());
+        debug_assert!(args.0 >= 1 && args.0 <= args.1);
+        let (end_mark, close, block_kind) = match block {
+            Some(b) => (b.open, b.close, Some(b.kind)),
+            None => (semicolon.map_or(ABSENT, |s| s.start), ABSENT, None),
+        };
         Directive {
-            name,
             name_id,
             args,
-            comments,
-            semicolon: semicolon.map_or(ABSENT, |s| s.start),
-            block,
+            end_mark,
+            close,
+            block_kind,
         }
     }
 
     /// The `;` that ends the statement, if it has one.
     pub fn semicolon(&self) -> Option<Span> {
-        byte_at(self.semicolon)
+        match self.block_kind {
+            Some(_) => None,
+            None => byte_at(self.end_mark),
+        }
+    }
+
+    /// The directive's block, if it has one.
+    pub fn block(&self) -> Option<Block> {
+        self.block_kind.map(|kind| Block {
+            open: self.end_mark,
+            close: self.close,
+            kind,
+        })
+    }
+
+    /// Records the `}` that closes the directive's block.
+    pub fn set_close(&mut self, close: Span) {
+        debug_assert!(close.len() == 1 && self.block_kind.is_some());
+        self.close = close.start;
     }
 
     /// True when the statement was ended by neither `;` nor `{` (a syntax error was reported).
     pub fn is_unterminated(&self) -> bool {
-        self.semicolon == ABSENT && self.block.is_none()
+        self.end_mark == ABSENT
     }
 }
 
@@ -303,7 +337,10 @@ pub struct Node {
 pub struct Tree {
     pub nodes: Vec<Node>,
     pub words: Vec<Word>,
+    /// Comments written between the arguments of a directive, in order, and beside them
+    /// the directive each belongs to.
     pub arg_comments: Vec<Span>,
+    pub comment_owners: Vec<NodeId>,
     /// Each distinct directive name of the file (the word of its first occurrence), so a
     /// configuration-wide index can name directives by number instead of hashing every one.
     pub names: Vec<Word>,
@@ -324,12 +361,23 @@ impl Tree {
         }
     }
 
+    /// The directive's name as written.
+    pub fn name(&self, d: &Directive) -> Word {
+        self.words[d.args.0 as usize - 1]
+    }
+
     pub fn args(&self, d: &Directive) -> &[Word] {
         &self.words[d.args.0 as usize..d.args.1 as usize]
     }
 
-    pub fn comments_in(&self, d: &Directive) -> &[Span] {
-        &self.arg_comments[d.comments.0 as usize..d.comments.1 as usize]
+    /// The comments written between the arguments of directive `id`.
+    pub fn comments_in(&self, id: NodeId) -> &[Span] {
+        if self.comment_owners.is_empty() {
+            return &[];
+        }
+        let from = self.comment_owners.partition_point(|&o| o < id);
+        let to = from + self.comment_owners[from..].partition_point(|&o| o == id);
+        &self.arg_comments[from..to]
     }
 
     /// Every directive of the file, in document order, with its id.
@@ -407,16 +455,16 @@ impl Tree {
     /// `None` otherwise) if a gap holds anything but whitespace, i.e. if the tree lost a byte.
     pub fn print(&self, src: &[u8]) -> Option<Vec<u8>> {
         let mut pieces: Vec<Span> = Vec::with_capacity(self.nodes.len() * 4);
+        pieces.extend_from_slice(&self.arg_comments);
         for node in &self.nodes {
             match &node.kind {
                 NodeKind::Directive(d) => {
-                    pieces.push(d.name.raw());
+                    pieces.push(self.name(d).raw());
                     pieces.extend(self.args(d).iter().map(|w| w.raw()));
-                    pieces.extend_from_slice(self.comments_in(d));
                     if let Some(s) = d.semicolon() {
                         pieces.push(s);
                     }
-                    if let Some(b) = &d.block {
+                    if let Some(b) = d.block() {
                         pieces.push(b.open());
                         if let Some(body) = b.lua_body(src) {
                             pieces.push(body);
@@ -473,3 +521,6 @@ impl Iterator for Children<'_> {
         Some(id)
     }
 }
+
+// A large configuration has millions of nodes: keep them from growing unnoticed.
+const _: () = assert!(std::mem::size_of::<Node>() == 40);
