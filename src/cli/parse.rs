@@ -157,8 +157,8 @@ fn write_json(out: &mut dyn Write, config: &NginxConfig) -> std::io::Result<()> 
 /// writer walks them in step with the tree instead of hashing a lookup per directive.
 fn includes_by_file(config: &NginxConfig) -> Vec<Vec<(NodeId, &[FileId])>> {
     let mut by_file: Vec<Vec<(NodeId, &[FileId])>> = config.ids().map(|_| Vec::new()).collect();
-    for (&(file, node), targets) in &config.includes {
-        by_file[file.0 as usize].push((node, targets.as_slice()));
+    for ((file, node), targets) in config.includes.iter() {
+        by_file[file.0 as usize].push((node, targets));
     }
     for list in &mut by_file {
         list.sort_unstable_by_key(|(node, _)| *node);
@@ -223,7 +223,7 @@ fn write_crossplane(
                 .map(|(node, _)| {
                     let targets = config
                         .includes
-                        .get(&(id, node))
+                        .get(id, node)
                         .map(|t| t.iter().map(|f| f.0 as usize).collect())
                         .unwrap_or_default();
                     (node, targets)

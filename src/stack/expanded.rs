@@ -21,8 +21,6 @@ pub struct Occurrence {
     pub node: NodeId,
     /// The enclosing block directive's occurrence, or [`NO_PARENT`] at the top level.
     pub parent: OccId,
-    /// One past the last descendant occurrence.
-    pub end: OccId,
     pub name: NameId,
 }
 
@@ -88,6 +86,10 @@ struct ChildIndex {
     rank: Vec<u32>,
     /// The top level's group: the one after every block's.
     top: usize,
+    /// One past the last descendant of each group's block (an occurrence's descendants are
+    /// contiguous, so this stands in for a per-occurrence field most of which would be
+    /// `id + 1`).
+    ends: Vec<OccId>,
 }
 
 /// Safety net against pathological include fan-out (every file included from every
@@ -126,6 +128,8 @@ impl Expanded {
             open: Vec::new(),
         }];
         let include = interner.intern(b"include");
+        // Block occurrences and one past their last descendant, as each block closes.
+        let mut ends: Vec<(OccId, OccId)> = Vec::new();
         while let Some(frame) = stack.last_mut() {
             let file = config.file(frame.file);
             let tree = &file.parsed.tree;
@@ -148,7 +152,7 @@ impl Expanded {
                         break;
                     }
                     frame.open.pop();
-                    occ[o as usize].end = occ.len() as OccId;
+                    ends.push((o, occ.len() as OccId));
                 }
                 let node = &tree.nodes[id as usize];
                 let NodeKind::Directive(d) = &node.kind else {
@@ -161,14 +165,13 @@ impl Expanded {
                     file: frame.file,
                     node: id,
                     parent,
-                    end: me + 1,
                     name,
                 });
                 if d.block().is_some() && node.end > id + 1 {
                     frame.open.push((me, node.end));
                 }
                 if name == include {
-                    if let Some(targets) = config.includes.get(&(frame.file, id)) {
+                    if let Some(targets) = config.includes.get(frame.file, id) {
                         opened = Some((targets, parent));
                         break;
                     }
@@ -189,14 +192,14 @@ impl Expanded {
                 }
                 None => {
                     for (o, _) in frame.open.drain(..) {
-                        occ[o as usize].end = occ.len() as OccId;
+                        ends.push((o, occ.len() as OccId));
                     }
                     stack.pop();
                 }
             }
         }
         let by_name = Groups::build(occ.len(), interner.text.len(), |i| occ[i].name as usize);
-        let children = ChildIndex::build(&occ);
+        let children = ChildIndex::build(&occ, &ends);
         Expanded {
             occurrences: occ,
             names: interner.ids,
@@ -251,17 +254,33 @@ impl Expanded {
         let (start, end) = if parent == NO_PARENT {
             (0, self.occurrences.len() as OccId)
         } else {
-            (parent + 1, self.occurrences[parent as usize].end)
+            (parent + 1, self.end(parent))
         };
         // Jump over each child's subtree: descendants of a child are `child+1 .. end`.
         let mut next = start;
         std::iter::from_fn(move || {
             (next < end).then(|| {
                 let id = next;
-                next = self.occurrences[id as usize].end.max(id + 1);
+                next = self.end(id);
                 id
             })
         })
+    }
+
+    /// One past the last descendant of `id`: its descendants are `id + 1 .. end(id)`.
+    pub fn end(&self, id: OccId) -> OccId {
+        if id == NO_PARENT {
+            return self.occurrences.len() as OccId;
+        }
+        match self.children.group(id) {
+            Some(g) => self.children.ends[g],
+            None => id + 1,
+        }
+    }
+
+    /// Whether a block occurrence has any directive inside (through includes too).
+    pub fn has_children(&self, id: OccId) -> bool {
+        self.children.group(id).is_some()
     }
 
     /// The direct children of `parent` named `name`, in order.
@@ -307,7 +326,7 @@ impl Interner {
 impl ChildIndex {
     /// A counting sort by parent (occurrences come in order, so each group does too), then
     /// a stable sort by name within each group, which is short except for `http`.
-    fn build(occ: &[Occurrence]) -> ChildIndex {
+    fn build(occ: &[Occurrence], ends: &[(OccId, OccId)]) -> ChildIndex {
         let mut has_children = vec![0u64; occ.len().div_ceil(64)];
         for o in occ {
             if o.parent != NO_PARENT {
@@ -328,7 +347,14 @@ impl ChildIndex {
             has_children,
             rank,
             top: parents as usize,
+            ends: Vec::new(),
         };
+        let mut group_ends = vec![occ.len() as OccId; index.top];
+        for &(o, end) in ends {
+            if let Some(g) = index.group(o) {
+                group_ends[g] = end;
+            }
+        }
         let mut groups = Groups::build(occ.len(), index.top + 1, |i| {
             index.group(occ[i].parent).unwrap_or(index.top)
         });
@@ -339,6 +365,7 @@ impl ChildIndex {
             }
         }
         index.groups = groups;
+        index.ends = group_ends;
         index
     }
 

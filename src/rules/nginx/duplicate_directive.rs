@@ -120,7 +120,7 @@ impl Rule for DuplicateDirective {
             // Every block occurrence with directive children, plus the top level.
             let blocks =
                 std::iter::once(NO_PARENT).chain((0..ex.occurrences.len() as OccId).filter(|&o| {
-                    ex.get(o).end > o + 1
+                    ex.has_children(o)
                         && matches!(
                             view.directive(o).block().map(|b| b.kind),
                             Some(BlockKind::Directives)
