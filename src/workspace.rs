@@ -168,6 +168,7 @@ impl Workspace {
             stacks.push(Stack::build(fs, files, &build, host));
         }
         let focus = all_files.then(|| paths.iter().map(|p| normalize(p)).collect());
+        release_freed_memory();
         Ok(Workspace {
             config,
             stacks,
@@ -264,4 +265,17 @@ fn render_config_error(e: &config::ConfigError) -> String {
         return format!("{}: {}", e.path.display(), e.message);
     }
     out
+}
+
+/// Hands the memory freed while loading (the loader's caches, the expansion's working
+/// arrays) back to the system before the rules run. glibc keeps freed chunks that sit below
+/// live ones, and the rules allocate on worker threads, whose arenas cannot reuse the main
+/// thread's: without this a 100 MB configuration carries about 25 MiB of dead pages through
+/// the rules, which then allocate on top of them.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages to the kernel; no live allocation moves.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }

@@ -128,8 +128,6 @@ impl Expanded {
             open: Vec::new(),
         }];
         let include = interner.intern(b"include");
-        // Block occurrences and one past their last descendant, as each block closes.
-        let mut ends: Vec<(OccId, OccId)> = Vec::new();
         while let Some(frame) = stack.last_mut() {
             let file = config.file(frame.file);
             let tree = &file.parsed.tree;
@@ -147,12 +145,11 @@ impl Expanded {
                 let id = frame.next;
                 frame.next += 1;
                 // Close the blocks walked past.
-                while let Some(&(o, end_node)) = frame.open.last() {
+                while let Some(&(_, end_node)) = frame.open.last() {
                     if id < end_node {
                         break;
                     }
                     frame.open.pop();
-                    ends.push((o, occ.len() as OccId));
                 }
                 let node = &tree.nodes[id as usize];
                 let NodeKind::Directive(d) = &node.kind else {
@@ -191,15 +188,12 @@ impl Expanded {
                     }
                 }
                 None => {
-                    for (o, _) in frame.open.drain(..) {
-                        ends.push((o, occ.len() as OccId));
-                    }
                     stack.pop();
                 }
             }
         }
         let by_name = Groups::build(occ.len(), interner.text.len(), |i| occ[i].name as usize);
-        let children = ChildIndex::build(&occ, &ends);
+        let children = ChildIndex::build(&occ);
         Expanded {
             occurrences: occ,
             names: interner.ids,
@@ -326,7 +320,7 @@ impl Interner {
 impl ChildIndex {
     /// A counting sort by parent (occurrences come in order, so each group does too), then
     /// a stable sort by name within each group, which is short except for `http`.
-    fn build(occ: &[Occurrence], ends: &[(OccId, OccId)]) -> ChildIndex {
+    fn build(occ: &[Occurrence]) -> ChildIndex {
         let mut has_children = vec![0u64; occ.len().div_ceil(64)];
         for o in occ {
             if o.parent != NO_PARENT {
@@ -349,12 +343,6 @@ impl ChildIndex {
             top: parents as usize,
             ends: Vec::new(),
         };
-        let mut group_ends = vec![occ.len() as OccId; index.top];
-        for &(o, end) in ends {
-            if let Some(g) = index.group(o) {
-                group_ends[g] = end;
-            }
-        }
         let mut groups = Groups::build(occ.len(), index.top + 1, |i| {
             index.group(occ[i].parent).unwrap_or(index.top)
         });
@@ -364,8 +352,20 @@ impl ChildIndex {
                 group.sort_by_key(|&o| occ[o as usize].name);
             }
         }
+        // A block's descendants end where its last child's do. Children come after their
+        // block, so their groups are later: filling from the last group back, every
+        // child's end is known when its block's is computed.
+        let mut ends = vec![0 as OccId; index.top];
+        for g in (0..index.top).rev() {
+            ends[g] = groups
+                .get(g)
+                .iter()
+                .map(|&c| index.group(c).map_or(c + 1, |cg| ends[cg]))
+                .max()
+                .unwrap_or(0);
+        }
         index.groups = groups;
-        index.ends = group_ends;
+        index.ends = ends;
         index
     }
 
