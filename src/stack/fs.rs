@@ -127,14 +127,35 @@ impl RealFs {
     fn read_open(&self, mut file: std::fs::File, meta: &std::fs::Metadata) -> io::Result<Vec<u8>> {
         use std::io::Read;
         self.check(meta)?;
-        // Exactly the size, plus one byte so `read_to_end` sees EOF without growing. Read
-        // through `take`: `File`'s own `read_to_end` would `fstat` and `lseek` again for a
-        // size we already know (and a file that grew meanwhile is read to the cap).
-        let mut text = Vec::with_capacity(meta.len() as usize + 1);
-        (&mut file)
-            .take(self.max_file_size + 1)
-            .read_to_end(&mut text)?;
-        if text.len() as u64 > self.max_file_size {
+        // Room for the size `fstat` told plus one byte, so one `read` normally does it: a
+        // regular file's read comes back short only at its end, so a short read that
+        // reached the known size needs no second read to see EOF (`read_to_end` would make
+        // one per file, and `File`'s own would also `fstat` and `lseek` again). A file
+        // that grew meanwhile fills the buffer and is read on, to the cap.
+        let size = meta.len() as usize;
+        let cap = self.max_file_size as usize + 1;
+        let mut text = vec![0u8; size + 1];
+        let mut filled = 0;
+        loop {
+            if filled == text.len() {
+                if filled >= cap {
+                    return Err(self.too_large());
+                }
+                text.resize((filled * 2).clamp(filled + 1, cap), 0);
+            }
+            let n = match file.read(&mut text[filled..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let short = filled + n < text.len();
+            filled += n;
+            if n == 0 || (short && filled >= size) {
+                break;
+            }
+        }
+        text.truncate(filled);
+        if filled as u64 > self.max_file_size {
             return Err(self.too_large());
         }
         Ok(text)
