@@ -1,5 +1,6 @@
 //! The stack model: which files form a configuration and how they are connected.
 
+pub mod ahead;
 pub mod discover;
 pub mod expanded;
 pub mod fpm;

@@ -375,13 +375,7 @@ impl Loader<'_> {
             } else {
                 vec![path]
             };
-            let read = self.prefetch(&targets);
-            let mut ids = Vec::with_capacity(targets.len());
-            for (target, read) in targets.into_iter().zip(read) {
-                if let Some(id) = self.enter(file, node, span, target, is_glob, read) {
-                    ids.push(id);
-                }
-            }
+            let ids = self.enter_all(file, node, span, &targets, is_glob);
             if let (false, [id]) = (is_glob, ids.as_slice()) {
                 self.included
                     .insert(value.into_owned().into_boxed_slice(), *id);
@@ -394,21 +388,35 @@ impl Loader<'_> {
         self.problems.push(LoadProblem { file, span, kind });
     }
 
-    /// Reads and parses the files a glob matched on all cores at once (a `sites-enabled/*`
-    /// of thousands of vhosts); `enter` then takes them in order as if read one by one.
-    /// Returns, for each target in order, what was read (`None`: read it in turn).
-    fn prefetch(&self, targets: &[PathBuf]) -> Vec<Option<Prefetched>> {
-        use rayon::prelude::*;
+    /// Enters an include's targets in order; returns the ids of those read. Many targets
+    /// (a `sites-enabled/*` of thousands of vhosts) are read and parsed ahead on the other
+    /// cores while the walk goes on (see [`super::ahead`]).
+    fn enter_all(
+        &mut self,
+        from: FileId,
+        node: NodeId,
+        span: Span,
+        targets: &[PathBuf],
+        glob: bool,
+    ) -> Vec<FileId> {
         if targets.len() < 8 {
-            return targets.iter().map(|_| None).collect();
+            return targets
+                .iter()
+                .filter_map(|t| self.enter(from, node, span, t.clone(), glob, None))
+                .collect();
         }
         // Reading a file we already have (a glob that matches an included file again) is
         // wasted but harmless: `enter` finds its identity known.
         let fs = self.fs;
-        targets
-            .par_iter()
-            .map(|p| Some(read_parsed(fs, p)))
-            .collect()
+        let read = |i: usize| read_parsed(fs, &targets[i]);
+        super::ahead::read_ahead(targets.len(), &read, |ahead| {
+            (0..targets.len())
+                .filter_map(|i| {
+                    let target = targets[i].clone();
+                    self.enter(from, node, span, target, glob, Some(ahead.take(i)))
+                })
+                .collect()
+        })
     }
 
     /// Enters one include target: reads it (unless `prefetched` or already known), expands
