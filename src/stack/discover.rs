@@ -233,17 +233,22 @@ pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
         }
         let given_is_dir = given.is_dir();
         // The root depends on the directories only (unless the file itself is named like
-        // one): look it up once per directory, not once per vhost.
-        let mut roots: std::collections::HashMap<PathBuf, Option<PathBuf>> = Default::default();
+        // one): look it up once per directory, not once per vhost. The walk lists a
+        // directory's files together, so the last directory's answer is the one to keep.
+        let mut last: Option<(PathBuf, Option<PathBuf>)> = None;
         for (path, kind) in found {
             let named_like_root = path
                 .file_name()
                 .is_some_and(|n| n == "etc" || n == "usr" || n == "opt");
             let detected = match path.parent() {
-                Some(dir) if !named_like_root => roots
-                    .entry(dir.to_path_buf())
-                    .or_insert_with(|| detect_root(&path))
-                    .clone(),
+                Some(dir) if !named_like_root => match &last {
+                    Some((d, root)) if d == dir => root.clone(),
+                    _ => {
+                        let root = detect_root(&path);
+                        last = Some((dir.to_path_buf(), root.clone()));
+                        root
+                    }
+                },
                 _ => detect_root(&path),
             };
             let root = detected.unwrap_or_else(|| {
@@ -287,17 +292,20 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, FileKind)>, depth: usize) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
+    // Each name once: sorting by `file_name()` would allocate one per comparison.
+    let mut entries: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name(), e))
+        .collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (name, e) in entries {
         // `lemplint lint .` shows `etc/nginx/…`, not `./etc/nginx/…`.
         let path = if dir == Path::new(".") {
-            PathBuf::from(e.file_name())
+            PathBuf::from(&name)
         } else {
             e.path()
         };
         let Ok(ft) = e.file_type() else { continue };
-        let name = e.file_name();
         let name = name.to_string_lossy();
         if ft.is_dir() {
             if !SKIP_DIRS.contains(&name.as_ref()) && !name.starts_with('.') {
