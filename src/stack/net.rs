@@ -198,9 +198,9 @@ pub fn upstreams(view: &View<'_>) -> HashMap<String, Vec<(OccId, Addr)>> {
         };
         let servers = view
             .expanded
-            .children(up)
-            .filter(|&c| view.name(c) == "server")
-            .filter_map(|c| {
+            .children_named(up, "server")
+            .iter()
+            .filter_map(|&c| {
                 view.arg(c, 0)
                     .and_then(|a| Addr::parse(&a, 80))
                     .map(|a| (c, a))

@@ -67,11 +67,7 @@ fn judge_block<'a>(
     block: OccId,
     found: &mut BTreeMap<(PathBuf, NodeId), Found<'a>>,
 ) {
-    let directives: Vec<OccId> = view
-        .expanded
-        .children(block)
-        .filter(|&c| view.name(c) == "gzip_types")
-        .collect();
+    let directives: Vec<OccId> = view.expanded.children_named(block, "gzip_types").to_vec();
     let overrides_inherited = block != NO_PARENT
         && !view
             .effective(view.expanded.get(block).parent, "gzip_types")

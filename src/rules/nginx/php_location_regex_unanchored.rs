@@ -27,13 +27,13 @@
 
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Edit, Fix};
+use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 use crate::stack::expanded::{OccId, View};
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::tree::unescape;
 use crate::syntax::nginx::Word;
-use std::collections::{HashMap, HashSet};
 
 pub struct PhpLocationRegexUnanchored;
 
@@ -70,32 +70,60 @@ struct PhpLocation<'a> {
 
 impl Rule for PhpLocationRegexUnanchored {
     fn check(&self, cx: &mut Context<'_>) {
-        let mut seen = HashSet::new();
+        let stack = cx.stack;
+        // A file read by several configurations is judged once.
+        let mut seen: FxHashSet<(&std::path::Path, u32)> = FxHashSet::default();
         // Thousands of vhosts share a handful of PHP regexes: analyse each once.
-        let mut analyses: HashMap<(String, bool, Option<String>), Option<Analysis>> =
-            HashMap::new();
-        for inst in &cx.stack.nginx {
+        let mut analyses: FxHashMap<String, Vec<AnalysisFor>> = FxHashMap::default();
+        for inst in &stack.nginx {
             let view = inst.view();
             for occ in view.named("location") {
                 let Some(loc) = php_location(inst, occ) else {
                     continue;
                 };
-                let key = (loc.file.path.clone(), loc.word.raw().start);
-                if !seen.insert(key) {
+                let path = inst
+                    .config
+                    .file(inst.expanded.get(occ).file)
+                    .source
+                    .path
+                    .as_path();
+                if !seen.insert((path, loc.word.raw().start)) {
                     continue;
                 }
                 let split = split_path_info(&loc.view, loc.occ);
-                let analysis = analyses
-                    .entry((loc.pattern.clone(), loc.caseless, split))
-                    .or_insert_with_key(|(pattern, caseless, split)| {
-                        analyse(pattern, *caseless, split.as_deref())
-                    });
+                let known = match analyses.get_mut(loc.pattern.as_str()) {
+                    Some(known) => known,
+                    None => analyses.entry(loc.pattern.clone()).or_default(),
+                };
+                let at = match known
+                    .iter()
+                    .position(|a| a.caseless == loc.caseless && a.split == split)
+                {
+                    Some(at) => at,
+                    None => {
+                        let analysis = analyse(&loc.pattern, loc.caseless, split.as_deref());
+                        known.push(AnalysisFor {
+                            caseless: loc.caseless,
+                            split,
+                            analysis,
+                        });
+                        known.len() - 1
+                    }
+                };
+                let analysis = &known[at].analysis;
                 if let Some(analysis) = analysis {
                     judge(cx, &loc, analysis);
                 }
             }
         }
     }
+}
+
+/// The analysis of a pattern with a modifier and a `fastcgi_split_path_info`.
+struct AnalysisFor {
+    caseless: bool,
+    split: Option<String>,
+    analysis: Option<Analysis>,
 }
 
 /// What running a location's regex (and its block's `fastcgi_split_path_info`) against the
@@ -334,9 +362,10 @@ fn has_file_check(view: &View<'_>, loc: OccId) -> bool {
 fn earlier_sibling_catches(view: &View<'_>, loc: OccId) -> bool {
     let parent = view.expanded.get(loc).parent;
     view.expanded
-        .children(parent)
+        .children_named(parent, "location")
+        .iter()
+        .copied()
         .take_while(|&c| c != loc)
-        .filter(|&c| view.name(c) == "location")
         .any(|c| {
             let args = view.args(c);
             let (m, re) = match args.as_slice() {

@@ -44,11 +44,7 @@ fn server_backlog(view: &crate::stack::expanded::View<'_>, server: OccId) -> Ngi
         place: None,
         text: format!("nginx's default backlog {NGINX_DEFAULT_BACKLOG}"),
     };
-    for l in view
-        .expanded
-        .children(server)
-        .filter(|&c| view.name(c) == "listen")
-    {
+    for &l in view.expanded.children_named(server, "listen") {
         let args = view.args(l);
         let addr = args.first().map(|a| a.to_string()).unwrap_or_default();
         let explicit = args.iter().enumerate().find_map(|(i, a)| {

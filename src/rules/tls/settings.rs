@@ -240,8 +240,9 @@ pub fn ssl_context_servers(view: &View<'_>) -> Vec<OccId> {
 
 fn ssl_listen(view: &View<'_>, server: OccId) -> Option<OccId> {
     view.expanded
-        .children(server)
-        .filter(|&c| view.name(c) == "listen")
+        .children_named(server, "listen")
+        .iter()
+        .copied()
         .find(|&c| view.arg_iter(c).skip(1).any(|a| a == "ssl"))
 }
 
