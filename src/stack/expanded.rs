@@ -277,6 +277,14 @@ impl Expanded {
         self.children.group(id).is_some()
     }
 
+    /// The direct children of `parent` (or of the top level), by name id, then in order.
+    pub fn children_by_name(&self, parent: OccId) -> &[OccId] {
+        match self.children.group(parent) {
+            Some(g) => self.children.groups.get(g),
+            None => &[],
+        }
+    }
+
     /// The direct children of `parent` named `name`, in order.
     pub fn children_named(&self, parent: OccId, name: &str) -> &[OccId] {
         match self.name_id(name) {

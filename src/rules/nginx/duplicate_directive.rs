@@ -127,17 +127,18 @@ impl Rule for DuplicateDirective {
                         )
                 }));
             for block in blocks {
-                // Few names per block: a short list beats hashing.
-                let mut first: Vec<(NameId, OccId)> = Vec::new();
-                for child in ex.children(block) {
+                // Children sorted by name: each run of one name starts with the first set.
+                let mut first: Option<(NameId, OccId)> = None;
+                for &child in ex.children_by_name(block) {
                     let id = ex.get(child).name;
                     if !once[id as usize] {
                         continue;
                     }
                     let name = view.name(child);
-                    match first.iter().find(|(n, _)| *n == id) {
-                        None => first.push((id, child)),
-                        Some(&(_, earlier)) => {
+                    match first {
+                        Some((n, _)) if n != id => first = Some((id, child)),
+                        None => first = Some((id, child)),
+                        Some((_, earlier)) => {
                             let (file, span) = view.location(child);
                             let (efile, espan) = view.location(earlier);
                             let occ = ex.get(child);
