@@ -13,13 +13,13 @@
 //! * [`insert_ssl_directives`]: adding directives next to a block's other `ssl_*` ones.
 
 use crate::fix::{edits, Edit, Fix};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::host::HostFacts;
 use crate::source::{Shared, Span};
 use crate::stack::expanded::{OccId, View, NO_PARENT};
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::{Tree, Word};
 use crate::tls::{self, CipherError, Expansion, OpenSslVersion};
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -441,8 +441,8 @@ pub fn settings(
     name: &str,
     overridden_by: &[&str],
 ) -> Vec<Setting> {
-    let mut by_occ: HashMap<OccId, Vec<OccId>> = HashMap::new();
-    let mut overridden: HashSet<OccId> = HashSet::new();
+    let mut by_occ: HashMap<OccId, Vec<OccId>> = HashMap::default();
+    let mut overridden: HashSet<OccId> = HashSet::default();
     let mut defaults: Vec<(OccId, Vec<OccId>)> = Vec::new();
     for &s in servers {
         let ov = conf_command(view, s, overridden_by);
