@@ -116,7 +116,7 @@ impl Expanded {
             next: NodeId,
             end: NodeId,
             parent: OccId,
-            /// Open block occurrences of this frame whose `end` is set when we pass them.
+            /// Open block occurrences of this frame, and the node each ends before.
             open: Vec<(OccId, NodeId)>,
         }
         let main = FileId(0);
@@ -481,5 +481,117 @@ impl<'a> View<'a> {
             };
         }
         &[]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stack::fs::DumpFs;
+    use crate::stack::nginx::{load, LoadOptions};
+    use std::path::{Path, PathBuf};
+
+    /// A configuration with nested blocks, includes at several levels, a glob of many
+    /// files (read ahead in parallel), a block holding only comments and an empty one.
+    fn config() -> NginxConfig {
+        let mut fs = DumpFs::default();
+        let mut add = |path: &str, text: String| {
+            fs.files.insert(PathBuf::from(path), text.into_bytes());
+        };
+        add(
+            "/n/nginx.conf",
+            "user www;\nevents { worker_connections 10; }\nhttp {\n  include /n/mime.types;\n  \
+             gzip on;\n  include /n/sites/*.conf;\n  server { listen 80; location / { # only\n } }\n}\n"
+                .into(),
+        );
+        add("/n/mime.types", "types { text/html html; }\n".into());
+        add(
+            "/n/php.conf",
+            "fastcgi_pass unix:/run/php.sock;\nfastcgi_param A b;\nfastcgi_param C d;\n".into(),
+        );
+        for i in 0..12 {
+            add(
+                &format!("/n/sites/{i:02}.conf"),
+                format!(
+                    "server {{\n  listen 80;\n  server_name s{i};\n  location ~ \\.php$ {{\n    \
+                     include /n/php.conf;\n    if ($x) {{ return 404; }}\n  }}\n  location /e {{ }}\n}}\n"
+                ),
+            );
+        }
+        let opts = LoadOptions {
+            trust_absolute: true,
+            ..LoadOptions::default()
+        };
+        let config = load(&fs, Path::new("/n/nginx.conf"), &opts).unwrap();
+        assert!(config.problems.is_empty(), "{:?}", config.problems);
+        config
+    }
+
+    #[test]
+    fn indexes_agree_with_the_parent_links() {
+        let config = config();
+        let ex = Expanded::build(&config);
+        let n = ex.occurrences.len() as OccId;
+        assert!(n > 100, "the fixture expands ({n} occurrences)");
+        let is_within = |mut o: OccId, block: OccId| {
+            while o != NO_PARENT {
+                o = ex.get(o).parent;
+                if o == block {
+                    return true;
+                }
+            }
+            false
+        };
+        for block in std::iter::once(NO_PARENT).chain(0..n) {
+            let kids: Vec<OccId> = (0..n).filter(|&o| ex.get(o).parent == block).collect();
+            assert_eq!(
+                ex.children(block).collect::<Vec<_>>(),
+                kids,
+                "children of {block}"
+            );
+            if block != NO_PARENT {
+                assert_eq!(ex.has_children(block), !kids.is_empty());
+                // Descendants are exactly `block + 1 .. end`.
+                let end = ex.end(block);
+                assert!((block + 1..end).all(|o| is_within(o, block)));
+                assert!(end == n || !is_within(end, block));
+            }
+            for name in 0..ex.name_count() as NameId {
+                let want: Vec<OccId> = kids
+                    .iter()
+                    .copied()
+                    .filter(|&o| ex.get(o).name == name)
+                    .collect();
+                assert_eq!(ex.children_with(block, name), want.as_slice());
+            }
+        }
+        for name in 0..ex.name_count() as NameId {
+            let want: Vec<OccId> = (0..n).filter(|&o| ex.get(o).name == name).collect();
+            assert_eq!(ex.named(ex.name_text(name)).collect::<Vec<_>>(), want);
+        }
+    }
+
+    #[test]
+    fn includes_expand_in_place_once_per_include() {
+        let config = config();
+        let ex = Expanded::build(&config);
+        let view = View {
+            config: &config,
+            expanded: &ex,
+        };
+        // The snippet is read once but expands in each of the twelve PHP locations.
+        assert_eq!(view.named("fastcgi_pass").count(), 12);
+        for pass in view.named("fastcgi_pass") {
+            assert_eq!(view.context(pass), ["http", "server", "location"]);
+        }
+        // A location inherits from its server and `http`; its own setting wins.
+        let location = view
+            .named("location")
+            .find(|&l| view.arg(l, 0).as_deref() == Some("~"))
+            .unwrap();
+        assert_eq!(view.effective(location, "gzip").len(), 1);
+        assert_eq!(view.effective(location, "fastcgi_param").len(), 2);
+        assert_eq!(view.effective(location, "listen").len(), 1);
+        assert!(view.effective(location, "ssl").is_empty());
     }
 }
