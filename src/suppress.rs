@@ -10,12 +10,12 @@
 //! (LINT001), names an unknown rule or has no reason (LINT002) is reported itself.
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::rules;
 use crate::source::{Shared, Span};
 use crate::syntax::nginx::Tree;
 use crate::workspace::Workspace;
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug)]
 struct Suppression {
@@ -155,7 +155,7 @@ fn find_marker_comment(line: &[u8]) -> Option<usize> {
 /// `ran` tells which rules ran: a suppression of a rule that did not run (deselected, or
 /// skipped for lack of host facts) is not "unused".
 pub fn apply(
-    diagnostics: Vec<Diagnostic>,
+    mut diagnostics: Vec<Diagnostic>,
     ws: &Workspace,
     ran: &dyn Fn(&str) -> bool,
 ) -> Vec<Diagnostic> {
@@ -163,67 +163,74 @@ pub fn apply(
     let lint002 = ran("LINT002");
     let mut sups: Vec<Suppression> = Vec::new();
     let mut out: Vec<Diagnostic> = Vec::new();
-    let mut seen: HashMap<PathBuf, ()> = HashMap::new();
-    for stack in &ws.stacks {
-        for (file, tree) in stack.sources() {
-            if seen.insert(file.path.clone(), ()).is_some() {
-                continue;
-            }
-            for (comment, covers) in comments(&file, tree) {
-                let text = file.str(comment);
-                match parse_comment(&text) {
-                    None => {}
-                    Some(Err(msg)) if lint002 => out.push(lint(&file, comment, "LINT002", msg)),
-                    Some(Err(_)) => {}
-                    Some(Ok(Directive {
-                        file_wide,
-                        codes,
-                        reason,
-                    })) => {
-                        if reason.is_none() && lint002 {
-                            out.push(lint(&file, comment, "LINT002",
-                                "suppression has no reason: add one after `--` (e.g. `-- kept for the legacy client`)".into()));
-                        }
-                        let codes: Vec<(String, Option<&'static str>)> = codes
-                            .into_iter()
-                            .map(|c| {
-                                let code = rules::lookup(&c).map(|r| r.code);
-                                if code.is_none() && lint002 {
-                                    out.push(lint(
-                                        &file,
-                                        comment,
-                                        "LINT002",
-                                        format!("unknown rule {c:?} in suppression"),
-                                    ));
-                                }
-                                (c, code)
-                            })
-                            .collect();
-                        let covers = if file_wide {
-                            Span::new(0, file.len())
-                        } else {
-                            covers
-                        };
-                        let n = codes.len();
-                        sups.push(Suppression {
-                            file: file.clone(),
-                            comment,
-                            covers,
-                            codes,
-                            used: vec![false; n],
-                        });
+    // Each file once, even when several stacks read it (borrowed: a 50,000-file
+    // configuration would otherwise copy every path).
+    let sources: Vec<_> = ws.stacks.iter().flat_map(|s| s.sources()).collect();
+    let mut seen: FxHashSet<&Path> = FxHashSet::default();
+    for (file, tree) in &sources {
+        if !seen.insert(file.path.as_path()) {
+            continue;
+        }
+        for (comment, covers) in comments(file, *tree) {
+            let text = file.str(comment);
+            match parse_comment(&text) {
+                None => {}
+                Some(Err(msg)) if lint002 => out.push(lint(file, comment, "LINT002", msg)),
+                Some(Err(_)) => {}
+                Some(Ok(Directive {
+                    file_wide,
+                    codes,
+                    reason,
+                })) => {
+                    if reason.is_none() && lint002 {
+                        out.push(lint(file, comment, "LINT002",
+                            "suppression has no reason: add one after `--` (e.g. `-- kept for the legacy client`)".into()));
                     }
+                    let codes: Vec<(String, Option<&'static str>)> = codes
+                        .into_iter()
+                        .map(|c| {
+                            let code = rules::lookup(&c).map(|r| r.code);
+                            if code.is_none() && lint002 {
+                                out.push(lint(
+                                    file,
+                                    comment,
+                                    "LINT002",
+                                    format!("unknown rule {c:?} in suppression"),
+                                ));
+                            }
+                            (c, code)
+                        })
+                        .collect();
+                    let covers = if file_wide {
+                        Span::new(0, file.len())
+                    } else {
+                        covers
+                    };
+                    let n = codes.len();
+                    sups.push(Suppression {
+                        file: file.clone(),
+                        comment,
+                        covers,
+                        codes,
+                        used: vec![false; n],
+                    });
                 }
             }
         }
     }
-    for d in diagnostics {
+    // A file's suppressions, so each finding is checked against its own file's only.
+    let mut by_file: FxHashMap<PathBuf, Vec<usize>> = FxHashMap::default();
+    for (i, s) in sups.iter().enumerate() {
+        by_file.entry(s.file.path.clone()).or_default().push(i);
+    }
+    diagnostics.retain(|d| {
+        let Some(here) = by_file.get(&d.file.path) else {
+            return true;
+        };
         let mut suppressed = false;
-        for s in sups.iter_mut() {
-            if s.file.path != d.file.path
-                || d.span.start < s.covers.start
-                || d.span.start > s.covers.end
-            {
+        for &i in here {
+            let s = &mut sups[i];
+            if d.span.start < s.covers.start || d.span.start > s.covers.end {
                 continue;
             }
             for (i, (_, code)) in s.codes.iter().enumerate() {
@@ -233,10 +240,11 @@ pub fn apply(
                 }
             }
         }
-        if !suppressed {
-            out.push(d);
-        }
-    }
+        !suppressed
+    });
+    // The kept findings stay where they are; the few LINT002 ones join them.
+    diagnostics.append(&mut out);
+    let mut out = diagnostics;
     if lint001 {
         for s in &sups {
             for ((written, code), used) in s.codes.iter().zip(&s.used) {
