@@ -105,7 +105,11 @@ pub fn collect_with(
         summary.files += stack.file_count();
         let result = rules::run(stack, &selection, &cfg.rules);
         skipped.extend(result.skipped_for_host);
-        diagnostics.extend(result.diagnostics);
+        if diagnostics.is_empty() {
+            diagnostics = result.diagnostics;
+        } else {
+            diagnostics.extend(result.diagnostics);
+        }
         for line in stack.host.describe() {
             if !summary.host.contains(&line) {
                 summary.host.push(line);

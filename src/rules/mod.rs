@@ -255,6 +255,12 @@ pub fn run(
             out
         })
         .collect();
-    result.diagnostics = found.into_iter().flatten().collect();
+    // One exact allocation (collecting the flattened lists would grow by doubling, and a
+    // finding in each of 50,000 vhosts makes that tens of megabytes).
+    let mut all = Vec::with_capacity(found.iter().map(Vec::len).sum());
+    for mut list in found {
+        all.append(&mut list);
+    }
+    result.diagnostics = all;
     result
 }
