@@ -5,9 +5,9 @@
 //! when the file has been re-parsed and re-linted and its spans are fresh.
 
 use super::{Edit, Fix};
+use crate::fxhash::FxHashMap;
 use crate::source::Span;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::Path;
 
 /// Two edits conflict when their ranges overlap, or when both insert at the same point
 /// (their order would be a guess), or one inserts strictly inside the other's range.
@@ -28,15 +28,16 @@ pub fn conflicts(a: Span, b: Span) -> bool {
 /// Returns the indexes of the chosen fixes.
 pub fn choose(fixes: &[&Fix]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..fixes.len()).collect();
-    order.sort_by_key(|&i| {
+    // Each fix's first edit computed once (a key per comparison would copy paths).
+    order.sort_by_cached_key(|&i| {
         let e = fixes[i]
             .edits
             .iter()
-            .map(|e| (e.file.path.clone(), e.range.start))
+            .map(|e| (e.file.path.as_path(), e.range.start))
             .min();
         (e, i)
     });
-    let mut taken: BTreeMap<PathBuf, Vec<Span>> = BTreeMap::new();
+    let mut taken: FxHashMap<&Path, Vec<Span>> = FxHashMap::default();
     let mut chosen = Vec::new();
     'fixes: for i in order {
         let fix = fixes[i];
@@ -49,14 +50,17 @@ pub fn choose(fixes: &[&Fix]) -> Vec<usize> {
                 continue 'fixes;
             }
             if taken
-                .get(&e.file.path)
+                .get(e.file.path.as_path())
                 .is_some_and(|spans| spans.iter().any(|s| conflicts(*s, e.range)))
             {
                 continue 'fixes;
             }
         }
         for e in &fix.edits {
-            taken.entry(e.file.path.clone()).or_default().push(e.range);
+            taken
+                .entry(e.file.path.as_path())
+                .or_default()
+                .push(e.range);
         }
         chosen.push(i);
     }

@@ -4,6 +4,7 @@
 use super::apply::{choose, splice};
 use super::{Applicability, Edit, Fix};
 use crate::cli::lint::{collect_with, Findings};
+use crate::fxhash::FxHashMap as HashMap;
 use crate::stack::fs::OverlayFs;
 use crate::workspace::{StackArgs, Workspace};
 use std::collections::{BTreeMap, HashSet};
@@ -36,20 +37,14 @@ pub struct Outcome {
     pub workspace: Workspace,
 }
 
-/// Every nginx file of the workspace, so telling a file's kind is one lookup.
-fn nginx_paths(ws: &Workspace) -> HashSet<&Path> {
+/// Every nginx file of the workspace with its number of syntax errors, so telling a file's
+/// kind is one lookup and its errors before a fix need no second parse.
+fn nginx_errors(ws: &Workspace) -> HashMap<&Path, usize> {
     ws.stacks
         .iter()
         .flat_map(|s| s.nginx_files())
-        .map(|f| f.source.path.as_path())
+        .map(|f| (f.source.path.as_path(), f.parsed.errors.len()))
         .collect()
-}
-
-/// Number of syntax errors of a file, by the parser for its kind.
-fn syntax_errors(nginx: &HashSet<&Path>, path: &Path, text: &[u8]) -> Option<usize> {
-    nginx
-        .contains(path)
-        .then(|| crate::syntax::nginx::parse(text).errors.len())
 }
 
 /// The outcome once the loop stops: the files whose contents differ from their originals,
@@ -142,13 +137,11 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
         }
         let mut broke = false;
         let mut next: Vec<(PathBuf, Vec<u8>)> = Vec::new();
-        let nginx = nginx_paths(&ws);
+        let nginx = nginx_errors(&ws);
         for (path, (source, edits)) in by_file {
             let new = splice(&source.text, &edits);
-            let before = syntax_errors(&nginx, &path, &source.text);
-            let after = syntax_errors(&nginx, &path, &new);
-            if let (Some(b), Some(a)) = (before, after) {
-                if a > b {
+            if let Some(&before) = nginx.get(path.as_path()) {
+                if crate::syntax::nginx::parse(&new).errors.len() > before {
                     bugs.push(format!(
                         "a fix made {} unparsable; it was not applied (this is a lemplint bug, please report it)",
                         path.display()
