@@ -192,7 +192,7 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
             opts.max_files
         },
         included: HashMap::default(),
-        keys: HashMap::from_iter([(main.path.clone(), main_identity.clone())]),
+        paths: HashMap::from_iter([(main.path.clone(), FileId(0))]),
         fs,
         prefix,
         root,
@@ -294,9 +294,9 @@ struct Loader<'a> {
     /// A plain include's argument (its value) → the file it read: every later include
     /// written the same way reads the same file, since paths resolve the same way.
     included: HashMap<Box<[u8]>, FileId>,
-    /// Identities of paths already entered, so a snippet included by every vhost
-    /// (`include snippets/php.conf`) is not stat'ed once per include.
-    keys: HashMap<PathBuf, FileKey>,
+    /// Paths already entered, so a snippet included by every vhost (`include
+    /// snippets/php.conf`) is not opened once per include.
+    paths: HashMap<PathBuf, FileId>,
     fs: &'a dyn Fs,
     prefix: PathBuf,
     root: Option<PathBuf>,
@@ -428,31 +428,16 @@ impl Loader<'_> {
         span: Span,
         path: PathBuf,
         glob: bool,
-        mut prefetched: Option<Prefetched>,
+        prefetched: Option<Prefetched>,
     ) -> Option<FileId> {
-        let identity = match &prefetched {
-            Some((identity, _)) => identity.clone(),
-            None => match self.keys.get(&path) {
-                Some(key) => key.clone(),
-                None => {
-                    let read = read_parsed(self.fs, &path);
-                    let key = read.0.clone();
-                    prefetched = Some(read);
-                    key
-                }
-            },
-        };
+        // A path entered before is not read again, nor is a file known by another path (a
+        // symlink): both are the file already loaded, unless that means a cycle.
+        if let Some(&id) = self.paths.get(&path) {
+            return self.reenter(from, span, path, id);
+        }
+        let (identity, read) = prefetched.unwrap_or_else(|| read_parsed(self.fs, &path));
         if let Some(&id) = self.identities.get(&identity) {
-            if let Some(pos) = self.chain.iter().position(|&c| c == id) {
-                let mut chain: Vec<PathBuf> = self.chain[pos..]
-                    .iter()
-                    .map(|c| self.config_files[c.0 as usize].source.path.clone())
-                    .collect();
-                chain.push(path);
-                self.problem(from, span, LoadProblemKind::IncludeCycle { chain });
-                return None;
-            }
-            return Some(id);
+            return self.reenter(from, span, path, id);
         }
         if self.config_files.len() >= self.max_files || self.chain.len() >= MAX_INCLUDE_DEPTH {
             let limit = if self.chain.len() >= MAX_INCLUDE_DEPTH {
@@ -463,10 +448,6 @@ impl Loader<'_> {
             self.problem(from, span, LoadProblemKind::TooManyIncludes { limit });
             return None;
         }
-        let read = match prefetched {
-            Some((_, file)) => file,
-            None => read_parsed(self.fs, &path).1,
-        };
         let (source, parsed) = match read {
             Ok(t) => t,
             Err(e) => {
@@ -488,15 +469,28 @@ impl Loader<'_> {
             parsed,
             reached: Reached::Include { from, node, glob },
         });
-        self.identities.insert(identity.clone(), id);
-        self.keys.insert(
-            self.config_files[id.0 as usize].source.path.clone(),
-            identity,
-        );
+        self.identities.insert(identity, id);
+        self.paths
+            .insert(self.config_files[id.0 as usize].source.path.clone(), id);
         self.chain.push(id);
         self.visit(id);
         self.chain.pop();
         Some(id)
+    }
+
+    /// An include of a file already loaded: its id, or a cycle reported when the file is
+    /// one of those being read.
+    fn reenter(&mut self, from: FileId, span: Span, path: PathBuf, id: FileId) -> Option<FileId> {
+        let Some(pos) = self.chain.iter().position(|&c| c == id) else {
+            return Some(id);
+        };
+        let mut chain: Vec<PathBuf> = self.chain[pos..]
+            .iter()
+            .map(|c| self.config_files[c.0 as usize].source.path.clone())
+            .collect();
+        chain.push(path);
+        self.problem(from, span, LoadProblemKind::IncludeCycle { chain });
+        None
     }
 }
 
