@@ -208,14 +208,9 @@ impl SourceFile {
             let end = (offset as usize).min(self.text.len());
             let start = memchr::memrchr(b'\n', &self.text[..end]).map_or(0, |p| p + 1);
             let prefix = &self.text[start..end];
-            let column = match std::str::from_utf8(prefix) {
-                Ok(s) if !prefix.is_ascii() => s.chars().count(),
-                _ => prefix.len(),
-            } as u32
-                + 1;
             return LineCol {
                 line: self.line_of(offset),
-                column,
+                column: chars_in(prefix).unwrap_or(prefix.len() as u32) + 1,
             };
         }
         let index = self.index();
@@ -237,11 +232,14 @@ impl SourceFile {
             Some(c) if c.offset as usize > start => (c.offset as usize, c.chars, c.valid),
             _ => (start, 0, true),
         };
-        let column = match std::str::from_utf8(&self.text[from..end]) {
-            Ok(s) if valid => chars + s.chars().count() as u32,
-            _ => prefix.len() as u32,
-        } + 1;
-        LineCol { line, column }
+        let column = valid
+            .then(|| chars_in(&self.text[from..end]))
+            .flatten()
+            .map_or(prefix.len() as u32, |n| chars + n);
+        LineCol {
+            line,
+            column: column + 1,
+        }
     }
 
     /// Byte offset where a 1-based line starts.
@@ -260,6 +258,17 @@ impl SourceFile {
             .copied()
             .unwrap_or(self.len())
     }
+}
+
+/// How many characters `bytes` holds, if it is valid UTF-8 (a column counts characters;
+/// on a line that is not valid UTF-8 it counts bytes instead).
+fn chars_in(bytes: &[u8]) -> Option<u32> {
+    if bytes.is_ascii() {
+        return Some(bytes.len() as u32);
+    }
+    std::str::from_utf8(bytes)
+        .ok()
+        .map(|s| s.chars().count() as u32)
 }
 
 fn memchr_iter(needle: u8, hay: &[u8]) -> impl Iterator<Item = usize> + '_ {

@@ -154,10 +154,8 @@ impl RealFs {
                 break;
             }
         }
+        // Past the cap the loop has already refused it.
         text.truncate(filled);
-        if filled as u64 > self.max_file_size {
-            return Err(self.too_large());
-        }
         Ok(text)
     }
 }
