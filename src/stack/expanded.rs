@@ -80,16 +80,22 @@ impl Groups {
 /// pays about 4 bytes per occurrence rather than 12.
 struct ChildIndex {
     groups: Groups,
+    parents: Parents,
+    /// One past the last descendant of each group's block (an occurrence's descendants are
+    /// contiguous, so this stands in for a per-occurrence field most of which would be
+    /// `id + 1`).
+    ends: Vec<OccId>,
+}
+
+/// Which occurrences have children, and each one's group: a bit per occurrence, and the
+/// number of set bits before each 64 (a rank).
+struct Parents {
     /// Bit `o` is set when occurrence `o` has children.
     has_children: Vec<u64>,
     /// Set bits in the words before each word of `has_children`.
     rank: Vec<u32>,
     /// The top level's group: the one after every block's.
     top: usize,
-    /// One past the last descendant of each group's block (an occurrence's descendants are
-    /// contiguous, so this stands in for a per-occurrence field most of which would be
-    /// `id + 1`).
-    ends: Vec<OccId>,
 }
 
 /// Safety net against pathological include fan-out (every file included from every
@@ -329,32 +335,12 @@ impl ChildIndex {
     /// A counting sort by parent (occurrences come in order, so each group does too), then
     /// a stable sort by name within each group, which is short except for `http`.
     fn build(occ: &[Occurrence]) -> ChildIndex {
-        let mut has_children = vec![0u64; occ.len().div_ceil(64)];
-        for o in occ {
-            if o.parent != NO_PARENT {
-                has_children[o.parent as usize / 64] |= 1 << (o.parent % 64);
-            }
-        }
-        let mut rank = Vec::with_capacity(has_children.len());
-        let mut parents = 0u32;
-        for word in &has_children {
-            rank.push(parents);
-            parents += word.count_ones();
-        }
-        let mut index = ChildIndex {
-            groups: Groups {
-                start: Vec::new(),
-                occ: Vec::new(),
-            },
-            has_children,
-            rank,
-            top: parents as usize,
-            ends: Vec::new(),
-        };
-        let mut groups = Groups::build(occ.len(), index.top + 1, |i| {
-            index.group(occ[i].parent).unwrap_or(index.top)
+        let parents = Parents::new(occ);
+        let top = parents.top;
+        let mut groups = Groups::build(occ.len(), top + 1, |i| {
+            parents.group(occ[i].parent).unwrap_or(top)
         });
-        for g in 0..=index.top {
+        for g in 0..=top {
             let group = groups.get_mut(g);
             if group.len() > 1 {
                 group.sort_by_key(|&o| occ[o as usize].name);
@@ -363,18 +349,47 @@ impl ChildIndex {
         // A block's descendants end where its last child's do. Children come after their
         // block, so their groups are later: filling from the last group back, every
         // child's end is known when its block's is computed.
-        let mut ends = vec![0 as OccId; index.top];
-        for g in (0..index.top).rev() {
+        let mut ends = vec![0 as OccId; top];
+        for g in (0..top).rev() {
             ends[g] = groups
                 .get(g)
                 .iter()
-                .map(|&c| index.group(c).map_or(c + 1, |cg| ends[cg]))
+                .map(|&c| parents.group(c).map_or(c + 1, |cg| ends[cg]))
                 .max()
                 .unwrap_or(0);
         }
-        index.groups = groups;
-        index.ends = ends;
-        index
+        ChildIndex {
+            groups,
+            parents,
+            ends,
+        }
+    }
+
+    /// The group of a block's children (the top level's for [`NO_PARENT`]), if it has any.
+    fn group(&self, parent: OccId) -> Option<usize> {
+        self.parents.group(parent)
+    }
+}
+
+impl Parents {
+    fn new(occ: &[Occurrence]) -> Parents {
+        let mut has_children = vec![0u64; occ.len().div_ceil(64)];
+        for o in occ {
+            if o.parent != NO_PARENT {
+                has_children[o.parent as usize / 64] |= 1 << (o.parent % 64);
+            }
+        }
+        let mut rank = Vec::with_capacity(has_children.len());
+        let mut count = 0u32;
+        for word in &has_children {
+            rank.push(count);
+            count += word.count_ones();
+        }
+        Parents {
+            has_children,
+            rank,
+            top: count as usize,
+        }
     }
 
     /// The group of a block's children (the top level's for [`NO_PARENT`]), if it has any.
