@@ -599,7 +599,7 @@ pub fn fix_stdin(src: &[u8]) -> Result<(Vec<u8>, Outcome), String> {
 /// `lemplint lint -` on `src`: every diagnostic's spans (and its fix's edits) inside its file,
 /// and every report format renders. Returns the codes reported.
 pub fn lint_stdin(src: &[u8]) -> Result<Vec<&'static str>, String> {
-    let mut fs = OverlayFs::default();
+    let mut fs = OverlayFs::new(lemplint::workspace::real_fs(&stdin_args()));
     fs.insert(PathBuf::from(STDIN), src.to_vec());
     let (_, findings) = lemplint::cli::lint::collect_with(&stdin_args(), &[], &[], None, &fs)?;
     for d in &findings.diagnostics {

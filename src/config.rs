@@ -172,7 +172,11 @@ impl Loaded {
                 abs.strip_prefix(&base).ok().map(Path::to_path_buf)
             })
             .unwrap_or_else(|| stack_path.to_path_buf());
-        let opts = crate::stack::fs::glob_options();
+        let opts = glob::MatchOptions {
+            case_sensitive: true,
+            require_literal_separator: true,
+            require_literal_leading_dot: true,
+        };
         for profile in &self.config.host.profile {
             let hit = profile.paths.iter().flatten().find(|g| {
                 glob::Pattern::new(g).is_ok_and(|p| {

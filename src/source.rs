@@ -56,12 +56,51 @@ pub struct LineCol {
 /// A source shared by the trees, diagnostics and fixes that point into it.
 pub type Shared = std::sync::Arc<SourceFile>;
 
+/// What a file on disk was when it was read: a writer checks the file is still this before
+/// replacing it, so an edit made meanwhile is never overwritten.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime: i64,
+    pub mtime_nsec: i64,
+    pub mode: u32,
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl Stamp {
+    #[cfg(unix)]
+    pub fn of(meta: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime: meta.mtime(),
+            mtime_nsec: meta.mtime_nsec(),
+            mode: meta.mode(),
+            uid: meta.uid(),
+            gid: meta.gid(),
+        }
+    }
+
+    /// The same file, unchanged since: identity, size and modification time agree.
+    pub fn same_file_unchanged(&self, now: &Stamp) -> bool {
+        (self.dev, self.ino, self.size, self.mtime, self.mtime_nsec)
+            == (now.dev, now.ino, now.size, now.mtime, now.mtime_nsec)
+    }
+}
+
 /// One configuration file: its path as the user named it, and its exact bytes.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     /// The path as it should be shown to the user (relative when the user gave it so).
     pub path: PathBuf,
     pub text: Vec<u8>,
+    /// The file on disk it was read from (`None`: standard input, a dump, pending edits).
+    pub stamp: Option<Stamp>,
     /// Built on the first line or column asked for: most files of a large configuration
     /// have no finding and never need one.
     index: std::sync::OnceLock<LineIndex>,
@@ -151,8 +190,15 @@ impl SourceFile {
         SourceFile {
             path: path.into(),
             text,
+            stamp: None,
             index: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Records the file on disk the text was read from.
+    pub fn with_stamp(mut self, stamp: Option<Stamp>) -> Self {
+        self.stamp = stamp;
+        self
     }
 
     fn index(&self) -> &LineIndex {

@@ -3,10 +3,13 @@
 
 use crate::config::{self, Loaded};
 use crate::host::{HostFacts, HostSpec};
+use crate::stack::confine::{self, Confinement};
 use crate::stack::discover::{self, StackFiles};
+use crate::stack::fs::{Fs, OverlayFs, RealFs};
 use crate::stack::model::{BuildOptions, Stack};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Options shared by `lint`, `fix`, `stack` and `tune`.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -37,6 +40,9 @@ pub struct StackArgs {
     /// Directory that stands for `/` (default: the directory above `etc/` in the paths)
     #[arg(long)]
     pub root: Option<PathBuf>,
+    /// Also read files in DIR, outside the linted tree (a shared include directory)
+    #[arg(long, value_name = "DIR")]
+    pub allow_outside: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -48,6 +54,39 @@ pub enum HostSource {
 /// The name standard input goes by (`lemplint lint -` reads it into a file of this name).
 pub const STDIN: &str = "<stdin>";
 
+/// The boundary of a run (see [`crate::stack::confine`]): the root each given path
+/// contributes (its repository's work tree, or outside one the server root or directory it
+/// is), the live system when a path is `/` or under `/etc`, and what the command line adds.
+/// A configuration file can narrow nothing and widen nothing: only flags add directories.
+pub fn confinement(args: &StackArgs) -> Arc<Confinement> {
+    let given: Vec<PathBuf> = if args.paths.is_empty()
+        || args.paths == [PathBuf::from("-")]
+        || args.paths == [PathBuf::from(STDIN)]
+    {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let mut roots = Vec::new();
+    let mut live = false;
+    for p in &given {
+        match std::fs::canonicalize(p) {
+            Ok(abs) if confine::is_live_path(&abs) => live = true,
+            Ok(_) => roots.extend(confine::root_for(p)),
+            Err(_) => {}
+        }
+    }
+    roots.extend(args.root.iter().cloned());
+    roots.extend(args.prefix.iter().cloned());
+    roots.extend(args.allow_outside.iter().cloned());
+    Arc::new(Confinement::new(&roots, live, args.root.clone()))
+}
+
+/// The file system a run reads, confined to [`confinement`].
+pub fn real_fs(args: &StackArgs) -> RealFs {
+    RealFs::new(confinement(args))
+}
+
 /// Reads standard input into an overlay under [`STDIN`] when `paths` is `-`, and renames the
 /// path so the rest of the run treats it as a file.
 pub fn stdin_overlay(args: &mut StackArgs) -> Result<Option<crate::stack::fs::OverlayFs>, String> {
@@ -56,7 +95,7 @@ pub fn stdin_overlay(args: &mut StackArgs) -> Result<Option<crate::stack::fs::Ov
     }
     let buf =
         crate::stack::fs::read_stdin().map_err(|e| format!("cannot read standard input: {e}"))?;
-    let mut fs = crate::stack::fs::OverlayFs::default();
+    let mut fs = OverlayFs::new(real_fs(args));
     fs.insert(PathBuf::from(STDIN), buf);
     args.paths = vec![PathBuf::from(STDIN)];
     args.isolated =
@@ -74,7 +113,7 @@ pub struct Workspace {
 
 impl Workspace {
     pub fn load(args: &StackArgs) -> Result<Workspace, String> {
-        Workspace::load_with(args, &crate::stack::fs::RealFs::default())
+        Workspace::load_with(args, &real_fs(args))
     }
 
     /// Like [`Workspace::load`], reading configuration files through `fs`.
@@ -95,8 +134,14 @@ impl Workspace {
         } else {
             args.config.clone().or_else(|| config::find(&paths[0]))
         };
+        let confine = confinement(args);
         let config = match found {
-            Some(path) => config::load(&path).map_err(|e| render_config_error(&e))?,
+            Some(path) => {
+                let text = read_config(&confine, &path, args.config.is_some())?;
+                let loaded = config::parse(&path, text).map_err(|e| render_config_error(&e))?;
+                check_config_paths(&confine, &loaded)?;
+                loaded
+            }
             None => Loaded::default(),
         };
         let flags = HostSpec {
@@ -115,16 +160,16 @@ impl Workspace {
         let mut stack_files = if stdin {
             // Standard input is one file on its own; its content says what it is.
             let text = fs
-                .read(Path::new(STDIN))
+                .head(Path::new(STDIN), discover::SNIFF_BYTES)
                 .map_err(|e| format!("cannot read standard input: {e}"))?;
             let mut files = StackFiles::default();
             let kind = discover::sniff(&text).unwrap_or(discover::FileKind::Nginx);
             files.push(kind, PathBuf::from(STDIN));
             vec![files]
         } else if all_files {
-            stacks_of_files(&paths)
+            stacks_of_files(&paths, fs)
         } else {
-            discover::discover(&paths)
+            discover::discover(&paths, fs)
         };
         crate::timings::report(format_args!("discover"), t);
         // Files that pending fixes create (the fixer's overlay) join the stack they are in.
@@ -196,7 +241,7 @@ fn is_live_system(root: &Path) -> bool {
 
 /// Named files (pre-commit): each file's whole stack, found from its server root (the
 /// directory above `etc/`) or the nearest directory holding an `nginx.conf`.
-fn stacks_of_files(files: &[PathBuf]) -> Vec<StackFiles> {
+fn stacks_of_files(files: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
     let mut roots: Vec<PathBuf> = Vec::new();
     let mut loose: Vec<PathBuf> = Vec::new();
     for f in files {
@@ -219,7 +264,7 @@ fn stacks_of_files(files: &[PathBuf]) -> Vec<StackFiles> {
     let mut out = if roots.is_empty() {
         Vec::new()
     } else {
-        discover::discover(&roots)
+        discover::discover(&roots, fs)
     };
     // A named file that discovery did not classify still belongs to the run.
     let known: HashSet<PathBuf> = out
@@ -233,7 +278,7 @@ fn stacks_of_files(files: &[PathBuf]) -> Vec<StackFiles> {
         }
     }
     if !loose.is_empty() {
-        out.extend(discover::discover(&loose));
+        out.extend(discover::discover(&loose, fs));
     }
     out
 }
@@ -244,6 +289,66 @@ fn all_paths(s: &StackFiles) -> Vec<PathBuf> {
         .flatten()
         .cloned()
         .collect()
+}
+
+/// Reads `lemplint.toml`. One found by looking (not named with `--config`) is read through
+/// the boundary when it lies in the linted tree: a pull request cannot make it a symlink to
+/// the runner's files. One above the tree was put there by the machine's owner.
+fn read_config(confine: &Arc<Confinement>, path: &Path, named: bool) -> Result<String, String> {
+    let shown = crate::escape::path(path);
+    let fail = |why: String| format!("cannot read {shown}: {why}");
+    let fs = RealFs::new(if named || !in_tree(confine, path) {
+        Confinement::live()
+    } else {
+        confine.clone()
+    });
+    let text = match fs.read(path) {
+        Ok(t) => t,
+        Err(e) => {
+            let why = match confine::refusal(&e) {
+                Some(r) => r.describe().to_string(),
+                None => crate::stack::nginx::io_message(&e),
+            };
+            return Err(fail(why));
+        }
+    };
+    String::from_utf8(text).map_err(|_| fail("it is not UTF-8 text".into()))
+}
+
+/// Whether a path (as written, not followed) lies in the linted tree.
+fn in_tree(confine: &Confinement, path: &Path) -> bool {
+    if confine.is_live() {
+        return true;
+    }
+    let Ok(abs) = std::path::absolute(path) else {
+        return true;
+    };
+    let dir = abs.parent().unwrap_or(&abs);
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    confine.roots().iter().any(|r| dir.starts_with(r))
+}
+
+/// `[paths] root` and `prefix` may only point inside the tree: a configuration file that a
+/// pull request can change must not widen what lemplint reads.
+fn check_config_paths(confine: &Confinement, loaded: &Loaded) -> Result<(), String> {
+    if confine.is_live() {
+        return Ok(());
+    }
+    let paths = &loaded.config.paths;
+    for (key, value) in [("root", &paths.root), ("prefix", &paths.prefix)] {
+        let Some(value) = value else { continue };
+        let inside = std::fs::canonicalize(value)
+            .map(|real| confine.roots().iter().any(|r| real.starts_with(r)))
+            .unwrap_or(false);
+        if !inside {
+            return Err(format!(
+                "{}: [paths] {key} = {} is outside the linted tree; a configuration file cannot widen what lemplint reads (use --root or --allow-outside on the command line)",
+                crate::escape::path(loaded.path.as_deref().unwrap_or(Path::new("lemplint.toml"))),
+                crate::escape::path(value)
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn render_config_error(e: &config::ConfigError) -> String {

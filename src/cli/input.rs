@@ -15,21 +15,21 @@ pub struct Input {
 /// Display name for standard input.
 pub const STDIN_NAME: &str = "<stdin>";
 
-pub fn read(path: &Path) -> Result<Input, String> {
-    let (name, text) = if path == Path::new("-") {
+/// Reads `path` (or standard input) through `fs`, the file system confined to the tree.
+pub fn read(path: &Path, fs: RealFs) -> Result<Input, String> {
+    let (name, text, stamp) = if path == Path::new("-") {
         let buf = crate::stack::fs::read_stdin()
             .map_err(|e| format!("cannot read standard input: {e}"))?;
-        (PathBuf::from(STDIN_NAME), buf)
+        (PathBuf::from(STDIN_NAME), buf, None)
     } else {
-        let fs = RealFs::default();
-        let text = fs.read(path).map_err(|e| {
-            format!(
-                "cannot read {}: {}",
-                path.display(),
-                crate::stack::nginx::io_message(&e)
-            )
+        let (text, stamp) = fs.load(path).1.map_err(|e| {
+            let why = match crate::stack::confine::refusal(&e) {
+                Some(r) => r.describe().to_string(),
+                None => crate::stack::nginx::io_message(&e),
+            };
+            format!("cannot read {}: {why}", crate::escape::path(path))
         })?;
-        (path.to_path_buf(), text)
+        (path.to_path_buf(), text, stamp)
     };
     if DumpFs::looks_like_dump(&text) {
         let (dump, order) = DumpFs::parse(&text);
@@ -44,8 +44,8 @@ pub fn read(path: &Path) -> Result<Input, String> {
         });
     }
     Ok(Input {
-        main: SourceFile::new(name, text),
-        fs: Box::new(RealFs::default()),
+        main: SourceFile::new(name, text).with_stamp(stamp),
+        fs: Box::new(fs),
         is_dump: false,
     })
 }

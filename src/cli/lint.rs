@@ -63,7 +63,7 @@ pub fn collect(
         select,
         ignore,
         fail_on,
-        &crate::stack::fs::RealFs::default(),
+        &crate::workspace::real_fs(stack_args),
     )
 }
 
@@ -223,7 +223,7 @@ pub fn run(mut args: LintArgs) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let real = crate::stack::fs::RealFs::default();
+    let real = crate::workspace::real_fs(&args.stack);
     let fs: &dyn crate::stack::fs::Fs = match &overlay {
         Some(o) => o,
         None => &real,

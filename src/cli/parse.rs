@@ -29,6 +29,9 @@ pub struct ParseArgs {
     /// directory above an `etc` directory in the file's path)
     #[arg(long)]
     pub root: Option<PathBuf>,
+    /// Also read files in DIR, outside the linted tree (a shared include directory)
+    #[arg(long, value_name = "DIR")]
+    pub allow_outside: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -40,7 +43,14 @@ pub enum ParseFormat {
 }
 
 pub fn run(args: ParseArgs) -> i32 {
-    let input = match input::read(&args.file) {
+    let fs = crate::workspace::real_fs(&crate::workspace::StackArgs {
+        paths: vec![args.file.clone()],
+        root: args.root.clone(),
+        prefix: args.prefix.clone(),
+        allow_outside: args.allow_outside.clone(),
+        ..Default::default()
+    });
+    let input = match input::read(&args.file, fs) {
         Ok(i) => i,
         Err(msg) => {
             eprintln!("error: {msg}");
@@ -55,7 +65,6 @@ pub fn run(args: ParseArgs) -> i32 {
             args.root.clone()
         },
         single_file: args.single_file,
-        trust_absolute: input.is_dump,
         max_files: 0,
     };
     let config = loader::load_from(input.fs.as_ref(), input.main, &opts);
@@ -108,17 +117,13 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
         }
     }
     for p in &config.problems {
-        if let LoadProblemKind::OutsideTree { .. } = p.kind {
-            continue;
-        }
         let code = match p.kind {
-            LoadProblemKind::IncludeNotFound { .. } | LoadProblemKind::Unreadable { .. } => {
-                "NGX020"
-            }
+            LoadProblemKind::Unmapped { .. } => continue,
+            LoadProblemKind::IncludeNotFound { .. }
+            | LoadProblemKind::Unreadable { .. }
+            | LoadProblemKind::TooManyIncludes { .. } => "NGX020",
             LoadProblemKind::IncludeCycle { .. } => "NGX021",
-            LoadProblemKind::TooManyIncludes { .. } | LoadProblemKind::OutsideTree { .. } => {
-                "NGX020"
-            }
+            LoadProblemKind::Refused { .. } => "LINT004",
         };
         let src = config.file(p.file).source.clone();
         let mut d = Diagnostic::new(code, Severity::Error, src, p.span, p.message());

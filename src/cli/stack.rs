@@ -106,8 +106,11 @@ fn not_followed(stack: &Stack) -> Vec<String> {
             let src = &inst.config.file(p.file).source;
             let line = src.line_of(p.span.start);
             let what = match &p.kind {
-                LoadProblemKind::OutsideTree { path } => {
-                    format!("{} (outside the tree)", path.display())
+                LoadProblemKind::Unmapped { path } => {
+                    format!(
+                        "{} (a path of the server, not mapped into the tree)",
+                        path.display()
+                    )
                 }
                 _ => p.message(),
             };

@@ -79,7 +79,7 @@ fn finish(
 }
 
 pub fn run(req: &Request) -> Result<Outcome, String> {
-    let mut fs = OverlayFs::default();
+    let mut fs = OverlayFs::new(crate::workspace::real_fs(req.args));
     let mut originals: BTreeMap<PathBuf, Vec<u8>> = BTreeMap::new();
     if let Some(text) = &req.stdin {
         let path = PathBuf::from(crate::workspace::STDIN);

@@ -104,13 +104,14 @@ registry! {
     "lint" LINT001 "unused-suppression" => lint::ReportedBySuppressions;
     "lint" LINT002 "invalid-suppression" => lint::ReportedBySuppressions;
     "lint" LINT003 "unreadable-file" => lint::UnreadableFile;
+    "lint" LINT004 "path-outside-tree" => lint::PathOutsideTree;
 }
 
 /// Codes whose findings mean the input could not be read as a whole (exit code 2).
 pub fn is_input_error(code: &str) -> bool {
     matches!(
         code,
-        "NGX000" | "NGX020" | "NGX021" | "FPM000" | "SYS000" | "LINT003"
+        "NGX000" | "NGX020" | "NGX021" | "FPM000" | "SYS000" | "LINT003" | "LINT004"
     )
 }
 

@@ -6,6 +6,7 @@
 //! directories, and grouped by their server root: the directory holding `etc/`, or else the
 //! directory the user gave. Each root is one stack.
 
+use super::fs::Fs;
 use super::nginx::detect_root;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -152,10 +153,24 @@ pub fn classify(path: &Path) -> Option<FileKind> {
     None
 }
 
+/// How much of a file [`sniff`] looks at.
+pub const SNIFF_BYTES: usize = 4096;
+
+/// What an unclassified file is, from its first bytes read through `fs` (so a link out of
+/// the tree, a FIFO or `/dev/zero` is never opened here). A file that may not be read is
+/// taken as nginx, so that loading it reports why.
+fn sniff_file(fs: &dyn Fs, path: &Path) -> Option<FileKind> {
+    match fs.head(path, SNIFF_BYTES) {
+        Ok(text) => sniff(&text),
+        Err(e) if super::confine::refusal(&e).is_some() => Some(FileKind::Nginx),
+        Err(_) => None,
+    }
+}
+
 /// Reads a file's start to tell an unclassified `.conf` apart: a `[section]` line means
 /// PHP-FPM, `{` or a `;`-terminated statement means nginx, `a.b = c` lines mean sysctl.
 pub fn sniff(text: &[u8]) -> Option<FileKind> {
-    let head = &text[..text.len().min(4096)];
+    let head = &text[..text.len().min(SNIFF_BYTES)];
     let head = String::from_utf8_lossy(head);
     if head.starts_with("#!") {
         return None; // a script
@@ -206,7 +221,7 @@ const LIVE_SYSTEM_DIRS: &[&str] = &[
 
 /// Walks `paths` (files or directories) and groups what it finds into stacks.
 /// A file named explicitly is always taken (sniffed when its path says nothing).
-pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
+pub fn discover(paths: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
     let mut by_root: BTreeMap<PathBuf, StackFiles> = BTreeMap::new();
     let mut explicit: Vec<PathBuf> = Vec::new();
     for given in paths {
@@ -219,15 +234,14 @@ pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
             {
                 // `usr/local` last and shallow: source builds live one or two levels down.
                 let depth = if d.ends_with("usr/local") { 29 } else { 0 };
-                walk(&d, &mut found, depth);
+                walk(fs, &d, &mut found, depth);
             }
             found.sort();
             found.dedup();
         } else if given.is_dir() {
-            walk(given, &mut found, 0);
+            walk(fs, given, &mut found, 0);
         } else {
-            let kind =
-                classify(given).or_else(|| std::fs::read(given).ok().and_then(|t| sniff(&t)));
+            let kind = classify(given).or_else(|| sniff_file(fs, given));
             found.push((given.clone(), kind.unwrap_or(FileKind::Nginx)));
             explicit.push(given.clone());
         }
@@ -285,7 +299,7 @@ pub fn discover(paths: &[PathBuf]) -> Vec<StackFiles> {
 
 /// Symlinked directories are not followed (a `sites-enabled` link to a file is), which
 /// also keeps a link to `..` from looping.
-fn walk(dir: &Path, out: &mut Vec<(PathBuf, FileKind)>, depth: usize) {
+fn walk(fs: &dyn Fs, dir: &Path, out: &mut Vec<(PathBuf, FileKind)>, depth: usize) {
     if depth > 32 {
         return;
     }
@@ -309,7 +323,7 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, FileKind)>, depth: usize) {
         let name = name.to_string_lossy();
         if ft.is_dir() {
             if !SKIP_DIRS.contains(&name.as_ref()) && !name.starts_with('.') {
-                walk(&path, out, depth + 1);
+                walk(fs, &path, out, depth + 1);
             }
             continue;
         }
@@ -321,7 +335,7 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, FileKind)>, depth: usize) {
         let in_etc = path.components().any(|c| c.as_os_str() == "etc");
         let kind = classify(&path).or_else(|| {
             if name.ends_with(".conf") && !in_etc {
-                std::fs::read(&path).ok().and_then(|t| sniff(&t))
+                sniff_file(fs, &path)
             } else {
                 None
             }

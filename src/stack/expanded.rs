@@ -534,7 +534,6 @@ mod tests {
             );
         }
         let opts = LoadOptions {
-            trust_absolute: true,
             ..LoadOptions::default()
         };
         let config = load(&fs, Path::new("/n/nginx.conf"), &opts).unwrap();

@@ -2,10 +2,11 @@
 //! and the pools they define. Sections with the same name (any case) are one pool, as in
 //! php-fpm, and a later setting wins.
 
+use super::confine::{refusal, Refusal};
 use super::fs::{FileKey, Fs};
-use super::nginx::{absolute_paths_are_local, detect_root};
+use super::nginx::detect_root;
 use super::paths::{is_glob, Resolved, Resolver};
-use crate::source::{Shared, SourceFile, Span};
+use crate::source::{Shared, Span};
 use crate::syntax::fpm::{self, Entry, LineKind, Parsed};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,8 @@ pub struct IncludeProblem {
     pub message: String,
     /// False when the path could not be checked (outside the repository): not a finding.
     pub verifiable: bool,
+    /// Why the file was never opened, when it leads out of the linted tree (LINT004).
+    pub refused: Option<Refusal>,
 }
 
 /// A setting of a pool: where it is written.
@@ -141,13 +144,17 @@ pub fn load(
     root: Option<PathBuf>,
     master: bool,
 ) -> std::io::Result<FpmConfig> {
-    let text = fs.read(path)?;
+    let source = fs.source(path).1?;
     let root = root.or_else(|| detect_root(path));
-    let resolver = Resolver {
-        prefix: fpm_prefix(path),
-        absolute_ok: root.is_some() || absolute_paths_are_local(path),
-        root,
+    let prefix = match fpm_prefix(path) {
+        Prefix::Local(p) => Some(p),
+        Prefix::Server(p) => match &root {
+            Some(root) => Some(super::paths::under_root(root, &p)),
+            None if fs.contains(&p) => Some(p),
+            None => None,
+        },
     };
+    let resolver = Resolver { prefix, root };
     let mut cfg = FpmConfig {
         files: Vec::new(),
         pools: Vec::new(),
@@ -156,9 +163,9 @@ pub fn load(
     };
     let mut seen: HashMap<FileKey, usize> = HashMap::new();
     seen.insert(fs.identity(path), 0);
-    let parsed = fpm::parse(&text);
+    let parsed = fpm::parse(&source.text);
     cfg.files.push(FpmFile {
-        source: Shared::new(SourceFile::new(path, text)),
+        source: Shared::new(source),
         parsed,
         included_from: None,
     });
@@ -167,15 +174,22 @@ pub fn load(
     Ok(cfg)
 }
 
+/// Where php-fpm's prefix is: a directory of the tree, or a path of the server.
+enum Prefix {
+    Local(PathBuf),
+    Server(PathBuf),
+}
+
 /// php-fpm resolves relative `include` paths against its prefix (`-p`, else the install
 /// prefix). A master at `PREFIX/etc/php-fpm.conf` (source builds, the official Docker images)
-/// gives that prefix; otherwise `/usr`, Debian's.
-fn fpm_prefix(master: &Path) -> PathBuf {
+/// gives that prefix; otherwise `/usr`, Debian's, which is a path of the server (never this
+/// machine's `/usr`, unless this machine is the server).
+fn fpm_prefix(master: &Path) -> Prefix {
     match master.parent() {
         Some(dir) if dir.file_name().is_some_and(|n| n == "etc") => {
-            dir.parent().map(Path::to_path_buf).unwrap_or_default()
+            Prefix::Local(dir.parent().map(Path::to_path_buf).unwrap_or_default())
         }
-        _ => PathBuf::from("/usr"),
+        _ => Prefix::Server(PathBuf::from("/usr")),
     }
 }
 
@@ -189,7 +203,7 @@ fn visit(
     file: usize,
     depth: usize,
 ) {
-    let includes: Vec<(usize, Span, String)> = {
+    let includes: Vec<(usize, Span, PathBuf)> = {
         let f = &cfg.files[file];
         let src = &f.source.text;
         f.parsed
@@ -199,29 +213,30 @@ fn visit(
                 (
                     i,
                     e.raw_value,
-                    String::from_utf8_lossy(&e.value_text_no_env(src)).into_owned(),
+                    super::paths::from_bytes(&e.value_text_no_env(src)),
                 )
             })
             .collect()
     };
-    for (line, span, written) in includes {
-        let written_path = PathBuf::from(&written);
-        let path = match resolver.resolve(&written_path) {
+    for (line, span, written_path) in includes {
+        let path = match resolver.resolve(&written_path, fs) {
             Resolved::Path(p) => p,
-            Resolved::OutsideTree(p) => {
+            Resolved::Unmapped(p) => {
                 cfg.problems.push(IncludeProblem {
                     file,
                     span,
                     message: format!(
-                        "\"{}\" is outside the repository and was not read",
+                        "\"{}\" is a path of the server with no root to map it into the tree; not read",
                         p.display()
                     ),
                     verifiable: false,
+                    refused: None,
                 });
                 continue;
             }
         };
-        let targets = if is_glob(&written_path) {
+        let glob = is_glob(&written_path);
+        let targets = if glob {
             fs.glob(&path).unwrap_or_default()
         } else {
             vec![path]
@@ -231,27 +246,35 @@ fn visit(
             if seen.contains_key(&id) || depth >= MAX_DEPTH {
                 continue;
             }
-            match fs.read(&target) {
-                Ok(text) => {
+            match fs.source(&target).1 {
+                Ok(source) => {
                     let idx = cfg.files.len();
                     seen.insert(id, idx);
-                    let parsed = fpm::parse(&text);
+                    let parsed = fpm::parse(&source.text);
                     cfg.files.push(FpmFile {
-                        source: Shared::new(SourceFile::new(target, text)),
+                        source: Shared::new(source),
                         parsed,
                         included_from: Some((file, line)),
                     });
                     visit(fs, resolver, cfg, seen, idx, depth + 1);
                 }
+                // php-fpm's glob marks and skips directories.
+                Err(e) if glob && e.kind() == std::io::ErrorKind::IsADirectory => {}
                 Err(e) => cfg.problems.push(IncludeProblem {
                     file,
                     span,
-                    message: format!(
-                        "Unable to include {}: {}",
-                        target.display(),
-                        super::nginx::io_message(&e)
-                    ),
+                    message: match refusal(&e) {
+                        Some(r) => {
+                            format!("\"{}\" was not read: {}", target.display(), r.describe())
+                        }
+                        None => format!(
+                            "Unable to include {}: {}",
+                            target.display(),
+                            super::nginx::io_message(&e)
+                        ),
+                    },
                     verifiable: true,
+                    refused: refusal(&e),
                 }),
             }
         }

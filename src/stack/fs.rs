@@ -2,15 +2,51 @@
 //! `nginx -T` dump held in memory. Include resolution goes through [`Fs`] so both behave
 //! the same way.
 
+use super::confine::{refusal, Confinement};
+use super::glob::{Entry, Listing};
+use crate::source::{SourceFile, Stamp};
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub trait Fs: Sync {
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// Reads a file: what identifies it (see [`Fs::identity`]), and its bytes with the stamp
+    /// of the file on disk they came from. The real file system answers all of it from one
+    /// open file (one `fstat` instead of a `stat` per question), which is most of the cost of
+    /// reading thousands of small vhost files.
+    fn load(&self, path: &Path) -> (FileKey, io::Result<Loaded>);
 
-    /// Expands a glob the way nginx does (`glob(3)` with no flags): sorted, `*` does not
-    /// match a leading dot, a pattern matching nothing is an empty list.
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.load(path).1.map(|(text, _)| text)
+    }
+
+    /// [`Fs::load`] without the stamp.
+    fn read_keyed(&self, path: &Path) -> (FileKey, io::Result<Vec<u8>>) {
+        let (key, read) = self.load(path);
+        (key, read.map(|(text, _)| text))
+    }
+
+    /// At most the first `limit` bytes of a file, to tell what kind of file it is.
+    fn head(&self, path: &Path, limit: usize) -> io::Result<Vec<u8>> {
+        let mut text = self.read(path)?;
+        text.truncate(limit);
+        Ok(text)
+    }
+
+    /// A source file for `path`: its bytes and stamp.
+    fn source(&self, path: &Path) -> (FileKey, io::Result<SourceFile>) {
+        let (key, read) = self.load(path);
+        (
+            key,
+            read.map(|(text, stamp)| SourceFile::new(path, text).with_stamp(stamp)),
+        )
+    }
+
+    /// Expands a glob the way nginx does (`glob(3)` with no flags, see [`super::glob`]):
+    /// sorted, `*` does not match a leading dot, a pattern matching nothing is an empty list.
+    /// A directory that may not be read (outside the linted tree) gives one placeholder path
+    /// whose reading reports why.
     fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>>;
 
     /// Files that exist only here (created by pending fixes), so discovery can see them.
@@ -18,17 +54,18 @@ pub trait Fs: Sync {
         Vec::new()
     }
 
-    /// A stable identity for cycle detection (the canonical path where there is one), so
+    /// A stable identity for cycle detection (the device and inode where there is one), so
     /// a file reached through a symlink and through its real name is the same file.
     fn identity(&self, path: &Path) -> FileKey;
 
-    /// [`Fs::read`] and [`Fs::identity`] together: the real file system answers both from
-    /// one open file (one `fstat` instead of a `stat` per question), which is most of the
-    /// cost of reading thousands of small vhost files.
-    fn read_keyed(&self, path: &Path) -> (FileKey, io::Result<Vec<u8>>) {
-        (self.identity(path), self.read(path))
-    }
+    /// Whether an absolute path of this machine lies inside what may be read (an absolute
+    /// include with no server root to map it is followed only then).
+    fn contains(&self, path: &Path) -> bool;
 }
+
+/// A file's bytes, with the stamp of the file on disk they were read from (none for
+/// standard input, a dump or pending edits).
+pub type Loaded = (Vec<u8>, Option<Stamp>);
 
 /// What identifies a file whatever the path it was reached by.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -39,94 +76,85 @@ pub enum FileKey {
     Path(PathBuf),
 }
 
-/// The most standard input may hold: an `nginx -T` dump of a large fleet fits easily, and
-/// source offsets stay within 31 bits.
-pub const MAX_STDIN: u64 = 1 << 30;
+/// The largest file lemplint reads, standard input included: far above any real
+/// configuration (a larger file is a log or a dump put in the wrong place), and source
+/// offsets stay well within 31 bits.
+pub const MAX_FILE_SIZE: u64 = 64 << 20;
 
-/// Reads standard input, refusing more than [`MAX_STDIN`].
+fn too_large(limit: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("file is larger than the {} MiB limit", limit >> 20),
+    )
+}
+
+/// Reads standard input, refusing more than [`MAX_FILE_SIZE`].
 pub fn read_stdin() -> io::Result<Vec<u8>> {
     use std::io::Read;
     let mut buf = Vec::new();
-    std::io::stdin().take(MAX_STDIN + 1).read_to_end(&mut buf)?;
-    if buf.len() as u64 > MAX_STDIN {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "it is larger than the 1 GiB limit",
-        ));
+    std::io::stdin()
+        .take(MAX_FILE_SIZE + 1)
+        .read_to_end(&mut buf)?;
+    if buf.len() as u64 > MAX_FILE_SIZE {
+        return Err(too_large(MAX_FILE_SIZE));
     }
     Ok(buf)
 }
 
-pub fn glob_options() -> glob::MatchOptions {
-    glob::MatchOptions {
-        case_sensitive: true,
-        require_literal_separator: true,
-        require_literal_leading_dot: true,
-    }
-}
-
-/// The machine's file system.
+/// The machine's file system, seen through the boundary of the linted tree (see
+/// [`super::confine`]): every path is resolved and checked before it is opened, and only
+/// regular files are ever opened.
 pub struct RealFs {
     /// Files larger than this are refused with a diagnostic instead of being read.
     pub max_file_size: u64,
-}
-
-impl Default for RealFs {
-    fn default() -> Self {
-        RealFs {
-            max_file_size: 64 << 20,
-        }
-    }
+    confine: Arc<Confinement>,
 }
 
 impl RealFs {
-    fn too_large(&self) -> io::Error {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "file is larger than the {} MiB limit",
-                self.max_file_size >> 20
-            ),
-        )
+    pub fn new(confine: Arc<Confinement>) -> RealFs {
+        RealFs {
+            max_file_size: MAX_FILE_SIZE,
+            confine,
+        }
     }
 
-    /// Refuses what is not a regular file of a sane size, from its metadata.
-    fn check(&self, meta: &std::fs::Metadata) -> io::Result<()> {
-        if meta.is_dir() {
-            return Err(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                "Is a directory",
-            ));
-        }
-        // A FIFO would block forever and /dev/zero never ends; both say their size is 0.
-        if !meta.is_file() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file",
-            ));
-        }
+    /// Everything on this machine but secrets and pseudo-files (the live system; tests).
+    pub fn live() -> RealFs {
+        RealFs::new(Confinement::live())
+    }
+
+    pub fn confinement(&self) -> &Arc<Confinement> {
+        &self.confine
+    }
+
+    /// Resolves and checks `path`, and opens it only when it is a regular file of a sane
+    /// size inside the boundary: a FIFO would block, a device could act on being opened,
+    /// `/dev/zero` never ends.
+    pub fn open_checked(&self, path: &Path) -> io::Result<(std::fs::File, std::fs::Metadata)> {
+        let r = self.confine.check(path)?;
+        let Some(meta) = r.meta else {
+            return Err(io::Error::from_raw_os_error(libc::ENOENT));
+        };
+        check_type(&meta)?;
         if meta.len() > self.max_file_size {
-            return Err(self.too_large());
+            return Err(too_large(self.max_file_size));
         }
-        Ok(())
-    }
-
-    /// Opens without blocking: opening a FIFO for reading would otherwise wait for a
-    /// writer before `fstat` could tell us it is not a regular file.
-    fn open(path: &Path) -> io::Result<std::fs::File> {
-        let mut options = std::fs::OpenOptions::new();
-        options.read(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.custom_flags(libc::O_NONBLOCK);
+        let file = open_nofollow(&r.real)?;
+        let now = file.metadata()?;
+        // Swapped between the check and the open: refuse rather than read something else.
+        if key_of(&now) != key_of(&meta) || !now.is_file() {
+            return Err(io::Error::other(
+                "the file changed while it was being opened",
+            ));
         }
-        options.open(path)
+        Ok((file, now))
     }
 
     fn read_open(&self, mut file: std::fs::File, meta: &std::fs::Metadata) -> io::Result<Vec<u8>> {
         use std::io::Read;
-        self.check(meta)?;
+        if meta.len() > self.max_file_size {
+            return Err(too_large(self.max_file_size));
+        }
         // Room for the size `fstat` told plus one byte, so one `read` normally does it: a
         // regular file's read comes back short only at its end, so a short read that
         // reached the known size needs no second read to see EOF (`read_to_end` would make
@@ -139,7 +167,7 @@ impl RealFs {
         loop {
             if filled == text.len() {
                 if filled >= cap {
-                    return Err(self.too_large());
+                    return Err(too_large(self.max_file_size));
                 }
                 text.resize((filled * 2).clamp(filled + 1, cap), 0);
             }
@@ -158,6 +186,66 @@ impl RealFs {
         text.truncate(filled);
         Ok(text)
     }
+
+    /// Lists a directory for a glob, through the boundary.
+    fn list(&self, dir: &Path) -> Listing {
+        let r = match self.confine.check(dir) {
+            Ok(r) => r,
+            Err(e) if refusal(&e).is_some() => return Listing::Refused,
+            Err(_) => return Listing::Missing,
+        };
+        if !r.meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
+            return Listing::Missing;
+        }
+        let Ok(read) = std::fs::read_dir(&r.real) else {
+            return Listing::Missing;
+        };
+        Listing::Entries(
+            read.filter_map(Result::ok)
+                .map(|e| {
+                    let dir = match e.file_type() {
+                        Ok(t) if t.is_symlink() => None,
+                        Ok(t) => Some(t.is_dir()),
+                        Err(_) => None,
+                    };
+                    Entry {
+                        name: e.file_name(),
+                        dir,
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Refuses what is not a regular file, from its metadata (taken without opening it).
+fn check_type(meta: &std::fs::Metadata) -> io::Result<()> {
+    if meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "Is a directory",
+        ));
+    }
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(())
+}
+
+/// Opens a real path for reading without following a symlink in its last component and
+/// without blocking (a FIFO swapped in would otherwise wait for a writer).
+fn open_nofollow(real: &Path) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY);
+    }
+    options.open(real)
 }
 
 #[cfg(unix)]
@@ -167,52 +255,57 @@ fn key_of(meta: &std::fs::Metadata) -> FileKey {
 }
 
 impl Fs for RealFs {
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.read_keyed(path).1
+    fn head(&self, path: &Path, limit: usize) -> io::Result<Vec<u8>> {
+        use std::io::Read;
+        let (file, _) = self.open_checked(path)?;
+        let mut out = Vec::with_capacity(limit.min(1 << 16));
+        file.take(limit as u64).read_to_end(&mut out)?;
+        Ok(out)
     }
 
-    fn read_keyed(&self, path: &Path) -> (FileKey, io::Result<Vec<u8>>) {
-        let opened = Self::open(path).and_then(|f| {
-            let meta = f.metadata()?;
-            Ok((f, meta))
-        });
-        match opened {
-            #[cfg(unix)]
-            Ok((file, meta)) => (key_of(&meta), self.read_open(file, &meta)),
-            #[cfg(not(unix))]
-            Ok((file, meta)) => (self.identity(path), self.read_open(file, &meta)),
+    fn load(&self, path: &Path) -> (FileKey, io::Result<Loaded>) {
+        match self.open_checked(path) {
+            Ok((file, meta)) => (
+                key_of(&meta),
+                self.read_open(file, &meta)
+                    .map(|text| (text, Some(Stamp::of(&meta)))),
+            ),
             Err(e) => (self.identity(path), Err(e)),
         }
     }
 
     fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>> {
-        let text = pattern.to_string_lossy();
-        let paths = glob::glob_with(&text, glob_options())
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.msg))?;
-        let mut out: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
-        out.sort();
-        Ok(out)
+        Ok(super::glob::expand(pattern, &mut |dir| self.list(dir)))
+    }
+
+    fn contains(&self, path: &Path) -> bool {
+        self.confine.is_live()
+            || self.confine.resolve(path).is_ok_and(|r| {
+                self.confine
+                    .roots()
+                    .iter()
+                    .any(|root| r.real.starts_with(root))
+            })
     }
 
     fn identity(&self, path: &Path) -> FileKey {
-        // The device and inode name a file whatever the path (a symlink, `..`), with one
-        // stat instead of canonicalize's readlink per component. A dangling link has
-        // neither; its absolute spelling still identifies it.
-        #[cfg(unix)]
-        if let Ok(meta) = std::fs::metadata(path) {
-            return key_of(&meta);
+        // The device and inode name a file whatever the path (a symlink, `..`); a path that
+        // leads nowhere is identified by where it would be.
+        match self.confine.resolve(path) {
+            Ok(r) => match &r.meta {
+                Some(m) if !m.file_type().is_symlink() => key_of(m),
+                _ => FileKey::Path(r.real),
+            },
+            Err(_) => {
+                FileKey::Path(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
+            }
         }
-        FileKey::Path(
-            std::fs::canonicalize(path)
-                .or_else(|_| std::path::absolute(path))
-                .unwrap_or_else(|_| path.to_path_buf()),
-        )
     }
 }
 
-/// The disk with some files replaced by new contents (the fixer's work in progress), so a
-/// stack can be re-read and re-linted after each pass without writing anything.
-#[derive(Default)]
+/// The disk with some files replaced by new contents (the fixer's work in progress, or
+/// standard input), so a stack can be re-read and re-linted after each pass without writing
+/// anything.
 pub struct OverlayFs {
     pub base: RealFs,
     files: std::collections::HashMap<PathBuf, Vec<u8>>,
@@ -221,6 +314,14 @@ pub struct OverlayFs {
 }
 
 impl OverlayFs {
+    pub fn new(base: RealFs) -> OverlayFs {
+        OverlayFs {
+            base,
+            files: std::collections::HashMap::new(),
+            created: std::sync::OnceLock::new(),
+        }
+    }
+
     /// Lays `text` over `path`.
     pub fn insert(&mut self, path: PathBuf, text: Vec<u8>) {
         self.files.insert(path, text);
@@ -235,23 +336,27 @@ impl OverlayFs {
 }
 
 impl Fs for OverlayFs {
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+    fn head(&self, path: &Path, limit: usize) -> io::Result<Vec<u8>> {
         match self.files.get(path) {
-            Some(text) => Ok(text.clone()),
-            None => self.base.read(path),
+            Some(text) => Ok(text[..text.len().min(limit)].to_vec()),
+            None => self.base.head(path, limit),
+        }
+    }
+
+    fn load(&self, path: &Path) -> (FileKey, io::Result<Loaded>) {
+        match self.files.get(path) {
+            // Pending contents have no file on disk behind them; the fixer keeps the stamp
+            // of the version its edits started from.
+            Some(text) => (self.identity(path), Ok((text.clone(), None))),
+            None => self.base.load(path),
         }
     }
 
     fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>> {
         let mut out = self.base.glob(pattern)?;
-        let pat = glob::Pattern::new(&pattern.to_string_lossy()).ok();
         let before = out.len();
         for p in self.created() {
-            if pat
-                .as_ref()
-                .is_some_and(|g| g.matches_path_with(&p, glob_options()))
-                && !out.contains(&p)
-            {
+            if super::glob::matches_path(pattern, &p) && !out.contains(&p) {
                 out.push(p);
             }
         }
@@ -266,18 +371,19 @@ impl Fs for OverlayFs {
         self.base.identity(path)
     }
 
-    fn read_keyed(&self, path: &Path) -> (FileKey, io::Result<Vec<u8>>) {
-        match self.files.get(path) {
-            Some(text) => (self.identity(path), Ok(text.clone())),
-            None => self.base.read_keyed(path),
-        }
+    fn contains(&self, path: &Path) -> bool {
+        self.files.contains_key(path) || self.base.contains(path)
     }
 
     fn created(&self) -> Vec<PathBuf> {
         self.created
             .get_or_init(|| {
-                let mut out: Vec<PathBuf> =
-                    self.files.keys().filter(|p| !p.exists()).cloned().collect();
+                let mut out: Vec<PathBuf> = self
+                    .files
+                    .keys()
+                    .filter(|p| std::fs::symlink_metadata(p).is_err())
+                    .cloned()
+                    .collect();
                 out.sort();
                 out
             })
@@ -345,26 +451,31 @@ impl DumpFs {
 }
 
 impl Fs for DumpFs {
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.files
+    fn load(&self, path: &Path) -> (FileKey, io::Result<Loaded>) {
+        let read = self
+            .files
             .get(path)
-            .cloned()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "No such file or directory"))
+            .map(|text| (text.clone(), None))
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "No such file or directory"));
+        (self.identity(path), read)
     }
 
     fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>> {
-        let pat = glob::Pattern::new(&pattern.to_string_lossy())
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.msg))?;
         Ok(self
             .files
             .keys()
-            .filter(|p| pat.matches_path_with(p, glob_options()))
+            .filter(|p| super::glob::matches_path(pattern, p))
             .cloned()
             .collect())
     }
 
     fn identity(&self, path: &Path) -> FileKey {
         FileKey::Path(path.to_path_buf())
+    }
+
+    /// The dump's paths are the files it holds.
+    fn contains(&self, _path: &Path) -> bool {
+        true
     }
 }
 

@@ -1,10 +1,12 @@
 //! The stack model: which files form a configuration and how they are connected.
 
 pub mod ahead;
+pub mod confine;
 pub mod discover;
 pub mod expanded;
 pub mod fpm;
 pub mod fs;
+pub mod glob;
 pub mod memo;
 pub mod model;
 pub mod net;

@@ -41,10 +41,31 @@ pub struct Stack {
     pub fpm: Vec<super::fpm::FpmConfig>,
     pub sysctl: super::sysctl::SysctlSet,
     pub host: HostFacts,
-    /// Files found but not readable (permissions, size cap, a directory): path and why.
-    pub unreadable: Vec<(PathBuf, String)>,
+    /// Files found but not read (permissions, size cap, a directory, outside the tree).
+    pub unreadable: Vec<Unread>,
     /// Each distinct nginx file once: (configuration, file) of its first reading.
     distinct_nginx: Vec<(usize, FileId)>,
+}
+
+/// A file found but not read.
+#[derive(Clone, Debug)]
+pub struct Unread {
+    pub path: PathBuf,
+    /// Why, worded as nginx words errno (`13: Permission denied`).
+    pub why: String,
+    /// Set when it was never opened because it leads out of the linted tree (LINT004);
+    /// otherwise reading it failed (LINT003).
+    pub refused: Option<super::confine::Refusal>,
+}
+
+impl Unread {
+    pub fn new(path: &Path, e: &std::io::Error) -> Unread {
+        Unread {
+            path: path.to_path_buf(),
+            why: nginx::io_message(e),
+            refused: super::confine::refusal(e),
+        }
+    }
 }
 
 /// Options shared by every stack of a run.
@@ -151,13 +172,12 @@ fn load_nginx(
     fs: &dyn Fs,
     files: &StackFiles,
     opts: &BuildOptions,
-    unreadable: &mut Vec<(PathBuf, String)>,
+    unreadable: &mut Vec<Unread>,
 ) -> Vec<NginxInstance> {
     let load_opts = |path: &Path| LoadOptions {
         prefix: opts.prefix.clone(),
         root: opts.root.clone().or_else(|| nginx::detect_root(path)),
         single_file: false,
-        trust_absolute: false,
         max_files: 0,
     };
     let mut reached: HashSet<FileKey> = HashSet::new();
@@ -184,7 +204,7 @@ fn load_nginx(
                 }
                 out.push(config_instance(config, false));
             }
-            Err(e) => unreadable.push((path.clone(), nginx::io_message(&e))),
+            Err(e) => unreadable.push(Unread::new(path, &e)),
         }
     }
     // Files no main file reaches: load each, then keep those no other candidate reaches.
@@ -201,7 +221,7 @@ fn load_nginx(
             match nginx::load(fs, p, &o) {
                 Ok(c) => Some((fs.identity(p), c)),
                 Err(e) => {
-                    unreadable.push((p.clone(), nginx::io_message(&e)));
+                    unreadable.push(Unread::new(p, &e));
                     None
                 }
             }
@@ -226,7 +246,7 @@ fn load_fpm(
     fs: &dyn Fs,
     files: &StackFiles,
     opts: &BuildOptions,
-    unreadable: &mut Vec<(PathBuf, String)>,
+    unreadable: &mut Vec<Unread>,
 ) -> Vec<super::fpm::FpmConfig> {
     let mut out = Vec::new();
     let mut reached: HashSet<FileKey> = HashSet::new();
@@ -236,7 +256,7 @@ fn load_fpm(
                 reached.extend(cfg.files.iter().map(|f| fs.identity(&f.source.path)));
                 out.push(cfg);
             }
-            Err(e) => unreadable.push((m.clone(), nginx::io_message(&e))),
+            Err(e) => unreadable.push(Unread::new(m, &e)),
         }
     }
     for p in &files.fpm_pools {
@@ -248,7 +268,7 @@ fn load_fpm(
                 reached.extend(cfg.files.iter().map(|f| fs.identity(&f.source.path)));
                 out.push(cfg);
             }
-            Err(e) => unreadable.push((p.clone(), nginx::io_message(&e))),
+            Err(e) => unreadable.push(Unread::new(p, &e)),
         }
     }
     out

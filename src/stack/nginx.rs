@@ -2,7 +2,9 @@
 //! `include` in document order, resolved against the configuration prefix, globs sorted,
 //! each file parsed once and cycles refused.
 
+use super::confine::{refusal, Refusal};
 use super::fs::{FileKey, Fs};
+use super::paths::{Resolved, Resolver};
 use crate::fxhash::FxHashMap as HashMap;
 use crate::source::{FileId, Shared, SourceFile, Span};
 use crate::syntax::nginx::{self, NodeId, Parsed, Word};
@@ -20,21 +22,8 @@ pub struct LoadOptions {
     pub root: Option<PathBuf>,
     /// Do not follow includes (`--single-file`).
     pub single_file: bool,
-    /// Absolute paths name files of `fs` itself (an `nginx -T` dump).
-    pub trust_absolute: bool,
     /// At most this many files are read (0: [`MAX_FILES`]).
     pub max_files: usize,
-}
-
-/// Whether an absolute include path (with no root mapping) means this machine's file:
-/// yes for the live system (the main file is under `/etc`, or outside any git work tree, like
-/// `/usr/local/nginx/conf`); no for a file in a repository, where `/etc/nginx/x.conf` names a
-/// file of the server the repository describes, not of the machine running lemplint.
-pub fn absolute_paths_are_local(main: &Path) -> bool {
-    let Ok(abs) = std::path::absolute(main) else {
-        return false;
-    };
-    abs.starts_with("/etc") || !abs.ancestors().any(|d| d.join(".git").exists())
 }
 
 /// At most this many files per configuration, so a runaway glob (`include /**`) cannot
@@ -77,8 +66,10 @@ pub enum LoadProblemKind {
     /// A file matched by a glob that could not be read.
     Unreadable { path: PathBuf, io: String },
     /// An absolute path of the server the repository describes, with no root to map it
-    /// into: not followed (see [`absolute_paths_are_local`]; `--root` maps it).
-    OutsideTree { path: PathBuf },
+    /// into: not followed, and not judged (`--root` maps it).
+    Unmapped { path: PathBuf },
+    /// A path that leads out of the linted tree (or to a secret): never opened.
+    Refused { path: PathBuf, refusal: Refusal },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,10 +98,13 @@ impl LoadProblem {
             LoadProblemKind::Unreadable { path, io } => {
                 format!("cannot read \"{}\" ({io})", path.display())
             }
-            LoadProblemKind::OutsideTree { path } => format!(
-                "\"{}\" is outside the repository and was not read (use --root to map /)",
+            LoadProblemKind::Unmapped { path } => format!(
+                "\"{}\" is a path of the server with no root to map it into the tree; not read (use --root to map /)",
                 path.display()
             ),
+            LoadProblemKind::Refused { path, refusal } => {
+                format!("\"{}\" was not read: {}", path.display(), refusal.describe())
+            }
         }
     }
 }
@@ -169,8 +163,8 @@ impl NginxConfig {
 
 /// Reads and parses `main` and (unless `single_file`) everything it includes.
 pub fn load(fs: &dyn Fs, main: &Path, opts: &LoadOptions) -> std::io::Result<NginxConfig> {
-    let text = fs.read(main)?;
-    Ok(load_from(fs, SourceFile::new(main, text), opts))
+    let source = fs.source(main).1?;
+    Ok(load_from(fs, source, opts))
 }
 
 /// Like [`load`] for a main file already in memory (stdin).
@@ -182,7 +176,6 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
             .unwrap_or_default()
     });
     let root = opts.root.clone().or_else(|| detect_root(&main.path));
-    let absolute_ok = root.is_some() || opts.trust_absolute || absolute_paths_are_local(&main.path);
     let main_identity = fs.identity(&main.path);
     let parsed = nginx::parse(&main.text);
     let mut loader = Loader {
@@ -194,9 +187,10 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
         included: HashMap::default(),
         paths: HashMap::from_iter([(main.path.clone(), FileId(0))]),
         fs,
-        prefix,
-        root,
-        absolute_ok,
+        resolver: Resolver {
+            prefix: Some(prefix),
+            root,
+        },
         config_files: vec![NginxFile {
             identity: main_identity.clone(),
             source: Shared::new(main),
@@ -215,8 +209,8 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
         files: loader.config_files,
         includes: loader.includes,
         problems: loader.problems,
-        prefix: loader.prefix,
-        root: loader.root,
+        prefix: loader.resolver.prefix.unwrap_or_default(),
+        root: loader.resolver.root,
     }
 }
 
@@ -281,10 +275,10 @@ type Prefetched = (FileKey, std::io::Result<(SourceFile, Parsed)>);
 
 /// Reads and parses one file (on any thread).
 fn read_parsed(fs: &dyn Fs, path: &Path) -> Prefetched {
-    let (key, text) = fs.read_keyed(path);
-    let file = text.map(|text| {
-        let parsed = nginx::parse(&text);
-        (SourceFile::new(path, text), parsed)
+    let (key, source) = fs.source(path);
+    let file = source.map(|source| {
+        let parsed = nginx::parse(&source.text);
+        (source, parsed)
     });
     (key, file)
 }
@@ -298,9 +292,7 @@ struct Loader<'a> {
     /// snippets/php.conf`) is not opened once per include.
     paths: HashMap<PathBuf, FileId>,
     fs: &'a dyn Fs,
-    prefix: PathBuf,
-    root: Option<PathBuf>,
-    absolute_ok: bool,
+    resolver: Resolver,
     config_files: Vec<NginxFile>,
     identities: HashMap<FileKey, FileId>,
     includes: Includes,
@@ -310,19 +302,6 @@ struct Loader<'a> {
 }
 
 impl Loader<'_> {
-    /// Where an include argument points: absolute paths through the root mapping,
-    /// relative ones against the configuration prefix.
-    fn resolve(&self, arg: &Path) -> PathBuf {
-        if arg.is_absolute() {
-            match &self.root {
-                Some(root) => super::paths::under_root(root, arg),
-                None => arg.to_path_buf(),
-            }
-        } else {
-            self.prefix.join(arg)
-        }
-    }
-
     fn visit(&mut self, file: FileId) {
         // Collect first: the tree is borrowed from `config_files`, which grows below (the
         // source is shared, so its bytes stay readable through our own handle).
@@ -349,14 +328,16 @@ impl Loader<'_> {
                     continue;
                 }
             }
-            let arg = PathBuf::from(String::from_utf8_lossy(&value).into_owned());
-            let path = self.resolve(&arg);
-            if arg.is_absolute() && !self.absolute_ok {
-                self.problem(file, span, LoadProblemKind::OutsideTree { path });
-                self.includes.insert(file, node, &[]);
-                continue;
-            }
-            let is_glob = arg.to_string_lossy().contains(['*', '?', '[']);
+            let arg = super::paths::from_bytes(&value);
+            let path = match self.resolver.resolve(&arg, self.fs) {
+                Resolved::Path(p) => p,
+                Resolved::Unmapped(path) => {
+                    self.problem(file, span, LoadProblemKind::Unmapped { path });
+                    self.includes.insert(file, node, &[]);
+                    continue;
+                }
+            };
+            let is_glob = super::paths::is_glob(&arg);
             let targets = if is_glob {
                 match self.fs.glob(&path) {
                     Ok(paths) => paths,
@@ -452,7 +433,9 @@ impl Loader<'_> {
             Ok(t) => t,
             Err(e) => {
                 let io = io_message(&e);
-                let kind = if glob {
+                let kind = if let Some(refusal) = refusal(&e) {
+                    LoadProblemKind::Refused { path, refusal }
+                } else if glob {
                     LoadProblemKind::Unreadable { path, io }
                 } else {
                     LoadProblemKind::IncludeNotFound { path, io }
@@ -530,7 +513,6 @@ mod tests {
             ("/n/conf.d/c.conf", "server { }\n"),
         ]);
         let opts = LoadOptions {
-            trust_absolute: true,
             max_files: 3,
             ..LoadOptions::default()
         };
@@ -557,7 +539,6 @@ mod tests {
             ("/n/p", "fastcgi_param A b;\n"),
         ]);
         let opts = LoadOptions {
-            trust_absolute: true,
             ..LoadOptions::default()
         };
         let config = load(&fs, Path::new("/n/nginx.conf"), &opts).unwrap();

@@ -1,51 +1,107 @@
 //! Resolving paths written in configuration files the way the program reading them would,
 //! but inside the tree being linted: relative paths against the program's prefix, absolute
 //! ones through the server root when the files mirror a server in a repository.
+//!
+//! The server's paths are resolved as the server resolves them, lexically first: `..` never
+//! climbs above the server's `/`, so `include ../../../../proc/self/environ;` in
+//! `hosts/web1/etc/nginx/nginx.conf` means `hosts/web1/proc/self/environ`, the server's file,
+//! and never the machine running lemplint. Symlinks are then followed by the confinement
+//! ([`super::confine`]), which refuses whatever still leads out of the linted tree.
 
-use std::path::{Path, PathBuf};
+use super::fs::Fs;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
 
 #[derive(Clone, Debug)]
 pub struct Resolver {
-    /// What relative paths are relative to.
-    pub prefix: PathBuf,
+    /// What relative paths are relative to, as a path of this machine (`None`: the prefix is
+    /// a path of a server with no root to map it, so relative paths cannot be followed).
+    pub prefix: Option<PathBuf>,
     /// Where `/` is: `hosts/web1` for `hosts/web1/etc/nginx/nginx.conf`.
     pub root: Option<PathBuf>,
-    /// Absolute paths name files of this machine (the live system, a dump).
-    pub absolute_ok: bool,
 }
 
 pub enum Resolved {
     Path(PathBuf),
-    /// An absolute path of the server a repository describes, with no root to map it.
-    OutsideTree(PathBuf),
+    /// A path of the server a repository describes, with no root to map it into the tree:
+    /// not lemplint's to read or to judge.
+    Unmapped(PathBuf),
 }
 
 impl Resolver {
-    pub fn resolve(&self, written: &Path) -> Resolved {
+    pub fn resolve(&self, written: &Path, fs: &dyn Fs) -> Resolved {
         if written.is_absolute() {
-            match &self.root {
-                Some(root) => Resolved::Path(under_root(root, written)),
-                None if self.absolute_ok => Resolved::Path(written.to_path_buf()),
-                None => Resolved::OutsideTree(written.to_path_buf()),
-            }
-        } else {
-            Resolved::Path(self.prefix.join(written))
+            let server = normalize(written);
+            return match &self.root {
+                Some(root) => Resolved::Path(under_root(root, &server)),
+                // A path of this machine that lies in the tree (a tree linted outside any
+                // repository by absolute path), or the live system's own file.
+                None if fs.contains(&server) => Resolved::Path(server),
+                None => Resolved::Unmapped(server),
+            };
+        }
+        let Some(prefix) = &self.prefix else {
+            return Resolved::Unmapped(written.to_path_buf());
+        };
+        match &self.root {
+            Some(root) => match to_server(root, prefix) {
+                Some(server_prefix) => {
+                    Resolved::Path(under_root(root, &normalize(&server_prefix.join(written))))
+                }
+                None => Resolved::Path(prefix.join(written)),
+            },
+            None => Resolved::Path(prefix.join(written)),
         }
     }
+}
 
-    /// The real path an absolute path of the server maps to, for display and lookups
-    /// (`/run/php/www.sock` stays as is: sockets are compared as the server sees them).
-    pub fn map_absolute(&self, written: &Path) -> PathBuf {
-        match (&self.root, written.is_absolute()) {
-            (Some(root), true) => under_root(root, written),
-            _ => written.to_path_buf(),
-        }
-    }
+/// A configuration argument as a path, byte for byte (a name that is not UTF-8 stays exact).
+pub fn from_bytes(value: &[u8]) -> PathBuf {
+    PathBuf::from(OsStr::from_bytes(value))
 }
 
 /// Whether a path is a glob pattern (`*`, `?` or `[`), as nginx and php-fpm decide.
 pub fn is_glob(path: &Path) -> bool {
-    path.to_string_lossy().contains(['*', '?', '['])
+    super::glob::is_pattern(path.as_os_str().as_bytes())
+}
+
+/// An absolute server path with `.` and `..` resolved lexically, as the kernel resolves them
+/// at `/`: `..` of `/` is `/`.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for c in path.components() {
+        match c {
+            Component::Normal(n) => out.push(n),
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+/// The server path of a local path below the server root (`hosts/web1/etc/nginx` →
+/// `/etc/nginx`); `None` when it is not below it.
+pub fn to_server(root: &Path, local: &Path) -> Option<PathBuf> {
+    let rel = if root == Path::new(".") && !local.is_absolute() {
+        local.to_path_buf()
+    } else {
+        match local.strip_prefix(root) {
+            Ok(rel) => rel.to_path_buf(),
+            // One absolute and one relative (`cd etc/nginx && lemplint lint nginx.conf`).
+            Err(_) => {
+                let local = std::path::absolute(local).ok()?;
+                let root = std::path::absolute(root).ok()?;
+                local.strip_prefix(root).ok()?.to_path_buf()
+            }
+        }
+    };
+    if rel.components().any(|c| matches!(c, Component::ParentDir)) {
+        return None;
+    }
+    Some(Path::new("/").join(rel))
 }
 
 /// An absolute path of the server, inside the tree rooted at `root` (`.` adds nothing, so
@@ -53,8 +109,51 @@ pub fn is_glob(path: &Path) -> bool {
 pub fn under_root(root: &Path, absolute: &Path) -> PathBuf {
     let rel = absolute.strip_prefix("/").unwrap_or(absolute);
     if root == Path::new(".") {
-        rel.to_path_buf()
+        if rel.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            rel.to_path_buf()
+        }
     } else {
         root.join(rel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_paths_never_climb_above_the_root() {
+        assert_eq!(
+            normalize(Path::new("/../../../proc/self/environ")),
+            Path::new("/proc/self/environ")
+        );
+        let r = Resolver {
+            prefix: Some(PathBuf::from("hosts/web1/etc/nginx")),
+            root: Some(PathBuf::from("hosts/web1")),
+        };
+        let fs = super::super::fs::DumpFs::default();
+        let got = |w: &str| match r.resolve(Path::new(w), &fs) {
+            Resolved::Path(p) => p,
+            Resolved::Unmapped(p) => panic!("unmapped {}", p.display()),
+        };
+        assert_eq!(
+            got("../../../../../../proc/self/environ"),
+            Path::new("hosts/web1/proc/self/environ")
+        );
+        assert_eq!(got("/../../etc/x"), Path::new("hosts/web1/etc/x"));
+        assert_eq!(
+            got("conf.d/*.conf"),
+            Path::new("hosts/web1/etc/nginx/conf.d/*.conf")
+        );
+        let dot = Resolver {
+            prefix: Some(PathBuf::from("etc/nginx")),
+            root: Some(PathBuf::from(".")),
+        };
+        match dot.resolve(Path::new("../../../x"), &fs) {
+            Resolved::Path(p) => assert_eq!(p, Path::new("x")),
+            Resolved::Unmapped(_) => panic!(),
+        }
     }
 }

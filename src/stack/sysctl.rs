@@ -5,7 +5,7 @@
 //! wins; every assignment is kept, with its file and line, for the rules.
 
 use super::fs::Fs;
-use crate::source::{Shared, SourceFile};
+use crate::source::Shared;
 use crate::syntax::sysctl::{self, Assignment, LineKind, Parsed};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -74,7 +74,7 @@ pub fn load(
     fs: &dyn Fs,
     root: &Path,
     paths: &[PathBuf],
-    unreadable: &mut Vec<(PathBuf, String)>,
+    unreadable: &mut Vec<super::model::Unread>,
 ) -> SysctlSet {
     let rank = |p: &Path| -> (usize, String, String) {
         let rel = p.strip_prefix(root).unwrap_or(p);
@@ -103,13 +103,14 @@ pub fn load(
     let mut set = SysctlSet::default();
     let mut first_with_name: BTreeMap<String, PathBuf> = BTreeMap::new();
     for p in sorted {
-        let text = match fs.read(p) {
-            Ok(t) => t,
+        let source = match fs.source(p).1 {
+            Ok(s) => s,
             Err(e) => {
-                unreadable.push((p.clone(), super::nginx::io_message(&e)));
+                unreadable.push(super::model::Unread::new(p, &e));
                 continue;
             }
         };
+        let text = &source.text;
         let (group, name, _) = rank(p);
         let masked_by = if group == 0 {
             match first_with_name.get(&name) {
@@ -122,7 +123,7 @@ pub fn load(
         } else {
             None
         };
-        let parsed = sysctl::parse(&text);
+        let parsed = sysctl::parse(text);
         let idx = set.files.len();
         if masked_by.is_none() {
             for (line, a) in
@@ -137,13 +138,13 @@ pub fn load(
                     })
             {
                 set.keys
-                    .entry(a.normalized_key(&text))
+                    .entry(a.normalized_key(text))
                     .or_default()
                     .push(Set { file: idx, line });
             }
         }
         set.files.push(SysctlFile {
-            source: Shared::new(SourceFile::new(p.clone(), text)),
+            source: Shared::new(source),
             parsed,
             masked_by,
         });

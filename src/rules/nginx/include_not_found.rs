@@ -40,9 +40,11 @@ impl Rule for IncludeNotFound {
                 // A standalone snippet's relative includes are resolved against a guessed
                 // prefix, and absolute paths outside the tree are not ours to check: a
                 // "missing" file there would be a false alarm.
-                let unverifiable = matches!(p.kind, LoadProblemKind::OutsideTree { .. })
-                    || (inst.standalone
-                        && matches!(p.kind, LoadProblemKind::IncludeNotFound { .. }));
+                let unverifiable = matches!(
+                    p.kind,
+                    LoadProblemKind::Unmapped { .. } | LoadProblemKind::Refused { .. }
+                ) || (inst.standalone
+                    && matches!(p.kind, LoadProblemKind::IncludeNotFound { .. }));
                 if unverifiable
                     || from_package(&p.kind)
                     || matches!(p.kind, LoadProblemKind::IncludeCycle { .. })

@@ -1,0 +1,141 @@
+//! Showing text from files, and file names, without letting them act on whoever reads it.
+//!
+//! A file name or a configuration value can hold an escape sequence (`ESC [ 2 J` clears a
+//! terminal; other sequences rewrite the title or fake a prompt), a carriage return that
+//! overwrites the line it is on, a newline that starts a fake finding, or bidirectional
+//! overrides that reorder what a reviewer sees. Everything lemplint prints for people goes
+//! through here: such characters come out as visible escapes (`\x1b`, `\r`, `\u{202e}`),
+//! and a path that needs any is quoted as git quotes it (`"etc/x\nb"`), so it cannot be
+//! confused with an ordinary one.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// Characters that are never printed as themselves.
+fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{061c}')
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if (c as u32) < 0x100 => {
+            let _ = write!(out, "\\x{:02x}", c as u32);
+        }
+        c => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
+}
+
+/// A message or excerpt for a terminal or log: line breaks and tabs are kept (our own
+/// messages use them), every other control or reordering character is escaped.
+pub fn text(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| is_unsafe(c) && c != '\n' && c != '\t') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe(c) && c != '\n' && c != '\t' {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Like [`text`] for a value that must stay on one line (a file name, a quoted argument):
+/// line breaks and tabs are escaped too.
+pub fn line(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe(c) {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Bytes that may not be UTF-8 (a Latin-1 comment), one line: invalid bytes as `\xNN`.
+pub fn bytes(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    for chunk in b.utf8_chunks() {
+        out.push_str(&line(chunk.valid()));
+        for byte in chunk.invalid() {
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out
+}
+
+/// A path for people: as is when it is plain, else in double quotes with C escapes (`\n`,
+/// `\t`, `\"`, `\\`, `\xNN` for bytes that are not UTF-8), as git and ls quote names.
+pub fn path(p: &Path) -> String {
+    let raw = p.as_os_str().as_bytes();
+    let plain = std::str::from_utf8(raw)
+        .is_ok_and(|s| !s.chars().any(is_unsafe) && !s.contains(['"', '\\']));
+    if plain {
+        return String::from_utf8_lossy(raw).into_owned();
+    }
+    let mut out = String::from("\"");
+    for chunk in raw.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c if is_unsafe(c) => push_escaped(&mut out, c),
+                c => out.push(c),
+            }
+        }
+        for byte in chunk.invalid() {
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn control_characters_become_visible() {
+        assert_eq!(text("plain"), "plain");
+        assert_eq!(text("a\x1b[2Jb"), "a\\x1b[2Jb");
+        assert_eq!(text("keep\nlines"), "keep\nlines");
+        assert_eq!(line("x\ny"), "x\\ny");
+        assert_eq!(text("\u{202e}txt"), "\\u{202e}txt");
+        assert_eq!(text("over\rwrite"), "over\\rwrite");
+        assert_eq!(bytes(b"caf\xe9"), "caf\\xe9");
+    }
+
+    #[test]
+    fn paths_that_need_it_are_quoted() {
+        assert_eq!(
+            path(Path::new("etc/nginx/nginx.conf")),
+            "etc/nginx/nginx.conf"
+        );
+        assert_eq!(
+            path(Path::new("x\n::error file=README.md::y")),
+            "\"x\\n::error file=README.md::y\""
+        );
+        assert_eq!(path(Path::new("a\\b")), "\"a\\\\b\"");
+        assert_eq!(
+            path(Path::new(OsStr::from_bytes(b"caf\xe9.conf"))),
+            "\"caf\\xe9.conf\""
+        );
+    }
+}

@@ -1,0 +1,338 @@
+//! Globs as nginx and php-fpm expand them: `glob(3)` with no flags, on bytes.
+//!
+//! `*` and `?` match within one path component, never `/`; a leading `.` must be matched by
+//! a literal `.`; `[…]` is a bracket expression (`!` or `^` negates, ranges, `[:class:]`); a
+//! backslash makes the next character literal; `**` is two stars, not a recursive walk.
+//! Results are sorted bytewise (nginx runs in the C locale). Names are bytes: a file name
+//! that is not UTF-8 is matched and returned like any other.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+/// Whether nginx treats an include argument as a pattern (`strpbrk(name, "*?[")`).
+pub fn is_pattern(path: &[u8]) -> bool {
+    path.iter().any(|b| matches!(b, b'*' | b'?' | b'['))
+}
+
+/// Whether a component has an unescaped wildcard (else it names one entry literally).
+fn has_magic(c: &[u8]) -> bool {
+    let mut i = 0;
+    while i < c.len() {
+        match c[i] {
+            b'\\' => i += 2,
+            b'*' | b'?' => return true,
+            b'[' if bracket_end(c, i).is_some() => return true,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// A literal component with its backslashes removed.
+fn unescape(c: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(c.len());
+    let mut i = 0;
+    while i < c.len() {
+        if c[i] == b'\\' && i + 1 < c.len() {
+            i += 1;
+        }
+        out.push(c[i]);
+        i += 1;
+    }
+    out
+}
+
+/// The index of the `]` closing the bracket expression opened at `open`, if it closes.
+fn bracket_end(p: &[u8], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    if matches!(p.get(i), Some(b'!' | b'^')) {
+        i += 1;
+    }
+    // A `]` right after the opening (or the negation) is a member, not the end.
+    if p.get(i) == Some(&b']') {
+        i += 1;
+    }
+    while i < p.len() {
+        match p[i] {
+            b']' => return Some(i),
+            b'[' if p.get(i + 1) == Some(&b':') => {
+                // `[:alpha:]`: skip to its `:]`.
+                let rest = &p[i + 2..];
+                match rest.windows(2).position(|w| w == b":]") {
+                    Some(k) => i += 2 + k + 2,
+                    None => i += 1,
+                }
+            }
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+fn class_matches(class: &[u8], b: u8) -> bool {
+    match class {
+        b"alpha" => b.is_ascii_alphabetic(),
+        b"digit" => b.is_ascii_digit(),
+        b"alnum" => b.is_ascii_alphanumeric(),
+        b"upper" => b.is_ascii_uppercase(),
+        b"lower" => b.is_ascii_lowercase(),
+        b"space" => b.is_ascii_whitespace() || b == 0x0b,
+        b"blank" => b == b' ' || b == b'\t',
+        b"punct" => b.is_ascii_punctuation(),
+        b"print" => (0x20..0x7f).contains(&b),
+        b"graph" => (0x21..0x7f).contains(&b),
+        b"cntrl" => b < 0x20 || b == 0x7f,
+        b"xdigit" => b.is_ascii_hexdigit(),
+        _ => false,
+    }
+}
+
+/// Whether byte `b` is a member of the bracket expression `p[open..=close]`.
+fn bracket_matches(p: &[u8], open: usize, close: usize, b: u8) -> bool {
+    let mut i = open + 1;
+    let negate = matches!(p[i], b'!' | b'^');
+    if negate {
+        i += 1;
+    }
+    let mut hit = false;
+    while i < close {
+        if p[i] == b'[' && p.get(i + 1) == Some(&b':') {
+            if let Some(k) = p[i + 2..close + 1].windows(2).position(|w| w == b":]") {
+                hit |= class_matches(&p[i + 2..i + 2 + k], b);
+                i += 2 + k + 2;
+                continue;
+            }
+        }
+        let (lo, next) = if p[i] == b'\\' && i + 1 < close {
+            (p[i + 1], i + 2)
+        } else {
+            (p[i], i + 1)
+        };
+        if next + 1 < close && p[next] == b'-' {
+            let (hi, after) = if p[next + 1] == b'\\' && next + 2 < close {
+                (p[next + 2], next + 3)
+            } else {
+                (p[next + 1], next + 2)
+            };
+            hit |= lo <= b && b <= hi;
+            i = after;
+        } else {
+            hit |= lo == b;
+            i = next;
+        }
+    }
+    hit != negate
+}
+
+/// `fnmatch(pattern, name, FNM_PERIOD)` for one component: whether `name` matches.
+pub fn matches(pattern: &[u8], name: &[u8]) -> bool {
+    // A leading dot is matched only by a literal dot.
+    if name.first() == Some(&b'.') && !matches!(pattern, [b'.', ..] | [b'\\', b'.', ..]) {
+        return false;
+    }
+    // Iterative matching with one backtrack point (the last `*`): linear in practice and
+    // at worst pattern × name, both bounded by a file name's length.
+    let (mut p, mut n) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        let step = match pattern.get(p) {
+            Some(b'*') => {
+                star = Some((p, n));
+                p += 1;
+                continue;
+            }
+            Some(b'?') => Some(p + 1),
+            Some(b'[') => match bracket_end(pattern, p) {
+                Some(close) if bracket_matches(pattern, p, close, name[n]) => Some(close + 1),
+                Some(_) => None,
+                None => (name[n] == b'[').then_some(p + 1),
+            },
+            Some(b'\\') if p + 1 < pattern.len() => (pattern[p + 1] == name[n]).then_some(p + 2),
+            Some(&c) => (c == name[n]).then_some(p + 1),
+            None => None,
+        };
+        match step {
+            Some(next) => {
+                p = next;
+                n += 1;
+            }
+            None => match star {
+                Some((sp, sn)) => {
+                    p = sp + 1;
+                    n = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|&c| c == b'*')
+}
+
+/// Whether a whole path matches a whole pattern, component by component.
+pub fn matches_path(pattern: &Path, path: &Path) -> bool {
+    let pc: Vec<Component> = pattern.components().collect();
+    let nc: Vec<Component> = path.components().collect();
+    pc.len() == nc.len()
+        && pc.iter().zip(&nc).all(|(p, n)| match (p, n) {
+            (Component::Normal(p), Component::Normal(n)) => matches(p.as_bytes(), n.as_bytes()),
+            (p, n) => p == n,
+        })
+}
+
+/// One entry of a directory listing.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub name: OsString,
+    /// `Some(true)` for a directory, `Some(false)` for anything else, `None` for a symlink
+    /// (whose target the caller resolves).
+    pub dir: Option<bool>,
+}
+
+/// What listing a directory gave.
+pub enum Listing {
+    Entries(Vec<Entry>),
+    /// The directory may not be read (outside the linted tree): its would-be matches are
+    /// returned as one path, the pattern under it, so that reading it reports the refusal.
+    Refused,
+    /// Not there, or not a directory.
+    Missing,
+}
+
+/// Expands `pattern` with `list` answering for directories, as `glob(3)` would: sorted, only
+/// existing entries, wildcards in directory components descend only into directories.
+pub fn expand(pattern: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<PathBuf> {
+    let mut base = PathBuf::new();
+    let mut comps: Vec<&OsStr> = Vec::new();
+    for c in pattern.components() {
+        match c {
+            Component::Normal(n) if comps.is_empty() && !has_magic(n.as_bytes()) => {
+                base.push(OsStr::from_bytes(&unescape(n.as_bytes())))
+            }
+            Component::Normal(n) => comps.push(n),
+            other if comps.is_empty() => base.push(other.as_os_str()),
+            // `.` and `..` after a wildcard: glob takes them literally.
+            other => comps.push(other.as_os_str()),
+        }
+    }
+    let mut out = Vec::new();
+    if comps.is_empty() {
+        return out;
+    }
+    walk(&base, &comps, list, &mut out);
+    out.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
+    out
+}
+
+fn walk(
+    base: &Path,
+    comps: &[&OsStr],
+    list: &mut dyn FnMut(&Path) -> Listing,
+    out: &mut Vec<PathBuf>,
+) {
+    let Some((c, rest)) = comps.split_first() else {
+        return;
+    };
+    let dir = if base.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        base
+    };
+    let entries = match list(dir) {
+        Listing::Entries(e) => e,
+        Listing::Missing => return,
+        Listing::Refused => {
+            let mut placeholder = base.to_path_buf();
+            placeholder.extend(comps.iter());
+            out.push(placeholder);
+            return;
+        }
+    };
+    let c = c.as_bytes();
+    let literal = (!has_magic(c)).then(|| unescape(c));
+    for e in entries {
+        let name = e.name.as_bytes();
+        let hit = match &literal {
+            Some(l) => l == name,
+            None => name != b"." && name != b".." && matches(c, name),
+        };
+        if !hit {
+            continue;
+        }
+        let path = base.join(&e.name);
+        if rest.is_empty() {
+            out.push(path);
+        } else if e.dir != Some(false) {
+            walk(&path, rest, list, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnmatch_rules() {
+        assert!(matches(b"*.conf", b"a.conf"));
+        assert!(!matches(b"*.conf", b".hidden.conf"));
+        assert!(matches(b".*.conf", b".hidden.conf"));
+        assert!(matches(b"a?c", b"abc"));
+        assert!(!matches(b"a?c", b"ac"));
+        assert!(matches(b"[ab]x", b"bx"));
+        assert!(matches(b"[!ab]x", b"cx"));
+        assert!(!matches(b"[^ab]x", b"ax"));
+        assert!(matches(b"[a-c]", b"b"));
+        assert!(matches(b"[]]", b"]"));
+        assert!(matches(b"[[:digit:]]0", b"50"));
+        assert!(matches(b"x[", b"x["));
+        assert!(matches(b"\\*", b"*"));
+        assert!(!matches(b"\\*", b"a"));
+        assert!(matches(b"**", b"abc"));
+        assert!(matches(b"*a*b*c*", b"xxaxxbxxcxx"));
+        assert!(!matches(b"*a*b*c*d", b"xxaxxbxxcxx"));
+        assert!(matches(b"*", b"caf\xe9"));
+        assert!(matches(b"caf?", b"caf\xe9"));
+    }
+
+    #[test]
+    fn expansion_is_sorted_per_component_and_does_not_recurse() {
+        use std::collections::BTreeMap;
+        let tree: BTreeMap<&str, Vec<(&str, bool)>> = BTreeMap::from([
+            (
+                "/c",
+                vec![
+                    ("b.conf", false),
+                    ("a.conf", false),
+                    ("sub", true),
+                    (".h.conf", false),
+                ],
+            ),
+            ("/c/sub", vec![("x.conf", false)]),
+        ]);
+        let mut list = |d: &Path| match tree.get(d.to_str().unwrap()) {
+            Some(v) => Listing::Entries(
+                v.iter()
+                    .map(|(n, d)| Entry {
+                        name: (*n).into(),
+                        dir: Some(*d),
+                    })
+                    .collect(),
+            ),
+            None => Listing::Missing,
+        };
+        let got = expand(Path::new("/c/*.conf"), &mut list);
+        assert_eq!(
+            got,
+            [PathBuf::from("/c/a.conf"), PathBuf::from("/c/b.conf")]
+        );
+        // `**` is not recursive: it matches names in one directory, like `*`.
+        let got = expand(Path::new("/c/**"), &mut list);
+        assert_eq!(got.len(), 3);
+        let got = expand(Path::new("/c/*/x.conf"), &mut list);
+        assert_eq!(got, [PathBuf::from("/c/sub/x.conf")]);
+        assert!(expand(Path::new("/missing/*"), &mut list).is_empty());
+    }
+}
