@@ -592,7 +592,7 @@ pub fn fix_stdin(src: &[u8]) -> Result<(Vec<u8>, Outcome), String> {
     let text = outcome
         .changed
         .get(std::path::Path::new(STDIN))
-        .map_or_else(|| src.to_vec(), |(_, new)| new.clone());
+        .map_or_else(|| src.to_vec(), |c| c.new.clone());
     Ok((text, outcome))
 }
 

@@ -189,7 +189,7 @@ pub fn apply(
                     let codes: Vec<(String, Option<&'static str>)> = codes
                         .into_iter()
                         .map(|c| {
-                            let code = rules::lookup(&c).map(|r| r.code);
+                            let mut code = rules::lookup(&c).map(|r| r.code);
                             if code.is_none() && lint002 {
                                 out.push(lint(
                                     file,
@@ -197,6 +197,19 @@ pub fn apply(
                                     "LINT002",
                                     format!("unknown rule {c:?} in suppression"),
                                 ));
+                            }
+                            // A file that cannot be read or parsed whole was not checked:
+                            // saying so is never optional.
+                            if let Some(input) = code.filter(|c| rules::is_input_error(c)) {
+                                if lint002 {
+                                    out.push(lint(
+                                        file,
+                                        comment,
+                                        "LINT002",
+                                        format!("{input} cannot be suppressed: it means the configuration could not be read or parsed as a whole, so nothing in it was fully checked"),
+                                    ));
+                                }
+                                code = None;
                             }
                             (c, code)
                         })

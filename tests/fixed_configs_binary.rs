@@ -59,7 +59,8 @@ fn fixed_and_clean(case: &Path, tmp: &Path) -> Option<PathBuf> {
         case.display(),
         outcome.bugs
     );
-    for (path, (_, new)) in &outcome.changed {
+    for (path, change) in &outcome.changed {
+        let new = &change.new;
         std::fs::write(path, new).unwrap();
     }
     let (_, findings) = collect(&args, &[], &[], None).unwrap();

@@ -47,6 +47,20 @@ pub fn run(mut args: FixArgs) -> i32 {
         }
     };
     let from_stdin = stdin.is_some();
+    // A writer holds the tree from before it reads until it has written, so a second
+    // lemplint writing there (`tune --write`) reads what this one wrote.
+    let _lock = if !args.diff && !from_stdin {
+        let confine = crate::workspace::confinement(&args.stack);
+        match write::WriteLock::acquire(&confine) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("error: cannot lock the tree for writing: {e}");
+                return EXIT_ERROR;
+            }
+        }
+    } else {
+        None
+    };
     let req = Request {
         stdin: stdin.clone(),
         args: &args.stack,
@@ -64,7 +78,7 @@ pub fn run(mut args: FixArgs) -> i32 {
     for p in &outcome.unparsable {
         eprintln!(
             "warning: {} has syntax errors and was not fixed",
-            p.display()
+            crate::escape::path(p)
         );
     }
     for b in &outcome.bugs {
@@ -72,6 +86,12 @@ pub fn run(mut args: FixArgs) -> i32 {
     }
     let files = outcome.changed.len();
     let fixed = outcome.applied.len();
+    // Input that could not be read or parsed as a whole fails the run, whatever was fixed.
+    let broken = outcome
+        .remaining
+        .diagnostics
+        .iter()
+        .any(|d| crate::rules::is_input_error(d.code));
     if from_stdin && !args.diff {
         // `lemplint fix -`: the fixed text on stdout (unchanged when nothing applies), the
         // report on stderr.
@@ -79,7 +99,7 @@ pub fn run(mut args: FixArgs) -> i32 {
         let text = outcome
             .changed
             .get(path)
-            .map(|(_, new)| new.clone())
+            .map(|c| c.new.clone())
             .or(stdin)
             .unwrap_or_default();
         if std::io::stdout().write_all(&text).is_err() {
@@ -101,22 +121,12 @@ pub fn run(mut args: FixArgs) -> i32 {
         };
     }
     if args.diff {
-        let mut out = std::io::stdout().lock();
-        for (path, (old, new)) in &outcome.changed {
-            if out
-                .write_all(
-                    diff::unified(
-                        &diff::display_path(path),
-                        old,
-                        new,
-                        !path.exists() && path != std::path::Path::new(crate::workspace::STDIN),
-                    )
-                    .as_bytes(),
-                )
-                .is_err()
-            {
-                return EXIT_ERROR;
-            }
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        if diff::write_patch(&mut out, &outcome.confine, &outcome.changed)
+            .and_then(|_| out.flush())
+            .is_err()
+        {
+            return EXIT_ERROR;
         }
         eprintln!(
             "{}",
@@ -130,7 +140,7 @@ pub fn run(mut args: FixArgs) -> i32 {
                 )
             }
         );
-        return if !outcome.bugs.is_empty() {
+        return if !outcome.bugs.is_empty() || broken {
             EXIT_ERROR
         } else if files > 0 {
             EXIT_FINDINGS
@@ -138,26 +148,25 @@ pub fn run(mut args: FixArgs) -> i32 {
             EXIT_OK
         };
     }
-    let mut written = 0;
-    for (path, (_, new)) in &outcome.changed {
-        match write::atomic_write(path, new) {
-            Ok(()) => written += 1,
-            Err(e) => {
-                eprintln!(
-                    "error: cannot write {}: {e} ({written} of {files} files written; the others are unchanged)",
-                    path.display()
-                );
-                return EXIT_ERROR;
-            }
-        }
+    let (written, failed) = write::commit(&outcome.confine, &outcome.changed);
+    for (path, e) in &failed {
+        eprintln!("error: cannot write {}: {e}", crate::escape::path(path));
     }
     let color = report::full::use_color(std::io::stdout().is_terminal());
     let mut out = std::io::stdout().lock();
-    if fixed > 0 {
+    if fixed > 0 && written > 0 {
         let _ = writeln!(
             out,
-            "Fixed {fixed} problem{} in {files} file{}.",
+            "Fixed {fixed} problem{} in {written} file{}.",
             plural(fixed),
+            plural(written)
+        );
+    }
+    if !failed.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} of {files} changed file{} not written; nothing in them was changed.",
+            failed.len(),
             plural(files)
         );
     }
@@ -173,7 +182,7 @@ pub fn run(mut args: FixArgs) -> i32 {
     {
         return EXIT_ERROR;
     }
-    if !outcome.bugs.is_empty() {
+    if !outcome.bugs.is_empty() || !failed.is_empty() {
         return EXIT_ERROR;
     }
     let mut f = outcome.remaining;

@@ -124,7 +124,7 @@ pub fn collect_with(
     diagnostics.retain(|d| {
         ws.in_focus(&d.file.path) || d.labels.iter().any(|l| ws.in_focus(&l.file.path))
     });
-    diagnostics.retain(|d| !per_file_ignored(&ws, d));
+    diagnostics.retain(|d| rules::is_input_error(d.code) || !per_file_ignored(&ws, d));
     sort_by_place(&mut diagnostics);
     // The same finding reached through two configurations that share a file.
     diagnostics.dedup_by(|a, b| {
@@ -143,6 +143,27 @@ pub fn collect_with(
             fail_on,
         },
     ))
+}
+
+/// The findings that mean the input could not be read or parsed as a whole (syntax errors,
+/// missing includes, unreadable files, paths out of the tree): what `tune` and `fix` refuse
+/// to edit on. No selection or suppression applies to them.
+pub fn input_errors(ws: &Workspace) -> Vec<Diagnostic> {
+    let selection = Selection {
+        select: rules::RULES
+            .iter()
+            .filter(|r| rules::is_input_error(r.code))
+            .map(|r| r.code.to_string())
+            .collect(),
+        ignore: Vec::new(),
+    };
+    let mut out = Vec::new();
+    for stack in &ws.stacks {
+        out.extend(rules::run(stack, &selection, &ws.config.config.rules).diagnostics);
+    }
+    out.retain(|d| ws.in_focus(&d.file.path));
+    sort_by_place(&mut out);
+    out
 }
 
 /// Sorts findings by path, offset and code (stable). The paths are ranked once, so a run

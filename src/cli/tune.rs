@@ -2,7 +2,7 @@
 
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use crate::fix::apply::{choose, splice};
-use crate::fix::{diff, write, Edit, Fix};
+use crate::fix::{diff, write, Change, Changes, Edit, Fix};
 use crate::size::parse_size;
 use crate::stack::model::Stack;
 use crate::tune::{self, Assumptions, Plan, DEFAULT_RESERVE_PERCENT, DEFAULT_WORKER_RSS};
@@ -175,8 +175,8 @@ fn json_of(stack: &Stack, a: &Assumptions, plan: &Plan) -> serde_json::Value {
     })
 }
 
-/// Applies every plan's edits in one pass: path → (old, new).
-fn apply(plans: &[Plan]) -> BTreeMap<PathBuf, (Vec<u8>, Vec<u8>)> {
+/// Applies every plan's edits in one pass.
+fn apply(plans: &[Plan]) -> Changes {
     let fixes: Vec<Fix> = plans
         .iter()
         .flat_map(|p| p.recommendations.iter())
@@ -200,20 +200,53 @@ fn apply(plans: &[Plan]) -> BTreeMap<PathBuf, (Vec<u8>, Vec<u8>)> {
         .into_iter()
         .map(|(path, (src, edits))| {
             let new = splice(&src.text, &edits);
-            (path, (src.text.clone(), new))
+            let change = Change {
+                original: src.text.clone(),
+                stamp: src.stamp,
+                new,
+            };
+            (path, change)
         })
-        .filter(|(_, (old, new))| old != new)
+        .filter(|(_, c)| c.original != c.new)
         .collect()
 }
 
 pub fn run(args: TuneArgs) -> i32 {
-    let ws = match Workspace::load(&args.stack) {
+    // A writer holds the tree from before it reads until it has written (see `fix`).
+    let _lock = if args.write {
+        match write::WriteLock::acquire(&crate::workspace::confinement(&args.stack)) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("error: cannot lock the tree for writing: {e}");
+                return EXIT_ERROR;
+            }
+        }
+    } else {
+        None
+    };
+    let fs = crate::workspace::real_fs(&args.stack);
+    let confine = fs.confinement().clone();
+    let ws = match Workspace::load_with(&args.stack, &fs) {
         Ok(ws) => ws,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_ERROR;
         }
     };
+    // A file that cannot be read or parsed as a whole is never tuned: its tree may be wrong,
+    // and so would the values read from it.
+    let broken = super::lint::input_errors(&ws);
+    if !broken.is_empty() {
+        let mut err = std::io::stderr().lock();
+        for d in &broken {
+            let _ = writeln!(err, "{}", crate::report::concise::line(d));
+        }
+        let _ = writeln!(
+            err,
+            "error: the configuration has errors that must be fixed first; nothing was changed"
+        );
+        return EXIT_ERROR;
+    }
     let mut plans = Vec::new();
     let mut reports = Vec::new();
     let mut json_stacks = Vec::new();
@@ -234,17 +267,12 @@ pub fn run(args: TuneArgs) -> i32 {
     if args.diff || args.write {
         let changed = apply(&plans);
         if args.diff {
-            let mut out = std::io::stdout().lock();
-            for (path, (old, new)) in &changed {
-                let created = !path.exists();
-                if out
-                    .write_all(
-                        diff::unified(&diff::display_path(path), old, new, created).as_bytes(),
-                    )
-                    .is_err()
-                {
-                    return EXIT_ERROR;
-                }
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            if diff::write_patch(&mut out, &confine, &changed)
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                return EXIT_ERROR;
             }
             return if changed.is_empty() {
                 EXIT_OK
@@ -252,17 +280,17 @@ pub fn run(args: TuneArgs) -> i32 {
                 EXIT_FINDINGS
             };
         }
-        for (i, (path, (_, new))) in changed.iter().enumerate() {
-            if let Err(e) = write::atomic_write(path, new) {
-                eprintln!("error: cannot write {}: {e} ({i} of {} files written; the others are unchanged)", path.display(), changed.len());
-                return EXIT_ERROR;
-            }
+        let (written, failed) = write::commit(&confine, &changed);
+        for (path, e) in &failed {
+            eprintln!("error: cannot write {}: {e}", crate::escape::path(path));
         }
         eprintln!(
-            "Wrote {} file{}.",
-            changed.len(),
-            if changed.len() == 1 { "" } else { "s" }
+            "Wrote {written} file{}.",
+            if written == 1 { "" } else { "s" }
         );
+        if !failed.is_empty() {
+            return EXIT_ERROR;
+        }
     }
     match args.format {
         TuneFormat::Text => print!("{}", reports.join("\n")),

@@ -9,7 +9,21 @@ pub mod edits;
 pub mod run;
 pub mod write;
 
-use crate::source::{Shared, Span};
+use crate::source::{Shared, Span, Stamp};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// One file's change: the bytes as read, with the stamp of the file they were read from (the
+/// writer checks the file is still that), and the new bytes.
+#[derive(Clone, Debug)]
+pub struct Change {
+    pub original: Vec<u8>,
+    pub stamp: Option<Stamp>,
+    pub new: Vec<u8>,
+}
+
+/// The changes of a run, by the path each file was read under.
+pub type Changes = BTreeMap<PathBuf, Change>;
 
 /// One replacement: `range` of the original bytes becomes `content`. An empty content
 /// deletes; an empty range inserts.

@@ -2,9 +2,10 @@
 //! nothing changes. Nothing touches the disk here; the result is the new contents.
 
 use super::apply::{choose, splice};
-use super::{Applicability, Edit, Fix};
+use super::{Applicability, Change, Changes, Edit, Fix};
 use crate::cli::lint::{collect_with, Findings};
 use crate::fxhash::FxHashMap as HashMap;
+use crate::source::Stamp;
 use crate::stack::fs::OverlayFs;
 use crate::workspace::{StackArgs, Workspace};
 use std::collections::{BTreeMap, HashSet};
@@ -24,8 +25,8 @@ pub struct Request<'a> {
 }
 
 pub struct Outcome {
-    /// Changed files: path → (original bytes, fixed bytes).
-    pub changed: BTreeMap<PathBuf, (Vec<u8>, Vec<u8>)>,
+    /// Changed files, with the bytes (and the file) their fixes started from.
+    pub changed: Changes,
     /// What was applied: (code, fix title), in order.
     pub applied: Vec<(&'static str, String)>,
     /// Files not fixed because they had syntax errors before fixing.
@@ -35,6 +36,8 @@ pub struct Outcome {
     /// The findings left after the last pass (on the fixed contents).
     pub remaining: Findings,
     pub workspace: Workspace,
+    /// The boundary the files were read in, which writes are checked against.
+    pub confine: std::sync::Arc<crate::stack::confine::Confinement>,
 }
 
 /// Every nginx file of the workspace with its number of syntax errors, so telling a file's
@@ -51,24 +54,33 @@ fn nginx_errors(ws: &Workspace) -> HashMap<&Path, usize> {
 /// and the findings of the last lint (`last`: its workspace and findings).
 fn finish(
     mut fs: OverlayFs,
-    originals: BTreeMap<PathBuf, Vec<u8>>,
+    originals: BTreeMap<PathBuf, (Vec<u8>, Option<Stamp>)>,
     applied: Vec<(&'static str, String)>,
     unparsable: HashSet<PathBuf>,
     bugs: Vec<String>,
     last: (Workspace, Findings),
 ) -> Outcome {
-    let mut changed = BTreeMap::new();
-    for (path, original) in originals {
+    let mut changed = Changes::new();
+    for (path, (original, stamp)) in originals {
         if let Some(new) = fs.remove(&path) {
             if new != original {
-                changed.insert(path, (original, new));
+                changed.insert(
+                    path,
+                    Change {
+                        original,
+                        stamp,
+                        new,
+                    },
+                );
             }
         }
     }
     let mut unparsable: Vec<PathBuf> = unparsable.into_iter().collect();
     unparsable.sort();
     let (workspace, remaining) = last;
+    let confine = fs.base.confinement().clone();
     Outcome {
+        confine,
         changed,
         applied,
         unparsable,
@@ -80,11 +92,11 @@ fn finish(
 
 pub fn run(req: &Request) -> Result<Outcome, String> {
     let mut fs = OverlayFs::new(crate::workspace::real_fs(req.args));
-    let mut originals: BTreeMap<PathBuf, Vec<u8>> = BTreeMap::new();
+    let mut originals: BTreeMap<PathBuf, (Vec<u8>, Option<Stamp>)> = BTreeMap::new();
     if let Some(text) = &req.stdin {
         let path = PathBuf::from(crate::workspace::STDIN);
         fs.insert(path.clone(), text.clone());
-        originals.insert(path, text.clone());
+        originals.insert(path, (text.clone(), None));
     }
     let mut applied = Vec::new();
     let mut bugs = Vec::new();
@@ -136,7 +148,8 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
             }
         }
         let mut broke = false;
-        let mut next: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        let mut next: Vec<(PathBuf, std::sync::Arc<crate::source::SourceFile>, Vec<u8>)> =
+            Vec::new();
         let nginx = nginx_errors(&ws);
         for (path, (source, edits)) in by_file {
             let new = splice(&source.text, &edits);
@@ -150,7 +163,7 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
                     continue;
                 }
             }
-            next.push((path, new));
+            next.push((path, source, new));
         }
         if broke {
             // Keep the last good contents and stop: re-running would choose the same fix.
@@ -161,12 +174,12 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
         for &i in &chosen {
             applied.push((fixes[i].0, fixes[i].1.title.clone()));
         }
-        for (path, new) in next {
-            if !originals.contains_key(&path) {
-                let original = std::fs::read(&path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                originals.insert(path.clone(), original);
-            }
+        for (path, source, new) in next {
+            // The first fix of a file starts from the bytes the rules saw, read from disk
+            // with their stamp: the writer later checks the file is still exactly that.
+            originals
+                .entry(path.clone())
+                .or_insert_with(|| (source.text.clone(), source.stamp));
             fs.insert(path, new);
         }
         pass += 1;

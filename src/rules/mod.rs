@@ -152,7 +152,13 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// Whether `rule` runs. The input errors always do (a file that cannot be parsed, an
+    /// include that cannot be read, a path out of the tree): no selection can make a broken
+    /// configuration look clean.
     pub fn enabled(&self, rule: &RuleEntry) -> bool {
+        if is_input_error(rule.code) {
+            return true;
+        }
         let sel = if self.select.is_empty() {
             1
         } else {

@@ -22,7 +22,7 @@ use crate::fxhash::FxHashMap;
 use std::ffi::OsStr;
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 /// Why a path was not opened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,7 +108,7 @@ pub struct Confinement {
     cwd: PathBuf,
     /// Directories already resolved (absolute lexical path → real path), so a directory of
     /// thousands of vhosts is resolved once, not once per file.
-    dirs: Mutex<FxHashMap<PathBuf, PathBuf>>,
+    dirs: RwLock<FxHashMap<PathBuf, PathBuf>>,
 }
 
 /// What a path resolved to.
@@ -138,7 +138,7 @@ impl Confinement {
             live,
             server_root,
             cwd,
-            dirs: Mutex::new(FxHashMap::default()),
+            dirs: RwLock::new(FxHashMap::default()),
         }
     }
 
@@ -177,18 +177,12 @@ impl Confinement {
             return Err(Refusal::Outside);
         };
         let rel = real.strip_prefix(base).unwrap_or(real);
-        let mut comps = rel.components().peekable();
-        while let Some(c) = comps.next() {
-            if let Component::Normal(name) = c {
-                let last = comps.peek().is_none();
-                if (!last && SECRET_DIRS.iter().any(|d| name == OsStr::new(d)))
-                    || (last
-                        && (is_secret_file(name)
-                            || SECRET_DIRS.iter().any(|d| name == OsStr::new(d))))
-                {
-                    return Err(Refusal::Secret);
-                }
-            }
+        let secret_dir = rel.components().any(|c| match c {
+            Component::Normal(name) => SECRET_DIRS.iter().any(|d| name == OsStr::new(d)),
+            _ => false,
+        });
+        if secret_dir || rel.file_name().is_some_and(is_secret_file) {
+            return Err(Refusal::Secret);
         }
         Ok(())
     }
@@ -196,19 +190,33 @@ impl Confinement {
     /// Resolves `path` (relative to the current directory) to its real path, following
     /// symlinks as the server would (see the module docs).
     pub fn resolve(&self, path: &Path) -> io::Result<Resolution> {
-        let abs = self.absolute(path);
-        let (dir, name) = match (abs.parent(), abs.file_name()) {
-            (Some(dir), Some(name)) => (dir.to_path_buf(), name.to_os_string()),
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             // `/`, or a path ending in `..`: resolve it as a directory.
-            _ => {
-                let real = self.resolve_dir(&abs)?;
-                let meta = std::fs::symlink_metadata(&real).ok();
-                return Ok(Resolution { real, meta });
+            let real = self.resolve_dir(&self.absolute(path))?;
+            let meta = std::fs::symlink_metadata(&real).ok();
+            return Ok(Resolution { real, meta });
+        };
+        // Nearly every path is a file in a directory seen before: its directory is looked up
+        // as written (the current directory does not change during a run), without joining
+        // or allocating anything but the result.
+        let known = self
+            .dirs
+            .read()
+            .ok()
+            .and_then(|dirs| dirs.get(parent).map(|d| d.join(name)));
+        let candidate = match known {
+            Some(c) => c,
+            None => {
+                let real = self.resolve_dir(&self.absolute(parent))?;
+                let candidate = real.join(name);
+                if let Ok(mut dirs) = self.dirs.write() {
+                    dirs.insert(parent.to_path_buf(), real);
+                }
+                candidate
             }
         };
-        let dir = self.resolve_dir(&dir)?;
         let mut links = 0;
-        self.follow(dir, &name, &mut links)
+        self.follow(candidate, &mut links)
     }
 
     /// Resolves `path` and checks it: the real path, or why it may not be opened.
@@ -244,21 +252,21 @@ impl Confinement {
                     Component::ParentDir => parent.parent().unwrap_or(Path::new("/")).to_path_buf(),
                     Component::Normal(name) => {
                         let mut links = 0;
-                        self.follow(parent, name, &mut links)?.real
+                        self.follow(parent.join(name), &mut links)?.real
                     }
                     Component::RootDir | Component::Prefix(_) => PathBuf::from("/"),
                 }
             }
             (Some(_), None) => PathBuf::from("/"),
         };
-        if let Ok(mut dirs) = self.dirs.lock() {
+        if let Ok(mut dirs) = self.dirs.write() {
             dirs.insert(abs.to_path_buf(), real.clone());
         }
         Ok(real)
     }
 
     fn cached(&self, abs: &Path) -> Option<PathBuf> {
-        self.dirs.lock().ok()?.get(abs).cloned()
+        self.dirs.read().ok()?.get(abs).cloned()
     }
 
     /// The server root above `real` whose `/` absolute link targets mean: none on the live
@@ -280,9 +288,9 @@ impl Confinement {
             .then_some(root)
     }
 
-    /// Resolves `name` inside the real directory `dir`, following it when it is a symlink.
-    fn follow(&self, dir: PathBuf, name: &OsStr, links: &mut u32) -> io::Result<Resolution> {
-        let candidate = dir.join(name);
+    /// Resolves `candidate` (a name inside a real directory), following it when it is a
+    /// symlink.
+    fn follow(&self, candidate: PathBuf, links: &mut u32) -> io::Result<Resolution> {
         let meta = match std::fs::symlink_metadata(&candidate) {
             Ok(m) => m,
             Err(e)
@@ -307,6 +315,7 @@ impl Confinement {
             return Err(io::Error::from_raw_os_error(libc::ELOOP));
         }
         let target = std::fs::read_link(&candidate)?;
+        let dir = candidate.parent().unwrap_or(Path::new("/")).to_path_buf();
         // The server resolves its links on its own file system: an absolute target starts
         // at its `/`, and `..` never climbs above it.
         let floor = self.floor_of(&dir);
@@ -336,7 +345,7 @@ impl Confinement {
                 }
                 continue;
             }
-            let r = self.follow(at, c, links)?;
+            let r = self.follow(at.join(c), links)?;
             if i + 1 == last {
                 return Ok(r);
             }
