@@ -373,7 +373,7 @@ mod tests {
     fn setup() -> (tempfile::TempDir, std::sync::Arc<Confinement>, PathBuf) {
         let d = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(d.path()).unwrap();
-        let c = std::sync::Arc::new(Confinement::new(&[root.clone()], false, None));
+        let c = std::sync::Arc::new(Confinement::new(std::slice::from_ref(&root), false, None));
         (d, c, root)
     }
 
