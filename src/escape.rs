@@ -15,8 +15,13 @@ use std::path::Path;
 
 /// Characters that are never printed as themselves.
 fn is_unsafe(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{061c}')
+    c.is_control() || acts_on_terminal(c)
+}
+
+/// Characters beyond the C0/C1 controls that change what a reader sees: C1 controls, and the
+/// bidirectional overrides and isolates ("Trojan Source"), line and paragraph separators.
+pub fn acts_on_terminal(c: char) -> bool {
+    matches!(c, '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{061c}')
 }
 
 fn push_escaped(out: &mut String, c: char) {

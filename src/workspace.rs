@@ -126,7 +126,10 @@ impl Workspace {
         let stdin = paths == [PathBuf::from(STDIN)];
         for p in &paths {
             if !p.exists() && !stdin {
-                return Err(format!("{}: no such file or directory", p.display()));
+                return Err(format!(
+                    "{}: no such file or directory",
+                    crate::escape::path(p)
+                ));
             }
         }
         let found = if args.isolated {
@@ -189,7 +192,7 @@ impl Workspace {
                 "no configuration files found in {}",
                 paths
                     .iter()
-                    .map(|p| p.display().to_string())
+                    .map(|p| crate::escape::path(p))
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
@@ -356,18 +359,29 @@ fn render_config_error(e: &config::ConfigError) -> String {
         GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource,
     };
     let Some(span) = e.span.clone() else {
-        return format!("{}: {}", e.path.display(), e.message);
+        return format!(
+            "{}: {}",
+            crate::escape::path(&e.path),
+            crate::escape::text(&e.message)
+        );
     };
-    let diag = MietteDiagnostic::new(format!("invalid config: {}", e.message))
-        .with_label(LabeledSpan::new_primary_with_span(None, span));
-    let report = miette::Report::new(diag).with_source_code(NamedSource::new(
-        e.path.display().to_string(),
-        e.text.clone(),
-    ));
+    let (text, shifts) = crate::report::full::display_text(e.text.as_bytes());
+    let span = shifts.map(span.start)..shifts.map(span.end);
+    let diag = MietteDiagnostic::new(format!(
+        "invalid config: {}",
+        crate::escape::text(&e.message)
+    ))
+    .with_label(LabeledSpan::new_primary_with_span(None, span));
+    let report = miette::Report::new(diag)
+        .with_source_code(NamedSource::new(crate::escape::path(&e.path), text));
     let mut out = String::new();
     let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor());
     if handler.render_report(&mut out, report.as_ref()).is_err() {
-        return format!("{}: {}", e.path.display(), e.message);
+        return format!(
+            "{}: {}",
+            crate::escape::path(&e.path),
+            crate::escape::text(&e.message)
+        );
     }
     out
 }

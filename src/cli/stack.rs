@@ -187,10 +187,15 @@ fn stack_text(stack: &Stack) -> String {
         if stack.root.as_os_str().is_empty() {
             ".".into()
         } else {
-            stack.root.display().to_string()
+            crate::escape::path(&stack.root)
         }
     );
-    let rows = files(stack);
+    let mut rows = files(stack);
+    // Names as they can be shown: a newline or an escape sequence in a file name must not
+    // forge a line of this listing or act on the terminal.
+    for r in &mut rows {
+        r.path = crate::escape::line(&r.path).into_owned();
+    }
     let width = rows.iter().map(|r| r.path.len()).max().unwrap_or(0);
     for kind in ["nginx", "php-fpm", "sysctl"] {
         let of_kind: Vec<&FileRow> = rows.iter().filter(|r| r.kind == kind).collect();
@@ -282,7 +287,7 @@ pub fn run(args: StackCmdArgs) -> i32 {
         }
         StackFormat::Text => {
             let texts: Vec<String> = ws.stacks.iter().map(stack_text).collect();
-            print!("{}", texts.join("\n"));
+            print!("{}", crate::escape::text(&texts.join("\n")));
         }
     }
     EXIT_OK

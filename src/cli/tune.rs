@@ -121,7 +121,7 @@ fn text(stack: &Stack, a: &Assumptions, plan: &Plan) -> String {
         by_file.entry(r.file.path.clone()).or_default().push(r);
     }
     for (path, recs) in by_file {
-        out.push_str(&format!("\n  {}\n", path.display()));
+        out.push_str(&format!("\n  {}\n", crate::escape::path(&path)));
         let width = recs.iter().map(|r| r.setting.len()).max().unwrap_or(0);
         let change = |r: &tune::Recommendation| match &r.current {
             Some(c) => format!("{c} → {}", r.recommended),
@@ -293,7 +293,7 @@ pub fn run(args: TuneArgs) -> i32 {
         }
     }
     match args.format {
-        TuneFormat::Text => print!("{}", reports.join("\n")),
+        TuneFormat::Text => print!("{}", crate::escape::text(&reports.join("\n"))),
         TuneFormat::Json => {
             let v = if json_stacks.len() == 1 {
                 json_stacks.remove(0)

@@ -11,17 +11,17 @@ pub fn line(d: &Diagnostic) -> String {
     let at = d.file.line_col(d.span.start);
     format!(
         "{}:{}:{}: {}[{}] {}",
-        d.file.path.display(),
+        crate::escape::path(&d.file.path),
         at.line,
         at.column,
         d.severity.as_str(),
         d.code,
-        one_line(&d.message)
+        crate::escape::line(&one_line(&d.message))
     )
 }
 
 fn one_line(s: &str) -> String {
-    s.replace("\r\n", " ").replace(['\n', '\r'], " ")
+    s.replace("\r\n", " ").replace('\n', " ")
 }
 
 pub fn write(

@@ -1,6 +1,7 @@
 //! The human format: miette's graphical report with a code frame.
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::escape;
 use crate::source::SourceFile;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
 
@@ -10,26 +11,61 @@ pub fn use_color(is_terminal: bool) -> bool {
     is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
-/// Source text for miette, with every byte that is not valid UTF-8 shown as `?`, so that
-/// byte offsets into the original file stay valid in the rendered text.
-pub fn display_text(bytes: &[u8]) -> String {
+/// Source text for miette: every byte that is not valid UTF-8 shown as `?` (one byte for
+/// one, so offsets into the original stay valid), and every control or reordering character
+/// that would act on a terminal (ESC, a lone CR, form feed, U+202E…) shown as a visible
+/// symbol (`␛`, `␍`, `␌`, `�`). Those take more bytes than the original, so the text comes
+/// with the [`Shifts`] that move the original's offsets onto it.
+pub fn display_text(bytes: &[u8]) -> (String, Shifts) {
     let mut out = String::with_capacity(bytes.len());
-    let mut rest = bytes;
-    loop {
-        match std::str::from_utf8(rest) {
-            Ok(s) => {
-                out.push_str(s);
-                return out;
+    let mut shifts = Shifts::default();
+    let mut offset = 0usize;
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            let shown = match c {
+                '\t' | '\n' => c,
+                '\r' if bytes.get(offset + 1) == Some(&b'\n') => c,
+                // The Control Pictures block has a symbol for each C0 control and DEL.
+                c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or('?'),
+                '\u{7f}' => '\u{2421}',
+                c if crate::escape::acts_on_terminal(c) => '\u{fffd}',
+                c => c,
+            };
+            if shown.len_utf8() != c.len_utf8() {
+                shifts.add(offset + c.len_utf8(), shown.len_utf8() - c.len_utf8());
             }
-            Err(e) => {
-                let (good, bad) = rest.split_at(e.valid_up_to());
-                // Safe: `good` was just validated.
-                out.push_str(std::str::from_utf8(good).unwrap_or_default());
-                let n = e.error_len().unwrap_or(bad.len());
-                out.extend(std::iter::repeat_n('?', n));
-                rest = &bad[n..];
-            }
+            out.push(shown);
+            offset += c.len_utf8();
         }
+        let n = chunk.invalid().len();
+        out.extend(std::iter::repeat_n('?', n));
+        offset += n;
+    }
+    (out, shifts)
+}
+
+/// Where the display text grew: after each original offset, by how many bytes (in order).
+#[derive(Default)]
+pub struct Shifts {
+    at: Vec<(usize, usize)>,
+}
+
+impl Shifts {
+    fn add(&mut self, after: usize, grew: usize) {
+        let total = self.at.last().map_or(0, |l| l.1) + grew;
+        self.at.push((after, total));
+    }
+
+    /// The display offset of an original offset.
+    pub fn map(&self, offset: usize) -> usize {
+        match self.at.partition_point(|&(after, _)| after <= offset) {
+            0 => offset,
+            i => offset + self.at[i - 1].1,
+        }
+    }
+
+    fn span(&self, start: u32, end: u32) -> std::ops::Range<usize> {
+        self.map(start as usize)..self.map(end as usize)
     }
 }
 
@@ -68,12 +104,13 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
         Some(rule) => format!("{} {}", diag.code, rule.name),
         None => diag.code.to_string(),
     };
-    let mut report = MietteDiagnostic::new(diag.message.clone())
+    let (text, shifts) = display_text(&file.text);
+    let mut report = MietteDiagnostic::new(escape::text(&diag.message))
         .with_code(code)
         .with_severity(severity)
         .with_label(LabeledSpan::new_primary_with_span(
             None,
-            diag.span.start as usize..diag.span.end as usize,
+            shifts.span(diag.span.start, diag.span.end),
         ));
     for l in diag
         .labels
@@ -81,12 +118,16 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
         .filter(|l| std::sync::Arc::ptr_eq(&l.file, &diag.file))
     {
         report = report.and_label(LabeledSpan::new_with_span(
-            Some(l.text.clone()),
-            l.span.start as usize..l.span.end as usize,
+            Some(escape::text(&l.text).into_owned()),
+            shifts.span(l.span.start, l.span.end),
         ));
     }
     // miette frames one source per report; places in other files are listed as notes.
-    let mut help: Vec<String> = diag.help.iter().cloned().collect();
+    let mut help: Vec<String> = diag
+        .help
+        .iter()
+        .map(|h| escape::text(h).into_owned())
+        .collect();
     for l in diag
         .labels
         .iter()
@@ -95,8 +136,8 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
         let at = l.file.line_col(l.span.start);
         help.push(format!(
             "{}: {}:{}:{}",
-            l.text,
-            l.file.path.display(),
+            escape::text(&l.text),
+            escape::path(&l.file.path),
             at.line,
             at.column
         ));
@@ -112,18 +153,18 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
     // miette prints the name before its own line:column, which is what editors and
     // terminals turn into a link.
-    let source = NamedSource::new(file.path.display().to_string(), display_text(&file.text));
+    let source = NamedSource::new(escape::path(&file.path), text);
     let report = miette::Report::new(report).with_source_code(source);
     let mut out = String::new();
     if handler.render_report(&mut out, report.as_ref()).is_err() {
         out = format!(
             "{}:{}:{}: {}[{}] {}\n",
-            file.path.display(),
+            escape::path(&file.path),
             lc.line,
             lc.column,
             diag.severity.as_str(),
             diag.code,
-            diag.message
+            escape::text(&diag.message)
         );
     }
     out
@@ -144,15 +185,15 @@ fn render_unframed(diag: &Diagnostic) -> String {
     };
     let mut out = format!(
         "{code}\n\n  {mark} {}\n   ╭─[{}:{}:{}]\n   │ (line {} is {} bytes long; not shown)\n   ╰────\n",
-        diag.message,
-        file.path.display(),
+        escape::text(&diag.message),
+        escape::path(&file.path),
         lc.line,
         lc.column,
         lc.line,
         line_len(file, diag.span.start)
     );
     if let Some(h) = &diag.help {
-        out.push_str(&format!("  help: {h}\n"));
+        out.push_str(&format!("  help: {}\n", escape::text(h)));
     }
     out
 }

@@ -11,9 +11,12 @@ use super::json::positions;
 use super::Summary;
 use crate::diagnostic::{Diagnostic, Severity};
 
-/// Escapes workflow-command data (the message after `::`).
+/// Escapes workflow-command data (the message after `::`), as the Actions toolkit does;
+/// other control characters (an escape sequence in a configuration value) are first made
+/// visible, since the runner's log would render them.
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    crate::escape::text(s)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
@@ -31,7 +34,8 @@ pub fn line(d: &Diagnostic) -> String {
         Severity::Info => "notice",
     };
     let (start, end) = positions(d);
-    let path = d.file.path.to_string_lossy().replace('\\', "/");
+    // The path as it is: a `\\` is part of a file name here, not a separator.
+    let path = d.file.path.to_string_lossy();
     let mut props = vec![
         format!("file={}", escape_property(&path)),
         format!("line={}", start.line),

@@ -43,27 +43,22 @@ pub fn level(severity: Severity) -> &'static str {
 
 /// `artifactLocation` for a file: relative URI against `%SRCROOT%`, or a `file://` URI.
 pub fn artifact_location(path: &Path) -> Value {
-    let shown = path.to_string_lossy().replace('\\', "/");
-    let absolute = path.is_absolute() || shown.starts_with('/');
-    if absolute {
-        let encoded = percent_encode(&shown);
-        let uri = if encoded.starts_with('/') {
-            format!("file://{encoded}")
-        } else {
-            // A Windows drive path: file:///C:/...
-            format!("file:///{}", encoded.replacen("%3A", ":", 1))
-        };
-        json!({ "uri": uri })
+    use std::os::unix::ffi::OsStrExt;
+    // The name's own bytes, percent-encoded: a `\\` or a byte that is not UTF-8 is part of
+    // the file's name and stays exactly that.
+    let bytes = path.as_os_str().as_bytes();
+    if path.is_absolute() {
+        json!({ "uri": format!("file://{}", percent_encode(bytes)) })
     } else {
-        let relative = shown.trim_start_matches("./");
+        let relative = bytes.strip_prefix(b"./").unwrap_or(bytes);
         json!({ "uri": percent_encode(relative), "uriBaseId": "%SRCROOT%" })
     }
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters and `/`.
-fn percent_encode(s: &str) -> String {
+fn percent_encode(s: &[u8]) -> String {
     let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
+    for &b in s {
         match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
                 out.push(b as char)

@@ -45,12 +45,14 @@ pub const DECLARATION: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
 /// and findings in their given order.
 pub fn by_file(diagnostics: &[Diagnostic]) -> Vec<(String, Vec<&Diagnostic>)> {
     let mut groups: Vec<(String, Vec<&Diagnostic>)> = Vec::new();
+    // Each path's group by index: one lookup per finding, not a scan of the groups.
+    let mut index: crate::fxhash::FxHashMap<&std::path::Path, usize> = Default::default();
     for d in diagnostics {
-        let path = d.file.path.display().to_string();
-        match groups.iter_mut().find(|(p, _)| *p == path) {
-            Some((_, ds)) => ds.push(d),
-            None => groups.push((path, vec![d])),
-        }
+        let i = *index.entry(d.file.path.as_path()).or_insert_with(|| {
+            groups.push((d.file.path.display().to_string(), Vec::new()));
+            groups.len() - 1
+        });
+        groups[i].1.push(d);
     }
     groups
 }

@@ -334,6 +334,9 @@ pub fn parse(src: &[u8]) -> Parsed {
     for (start, end) in physical_lines(src) {
         parse_physical_line(src, start, end, &mut file, &mut errors, &mut section);
     }
+    if super::encoding::is_utf16(src) {
+        errors = vec![super::encoding::utf16_error(src)];
+    }
     Parsed { file, errors }
 }
 

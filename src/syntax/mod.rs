@@ -1,5 +1,6 @@
 //! Lossless parsers for the three configuration languages of the stack.
 
+pub mod encoding;
 pub mod error;
 pub mod fpm;
 pub mod lines;

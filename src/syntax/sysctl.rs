@@ -224,6 +224,9 @@ pub fn parse(src: &[u8]) -> Parsed {
             out.errors.push(e);
         }
     }
+    if super::encoding::is_utf16(src) {
+        out.errors = vec![super::encoding::utf16_error(src)];
+    }
     out
 }
 

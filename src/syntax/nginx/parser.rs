@@ -56,6 +56,20 @@ struct Pending {
 }
 
 pub fn parse(src: &[u8]) -> Parsed {
+    let mut parsed = parse_bytes(src);
+    encoding_errors(src, &mut parsed);
+    parsed
+}
+
+/// What nginx's reader makes of a file that is not text (see [`crate::syntax::encoding`]).
+fn encoding_errors(src: &[u8], parsed: &mut Parsed) {
+    use crate::syntax::encoding;
+    if encoding::is_utf16(src) {
+        parsed.errors = vec![encoding::utf16_error(src)];
+    }
+}
+
+fn parse_bytes(src: &[u8]) -> Parsed {
     let (scratch, table) = SCRATCH.with(|s| s.take()).unwrap_or_default();
     if src.len() > SCRATCH_LIMIT {
         let (parsed, table) = Parser::new(src, Tree::default(), table).run();
