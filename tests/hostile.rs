@@ -45,7 +45,9 @@ impl Scene {
         for name in ["secret", "victim.conf", "dir/x.conf"] {
             std::fs::write(
                 outside.join(name),
-                format!("server_tokens on;\nworker_processes 2;\n# {FILE_MARKER}\n{FILE_MARKER} = 1\n"),
+                format!(
+                    "server_tokens on;\nworker_processes 2;\n# {FILE_MARKER}\n{FILE_MARKER} = 1\n"
+                ),
             )
             .unwrap();
         }
@@ -72,7 +74,11 @@ impl Scene {
     /// A `..` path from `from_dir` (relative to the repository) to `to` (absolute).
     fn climb(&self, from_dir: &str, to: &Path) -> String {
         let depth = self.repo.join(from_dir).components().count();
-        format!("{}{}", "../".repeat(depth + 2), to.display().to_string().trim_start_matches('/'))
+        format!(
+            "{}{}",
+            "../".repeat(depth + 2),
+            to.display().to_string().trim_start_matches('/')
+        )
     }
 
     /// Every file outside the repository with its bytes, and what each outside symlink or
@@ -151,9 +157,13 @@ fn commands() -> Vec<Vec<&'static str>> {
     out.push(vec!["stack", "."]);
     out.push(vec!["stack", "--format", "json", "."]);
     out.push(vec!["fix", "--diff", "."]);
-    out.push(vec!["tune", "--cpus", "2", "--memory", "2GiB", "--diff", "."]);
+    out.push(vec![
+        "tune", "--cpus", "2", "--memory", "2GiB", "--diff", ".",
+    ]);
     out.push(vec!["fix", "--unsafe-fixes", "."]);
-    out.push(vec!["tune", "--cpus", "2", "--memory", "2GiB", "--write", "."]);
+    out.push(vec![
+        "tune", "--cpus", "2", "--memory", "2GiB", "--write", ".",
+    ]);
     out
 }
 
@@ -165,14 +175,21 @@ fn attack(scene: &Scene, what: &str) -> i32 {
     let mut cmds = commands();
     if scene.repo.join("etc/nginx/nginx.conf").exists() {
         cmds.push(vec!["parse", "etc/nginx/nginx.conf"]);
-        cmds.push(vec!["parse", "--format", "crossplane", "etc/nginx/nginx.conf"]);
+        cmds.push(vec![
+            "parse",
+            "--format",
+            "crossplane",
+            "etc/nginx/nginx.conf",
+        ]);
     }
     for args in cmds {
         let out = run(scene, &args);
         let printed = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
         for marker in [FILE_MARKER, ENV_MARKER, GIT_MARKER] {
             assert!(
-                !printed.windows(marker.len()).any(|w| w == marker.as_bytes()),
+                !printed
+                    .windows(marker.len())
+                    .any(|w| w == marker.as_bytes()),
                 "{what}: `lemplint {}` printed {marker}:\n{}",
                 args.join(" "),
                 text(&printed)
@@ -198,7 +215,8 @@ fn attack(scene: &Scene, what: &str) -> i32 {
     lint_code.unwrap_or(-1)
 }
 
-const NGINX_MAIN: &str = "events {}\nhttp {\n    server_tokens on;\n    include conf.d/*.conf;\n}\n";
+const NGINX_MAIN: &str =
+    "events {}\nhttp {\n    server_tokens on;\n    include conf.d/*.conf;\n}\n";
 
 #[test]
 fn symlinks_out_of_the_tree_are_reported_not_read() {
@@ -216,7 +234,9 @@ fn symlinks_out_of_the_tree_are_reported_not_read() {
     let out = run(&s, &["lint", "--format", "concise", "."]);
     let shown = text(&out.stdout);
     assert!(
-        shown.contains("pool.d/www.conf was not read: it is version-control metadata or a credentials file"),
+        shown.contains(
+            "pool.d/www.conf was not read: it is version-control metadata or a credentials file"
+        ),
         "{shown}"
     );
     // A repository with its own layout: the links lead out of the tree.
@@ -276,10 +296,7 @@ fn php_fpm_includes_resolve_on_the_server_not_this_machine() {
         "[global]\ninclude=../etc/*\ninclude=../../../../../../proc/self/*\n",
     );
     let glob = s.climb("fpm", &s.outside.join("dir"));
-    s.write(
-        "fpm/php-fpm.conf",
-        &format!("[global]\ninclude={glob}/*\n"),
-    );
+    s.write("fpm/php-fpm.conf", &format!("[global]\ninclude={glob}/*\n"));
     attack(&s, "php-fpm includes");
 }
 
@@ -290,14 +307,22 @@ fn a_config_file_cannot_widen_what_is_read() {
     s.write("lemplint.toml", "[paths]\nroot = \"/\"\n");
     let out = run(&s, &["lint", "."]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("outside the linted tree"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("outside the linted tree"),
+        "{}",
+        text(&out.stderr)
+    );
     attack(&s, "[paths] root");
     // lemplint.toml itself a link to the runner's environment: named, not quoted.
     std::fs::remove_file(s.repo.join("lemplint.toml")).unwrap();
     s.link("lemplint.toml", "/proc/self/environ");
     let out = run(&s, &["lint", "--format", "json", "."]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("lemplint.toml"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("lemplint.toml"),
+        "{}",
+        text(&out.stderr)
+    );
     attack(&s, "lemplint.toml link");
 }
 
@@ -308,7 +333,10 @@ fn writes_never_leave_the_tree() {
         "etc/nginx/nginx.conf",
         "events {}\nhttp {\n    include sites-enabled/*;\n}\n",
     );
-    s.link("etc/nginx/sites-enabled/victim", s.outside.join("victim.conf"));
+    s.link(
+        "etc/nginx/sites-enabled/victim",
+        s.outside.join("victim.conf"),
+    );
     // tune would create 60-lemplint.conf in a sysctl.d that is a link to elsewhere.
     s.link("etc/sysctl.d", s.outside.join("dir"));
     s.write(
@@ -317,7 +345,11 @@ fn writes_never_leave_the_tree() {
     );
     attack(&s, "writes");
     let out = run(&s, &["fix", "--diff", "."]);
-    assert!(!text(&out.stdout).contains("outside"), "{}", text(&out.stdout));
+    assert!(
+        !text(&out.stdout).contains("outside"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]
@@ -327,9 +359,17 @@ fn devices_fifos_and_odd_names_neither_hang_nor_crash() {
     s.link("big.conf", "/dev/zero");
     s.link("etc/nginx/conf.d/zero.conf", "/dev/zero");
     let fifo = s.repo.join("etc/nginx/conf.d/fifo.conf");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     let fifo2 = s.repo.join("x.conf");
-    assert!(Command::new("mkfifo").arg(&fifo2).status().unwrap().success());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo2)
+        .status()
+        .unwrap()
+        .success());
     // A name that is not UTF-8, in a directory a glob scans.
     use std::os::unix::ffi::OsStrExt;
     let odd = s
@@ -348,10 +388,15 @@ fn devices_fifos_and_odd_names_neither_hang_nor_crash() {
         let out = run(&s, &["lint", "--format", format, "."]);
         let shown = text(&out.stdout);
         assert!(
-            !shown.lines().any(|l| l.starts_with("::error file=README.md")),
+            !shown
+                .lines()
+                .any(|l| l.starts_with("::error file=README.md")),
             "{format}: {shown}"
         );
-        assert!(!out.stdout.contains(&0x1b), "{format} printed a raw ESC: {shown}");
+        assert!(
+            !out.stdout.contains(&0x1b),
+            "{format} printed a raw ESC: {shown}"
+        );
     }
 }
 
@@ -374,8 +419,16 @@ fn suppressions_cannot_hide_a_broken_file() {
     ] {
         let before = std::fs::read(s.repo.join("etc/nginx/nginx.conf")).unwrap();
         let out = run(&s, args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
-        assert_eq!(std::fs::read(s.repo.join("etc/nginx/nginx.conf")).unwrap(), before);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(
+            std::fs::read(s.repo.join("etc/nginx/nginx.conf")).unwrap(),
+            before
+        );
     }
 }
 
@@ -464,8 +517,14 @@ fn fix_and_tune_write_at_once_lose_nothing() {
     assert!(fixed.status.code() != Some(2), "{}", text(&fixed.stderr));
     assert_eq!(tuned.status.code(), Some(0), "{}", text(&tuned.stderr));
     let result = std::fs::read_to_string(&conf).unwrap();
-    assert!(result.contains("server_tokens off;"), "fix's edit lost:\n{result}");
-    assert!(result.contains("worker_processes auto;"), "tune's edit lost:\n{result}");
+    assert!(
+        result.contains("server_tokens off;"),
+        "fix's edit lost:\n{result}"
+    );
+    assert!(
+        result.contains("worker_processes auto;"),
+        "tune's edit lost:\n{result}"
+    );
 }
 
 /// As a user who is not root: a file another user owns is never handed over silently, and a
@@ -491,10 +550,20 @@ fn ownership_is_kept_or_the_write_refused() {
     std::fs::write(&pool, "[www]\nuser = www-data\nlisten = /run/php/www.sock\npm = static\npm.max_children = 5\nenv[DB_PASSWORD] = s3cret\n").unwrap();
     // nobody owns the tree (so it can rename in it) and the pool; root owns nginx.conf.
     let chown = |p: &Path| {
-        assert!(Command::new("chown").args(["-R", "nobody:nogroup"]).arg(p).status().unwrap().success())
+        assert!(Command::new("chown")
+            .args(["-R", "nobody:nogroup"])
+            .arg(p)
+            .status()
+            .unwrap()
+            .success())
     };
     chown(d.path());
-    assert!(Command::new("chown").args(["root:root"]).arg(&conf).status().unwrap().success());
+    assert!(Command::new("chown")
+        .args(["root:root"])
+        .arg(&conf)
+        .status()
+        .unwrap()
+        .success());
     std::fs::set_permissions(&pool, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     let out = Command::new("setpriv")
         .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])

@@ -67,10 +67,6 @@ fn line_end(text: &[u8], offset: usize) -> usize {
         .map_or(text.len(), |i| offset + i + 1)
 }
 
-fn is_blank(b: &[u8]) -> bool {
-    b.iter().all(|&c| c == b' ' || c == b'\t')
-}
-
 /// Deletes a directive (block included). When it stands alone on its lines, the whole lines
 /// go: indentation, a same-line comment after it (that comment is about it), and the line
 /// break. Comments on the lines above stay. When it shares its line with other statements
@@ -80,32 +76,40 @@ pub fn delete_directive(file: &Shared, tree: &Tree, node: NodeId) -> Edit {
     let text = &file.text;
     let span = tree.node(node).span;
     let (s, e) = (span.start as usize, span.end as usize);
-    let ls = line_start(text, s);
-    let le = line_end(text, e.saturating_sub(1).max(s));
-    let before = &text[ls..s];
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    // Only as far as the blanks around it reach: a line of 80,000 statements must not be
+    // scanned once per statement.
+    let mut ls = s;
+    while ls > 0 && blank(text[ls - 1]) {
+        ls -= 1;
+    }
+    let own_line = ls == 0 || text[ls - 1] == b'\n';
+    let mut after = e;
+    while after < text.len() && blank(text[after]) {
+        after += 1;
+    }
     // A statement left open at end of file can end with the LF itself (an unclosed block,
     // an unterminated quote): then nothing follows it on its line.
-    let after_end = if le > 0 && text.get(le - 1) == Some(&b'\n') {
-        le - 1
+    let ends_line = e > s && text[e - 1] == b'\n';
+    let rest_of_line = if ends_line {
+        Some(e)
     } else {
-        le
-    }
-    .max(e);
-    let after_raw = &text[e..after_end];
-    let after = after_raw.strip_suffix(b"\r").unwrap_or(after_raw);
-    let trailing_comment = {
-        let t = after.iter().position(|&c| c != b' ' && c != b'\t');
-        t.is_none_or(|p| after[p] == b'#')
+        match text.get(after) {
+            None => Some(text.len()),
+            Some(b'\n') => Some(after + 1),
+            Some(b'\r') if text.get(after + 1) == Some(&b'\n') => Some(after + 2),
+            // A comment after it on its line is about it.
+            Some(b'#') => {
+                Some(memchr::memchr(b'\n', &text[after..]).map_or(text.len(), |i| after + i + 1))
+            }
+            _ => None,
+        }
     };
-    if is_blank(before) && trailing_comment {
-        return Edit::delete(file, Span::new(ls as u32, le as u32));
+    match rest_of_line {
+        Some(le) if own_line => Edit::delete(file, Span::new(ls as u32, le as u32)),
+        // Shared line: the directive and the blanks that follow it.
+        _ => Edit::delete(file, Span::new(s as u32, after as u32)),
     }
-    // Shared line: the directive and the blanks that follow it.
-    let mut end = e;
-    while end < text.len() && (text[end] == b' ' || text[end] == b'\t') {
-        end += 1;
-    }
-    Edit::delete(file, Span::new(s as u32, end as u32))
 }
 
 /// The indentation of the line holding `offset`.

@@ -188,6 +188,12 @@ impl Selection {
     }
 }
 
+/// At most this many findings of one rule are kept per file; the rest are counted and
+/// reported as one finding. No real file comes close, but a generated one can hold millions
+/// (a 63 MB file of `gzip on;`), and keeping a finding each would take gigabytes. `fix`
+/// still fixes them all: it repeats until nothing changes.
+pub const MAX_FINDINGS_PER_FILE: u32 = 1000;
+
 /// What a rule sees while it runs.
 pub struct Context<'a> {
     pub stack: &'a Stack,
@@ -195,6 +201,10 @@ pub struct Context<'a> {
     pub options: &'a toml::Table,
     entry: &'static RuleEntry,
     out: &'a mut Vec<Diagnostic>,
+    /// Findings per file so far (by the source's address), and the first one past the cap.
+    per_file: crate::fxhash::FxHashMap<*const crate::source::SourceFile, u32>,
+    /// Where findings past the cap go: overwritten by each, never kept.
+    discard: Option<Diagnostic>,
 }
 
 impl Context<'_> {
@@ -213,8 +223,64 @@ impl Context<'_> {
             span,
             message,
         );
+        let n = self
+            .per_file
+            .entry(std::sync::Arc::as_ptr(file))
+            .or_insert(0);
+        *n += 1;
+        if *n > MAX_FINDINGS_PER_FILE {
+            return self.discard.insert(d);
+        }
         self.out.push(d);
         self.out.last_mut().expect("just pushed")
+    }
+
+    /// Whether `file` has reached the cap: what is reported now is only counted, so a rule
+    /// may skip work it would spend on the finding (a suggestion, a fix).
+    pub fn is_full(&self, file: &Shared) -> bool {
+        self.per_file
+            .get(&std::sync::Arc::as_ptr(file))
+            .is_some_and(|&n| n >= MAX_FINDINGS_PER_FILE)
+    }
+
+    /// One finding per file whose findings passed the cap, saying how many were not shown.
+    fn finish(mut self) {
+        let mut over: Vec<_> = self
+            .per_file
+            .iter()
+            .filter(|(_, &n)| n > MAX_FINDINGS_PER_FILE)
+            .map(|(&f, &n)| (f, n - MAX_FINDINGS_PER_FILE))
+            .collect();
+        over.sort_by_key(|&(f, _)| f as usize);
+        for (ptr, more) in over {
+            let Some(file) = self
+                .out
+                .iter()
+                .find(|d| std::sync::Arc::as_ptr(&d.file) == ptr)
+                .map(|d| d.file.clone())
+            else {
+                continue;
+            };
+            let last = self
+                .out
+                .iter()
+                .rev()
+                .find(|d| std::sync::Arc::ptr_eq(&d.file, &file))
+                .map_or(Span::empty(0), |d| d.span);
+            let code = self.entry.code;
+            let d = Diagnostic::new(
+                code,
+                self.entry.severity(),
+                file,
+                last,
+                format!(
+                    "{more} more {code} finding{} in this file are not shown (at most {MAX_FINDINGS_PER_FILE} per rule and file)",
+                    if more == 1 { "" } else { "s" }
+                ),
+            );
+            self.out.push(d);
+        }
+        self.discard = None;
     }
 }
 
@@ -255,9 +321,12 @@ pub fn run(
                 options: options.get(entry.code).unwrap_or(&empty),
                 entry,
                 out: &mut out,
+                per_file: Default::default(),
+                discard: None,
             };
             let started = std::time::Instant::now();
             entry.rule.check(&mut cx);
+            cx.finish();
             crate::timings::report(format_args!("{}", entry.code), started);
             out
         })

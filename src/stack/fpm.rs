@@ -294,6 +294,7 @@ fn assemble_pools(cfg: &mut FpmConfig) {
     }
     let mut state = Assembly {
         pools: Vec::new(),
+        by_name: HashMap::new(),
         current: None,
     };
     state.walk(cfg, &included, 0, 0);
@@ -302,6 +303,8 @@ fn assemble_pools(cfg: &mut FpmConfig) {
 
 struct Assembly {
     pools: Vec<Pool>,
+    /// Pools by lowercased name: php-fpm compares names ignoring case.
+    by_name: HashMap<String, usize>,
     current: Option<usize>,
 }
 
@@ -324,21 +327,18 @@ impl Assembly {
                     }
                     let name =
                         String::from_utf8_lossy(&s.name_text(src, &fpm::no_env)).into_owned();
-                    let idx = match self
-                        .pools
-                        .iter()
-                        .position(|p| p.name.eq_ignore_ascii_case(&name))
-                    {
-                        Some(i) => i,
-                        None => {
-                            self.pools.push(Pool {
+                    let pools = &mut self.pools;
+                    let idx = *self
+                        .by_name
+                        .entry(name.to_ascii_lowercase())
+                        .or_insert_with(|| {
+                            pools.push(Pool {
                                 name,
                                 headers: Vec::new(),
                                 settings: HashMap::new(),
                             });
-                            self.pools.len() - 1
-                        }
-                    };
+                            pools.len() - 1
+                        });
                     self.pools[idx].headers.push(Setting { file, line: i });
                     self.current = Some(idx);
                 }

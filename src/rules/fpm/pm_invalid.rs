@@ -606,7 +606,8 @@ fn path_problem(path: &str, min_len: bool) -> Option<&'static str> {
 
 /// Two pools listening on the same address (php-fpm compares the strings exactly).
 fn check_duplicate_listen(cx: &mut Context<'_>, inst: &Instance<'_>) {
-    let mut seen: Vec<(String, &PoolView<'_>, Val<'_>)> = Vec::new();
+    // The first pool on each address, by address (thousands of pools: a lookup, not a scan).
+    let mut seen: HashMap<String, (&PoolView<'_>, Val<'_>)> = HashMap::new();
     for pool in &inst.pools {
         let Some(v) = pool.get("listen").filter(|v| v.known && !v.text.is_empty()) else {
             continue;
@@ -618,7 +619,7 @@ fn check_duplicate_listen(cx: &mut Context<'_>, inst: &Instance<'_>) {
         if relative_socket && pool.get("prefix").is_some() {
             continue;
         }
-        if let Some((_, first, fv)) = seen.iter().find(|(t, _, _)| *t == v.text) {
+        if let Some((first, fv)) = seen.get(&v.text) {
             let text = format!(
                 "[pool {}] unable to set listen address as it's already used in another pool '{}'",
                 pool.name, first.name
@@ -634,7 +635,7 @@ fn check_duplicate_listen(cx: &mut Context<'_>, inst: &Instance<'_>) {
             );
             continue;
         }
-        seen.push((v.text.clone(), pool, v));
+        seen.insert(v.text.clone(), (pool, v));
     }
 }
 
@@ -665,6 +666,8 @@ pub(crate) struct Instance<'a> {
     pub pools: Vec<PoolView<'a>>,
     /// php-fpm 8.2's per-entry load errors, every file of the instance.
     pub load_errors: Vec<LoadError<'a>>,
+    /// `[global]` settings by lowercased key: the last occurrence in reading order.
+    globals: HashMap<String, At<'a>>,
 }
 
 /// A load error and the file it is in.
@@ -829,24 +832,7 @@ impl<'a> PoolView<'a> {
 impl<'a> Instance<'a> {
     /// A `[global]` setting (the last occurrence in reading order).
     pub fn global(&self, key: &str) -> Option<Val<'a>> {
-        let mut found = None;
-        for cfg in &self.configs {
-            for file in 0..cfg.files.len() {
-                for (line, e, in_pool) in entry_contexts(cfg, file) {
-                    if in_pool == Some(false)
-                        && e.subkey.is_none()
-                        && e.key_text(&cfg.files[file].source.text)
-                            .eq_ignore_ascii_case(key)
-                    {
-                        found = Some(At {
-                            cfg,
-                            setting: Setting { file, line },
-                        });
-                    }
-                }
-            }
-        }
-        Val::of(found?, None)
+        Val::of(*self.globals.get(&key.to_ascii_lowercase())?, None)
     }
 }
 
@@ -877,6 +863,8 @@ pub(crate) fn instances(stack: &Stack) -> Vec<Instance<'_>> {
 
 fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
     let mut pools: Vec<PoolView<'_>> = Vec::new();
+    let mut by_name: HashMap<String, usize> = HashMap::new();
+    let mut globals: HashMap<String, At<'_>> = HashMap::new();
     let mut load_errors = Vec::new();
     let mut clean = master;
     let mut includes_read = true;
@@ -904,21 +892,34 @@ fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
                 });
             }
         }
+        for file in 0..cfg.files.len() {
+            for (line, e, in_pool) in entry_contexts(cfg, file) {
+                if in_pool == Some(false) && e.subkey.is_none() {
+                    let key = e
+                        .key_text(&cfg.files[file].source.text)
+                        .to_ascii_lowercase();
+                    globals.insert(
+                        key,
+                        At {
+                            cfg,
+                            setting: Setting { file, line },
+                        },
+                    );
+                }
+            }
+        }
         for p in &cfg.pools {
-            let idx = match pools
-                .iter()
-                .position(|q| q.name.eq_ignore_ascii_case(&p.name))
-            {
-                Some(i) => i,
-                None => {
+            // Pools by name (php-fpm compares them ignoring case), looked up, not searched.
+            let idx = *by_name
+                .entry(p.name.to_ascii_lowercase())
+                .or_insert_with(|| {
                     pools.push(PoolView {
                         name: p.name.clone(),
                         headers: Vec::new(),
                         settings: HashMap::new(),
                     });
                     pools.len() - 1
-                }
-            };
+                });
             let view = &mut pools[idx];
             view.headers
                 .extend(p.headers.iter().map(|&setting| At { cfg, setting }));
@@ -938,6 +939,7 @@ fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
         includes_read,
         pools,
         load_errors,
+        globals,
     }
 }
 

@@ -75,7 +75,9 @@ impl Rule for PhpLocationRegexUnanchored {
         let mut seen: FxHashSet<(&std::path::Path, u32)> = FxHashSet::default();
         // Thousands of vhosts share a handful of PHP regexes: analyse each once.
         let mut analyses: FxHashMap<String, Vec<AnalysisFor>> = FxHashMap::default();
-        for inst in &stack.nginx {
+        let mut catchers = Catchers::default();
+        for (i, inst) in stack.nginx.iter().enumerate() {
+            catchers.config = i;
             let view = inst.view();
             for occ in view.named("location") {
                 let Some(loc) = php_location(inst, occ) else {
@@ -112,7 +114,7 @@ impl Rule for PhpLocationRegexUnanchored {
                 };
                 let analysis = &known[at].analysis;
                 if let Some(analysis) = analysis {
-                    judge(cx, &loc, analysis);
+                    judge(cx, &loc, analysis, &mut catchers);
                 }
             }
         }
@@ -215,11 +217,16 @@ fn split_path_info(view: &View<'_>, loc: OccId) -> Option<String> {
         .and_then(|c| view.arg(c, 0).map(|a| a.into_owned()))
 }
 
-fn judge(cx: &mut Context<'_>, loc: &PhpLocation<'_>, analysis: &Analysis) {
+fn judge(
+    cx: &mut Context<'_>,
+    loc: &PhpLocation<'_>,
+    analysis: &Analysis,
+    catchers: &mut Catchers,
+) {
     let bad = &analysis.bad;
     if bad.is_empty() {
         if analysis.upload {
-            check_guard(cx, loc);
+            check_guard(cx, loc, catchers);
         }
         return;
     }
@@ -321,11 +328,11 @@ fn fix_edit(loc: &PhpLocation<'_>, new: &str) -> Option<(Fix, String)> {
 
 /// The info-level check, for a generic PHP location that matches [`UPLOAD_URI`]: is there a
 /// file check?
-fn check_guard(cx: &mut Context<'_>, loc: &PhpLocation<'_>) {
+fn check_guard(cx: &mut Context<'_>, loc: &PhpLocation<'_>, catchers: &mut Catchers) {
     if has_file_check(&loc.view, loc.occ) {
         return;
     }
-    if earlier_sibling_catches(&loc.view, loc.occ) {
+    if catchers.earlier_sibling_catches(&loc.view, loc.occ) {
         return;
     }
     let d = cx.report(
@@ -357,28 +364,60 @@ fn has_file_check(view: &View<'_>, loc: OccId) -> bool {
     })
 }
 
-/// An earlier regex location of the same block that catches the upload URI without passing
-/// it to FastCGI (a `deny` for upload directories): nginx uses the first matching regex.
-fn earlier_sibling_catches(view: &View<'_>, loc: OccId) -> bool {
-    let parent = view.expanded.get(loc).parent;
-    view.expanded
-        .children_named(parent, "location")
-        .iter()
-        .copied()
-        .take_while(|&c| c != loc)
-        .any(|c| {
-            let args = view.args(c);
-            let (m, re) = match args.as_slice() {
-                [m, r] => (m.to_string(), r.to_string()),
-                [w] if w.starts_with("~*") => ("~*".into(), w[2..].to_string()),
-                [w] if w.starts_with('~') => ("~".into(), w[1..].to_string()),
-                _ => return false,
-            };
-            if (m != "~" && m != "~*") || passes_to_fastcgi(view, c) {
-                return false;
+/// Which regex location of each block first catches the upload URI without passing it to
+/// FastCGI (a `deny` for upload directories): nginx uses the first matching regex, so a PHP
+/// location after it never sees the URI. Found once per block, each distinct regex run once,
+/// so a server of thousands of locations costs a walk over them, not one per pair.
+#[derive(Default)]
+struct Catchers {
+    /// The configuration being judged (occurrence ids are per configuration).
+    config: usize,
+    first: FxHashMap<(usize, OccId), Option<OccId>>,
+    runs: FxHashMap<(String, bool), bool>,
+}
+
+impl Catchers {
+    fn earlier_sibling_catches(&mut self, view: &View<'_>, loc: OccId) -> bool {
+        let parent = view.expanded.get(loc).parent;
+        let key = (self.config, parent);
+        let first = match self.first.get(&key) {
+            Some(&f) => f,
+            None => {
+                let f = self.first_catcher(view, parent);
+                self.first.insert(key, f);
+                f
             }
-            regex::Regex::parse(&re, m == "~*").and_then(|r| r.find(UPLOAD_URI)) == Some(true)
-        })
+        };
+        // Occurrences are numbered in document order.
+        first.is_some_and(|c| c < loc)
+    }
+
+    fn first_catcher(&mut self, view: &View<'_>, parent: OccId) -> Option<OccId> {
+        view.expanded
+            .children_named(parent, "location")
+            .iter()
+            .copied()
+            .find(|&c| {
+                let args = view.args(c);
+                let (m, re) = match args.as_slice() {
+                    [m, r] => (m.to_string(), r.to_string()),
+                    [w] if w.starts_with("~*") => ("~*".into(), w[2..].to_string()),
+                    [w] if w.starts_with('~') => ("~".into(), w[1..].to_string()),
+                    _ => return false,
+                };
+                if (m != "~" && m != "~*") || passes_to_fastcgi(view, c) {
+                    return false;
+                }
+                let caseless = m == "~*";
+                *self
+                    .runs
+                    .entry((re, caseless))
+                    .or_insert_with_key(|(re, caseless)| {
+                        regex::Regex::parse(re, *caseless).and_then(|r| r.find(UPLOAD_URI))
+                            == Some(true)
+                    })
+            })
+    }
 }
 
 /// A backtracking matcher for the subset of PCRE that PHP location regexes use: literals,

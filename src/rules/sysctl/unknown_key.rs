@@ -14,6 +14,7 @@
 
 use super::known_keys::{DOC_FS, DOC_KERNEL, DOC_NET_CORE, DOC_NET_IP, DOC_VM, PROC_KEYS};
 use crate::fix::{Edit, Fix};
+use crate::fxhash::FxHashSet;
 use crate::rules::{Context, Rule};
 
 pub struct UnknownKey;
@@ -117,17 +118,65 @@ fn doc_leaves(key: &str) -> &'static [&'static str] {
     }
 }
 
-/// Whether `pattern` (segments, `*` for any one segment) matches `key`.
-fn matches(pattern: &str, key: &str) -> bool {
-    let mut p = pattern.split('.');
-    let mut k = key.split('.');
-    loop {
-        match (p.next(), k.next()) {
-            (None, None) => return true,
-            (Some(a), Some(b)) if a == "*" || a == b => continue,
-            _ => return false,
+/// [`PROC_KEYS`] and [`HISTORICAL`] for lookups: exact keys in a set, and keys with a `*`
+/// segment (an interface name) in a set by the key with that segment written `*`, so a file
+/// of a million lines costs a million lookups, not a billion comparisons.
+struct KnownPaths {
+    exact: FxHashSet<&'static str>,
+    /// Which segment positions hold a `*` in some pattern.
+    star_at: Vec<usize>,
+    starred: FxHashSet<String>,
+}
+
+impl KnownPaths {
+    fn matches(&self, key: &str) -> bool {
+        if self.exact.contains(key) {
+            return true;
         }
+        self.star_at.iter().any(|&i| {
+            let mut segs: Vec<&str> = key.split('.').collect();
+            if i >= segs.len() {
+                return false;
+            }
+            segs[i] = "*";
+            self.starred.contains(&segs.join("."))
+        })
     }
+}
+
+fn known_paths() -> &'static KnownPaths {
+    static KNOWN: std::sync::OnceLock<KnownPaths> = std::sync::OnceLock::new();
+    KNOWN.get_or_init(|| {
+        let mut k = KnownPaths {
+            exact: FxHashSet::default(),
+            star_at: Vec::new(),
+            starred: FxHashSet::default(),
+        };
+        for p in PROC_KEYS.iter().chain(HISTORICAL) {
+            let stars: Vec<usize> = p
+                .split('.')
+                .enumerate()
+                .filter(|(_, s)| *s == "*")
+                .map(|(i, _)| i)
+                .collect();
+            match stars.as_slice() {
+                [] => {
+                    k.exact.insert(p);
+                }
+                [i] => {
+                    if !k.star_at.contains(i) {
+                        k.star_at.push(*i);
+                    }
+                    k.starred.insert(p.to_string());
+                }
+                // Not in the tables; kept exact so nothing is lost if one appears.
+                _ => {
+                    k.exact.insert(p);
+                }
+            }
+        }
+        k
+    })
 }
 
 /// Whether the key exists in some kernel we know of.
@@ -142,7 +191,7 @@ fn is_known(key: &str, extra: &[String]) -> bool {
     {
         return true;
     }
-    if PROC_KEYS.iter().chain(HISTORICAL).any(|k| matches(k, key)) {
+    if known_paths().matches(key) {
         return true;
     }
     let leaf = key.rsplit('.').next().unwrap_or(key);
@@ -242,6 +291,9 @@ impl Rule for UnknownKey {
                 }
                 let path = a.proc_path(&src.text);
                 let written = a.key_text(&src.text);
+                // Past the per-file cap the finding is only counted: skip the search for a
+                // suggestion.
+                let suggest = !cx.is_full(src);
                 let d = cx.report(
                     src,
                     a.key,
@@ -250,7 +302,7 @@ impl Rule for UnknownKey {
                          line silently (`sysctl -p`: cannot stat /proc/sys/{path})"
                     ),
                 );
-                match suggestion(&key) {
+                match suggest.then(|| suggestion(&key)).flatten() {
                     Some(s) => {
                         let s = in_style_of(&written, &s);
                         d.help = Some(format!("did you mean `{s}`?"));
