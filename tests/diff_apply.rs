@@ -69,7 +69,11 @@ fn content() -> impl Strategy<Value = Vec<u8>> {
             out.extend_from_slice(end);
             for (l, e) in lines {
                 // A comment runs to the next LF (a CR does not end it, for nginx either).
-                let e = if l.starts_with(b"#") && e == b"\r" { &b"\n"[..] } else { e };
+                let e = if l.starts_with(b"#") && e == b"\r" {
+                    &b"\n"[..]
+                } else {
+                    e
+                };
                 out.extend(l);
                 out.extend_from_slice(e);
             }

@@ -154,23 +154,30 @@ pub fn run(mut args: FixArgs) -> i32 {
     }
     let color = report::full::use_color(std::io::stdout().is_terminal());
     let mut out = std::io::stdout().lock();
-    if fixed > 0 && written > 0 {
+    let mut remaining = outcome.remaining;
+    if failed.is_empty() {
+        if fixed > 0 {
+            let _ = writeln!(
+                out,
+                "Fixed {fixed} problem{} in {written} file{}.",
+                plural(fixed),
+                plural(written)
+            );
+        }
+    } else {
         let _ = writeln!(
             out,
-            "Fixed {fixed} problem{} in {written} file{}.",
-            plural(fixed),
-            plural(written)
+            "Wrote {written} of {files} changed file{}; the other{} kept what was on disk.",
+            plural(files),
+            plural(failed.len())
         );
+        // The findings on the fixed contents would describe files that were not written:
+        // report what is on disk now.
+        match super::lint::collect(&args.stack, &args.select, &args.ignore, None) {
+            Ok((_, found)) => remaining = found,
+            Err(msg) => eprintln!("error: {msg}"),
+        }
     }
-    if !failed.is_empty() {
-        let _ = writeln!(
-            out,
-            "{} of {files} changed file{} not written; nothing in them was changed.",
-            failed.len(),
-            plural(files)
-        );
-    }
-    let remaining = &outcome.remaining;
     if report::write(
         args.format,
         &mut out,
@@ -185,7 +192,7 @@ pub fn run(mut args: FixArgs) -> i32 {
     if !outcome.bugs.is_empty() || !failed.is_empty() {
         return EXIT_ERROR;
     }
-    let mut f = outcome.remaining;
+    let mut f = remaining;
     if let Some(fail_on) = args.fail_on {
         f.fail_on = fail_on.into();
     }
