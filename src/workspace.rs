@@ -70,15 +70,21 @@ pub fn confinement(args: &StackArgs) -> Arc<Confinement> {
     let mut roots = Vec::new();
     let mut live = false;
     for p in &given {
-        match std::fs::canonicalize(p) {
-            Ok(abs) if confine::is_live_path(&abs) => live = true,
-            Ok(_) => roots.extend(confine::root_for(p)),
-            Err(_) => {}
+        // Where the path is, not where a symlink in it leads (see `confine::lexical`).
+        if confine::is_live_path(&confine::lexical(p)) {
+            live = true;
+        } else {
+            roots.extend(confine::root_for(p));
         }
     }
-    roots.extend(args.root.iter().cloned());
-    roots.extend(args.prefix.iter().cloned());
-    roots.extend(args.allow_outside.iter().cloned());
+    // What the command line grants is followed: the user named it.
+    let granted = args
+        .root
+        .iter()
+        .chain(&args.prefix)
+        .chain(&args.allow_outside)
+        .filter_map(|p| std::fs::canonicalize(p).ok());
+    roots.extend(granted);
     Arc::new(Confinement::new(&roots, live, args.root.clone()))
 }
 

@@ -265,6 +265,55 @@ fn symlinks_out_of_the_tree_are_reported_not_read() {
 }
 
 #[test]
+fn a_given_path_that_is_a_link_out_is_not_followed() {
+    let s = Scene::new();
+    s.link("nginx.conf", s.outside.join("secret"));
+    s.link("conf", s.outside.join("dir"));
+    s.link("shadow.conf", "/etc/shadow");
+    for args in [
+        &["parse", "nginx.conf"][..],
+        &["parse", "shadow.conf"],
+        &["lint", "nginx.conf"],
+        &["lint", "--format", "json", "shadow.conf"],
+        &["lint", "conf"],
+        &["lint", "conf/x.conf"],
+        &["stack", "conf"],
+        &["fix", "nginx.conf"],
+        &["fix", "--diff", "conf"],
+    ] {
+        let before = s.outside_state();
+        let out = run(&s, args);
+        let printed = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+        assert!(
+            !printed
+                .windows(FILE_MARKER.len())
+                .any(|w| w == FILE_MARKER.as_bytes())
+                && !printed
+                    .windows(6)
+                    .any(|w| w == b"root:*" || w == b"root:!" || w == b"root:$"),
+            "{args:?} printed what it should not have read:\n{}",
+            text(&printed)
+        );
+        assert_eq!(s.outside_state(), before, "{args:?} wrote outside");
+        // Not the names of files out there either.
+        assert!(
+            !text(&printed).contains("conf/x.conf") || args.contains(&"conf/x.conf"),
+            "{args:?}: {}",
+            text(&printed)
+        );
+        if args[0] != "stack" {
+            assert_ne!(out.status.code(), Some(0), "{args:?} passed");
+        } else {
+            assert!(
+                text(&out.stdout).contains("outside the linted tree"),
+                "{}",
+                text(&out.stdout)
+            );
+        }
+    }
+}
+
+#[test]
 fn includes_that_climb_out_are_reported_not_read() {
     let s = Scene::new();
     // A repository that does not mirror a server (no etc/): `..` leads out.

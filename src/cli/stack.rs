@@ -100,7 +100,14 @@ fn files(stack: &Stack) -> Vec<FileRow> {
 }
 
 fn not_followed(stack: &Stack) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = stack
+        .unreadable
+        .iter()
+        .map(|u| match u.refused {
+            Some(r) => format!("{} ({})", crate::escape::path(&u.path), r.describe()),
+            None => format!("{} ({})", crate::escape::path(&u.path), u.why),
+        })
+        .collect();
     for inst in &stack.nginx {
         for p in &inst.config.problems {
             let src = &inst.config.file(p.file).source;

@@ -128,7 +128,7 @@ impl Confinement {
             .unwrap_or_else(|_| PathBuf::from("/"));
         let mut real: Vec<PathBuf> = roots
             .iter()
-            .filter_map(|r| std::fs::canonicalize(cwd.join(r)).ok())
+            .filter_map(|r| real_root(&cwd.join(r)))
             .collect();
         real.sort();
         real.dedup();
@@ -366,6 +366,18 @@ impl Confinement {
     }
 }
 
+/// A root's real path: its directory resolved, its own name not followed when it is a
+/// symlink (a link to elsewhere must not make elsewhere part of the tree; reading through it
+/// is then refused, and the message says so).
+fn real_root(abs: &Path) -> Option<PathBuf> {
+    let meta = std::fs::symlink_metadata(abs).ok()?;
+    if !meta.file_type().is_symlink() {
+        return std::fs::canonicalize(abs).ok();
+    }
+    let parent = std::fs::canonicalize(abs.parent()?).ok()?;
+    Some(parent.join(abs.file_name()?))
+}
+
 /// The work tree holding `abs` (the nearest ancestor with a `.git` directory or file).
 pub fn work_tree_of(abs: &Path) -> Option<PathBuf> {
     abs.ancestors()
@@ -387,14 +399,41 @@ pub fn is_live_path(abs: &Path) -> bool {
     abs == Path::new("/") || LIVE_PREFIXES.iter().any(|p| abs.starts_with(p))
 }
 
-/// The root a given path contributes: its work tree, or outside one, the server root it sits
-/// in (the directory above `etc/`), or the directory itself (a file's directory).
+/// A given path made absolute without following any symlink in it: the current directory
+/// (resolved) joined with it, `.` and `..` applied to the names. What the tree is must not
+/// depend on where a symlink inside it points: a pull request can turn `nginx/` into a link
+/// to `/etc/nginx`.
+pub fn lexical(given: &Path) -> PathBuf {
+    let cwd = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .unwrap_or_else(|_| PathBuf::from("/"));
+    let mut out = if given.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        cwd
+    };
+    for c in given.components() {
+        match c {
+            Component::Normal(n) => out.push(n),
+            Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The root a given path contributes, from where the path is (see [`lexical`]): its work
+/// tree; outside one, the server root it sits in (the directory above `etc/`), or the
+/// directory itself (a file's directory).
 pub fn root_for(given: &Path) -> Option<PathBuf> {
-    let abs = std::fs::canonicalize(given).ok()?;
+    let abs = lexical(given);
     if let Some(tree) = work_tree_of(&abs) {
         return Some(tree);
     }
-    let dir = if abs.is_dir() {
+    let is_dir = std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir());
+    let dir = if is_dir {
         abs.clone()
     } else {
         abs.parent()?.to_path_buf()

@@ -239,7 +239,12 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
             found.sort();
             found.dedup();
         } else if given.is_dir() {
-            walk(fs, given, &mut found, 0);
+            // A directory that leads out of the tree (a symlink) is not listed: the one
+            // entry for it makes loading report why.
+            match fs.check_dir(given) {
+                Ok(()) => walk(fs, given, &mut found, 0),
+                Err(_) => found.push((given.clone(), FileKind::Nginx)),
+            }
         } else {
             let kind = classify(given).or_else(|| sniff_file(fs, given));
             found.push((given.clone(), kind.unwrap_or(FileKind::Nginx)));

@@ -58,6 +58,12 @@ pub trait Fs: Sync {
     /// a file reached through a symlink and through its real name is the same file.
     fn identity(&self, path: &Path) -> FileKey;
 
+    /// Whether the directory `path` may be listed (it resolves inside the boundary): the
+    /// error is the refusal when it does not.
+    fn check_dir(&self, _path: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
     /// Whether an absolute path of this machine lies inside what may be read (an absolute
     /// include with no server root to map it is followed only then).
     fn contains(&self, path: &Path) -> bool;
@@ -255,6 +261,10 @@ fn key_of(meta: &std::fs::Metadata) -> FileKey {
 }
 
 impl Fs for RealFs {
+    fn check_dir(&self, path: &Path) -> io::Result<()> {
+        self.confine.check(path).map(|_| ())
+    }
+
     fn head(&self, path: &Path, limit: usize) -> io::Result<Vec<u8>> {
         use std::io::Read;
         let (file, _) = self.open_checked(path)?;
@@ -373,6 +383,10 @@ impl Fs for OverlayFs {
 
     fn contains(&self, path: &Path) -> bool {
         self.files.contains_key(path) || self.base.contains(path)
+    }
+
+    fn check_dir(&self, path: &Path) -> io::Result<()> {
+        self.base.check_dir(path)
     }
 
     fn created(&self) -> Vec<PathBuf> {
