@@ -47,19 +47,9 @@ pub fn run(mut args: FixArgs) -> i32 {
         }
     };
     let from_stdin = stdin.is_some();
-    // A writer holds the tree from before it reads until it has written, so a second
-    // lemplint writing there (`tune --write`) reads what this one wrote.
-    let _lock = if !args.diff && !from_stdin {
-        let confine = crate::workspace::confinement(&args.stack);
-        match write::WriteLock::acquire(&confine) {
-            Ok(l) => Some(l),
-            Err(e) => {
-                eprintln!("error: cannot lock the tree for writing: {e}");
-                return EXIT_ERROR;
-            }
-        }
-    } else {
-        None
+    let _lock = match super::lock_for_writing(&args.stack, !args.diff && !from_stdin) {
+        Ok(l) => l,
+        Err(code) => return code,
     };
     let req = Request {
         stdin: stdin.clone(),

@@ -212,17 +212,9 @@ fn apply(plans: &[Plan]) -> Changes {
 }
 
 pub fn run(args: TuneArgs) -> i32 {
-    // A writer holds the tree from before it reads until it has written (see `fix`).
-    let _lock = if args.write {
-        match write::WriteLock::acquire(&crate::workspace::confinement(&args.stack)) {
-            Ok(l) => Some(l),
-            Err(e) => {
-                eprintln!("error: cannot lock the tree for writing: {e}");
-                return EXIT_ERROR;
-            }
-        }
-    } else {
-        None
+    let _lock = match super::lock_for_writing(&args.stack, args.write) {
+        Ok(l) => l,
+        Err(code) => return code,
     };
     let fs = crate::workspace::real_fs(&args.stack);
     let confine = fs.confinement().clone();
