@@ -30,6 +30,13 @@ fn debian_layout_with_sites_enabled_symlink_and_pool_d() {
     ]));
 }
 
+/// Names that say PHP-FPM under etc/nginx: the include graph decides, then the content; a
+/// pool file no master includes is listed as not loaded (and not among the pools).
+#[test]
+fn file_roles_come_from_evidence() {
+    insta::assert_snapshot!(stack(&["fixtures/stacks/ambiguous-names"]));
+}
+
 #[test]
 fn source_build_with_two_php_masters_and_sysctl_precedence() {
     let text = stack(&["fixtures/stacks/source-build"]);

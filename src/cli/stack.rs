@@ -41,12 +41,20 @@ fn at(path: &std::path::Path, line: u32) -> String {
 
 fn files(stack: &Stack) -> Vec<FileRow> {
     let mut rows = Vec::new();
+    // What discovery saw in a file found on its own (its name, directory or content).
+    let why = |p: &std::path::Path| match stack.why.get(p) {
+        Some(w) => format!(" ({w})"),
+        None => String::new(),
+    };
+    let lone_run = stack.lone_pools_run();
     for inst in &stack.nginx {
         let c = &inst.config;
         for f in &c.files {
             let how = match &f.reached {
-                Reached::Entry if inst.standalone => "standalone (nothing includes it)".to_string(),
-                Reached::Entry => "entry point".to_string(),
+                Reached::Entry if inst.standalone => {
+                    format!("standalone: nothing includes it{}", why(&f.source.path))
+                }
+                Reached::Entry => format!("entry point{}", why(&f.source.path)),
                 Reached::Include { from, node, glob } => {
                     let src = &c.file(*from).source;
                     let line = src.line_of(c.file(*from).parsed.tree.node(*node).span.start);
@@ -67,8 +75,15 @@ fn files(stack: &Stack) -> Vec<FileRow> {
     for cfg in &stack.fpm {
         for f in &cfg.files {
             let how = match f.included_from {
-                None if cfg.has_master => "master".to_string(),
-                None => "pool file (no master includes it)".to_string(),
+                None if cfg.has_master => format!("master{}", why(&f.source.path)),
+                None if lone_run => format!(
+                    "pool file: no master here includes it{}",
+                    why(&f.source.path)
+                ),
+                None => format!(
+                    "pool file, not loaded: no master of this stack includes it{}",
+                    why(&f.source.path)
+                ),
                 Some((file, line)) => {
                     let src = &cfg.files[file].source;
                     let item = &cfg.files[file].parsed.file.lines[line];
@@ -88,7 +103,7 @@ fn files(stack: &Stack) -> Vec<FileRow> {
     for f in &stack.sysctl.files {
         let how = match &f.masked_by {
             Some(p) => format!("masked by {}", p.display()),
-            None => "discovered".to_string(),
+            None => format!("discovered{}", why(&f.source.path)),
         };
         rows.push(FileRow {
             kind: "sysctl",

@@ -31,6 +31,9 @@ pub struct StackFiles {
     pub sysctl: Vec<PathBuf>,
     /// Files the user named: always checked, whatever their content looks like.
     pub explicit: Vec<PathBuf>,
+    /// Why discovery took each file for what it is (its name, its directory, its content),
+    /// for `lemplint stack`. Files read through an include are what their includer is.
+    pub why: BTreeMap<PathBuf, String>,
 }
 
 impl StackFiles {
@@ -93,27 +96,85 @@ fn is_backup(name: &str) -> bool {
         .any(|s| name.ends_with(s))
 }
 
-/// What a file is, from its path alone; `None` when the path says nothing. The file name
-/// decides first (`nginx.conf`, `php-fpm*.conf`, `sysctl.conf`), then the nearest directory
-/// that names a kind (`sysctl.d`, `pool.d`, `php-fpm.d`, `*nginx*`, `sites-enabled`, `fpm`…):
-/// the nearest one wins, so `docker-php-nginx/config/php-fpm.d/www.conf` is a pool.
+/// What a file is, from its path alone; `None` when the path says nothing.
 pub fn classify(path: &Path) -> Option<FileKind> {
-    let name = path.file_name()?.to_str()?;
-    if is_backup(name) {
+    guess(path).map(|g| g.kind)
+}
+
+/// A file's kind as its path suggests it, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Guess {
+    pub kind: FileKind,
+    pub why: String,
+    /// The name and the directory disagree (`php-fpm.conf` under `etc/nginx/`, which is
+    /// usually an nginx snippet for PHP): the content decides.
+    pub ambiguous: bool,
+}
+
+impl Guess {
+    fn sure(kind: FileKind, why: impl Into<String>) -> Option<Guess> {
+        Some(Guess {
+            kind,
+            why: why.into(),
+            ambiguous: false,
+        })
+    }
+}
+
+/// The nearest directory of `path` that names a kind of configuration, with its name.
+fn directory_kind<'p>(dirs: &[&'p str]) -> Option<(FileKind, &'p str)> {
+    dirs.iter().rev().find_map(|&d| {
+        let kind = match d {
+            "sysctl.d" => FileKind::Sysctl,
+            "pool.d" | "php-fpm.d" => FileKind::FpmPool,
+            "sites-enabled" | "sites-available" | "snippets" => FileKind::Nginx,
+            "fpm" | "php" | "php-fpm" => FileKind::FpmPool,
+            _ if d.contains("nginx") || d.contains("openresty") => FileKind::Nginx,
+            _ if d.contains("php-fpm") || d.contains("phpfpm") => FileKind::FpmPool,
+            _ if d.contains("sysctl") => FileKind::Sysctl,
+            _ => return None,
+        };
+        Some((kind, d))
+    })
+}
+
+/// What a file is from its path: the file name decides first (`nginx.conf`, `php-fpm*.conf`,
+/// `sysctl.conf`), then the nearest directory that names a kind (`sysctl.d`, `pool.d`,
+/// `php-fpm.d`, `*nginx*`, `sites-enabled`, `fpm`…): the nearest one wins, so
+/// `docker-php-nginx/config/php-fpm.d/www.conf` is a pool. A PHP-FPM name inside an nginx
+/// directory is not enough: such files are nearly always nginx snippets for PHP, so the
+/// content decides.
+pub fn guess(path: &Path) -> Option<Guess> {
+    let name = path.file_name()?.to_string_lossy();
+    if is_backup(&name) {
         return None;
     }
     // `devilbox-fpm.conf-default`: a `.conf` with a variant suffix.
     let conf = name.ends_with(".conf") || name.contains(".conf-");
     if name == "nginx.conf" || name.ends_with(".nginx") || name.ends_with(".vhost") {
-        return Some(FileKind::Nginx);
+        return Guess::sure(FileKind::Nginx, format!("named {name}"));
     }
     if name == "sysctl.conf" {
-        return Some(FileKind::Sysctl);
+        return Guess::sure(FileKind::Sysctl, "named sysctl.conf");
     }
+    let parent = path.parent()?;
+    let dirs: Vec<&str> = parent.iter().filter_map(|c| c.to_str()).collect();
+    let near = directory_kind(&dirs);
+    let in_nginx_dir = near.is_some_and(|(k, _)| k == FileKind::Nginx);
+    let by_name = |kind: FileKind, what: &str| {
+        Some(Guess {
+            kind,
+            why: if in_nginx_dir {
+                format!("named like a PHP-FPM {what}, but in an nginx directory")
+            } else {
+                format!("named {name}")
+            },
+            ambiguous: in_nginx_dir,
+        })
+    };
     if name.starts_with("php-fpm") && conf {
-        return Some(FileKind::FpmMaster);
+        return by_name(FileKind::FpmMaster, "master");
     }
-    let dirs: Vec<&str> = path.parent()?.iter().filter_map(|c| c.to_str()).collect();
     // Other servers' configuration that mentions PHP-FPM (Debian's
     // `apache2/conf-available/php8.2-fpm.conf`) is not ours.
     if dirs.iter().any(|d| {
@@ -129,28 +190,14 @@ pub fn classify(path: &Path) -> Option<FileKind> {
         && name.contains("pool")
         && (name.contains("fpm") || name.contains("php") || name.ends_with(".pool.conf"))
     {
-        return Some(FileKind::FpmPool);
+        return by_name(FileKind::FpmPool, "pool");
     }
-    for d in dirs.into_iter().rev() {
-        let kind = match d {
-            "sysctl.d" => Some(FileKind::Sysctl),
-            "pool.d" | "php-fpm.d" => Some(FileKind::FpmPool),
-            "sites-enabled" | "sites-available" | "snippets" => Some(FileKind::Nginx),
-            "fpm" | "php" | "php-fpm" => Some(FileKind::FpmPool),
-            _ if d.contains("nginx") || d.contains("openresty") => Some(FileKind::Nginx),
-            _ if d.contains("php-fpm") || d.contains("phpfpm") => Some(FileKind::FpmPool),
-            _ if d.contains("sysctl") => Some(FileKind::Sysctl),
-            _ => None,
-        };
-        match kind {
-            // Inside nginx trees every file counts (mime.types, fastcgi_params, vhosts).
-            Some(FileKind::Nginx) => return kind,
-            Some(_) if conf => return kind,
-            Some(_) => return None,
-            None => {}
-        }
+    match near {
+        // Inside nginx trees every file counts (mime.types, fastcgi_params, vhosts).
+        Some((FileKind::Nginx, d)) => Guess::sure(FileKind::Nginx, format!("in {d}/")),
+        Some((kind, d)) if conf => Guess::sure(kind, format!("in {d}/")),
+        _ => None,
     }
-    None
 }
 
 /// How much of a file [`sniff`] looks at.
@@ -159,11 +206,37 @@ pub const SNIFF_BYTES: usize = 4096;
 /// What an unclassified file is, from its first bytes read through `fs` (so a link out of
 /// the tree, a FIFO or `/dev/zero` is never opened here). A file that may not be read is
 /// taken as nginx, so that loading it reports why.
-fn sniff_file(fs: &dyn Fs, path: &Path) -> Option<FileKind> {
+fn sniff_file(fs: &dyn Fs, path: &Path) -> Option<(FileKind, &'static str)> {
     match fs.head(path, SNIFF_BYTES) {
-        Ok(text) => sniff(&text),
-        Err(e) if super::confine::refusal(&e).is_some() => Some(FileKind::Nginx),
+        Ok(text) => sniff(&text).map(|k| (k, content_evidence(k))),
+        Err(e) if super::confine::refusal(&e).is_some() => Some((FileKind::Nginx, "not read")),
         Err(_) => None,
+    }
+}
+
+/// What [`sniff`] saw, in words.
+fn content_evidence(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Nginx => "its content reads like nginx: `directive …;`, `{` blocks",
+        FileKind::FpmMaster | FileKind::FpmPool => "its content is INI: `[section]`, `key = value`",
+        FileKind::Sysctl => "its content is sysctl: `dotted.key = value`",
+    }
+}
+
+/// A file's kind by its path, and by its content where the path is ambiguous or says
+/// nothing (only where `sniff_unknown`: a repository's own layout, not an `etc` tree).
+fn identify(fs: &dyn Fs, path: &Path, sniff_unknown: bool) -> Option<(FileKind, String)> {
+    match guess(path) {
+        Some(g) if !g.ambiguous => Some((g.kind, g.why)),
+        Some(g) => Some(match sniff_file(fs, path) {
+            Some((FileKind::FpmMaster | FileKind::FpmPool, why)) => {
+                (g.kind, format!("{}; {why}", g.why))
+            }
+            Some((kind, why)) => (kind, format!("{}; {why}", g.why)),
+            None => (FileKind::Nginx, format!("{}; it says nothing else", g.why)),
+        }),
+        None if sniff_unknown => sniff_file(fs, path).map(|(k, why)| (k, why.to_string())),
+        None => None,
     }
 }
 
@@ -243,11 +316,14 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
             // entry for it makes loading report why.
             match fs.check_dir(given) {
                 Ok(()) => walk(fs, given, &mut found, 0),
-                Err(_) => found.push((given.clone(), FileKind::Nginx)),
+                Err(_) => found.push((given.clone(), FileKind::Nginx, "not read".into())),
             }
         } else {
-            let kind = classify(given).or_else(|| sniff_file(fs, given));
-            found.push((given.clone(), kind.unwrap_or(FileKind::Nginx)));
+            let (kind, why) = identify(fs, given, true).unwrap_or((
+                FileKind::Nginx,
+                "named on the command line; its path and content say nothing else".into(),
+            ));
+            found.push((given.clone(), kind, why));
             explicit.push(given.clone());
         }
         let given_is_dir = given.is_dir();
@@ -255,7 +331,7 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
         // one): look it up once per directory, not once per vhost. The walk lists a
         // directory's files together, so the last directory's answer is the one to keep.
         let mut last: Option<(PathBuf, Option<PathBuf>)> = None;
-        for (path, kind) in found {
+        for (path, kind, why) in found {
             let named_like_root = path
                 .file_name()
                 .is_some_and(|n| n == "etc" || n == "usr" || n == "opt");
@@ -281,6 +357,7 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
                 root,
                 ..Default::default()
             });
+            stack.why.insert(path.clone(), why);
             stack.push(kind, path);
         }
     }
@@ -304,7 +381,7 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
 
 /// Symlinked directories are not followed (a `sites-enabled` link to a file is), which
 /// also keeps a link to `..` from looping.
-fn walk(fs: &dyn Fs, dir: &Path, out: &mut Vec<(PathBuf, FileKind)>, depth: usize) {
+fn walk(fs: &dyn Fs, dir: &Path, out: &mut Vec<(PathBuf, FileKind, String)>, depth: usize) {
     if depth > 32 {
         return;
     }
@@ -338,15 +415,8 @@ fn walk(fs: &dyn Fs, dir: &Path, out: &mut Vec<(PathBuf, FileKind)>, depth: usiz
         // Sniffing unknown `.conf` files helps in a repository's own layout; under an `etc`
         // tree the layout is the distribution's, and `ld.so.conf` is not nginx.
         let in_etc = path.components().any(|c| c.as_os_str() == "etc");
-        let kind = classify(&path).or_else(|| {
-            if name.ends_with(".conf") && !in_etc {
-                sniff_file(fs, &path)
-            } else {
-                None
-            }
-        });
-        if let Some(kind) = kind {
-            out.push((path, kind));
+        if let Some((kind, why)) = identify(fs, &path, name.ends_with(".conf") && !in_etc) {
+            out.push((path, kind, why));
         }
     }
 }

@@ -11,7 +11,7 @@ use super::memo::Memo;
 use super::nginx::{self, LoadOptions, NginxConfig};
 use crate::host::HostFacts;
 use crate::source::FileId;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// One nginx configuration: a main file with everything it includes.
@@ -43,6 +43,8 @@ pub struct Stack {
     pub host: HostFacts,
     /// Files found but not read (permissions, size cap, a directory, outside the tree).
     pub unreadable: Vec<Unread>,
+    /// Why discovery took each file it found for what it is (see [`StackFiles::why`]).
+    pub why: std::collections::BTreeMap<PathBuf, String>,
     /// Each distinct nginx file once: (configuration, file) of its first reading.
     distinct_nginx: Vec<(usize, FileId)>,
 }
@@ -80,13 +82,23 @@ impl Stack {
     /// Reads and connects a stack's files through `fs` (the disk, or the disk with the
     /// fixer's pending edits laid over it).
     pub fn build(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions, host: HostFacts) -> Stack {
-        let mut unreadable = Vec::new();
         let t = std::time::Instant::now();
-        let nginx = load_nginx(fs, files, opts, &mut unreadable);
-        crate::timings::report(format_args!("nginx files"), t);
+        let mut roles = Roles {
+            fs,
+            files,
+            opts,
+            claimed: Claimed::default(),
+            unreadable: Vec::new(),
+        };
+        let mut nginx = roles.nginx_entry_points();
+        let mut fpm = roles.fpm_masters();
+        nginx.extend(roles.nginx_standalone());
+        fpm.extend(roles.lone_pools());
+        crate::timings::report(format_args!("nginx and php-fpm files"), t);
+        let sysctl_paths = roles.sysctl_paths();
+        let mut unreadable = roles.unreadable;
         let distinct_nginx = distinct_files(&nginx);
-        let fpm = load_fpm(fs, files, opts, &mut unreadable);
-        let sysctl = super::sysctl::load(fs, &files.root, &files.sysctl, &mut unreadable);
+        let sysctl = super::sysctl::load(fs, &files.root, &sysctl_paths, &mut unreadable);
         Stack {
             root: files.root.clone(),
             nginx,
@@ -94,6 +106,7 @@ impl Stack {
             sysctl,
             host,
             unreadable,
+            why: files.why.clone(),
             distinct_nginx,
         }
     }
@@ -116,11 +129,31 @@ impl Stack {
             .collect()
     }
 
-    /// Every pool with its configuration.
+    /// Every pool php-fpm runs, with its configuration: the pools of the masters, and the
+    /// pool files no master includes only when they may be running (see
+    /// [`Stack::lone_pools_run`]). These are what memory, tuning and nginx's FastCGI
+    /// targets are judged against.
     pub fn pools(&self) -> impl Iterator<Item = (&super::fpm::FpmConfig, &super::fpm::Pool)> {
+        let lone = self.lone_pools_run();
         self.fpm
             .iter()
+            .filter(move |c| c.has_master || lone)
             .flat_map(|c| c.pools.iter().map(move |p| (c, p)))
+    }
+
+    /// Whether php-fpm may be running the pool files that no master of this stack includes:
+    /// yes when the stack has no master (the server's own includes them, as Debian's
+    /// `include=…/pool.d/*.conf`), or when a master has an include that could not be followed
+    /// (a path of the server with no root to map it). When every master's includes were
+    /// followed, a pool file none of them reads is not loaded: a leftover, or kept for later.
+    pub fn lone_pools_run(&self) -> bool {
+        let mut masters = self.fpm.iter().filter(|c| c.has_master).peekable();
+        masters.peek().is_none()
+            || masters.any(|c| {
+                c.problems
+                    .iter()
+                    .any(|p| !p.verifiable || p.refused.is_some())
+            })
     }
 
     /// Every source of the stack with its nginx tree when it is an nginx file.
@@ -166,112 +199,198 @@ fn distinct_files(nginx: &[NginxInstance]) -> Vec<(usize, FileId)> {
     out
 }
 
-/// Loads the nginx entry points of a stack: every `nginx.conf`, then every other nginx file
-/// that no loaded configuration includes.
-fn load_nginx(
-    fs: &dyn Fs,
-    files: &StackFiles,
-    opts: &BuildOptions,
-    unreadable: &mut Vec<Unread>,
-) -> Vec<NginxInstance> {
-    let load_opts = |path: &Path| LoadOptions {
-        prefix: opts.prefix.clone(),
-        root: opts.root.clone().or_else(|| nginx::detect_root(path)),
-        single_file: false,
-        max_files: 0,
-    };
-    let mut reached: HashSet<FileKey> = HashSet::new();
-    let mut reached_paths: HashSet<PathBuf> = HashSet::new();
-    let mut out = Vec::new();
-    let is_main = |p: &Path| p.file_name().is_some_and(|n| n == "nginx.conf");
-    let (mains, others): (Vec<&PathBuf>, Vec<&PathBuf>) =
-        files.nginx.iter().partition(|p| is_main(p));
-    for path in mains {
-        match nginx::load(fs, path, &load_opts(path)) {
-            Ok(config) => {
-                for f in &config.files {
-                    reached.insert(f.identity.clone());
-                    reached_paths.insert(f.source.path.clone());
-                }
-                // A file an include could not read is that include's finding (NGX020),
-                // not a second one of its own.
-                for p in &config.problems {
-                    if let nginx::LoadProblemKind::Unreadable { path, .. }
-                    | nginx::LoadProblemKind::IncludeNotFound { path, .. } = &p.kind
-                    {
-                        reached.insert(fs.identity(path));
-                    }
-                }
-                out.push(config_instance(config, false));
-            }
-            Err(e) => unreadable.push(Unread::new(path, &e)),
-        }
-    }
-    // Files no main file reaches: load each, then keep those no other candidate reaches.
-    let candidates: Vec<(FileKey, NginxConfig)> = others
-        .into_iter()
-        // Most files were reached under the very path discovery found: no stat needed.
-        .filter(|p| !reached_paths.contains(*p) && !reached.contains(&fs.identity(p)))
-        .filter(|p| files.explicit.contains(p) || looks_like_nginx(fs, p))
-        .filter_map(|p| {
-            let o = LoadOptions {
-                prefix: opts.prefix.clone().or_else(|| nearest_main_dir(p)),
-                ..load_opts(p)
-            };
-            match nginx::load(fs, p, &o) {
-                Ok(c) => Some((fs.identity(p), c)),
-                Err(e) => {
-                    unreadable.push(Unread::new(p, &e));
-                    None
-                }
-            }
-        })
-        .collect();
-    let mut included_by_other: HashSet<FileKey> = HashSet::new();
-    for (_, c) in &candidates {
-        for f in c.files.iter().skip(1) {
-            included_by_other.insert(f.identity.clone());
-        }
-    }
-    for (identity, config) in candidates {
-        if !included_by_other.contains(&identity) {
-            out.push(config_instance(config, true));
-        }
-    }
-    out
+/// Files some configuration already read, by the path it was read under (most lookups: no
+/// stat needed) and by identity (a symlink, another spelling).
+#[derive(Default)]
+struct Claimed {
+    paths: HashSet<PathBuf>,
+    keys: HashSet<FileKey>,
 }
 
-/// Loads every PHP-FPM master, then every pool file no master read.
-fn load_fpm(
-    fs: &dyn Fs,
-    files: &StackFiles,
-    opts: &BuildOptions,
-    unreadable: &mut Vec<Unread>,
-) -> Vec<super::fpm::FpmConfig> {
-    let mut out = Vec::new();
-    let mut reached: HashSet<FileKey> = HashSet::new();
-    for m in &files.fpm_masters {
-        match super::fpm::load(fs, m, opts.root.clone(), true) {
-            Ok(cfg) => {
-                reached.extend(cfg.files.iter().map(|f| fs.identity(&f.source.path)));
-                out.push(cfg);
+impl Claimed {
+    fn add(&mut self, path: &Path, key: FileKey) {
+        self.paths.insert(path.to_path_buf());
+        self.keys.insert(key);
+    }
+
+    fn has(&self, fs: &dyn Fs, path: &Path) -> bool {
+        self.paths.contains(path) || self.keys.contains(&fs.identity(path))
+    }
+
+    fn nginx(&mut self, fs: &dyn Fs, config: &NginxConfig) {
+        for f in &config.files {
+            self.add(&f.source.path, f.identity.clone());
+        }
+        // A file an include could not read is that include's finding (NGX020), not a
+        // second one of its own.
+        for p in &config.problems {
+            if let nginx::LoadProblemKind::Unreadable { path, .. }
+            | nginx::LoadProblemKind::IncludeNotFound { path, .. } = &p.kind
+            {
+                self.keys.insert(fs.identity(path));
             }
-            Err(e) => unreadable.push(Unread::new(m, &e)),
         }
     }
-    for p in &files.fpm_pools {
-        if reached.contains(&fs.identity(p)) {
-            continue;
-        }
-        match super::fpm::load(fs, p, opts.root.clone(), false) {
-            Ok(cfg) => {
-                reached.extend(cfg.files.iter().map(|f| fs.identity(&f.source.path)));
-                out.push(cfg);
-            }
-            Err(e) => unreadable.push(Unread::new(p, &e)),
+
+    fn fpm(&mut self, fs: &dyn Fs, cfg: &super::fpm::FpmConfig) {
+        for f in &cfg.files {
+            self.add(&f.source.path, fs.identity(&f.source.path));
         }
     }
-    out
+}
+
+/// What each file of a stack is, decided by evidence: what an nginx configuration includes
+/// is nginx, what a php-fpm master includes is php-fpm, whatever the files are named. Names
+/// and directories (the discovery's guess) decide only for files nothing includes. So:
+/// nginx entry points first (an `nginx.conf` another one includes is not an entry point),
+/// then php-fpm masters, then the nginx files nothing read, the pool files no master read,
+/// and the sysctl files nothing read.
+struct Roles<'a> {
+    fs: &'a dyn Fs,
+    files: &'a StackFiles,
+    opts: &'a BuildOptions,
+    claimed: Claimed,
+    unreadable: Vec<Unread>,
+}
+
+impl Roles<'_> {
+    fn load_opts(&self, path: &Path) -> LoadOptions {
+        LoadOptions {
+            prefix: self.opts.prefix.clone(),
+            root: self.opts.root.clone().or_else(|| nginx::detect_root(path)),
+            single_file: false,
+            max_files: 0,
+        }
+    }
+
+    /// The `nginx.conf` files no other `nginx.conf` includes (docker images ship snippets
+    /// named `nginx.conf`, included by the real one), with everything they include.
+    fn nginx_entry_points(&mut self) -> Vec<NginxInstance> {
+        let mains: Vec<&PathBuf> = self.files.nginx.iter().filter(|p| is_main(p)).collect();
+        let mut loaded: Vec<(FileKey, NginxConfig)> = Vec::new();
+        for path in mains {
+            match nginx::load(self.fs, path, &self.load_opts(path)) {
+                Ok(config) => loaded.push((config.files[0].identity.clone(), config)),
+                Err(e) => self.unreadable.push(Unread::new(path, &e)),
+            }
+        }
+        // Which main reads which (a fleet has a thousand: by identity, not pair by pair).
+        let index: HashMap<&FileKey, usize> = loaded
+            .iter()
+            .enumerate()
+            .map(|(i, (k, _))| (k, i))
+            .collect();
+        let mut edges: HashSet<(usize, usize)> = HashSet::new();
+        for (i, (_, config)) in loaded.iter().enumerate() {
+            for f in config.files.iter().skip(1) {
+                if let Some(&j) = index.get(&f.identity) {
+                    edges.insert((i, j));
+                }
+            }
+        }
+        // Dropped: a main another reaches, unless it reaches that one back (a cycle keeps
+        // both, and the cycle is reported).
+        let mut keep = vec![true; loaded.len()];
+        for &(i, j) in &edges {
+            if i != j && !edges.contains(&(j, i)) {
+                keep[j] = false;
+            }
+        }
+        let mut out = Vec::new();
+        for ((_, config), keep) in loaded.into_iter().zip(keep) {
+            if keep {
+                self.claimed.nginx(self.fs, &config);
+                out.push(config_instance(config, false));
+            }
+        }
+        out
+    }
+
+    /// The php-fpm masters nginx did not read.
+    fn fpm_masters(&mut self) -> Vec<super::fpm::FpmConfig> {
+        let mut out = Vec::new();
+        for m in &self.files.fpm_masters {
+            if self.claimed.has(self.fs, m) {
+                continue;
+            }
+            match super::fpm::load(self.fs, m, self.opts.root.clone(), true) {
+                Ok(cfg) => {
+                    self.claimed.fpm(self.fs, &cfg);
+                    out.push(cfg);
+                }
+                Err(e) => self.unreadable.push(Unread::new(m, &e)),
+            }
+        }
+        out
+    }
+
+    /// nginx files nothing read, each on its own; then only those no other one includes.
+    fn nginx_standalone(&mut self) -> Vec<NginxInstance> {
+        let fs = self.fs;
+        let mut candidates: Vec<(FileKey, NginxConfig)> = Vec::new();
+        for p in self.files.nginx.iter().filter(|p| !is_main(p)) {
+            if self.claimed.has(fs, p) {
+                continue;
+            }
+            if !self.files.explicit.contains(p) && !looks_like_nginx(fs, p) {
+                continue;
+            }
+            let o = LoadOptions {
+                prefix: self.opts.prefix.clone().or_else(|| nearest_main_dir(p)),
+                ..self.load_opts(p)
+            };
+            match nginx::load(fs, p, &o) {
+                Ok(c) => candidates.push((fs.identity(p), c)),
+                Err(e) => self.unreadable.push(Unread::new(p, &e)),
+            }
+        }
+        let mut included_by_other: HashSet<FileKey> = HashSet::new();
+        for (_, c) in &candidates {
+            for f in c.files.iter().skip(1) {
+                included_by_other.insert(f.identity.clone());
+            }
+        }
+        let mut out = Vec::new();
+        for (identity, config) in candidates {
+            if !included_by_other.contains(&identity) {
+                self.claimed.nginx(fs, &config);
+                out.push(config_instance(config, true));
+            }
+        }
+        out
+    }
+
+    /// Pool files no master read, each on its own.
+    fn lone_pools(&mut self) -> Vec<super::fpm::FpmConfig> {
+        let mut out = Vec::new();
+        for p in &self.files.fpm_pools {
+            if self.claimed.has(self.fs, p) {
+                continue;
+            }
+            match super::fpm::load(self.fs, p, self.opts.root.clone(), false) {
+                Ok(cfg) => {
+                    self.claimed.fpm(self.fs, &cfg);
+                    out.push(cfg);
+                }
+                Err(e) => self.unreadable.push(Unread::new(p, &e)),
+            }
+        }
+        out
+    }
+
+    /// The sysctl files no other configuration read.
+    fn sysctl_paths(&self) -> Vec<PathBuf> {
+        self.files
+            .sysctl
+            .iter()
+            .filter(|p| !self.claimed.has(self.fs, p))
+            .cloned()
+            .collect()
+    }
+}
+
+fn is_main(p: &Path) -> bool {
+    p.file_name().is_some_and(|n| n == "nginx.conf")
 }
 
 /// Files in nginx directories that nothing includes are linted on their own only when their

@@ -92,7 +92,12 @@ impl Rule for PmMaxChildrenExceedsMemory {
             return;
         };
         let options = options(cx);
-        for inst in instances(cx.stack) {
+        let lone_run = cx.stack.lone_pools_run();
+        // Pool files no master loads take no memory.
+        for inst in instances(cx.stack)
+            .into_iter()
+            .filter(|i| i.master || lone_run)
+        {
             let pools: Vec<(String, i64, Val<'_>)> = inst
                 .pools
                 .iter()
