@@ -150,7 +150,7 @@ impl HostFacts {
         fill(&mut self.openssl, spec.openssl.clone(), source);
         fill(&mut self.php, spec.php.clone(), source);
         if let Some(r) = &spec.reserve {
-            crate::tune::parse_reserve(r, 1 << 30).map_err(|e| format!("reserve: {e}"))?;
+            crate::stack::sizing::Reserve::parse(r).map_err(|e| format!("reserve: {e}"))?;
         }
         fill(&mut self.reserve, spec.reserve.clone(), source);
         Ok(())

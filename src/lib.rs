@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
+pub mod edit_distance;
 pub mod escape;
 pub mod fix;
 pub mod fxhash;

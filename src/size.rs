@@ -41,6 +41,24 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+/// Sizes for the message: `10.6 GiB`, `460 MiB`, `64 KiB`, `512 B` (MiB rounded to whole
+/// numbers, GiB to one decimal).
+pub fn human(bytes: u64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    const MIB: f64 = (1u64 << 20) as f64;
+    let b = bytes as f64;
+    if b >= GIB {
+        let text = format!("{:.1}", b / GIB);
+        format!("{} GiB", text.strip_suffix(".0").unwrap_or(&text))
+    } else if b >= MIB {
+        format!("{} MiB", (b / MIB).round())
+    } else if bytes >= 1024 {
+        format!("{} KiB", (b / 1024.0).round())
+    } else {
+        format!("{bytes} B")
+    }
+}
+
 /// Renders bytes the way operators write them back (`613MiB`, `2GiB`, `1536B`).
 pub fn format_size(bytes: u64) -> String {
     const UNITS: [(&str, u64); 4] = [

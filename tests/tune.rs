@@ -36,16 +36,33 @@ fn stacks() -> Vec<PathBuf> {
     out
 }
 
+/// The sizing options tune and lint must agree on: none (the defaults), and others.
+const OPTIONS: [&str; 2] = [
+    "",
+    "[rules.FPM004]\nreserve = \"60%\"\nworker-rss = \"96MiB\"\n",
+];
+
 #[test]
 fn lint_is_silent_on_sizing_after_tune() {
     let mut failures = Vec::new();
     for stack in stacks() {
-        for (cpus, memory) in HOSTS {
+        for ((cpus, memory), options) in HOSTS.iter().flat_map(|h| OPTIONS.map(|o| (*h, o))) {
             let tmp = tempfile::tempdir().unwrap();
             let copy = tmp.path().join("stack");
             copy_tree(&stack, &copy);
-            let host = ["--cpus", cpus, "--memory", memory, "--kernel", "6.1"];
-            let mut args = vec!["tune", "--write", "--isolated", "stack"];
+            let config = tmp.path().join("lemplint.toml");
+            std::fs::write(&config, options).unwrap();
+            let host = [
+                "--cpus",
+                cpus,
+                "--memory",
+                memory,
+                "--kernel",
+                "6.1",
+                "--config",
+                config.to_str().unwrap(),
+            ];
+            let mut args = vec!["tune", "--write", "stack"];
             args.extend(host);
             let out = lemplint(tmp.path(), &args);
             assert_eq!(
@@ -56,7 +73,6 @@ fn lint_is_silent_on_sizing_after_tune() {
             );
             let mut args = vec![
                 "lint",
-                "--isolated",
                 "--format",
                 "concise",
                 "--select",
@@ -71,12 +87,12 @@ fn lint_is_silent_on_sizing_after_tune() {
                 .any(|l| l.contains(": error[") || l.contains(": warning["))
             {
                 failures.push(format!(
-                    "{} on {cpus} CPUs / {memory}:\n{stdout}",
+                    "{} on {cpus} CPUs / {memory} with {options:?}:\n{stdout}",
                     stack.display()
                 ));
             }
             // A second tune finds nothing more to change.
-            let mut args = vec!["tune", "--diff", "--isolated", "stack"];
+            let mut args = vec!["tune", "--diff", "stack"];
             args.extend(host);
             let out = lemplint(tmp.path(), &args);
             if !out.stdout.is_empty() {

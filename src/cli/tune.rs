@@ -5,7 +5,8 @@ use crate::fix::apply::{choose, splice};
 use crate::fix::{diff, write, Change, Changes, Edit, Fix};
 use crate::size::parse_size;
 use crate::stack::model::Stack;
-use crate::tune::{self, Assumptions, Plan, DEFAULT_RESERVE_PERCENT, DEFAULT_WORKER_RSS};
+use crate::stack::sizing::{MemoryModel, Reserve};
+use crate::tune::{self, Assumptions, Plan};
 use crate::workspace::{StackArgs, Workspace};
 use clap::{Args, ValueEnum};
 use serde_json::json;
@@ -42,30 +43,15 @@ pub enum TuneFormat {
     Json,
 }
 
+/// The sizing model `lint` judges with (`[rules.FPM004]`, `[host] reserve`, the defaults),
+/// with this command's flags on top: after `tune --write`, FPM004 agrees.
 fn assumptions(args: &TuneArgs, ws: &Workspace, stack: &Stack) -> Result<Assumptions, String> {
     let memory = stack.host.memory.as_ref().map_or(0, |m| m.value);
-    let (reserve, reserve_source) = match (&args.reserve, &stack.host.reserve) {
-        (Some(r), _) => (tune::parse_reserve(r, memory)?, format!("--reserve {r}")),
-        (None, Some(r)) => (
-            tune::parse_reserve(&r.value, memory)?,
-            format!("{} ({})", r.value, r.source),
-        ),
-        (None, None) => (
-            memory * DEFAULT_RESERVE_PERCENT / 100,
-            format!("default: {DEFAULT_RESERVE_PERCENT}% of memory"),
-        ),
+    let model = MemoryModel::from_options(ws.config.config.rules.get("FPM004"), &stack.host)?;
+    let (reserve, reserve_source) = match &args.reserve {
+        Some(r) => (Reserve::parse(r)?, format!("--reserve {r}")),
+        None => (model.reserve, model.reserve_source.clone()),
     };
-    let from_config = ws
-        .config
-        .config
-        .rules
-        .get("FPM004")
-        .and_then(|t| t.get("worker-rss"))
-        .and_then(|v| {
-            v.as_str()
-                .map(String::from)
-                .or_else(|| v.as_integer().map(|n| n.to_string()))
-        });
     let (rss, rss_source) = if args.sample {
         let s = tune::rss::sample()?;
         (
@@ -78,13 +64,8 @@ fn assumptions(args: &TuneArgs, ws: &Workspace, stack: &Stack) -> Result<Assumpt
         )
     } else if let Some(r) = &args.worker_rss {
         (parse_size(r)?, format!("--worker-rss {r}"))
-    } else if let Some(r) = from_config {
-        (
-            parse_size(&r)?,
-            format!("[rules.FPM004] worker-rss = {r:?}"),
-        )
     } else {
-        (DEFAULT_WORKER_RSS, "default".to_string())
+        (model.worker_rss, model.worker_rss_source.clone())
     };
     if rss == 0 {
         return Err("the PHP worker size must be more than 0".into());
@@ -92,7 +73,7 @@ fn assumptions(args: &TuneArgs, ws: &Workspace, stack: &Stack) -> Result<Assumpt
     Ok(Assumptions {
         php_worker_rss: rss,
         php_worker_rss_source: rss_source,
-        reserve,
+        reserve: reserve.bytes(memory),
         reserve_source,
     })
 }

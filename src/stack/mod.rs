@@ -12,4 +12,5 @@ pub mod model;
 pub mod net;
 pub mod nginx;
 pub mod paths;
+pub mod sizing;
 pub mod sysctl;

@@ -9,25 +9,20 @@ use crate::source::{Shared, SourceFile};
 use crate::stack::expanded::{OccId, NO_PARENT};
 use crate::stack::model::Stack;
 use crate::stack::net::{self, NGINX_DEFAULT_BACKLOG};
+use crate::stack::sizing;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-/// `somaxconn` when no sysctl file sets it: 4096 since Linux 5.4, 128 before.
+/// `somaxconn` when no sysctl file sets it (see [`sizing::default_somaxconn`]).
 pub fn default_somaxconn(kernel: Option<KernelVersion>) -> Option<u64> {
-    kernel.map(|k| {
-        if k >= (KernelVersion { major: 5, minor: 4 }) {
-            4096
-        } else {
-            128
-        }
-    })
+    kernel.map(sizing::default_somaxconn)
 }
 
 /// What the tuner sets `somaxconn` to when it must raise it: the modern kernels' default,
 /// or more when a backlog needs it.
 const SOMAXCONN_FLOOR: u64 = 4096;
 /// The kernel's default `fs.nr_open` (1024 × 1024).
-const NR_OPEN_DEFAULT: u64 = 1 << 20;
+const NR_OPEN_DEFAULT: u64 = sizing::DEFAULT_NR_OPEN;
 
 /// Changes to sysctl keys, gathered so that new keys land in one edit per file.
 #[derive(Default)]

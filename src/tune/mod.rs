@@ -31,29 +31,6 @@ pub struct Assumptions {
     pub reserve_source: String,
 }
 
-/// The default per-worker memory: typical application workers are 30–100 MB (domain §4).
-pub const DEFAULT_WORKER_RSS: u64 = 64 << 20;
-/// The default share of memory kept for everything but PHP.
-pub const DEFAULT_RESERVE_PERCENT: u64 = 25;
-
-/// Parses a reserve: `25%` of `memory`, or a size.
-pub fn parse_reserve(text: &str, memory: u64) -> Result<u64, String> {
-    let t = text.trim();
-    if let Some(p) = t.strip_suffix('%') {
-        let pct: f64 = p
-            .trim()
-            .parse()
-            .map_err(|_| format!("invalid reserve {text:?}"))?;
-        if !(0.0..100.0).contains(&pct) {
-            return Err(format!(
-                "invalid reserve {text:?}: a percentage from 0 to 99"
-            ));
-        }
-        return Ok((memory as f64 * pct / 100.0).round() as u64);
-    }
-    crate::size::parse_size(t)
-}
-
 /// One recommended setting.
 #[derive(Clone, Debug)]
 pub struct Recommendation {

@@ -23,9 +23,9 @@
 //! Fix (safe): `128MB` → `128M`, `1.5G` → `1536M`: the unit that was meant, in PHP's spelling.
 
 use super::pm_invalid::{entry_contexts, eval_value, instances, value_span};
-use super::pm_max_children_exceeds_memory::human;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
+use crate::size::human;
 use crate::syntax::fpm::{self, Entry};
 
 pub struct InvalidPhpIniValue;

@@ -168,7 +168,7 @@ fn closest<'n>(name: &str, known: impl Iterator<Item = &'n str>, scalar: bool) -
         if scalar && k != "include" && k.eq_ignore_ascii_case(name) {
             continue; // php-fpm would have accepted it
         }
-        let d = levenshtein(lower.as_bytes(), k.as_bytes());
+        let d = crate::edit_distance::levenshtein(lower.as_bytes(), k.as_bytes());
         match best {
             Some((bd, bk)) if d == bd && bk != k => ties += 1,
             Some((bd, _)) if d >= bd => {}
@@ -186,21 +186,6 @@ fn closest<'n>(name: &str, known: impl Iterator<Item = &'n str>, scalar: bool) -
         },
         _ => Advice::None,
     }
-}
-
-/// Edit distance (insertions, deletions, substitutions), on bytes.
-fn levenshtein(a: &[u8], b: &[u8]) -> usize {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, &ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -282,15 +267,6 @@ fn too_new(cx: &mut Context<'_>, inst: &Instance<'_>, target: (u32, u32)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn distances() {
-        assert_eq!(levenshtein(b"pm.max_childs", b"pm.max_children"), 3);
-        assert_eq!(levenshtein(b"pm.max_child", b"pm.max_children"), 3);
-        assert_eq!(levenshtein(b"pm.max_childen", b"pm.max_children"), 1);
-        assert_eq!(levenshtein(b"", b"abc"), 3);
-        assert_eq!(levenshtein(b"user", b"user"), 0);
-    }
 
     #[test]
     fn suggestions() {

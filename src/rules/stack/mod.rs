@@ -13,12 +13,13 @@ pub mod fpm_socket_permissions;
 pub mod open_files_exceed_kernel;
 
 use crate::fix::{edits, Edit};
-use crate::host::{HostFacts, KernelVersion};
+use crate::host::HostFacts;
 use crate::source::{Shared, Span};
 use crate::stack::expanded::{OccId, View};
 use crate::stack::fpm::{FpmConfig, Listen, Pool, Setting};
 use crate::stack::model::{NginxInstance, Stack};
 use crate::stack::net::{self, Addr, FastcgiTarget};
+use crate::stack::sizing;
 use crate::stack::sysctl::Set;
 use std::path::Path;
 
@@ -111,28 +112,27 @@ pub enum Assume {
     Smallest,
 }
 
-const SOMAXCONN_4096_SINCE: KernelVersion = KernelVersion { major: 5, minor: 4 };
-
 /// `net.core.somaxconn`: the stack's value, else the kernel default (4096 since Linux 5.4, 128
 /// before: ip-sysctl.rst, listen(2)); with no kernel version, the default on the `assume` side,
 /// so that a finding holds on every kernel.
 pub fn somaxconn(stack: &Stack, host: &HostFacts, assume: Assume) -> Option<KernelSetting> {
     let key = "net.core.somaxconn";
     let (value, why) = match &host.kernel {
-        Some(k) if k.value >= SOMAXCONN_4096_SINCE => (
-            4096,
-            format!(
-                "not set: the kernel default since Linux 5.4, host kernel {}",
-                k.value
-            ),
-        ),
-        Some(k) => (
-            128,
-            format!(
-                "not set: the kernel default before Linux 5.4, host kernel {}",
-                k.value
-            ),
-        ),
+        Some(k) => {
+            let value = sizing::default_somaxconn(k.value);
+            let when = if k.value >= sizing::SOMAXCONN_4096_SINCE {
+                "since"
+            } else {
+                "before"
+            };
+            (
+                value,
+                format!(
+                    "not set: the kernel default {when} Linux 5.4, host kernel {}",
+                    k.value
+                ),
+            )
+        }
         None if assume == Assume::Largest => (
             4096,
             "not set: the kernel default since Linux 5.4, 128 before".to_string(),

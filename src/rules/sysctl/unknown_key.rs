@@ -200,17 +200,7 @@ fn is_known(key: &str, extra: &[String]) -> bool {
 
 /// Levenshtein distance over bytes.
 pub fn distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, &ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+    crate::edit_distance::levenshtein(a.as_bytes(), b.as_bytes())
 }
 
 /// `pattern` with its `*` segments replaced by the key's segments at the same place, so that

@@ -275,20 +275,6 @@ const KEYWORDS: &[&str] = &[
     "FIPS",
 ];
 
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 /// The one keyword or suite name `word` most likely meant: a case-insensitive match, else
 /// the only name at the smallest edit distance (at most 1, or 2 for words of 8+ letters).
 fn suggestion(word: &str) -> Option<String> {
@@ -309,7 +295,12 @@ fn suggestion(word: &str) -> Option<String> {
     let limit = if word.len() >= 8 { 2 } else { 1 };
     let mut best: Vec<(usize, &str)> = vocabulary
         .iter()
-        .map(|k| (levenshtein(word, k), *k))
+        .map(|k| {
+            (
+                crate::edit_distance::levenshtein(word.as_bytes(), k.as_bytes()),
+                *k,
+            )
+        })
         .filter(|(d, _)| *d <= limit)
         .collect();
     best.sort();

@@ -1,0 +1,189 @@
+//! One sizing model for the rules and the tuner: how much memory PHP may use, how big a
+//! worker is, how many descriptors an nginx worker needs, and the kernel's defaults. The
+//! rules judge a configuration with it and `tune` derives settings from it, so after
+//! `lemplint tune --write` the sizing rules are silent with the same host facts and options.
+
+use crate::host::{HostFacts, KernelVersion};
+use crate::size::{human, parse_size};
+
+/// The default memory of one PHP worker: typical application workers measure 30–100 MB
+/// (domain research §4); measure yours with `ps -o rss -C php-fpm8.2` or `tune --sample`.
+pub const DEFAULT_WORKER_RSS: u64 = 64 << 20;
+/// The default share of memory kept for the OS, nginx, databases and caches.
+pub const DEFAULT_RESERVE: Reserve = Reserve::Percent(25.0);
+
+/// Memory kept for everything but PHP.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reserve {
+    Percent(f64),
+    Bytes(u64),
+}
+
+impl Reserve {
+    /// `25%` or a size (`512MiB`).
+    pub fn parse(text: &str) -> Result<Reserve, String> {
+        let t = text.trim();
+        match t.strip_suffix('%') {
+            Some(p) => match p.trim().parse::<f64>() {
+                Ok(p) if (0.0..100.0).contains(&p) => Ok(Reserve::Percent(p)),
+                _ => Err(format!(
+                    "invalid reserve {text:?}: a percentage must be at least 0% and below 100%"
+                )),
+            },
+            None => parse_size(t).map(Reserve::Bytes),
+        }
+    }
+
+    /// The reserve of `memory`, in bytes.
+    pub fn bytes(self, memory: u64) -> u64 {
+        match self {
+            Reserve::Percent(_) => memory - self.available(memory),
+            Reserve::Bytes(b) => b.min(memory),
+        }
+    }
+
+    /// What is left for PHP.
+    pub fn available(self, memory: u64) -> u64 {
+        match self {
+            Reserve::Percent(p) => (memory as f64 * (100.0 - p) / 100.0) as u64,
+            Reserve::Bytes(b) => memory.saturating_sub(b),
+        }
+    }
+
+    /// `613 MiB − 25%`, `2 GiB − 512 MiB reserved`.
+    pub fn describe(self, memory: u64) -> String {
+        match self {
+            Reserve::Percent(p) => format!("{} − {p}%", human(memory)),
+            Reserve::Bytes(b) => format!("{} − {} reserved", human(memory), human(b)),
+        }
+    }
+}
+
+/// The memory model: a worker's size and the reserve, each with where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryModel {
+    pub worker_rss: u64,
+    pub worker_rss_source: String,
+    pub reserve: Reserve,
+    pub reserve_source: String,
+}
+
+impl MemoryModel {
+    /// From `[rules.FPM004]` (`worker-rss`, `reserve`), then `[host] reserve`, then the
+    /// defaults: what FPM004 judges with, and what `tune` starts from (its flags override).
+    /// `Err` names the bad option.
+    pub fn from_options(fpm004: Option<&toml::Table>, host: &HostFacts) -> Result<Self, String> {
+        let (worker_rss, worker_rss_source) = match fpm004.and_then(|t| t.get("worker-rss")) {
+            None => (DEFAULT_WORKER_RSS, "default".to_string()),
+            Some(toml::Value::Integer(n)) if *n > 0 => {
+                (*n as u64, format!("[rules.FPM004] worker-rss = {n}"))
+            }
+            Some(toml::Value::String(s)) => match parse_size(s) {
+                Ok(0) => return Err("[rules.FPM004] worker-rss must be more than 0".into()),
+                Ok(n) => (n, format!("[rules.FPM004] worker-rss = {s:?}")),
+                Err(e) => return Err(format!("[rules.FPM004] worker-rss: {e}")),
+            },
+            Some(v) => return Err(format!("[rules.FPM004] worker-rss: invalid size {v}")),
+        };
+        let (reserve, reserve_source) = match fpm004.and_then(|t| t.get("reserve")) {
+            None => match &host.reserve {
+                Some(r) => (
+                    Reserve::parse(&r.value).map_err(|e| format!("[host] reserve: {e}"))?,
+                    format!("{} ({})", r.value, r.source),
+                ),
+                None => (DEFAULT_RESERVE, "default: 25% of memory".to_string()),
+            },
+            Some(toml::Value::String(s)) => (
+                Reserve::parse(s).map_err(|e| format!("[rules.FPM004] reserve: {e}"))?,
+                format!("[rules.FPM004] reserve = {s:?}"),
+            ),
+            Some(toml::Value::Integer(n)) if *n >= 0 => (
+                Reserve::Bytes(*n as u64),
+                format!("[rules.FPM004] reserve = {n}"),
+            ),
+            Some(v) => return Err(format!("[rules.FPM004] reserve: invalid value {v}")),
+        };
+        Ok(MemoryModel {
+            worker_rss,
+            worker_rss_source,
+            reserve,
+            reserve_source,
+        })
+    }
+
+    /// Memory PHP may use on a host of `memory` bytes.
+    pub fn available(&self, memory: u64) -> u64 {
+        self.reserve.available(memory)
+    }
+
+    /// How many workers of all pools of the host fit.
+    pub fn workers(&self, memory: u64) -> u64 {
+        self.available(memory) / self.worker_rss.max(1)
+    }
+}
+
+/// nginx's default `worker_connections` (`DEFAULT_CONNECTIONS`, ngx_event.c).
+pub const DEFAULT_CONNECTIONS: u64 = 512;
+/// The soft open-files limit a service starts with when nothing raises it (the kernel's
+/// and systemd's default `DefaultLimitNOFILE=1024:524288`).
+pub const DEFAULT_SOFT_NOFILE: u64 = 1024;
+/// The kernel's default `fs.nr_open`: the highest value setrlimit accepts (1024 × 1024).
+pub const DEFAULT_NR_OPEN: u64 = 1 << 20;
+
+/// Why a connection counts twice.
+pub const DESCRIPTORS_WHY: &str =
+    "a proxied or FastCGI connection holds two descriptors, the client's and the upstream's";
+
+/// The descriptors one nginx worker needs at `worker_connections` under load, where every
+/// connection is a client being proxied or passed to FastCGI: two each.
+pub fn worker_descriptors(connections: u64) -> u64 {
+    connections.saturating_mul(2)
+}
+
+/// `net.core.somaxconn` when no sysctl file sets it: 4096 since Linux 5.4, 128 before
+/// (ip-sysctl.rst, listen(2)).
+pub const SOMAXCONN_4096_SINCE: KernelVersion = KernelVersion { major: 5, minor: 4 };
+
+pub fn default_somaxconn(kernel: KernelVersion) -> u64 {
+    if kernel >= SOMAXCONN_4096_SINCE {
+        4096
+    } else {
+        128
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserves() {
+        assert_eq!(Reserve::parse("25%"), Ok(Reserve::Percent(25.0)));
+        assert_eq!(Reserve::parse(" 12.5 % "), Ok(Reserve::Percent(12.5)));
+        assert_eq!(Reserve::parse("512MiB"), Ok(Reserve::Bytes(512 << 20)));
+        assert!(Reserve::parse("100%").is_err());
+        assert!(Reserve::parse("-1%").is_err());
+        assert!(Reserve::parse("lots").is_err());
+        assert_eq!(Reserve::Percent(25.0).available(1 << 30), 768 << 20);
+        assert_eq!(Reserve::Percent(25.0).bytes(1 << 30), 256 << 20);
+        assert_eq!(Reserve::Bytes(2 << 30).available(1 << 30), 0);
+    }
+
+    #[test]
+    fn options_then_host_then_defaults() {
+        let host = HostFacts::default();
+        let m = MemoryModel::from_options(None, &host).unwrap();
+        assert_eq!(
+            (m.worker_rss, m.reserve),
+            (DEFAULT_WORKER_RSS, DEFAULT_RESERVE)
+        );
+        let t: toml::Table = toml::from_str("worker-rss = \"96MiB\"\nreserve = \"60%\"").unwrap();
+        let m = MemoryModel::from_options(Some(&t), &host).unwrap();
+        assert_eq!(
+            (m.worker_rss, m.reserve),
+            (96 << 20, Reserve::Percent(60.0))
+        );
+        let t: toml::Table = toml::from_str("worker-rss = \"lots\"").unwrap();
+        assert!(MemoryModel::from_options(Some(&t), &host).is_err());
+    }
+}
