@@ -8,7 +8,9 @@
 //!   string, so a NUL byte ends it; we keep the bytes and ignore them, as procps does.
 //! * Leading blanks (`isspace`) are skipped. A line whose first other byte is `#` or `;` is a
 //!   comment. **There are no inline comments**: in `net.core.somaxconn = 4096 # max` the value is
-//!   `4096 # max`, which procps writes verbatim and the kernel refuses (a rule flags it).
+//!   `4096 # max`, which procps writes verbatim; the kernel reads a number and ignores what
+//!   follows a blank, but stores the comment in a text value or rejects a list (SYS010 says
+//!   which, as measured).
 //! * The line is split at the **first** `=`; key and value are trimmed (`isspace`, so a CR of a CRLF
 //!   file goes too). The value may hold inner blanks (`1024<TAB>65535`).
 //! * A leading `-` (`-net.ipv4.tcp_tw_recycle = 1`) asks to ignore a failure to set the key. procps
