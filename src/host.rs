@@ -20,6 +20,12 @@ pub enum Provenance {
     Profile { file: String, pattern: String },
     /// Read from this machine.
     Detected,
+    /// Read from a file of the stack (`LimitNOFILE=` of nginx's systemd unit).
+    File {
+        file: String,
+        line: u32,
+        text: String,
+    },
 }
 
 impl fmt::Display for Provenance {
@@ -29,6 +35,7 @@ impl fmt::Display for Provenance {
             Provenance::Config { file } => write!(f, "{file} [host]"),
             Provenance::Profile { file, pattern } => write!(f, "{file} [[host.profile]] {pattern}"),
             Provenance::Detected => write!(f, "detected on this machine"),
+            Provenance::File { file, line, text } => write!(f, "{text}, {file}:{line}"),
         }
     }
 }
@@ -188,8 +195,21 @@ impl HostFacts {
         }
     }
 
+    /// No fact about the machine's size was given (CPUs, memory, kernel, versions, reserve):
+    /// the rules that need one are skipped. An open-files limit read from the stack's own
+    /// systemd unit is a fact of the configuration, not of the machine, and does not count.
     pub fn is_empty(&self) -> bool {
-        self == &HostFacts::default()
+        let mut sized = self.clone();
+        if matches!(
+            sized.nofile,
+            Some(Fact {
+                source: Provenance::File { .. },
+                ..
+            })
+        ) {
+            sized.nofile = None;
+        }
+        sized == HostFacts::default()
     }
 
     /// One line per known fact, for `lemplint stack` and the lint summary.

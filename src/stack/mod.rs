@@ -14,3 +14,4 @@ pub mod nginx;
 pub mod paths;
 pub mod sizing;
 pub mod sysctl;
+pub mod systemd;

@@ -81,8 +81,27 @@ pub struct BuildOptions {
 impl Stack {
     /// Reads and connects a stack's files through `fs` (the disk, or the disk with the
     /// fixer's pending edits laid over it).
-    pub fn build(fs: &dyn Fs, files: &StackFiles, opts: &BuildOptions, host: HostFacts) -> Stack {
+    pub fn build(
+        fs: &dyn Fs,
+        files: &StackFiles,
+        opts: &BuildOptions,
+        mut host: HostFacts,
+    ) -> Stack {
         let t = std::time::Instant::now();
+        // The open-files limit nginx's unit gives it, when the repository has the unit and
+        // neither the command line nor lemplint.toml said otherwise.
+        if host.nofile.is_none() {
+            if let Some(n) = super::systemd::nginx_nofile(fs, &files.root) {
+                host.nofile = Some(crate::host::Fact {
+                    value: n.soft,
+                    source: crate::host::Provenance::File {
+                        file: crate::escape::path(&n.file),
+                        line: n.line,
+                        text: n.text,
+                    },
+                });
+            }
+        }
         let mut roles = Roles {
             fs,
             files,

@@ -4,9 +4,8 @@ use super::{Plan, Recommendation};
 use crate::fix::edits;
 use crate::stack::expanded::{OccId, View, NO_PARENT};
 use crate::stack::model::{NginxInstance, Stack};
+use crate::stack::sizing;
 
-/// nginx's default `worker_connections`.
-const DEFAULT_CONNECTIONS: u64 = 512;
 /// A worker's connection limit below this starves a PHP site behind keep-alive clients.
 const MIN_CONNECTIONS: u64 = 1024;
 
@@ -50,12 +49,18 @@ pub fn recommend(stack: &Stack, cpus: u32, plan: &mut Plan) {
         if first_in(&view, "events", NO_PARENT).is_none() {
             continue; // not a main configuration
         }
-        main_context(inst, &view, cpus, plan);
+        main_context(inst, &view, cpus, &stack.host, plan);
     }
 }
 
 /// Settings of the main context and `events`.
-fn main_context(inst: &NginxInstance, view: &View<'_>, cpus: u32, plan: &mut Plan) {
+fn main_context(
+    inst: &NginxInstance,
+    view: &View<'_>,
+    cpus: u32,
+    host: &crate::host::HostFacts,
+    plan: &mut Plan,
+) {
     let wp = first_in(view, "worker_processes", NO_PARENT);
     let affinity = first_in(view, "worker_cpu_affinity", NO_PARENT);
     let pinned = affinity.is_some_and(|a| view.args(a).first().is_some_and(|v| v != "auto"));
@@ -116,7 +121,7 @@ fn main_context(inst: &NginxInstance, view: &View<'_>, cpus: u32, plan: &mut Pla
     let wc_occ = events.and_then(|e| first_in(view, "worker_connections", e));
     let wc: u64 = wc_occ
         .and_then(|o| view.args(o).first().and_then(|v| v.parse().ok()))
-        .unwrap_or(DEFAULT_CONNECTIONS);
+        .unwrap_or(sizing::DEFAULT_CONNECTIONS);
     let mut connections = wc;
     if wc < MIN_CONNECTIONS {
         connections = MIN_CONNECTIONS;
@@ -156,14 +161,18 @@ fn main_context(inst: &NginxInstance, view: &View<'_>, cpus: u32, plan: &mut Pla
             }
         }
     }
-    let want_nofile = 2 * connections;
+    let want_nofile = sizing::worker_descriptors(connections);
     let nofile_occ = first_in(view, "worker_rlimit_nofile", NO_PARENT);
     let nofile: Option<u64> =
         nofile_occ.and_then(|o| view.args(o).first().and_then(|v| v.parse().ok()));
     let nofile_reason = format!(
         "a proxied or FastCGI request holds two descriptors (client and upstream): 2 × {connections} connections"
     );
+    // The limit workers inherit (nginx's unit, `[host] nofile`) may already be enough: then
+    // nothing is added, and nothing is ever set below it.
+    let inherited = host.nofile.as_ref().map(|f| f.value);
     match (nofile_occ, nofile) {
+        (None, _) if inherited.is_some_and(|n| n >= want_nofile) => {}
         (Some(o), Some(n)) if n < want_nofile => {
             plan.recommendations.push(replace_first_arg(
                 inst,

@@ -1,43 +1,40 @@
 //! NGX007 worker-connections-exceed-nofile: `worker_connections` that the workers' open-files
 //! limit cannot hold.
 //!
-//! Every connection a worker holds (client or upstream) is a file descriptor, and so is every
-//! file it sends, every request body or response buffered to a temporary file, every cache
-//! and log file. Without `worker_rlimit_nofile`, a worker inherits the soft `RLIMIT_NOFILE`
-//! nginx was started with (1024 on most systems, `[host] nofile` to say otherwise): a
-//! `worker_connections` above it can never be reached, and past the limit `accept()` and
-//! `open()` fail with "Too many open files". nginx notices at start
-//! (`N worker_connections exceed open file resource limit: M`), but only at the `warn` level,
-//! below the default `error_log` level, so the message is usually never seen.
+//! The arithmetic is the sizing model's (`crate::stack::sizing`), the one `tune` and STK005
+//! use: a worker at `worker_connections` under load needs two descriptors per connection,
+//! since a proxied or FastCGI request holds the client's and the upstream's. The limit is
+//! `worker_rlimit_nofile` when set, else the soft limit nginx inherits: `LimitNOFILE=` of
+//! nginx's systemd unit when the repository has it, `[host] nofile`, or 1024, a service's
+//! usual default. Past the limit `accept()` and `open()` fail with "Too many open files".
 //!
-//! With `worker_rlimit_nofile` set, it should leave room for the files besides the
-//! connections: at least twice `worker_connections`, capped by the kernel's `fs.nr_open`
-//! (setrlimit fails above it).
+//! Severity follows what breaks: a `worker_connections` above the limit can never be reached
+//! (warning; nginx logs `N worker_connections exceed open file resource limit: M` at the
+//! `warn` level only, below the default `error_log` level); one that fits alone but not at two
+//! descriptors each runs out only when nearly every connection is proxied (info).
 
 use super::worker_processes_mismatch::{
     insert_in_main, is_main_config, main_directive, occurrence_args,
 };
+use crate::diagnostic::Severity;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::model::NginxInstance;
+use crate::stack::sizing::{
+    worker_descriptors, DEFAULT_CONNECTIONS, DEFAULT_NR_OPEN, DEFAULT_SOFT_NOFILE, DESCRIPTORS_WHY,
+};
 
 pub struct WorkerConnectionsExceedNofile;
 
-/// nginx's default `worker_connections` (`DEFAULT_CONNECTIONS`, ngx_event.c).
-const DEFAULT_CONNECTIONS: u64 = 512;
-/// The usual soft open-files limit of a service (systemd's and the kernel's default).
-const DEFAULT_SOFT_NOFILE: u64 = 1024;
-/// The kernel's default `fs.nr_open`: the highest value setrlimit accepts.
-const DEFAULT_NR_OPEN: u64 = 1_048_576;
-
 impl Rule for WorkerConnectionsExceedNofile {
     fn check(&self, cx: &mut Context<'_>) {
-        let default_limit = cx.host.nofile.is_none();
-        let soft = cx
-            .host
-            .nofile
-            .as_ref()
-            .map_or(DEFAULT_SOFT_NOFILE, |f| f.value);
+        let inherited = match &cx.host.nofile {
+            Some(f) => (f.value, f.source.to_string()),
+            None => (
+                DEFAULT_SOFT_NOFILE,
+                "the usual soft limit of a service; `LimitNOFILE=` in nginx's unit or `[host] nofile` says otherwise".to_string(),
+            ),
+        };
         let nr_open = cx
             .stack
             .sysctl
@@ -45,19 +42,20 @@ impl Rule for WorkerConnectionsExceedNofile {
             .map_or(DEFAULT_NR_OPEN, |(_, v)| v);
         for inst in &cx.stack.nginx {
             if is_main_config(inst) {
-                check_instance(cx, inst, (soft, default_limit), nr_open);
+                check_instance(cx, inst, &inherited, nr_open);
             }
         }
     }
 }
 
-/// `soft` is the inherited open-files limit, with whether it is the assumed default.
+/// `inherited` is the open-files limit workers start with, and how it is known.
 fn check_instance(
     cx: &mut Context<'_>,
     inst: &NginxInstance,
-    (soft, default_limit): (u64, bool),
+    (soft, soft_why): &(u64, String),
     nr_open: u64,
 ) {
+    let soft = *soft;
     let view = inst.view();
     let Some(events) = main_directive(&view, "events") else {
         return;
@@ -77,7 +75,8 @@ fn check_instance(
         }
         None => DEFAULT_CONNECTIONS,
     };
-    let wanted = connections.saturating_mul(2).min(nr_open);
+    let need = worker_descriptors(connections);
+    let wanted = need.min(nr_open);
     let wc_text = match wc_occ {
         Some(_) => format!("`worker_connections {connections}`"),
         None => format!("the default `worker_connections` ({connections})"),
@@ -92,26 +91,35 @@ fn check_instance(
             if limit >= wanted {
                 return;
             }
-            let message = if limit < connections {
-                format!(
-                    "`worker_rlimit_nofile {limit}` is below {wc_text}: workers run out of file \
-                     descriptors before they reach their connection limit"
+            let (message, severity) = if limit < connections {
+                (
+                    format!(
+                        "`worker_rlimit_nofile {limit}` is below {wc_text}: workers run out of \
+                         file descriptors before they reach their connection limit"
+                    ),
+                    Severity::Warning,
                 )
             } else {
-                format!(
-                    "`worker_rlimit_nofile {limit}` leaves almost no descriptors beyond \
-                     {wc_text} for the files, temporary files and logs each worker also opens"
+                (
+                    format!(
+                        "`worker_rlimit_nofile {limit}` is below the {need} descriptors {wc_text} \
+                         can need: {DESCRIPTORS_WHY}"
+                    ),
+                    Severity::Info,
                 )
             };
+            // Never lower a limit: the fix only raises it.
+            let value = wanted.max(limit);
             let fix = Fix::unsafe_(
-                format!("Raise `worker_rlimit_nofile` to {wanted}"),
-                vec![edits::replace_arg(&file, arg, &wanted.to_string())],
+                format!("Raise `worker_rlimit_nofile` to {value}"),
+                vec![edits::replace_arg(&file, arg, &value.to_string())],
             );
             let d = cx.report(&file, arg.raw(), message).with_fix(fix);
+            d.severity = severity;
             d.help = Some(format!("raise it to {}", advice(connections, wanted)));
         }
         None => {
-            if connections <= soft {
+            if wanted <= soft {
                 return;
             }
             let (file, span) = match wc_occ {
@@ -122,32 +130,34 @@ fn check_instance(
                 }
                 None => view.location(events),
             };
-            let statement = format!("worker_rlimit_nofile {wanted};");
+            let value = wanted.max(soft);
+            let statement = format!("worker_rlimit_nofile {value};");
             let edit = insert_in_main(inst, &["worker_processes", "user", "pid"], &statement);
             let fix = Fix::safe(format!("Add `{statement}`"), vec![edit]);
-            let d = cx
-                .report(
-                    &file,
-                    span,
+            let (message, severity) = if connections > soft {
+                (
                     format!(
-                        "{wc_text} exceeds the open-files limit of {soft} and \
-                         `worker_rlimit_nofile` is not set: past {soft} descriptors a worker \
-                         fails with \"Too many open files\""
+                        "{wc_text} exceeds the open-files limit of {soft} that workers inherit \
+                         ({soft_why}) and `worker_rlimit_nofile` is not set: past {soft} \
+                         descriptors a worker fails with \"Too many open files\""
                     ),
-                )
-                .with_fix(fix);
-            let source = if default_limit {
-                format!(
-                    "; {soft} is the usual soft limit of a service (give yours with \
-                     `[host] nofile`)"
+                    Severity::Warning,
                 )
             } else {
-                String::new()
+                (
+                    format!(
+                        "{wc_text} can need {need} descriptors per worker ({DESCRIPTORS_WHY}), \
+                         above the open-files limit of {soft} that workers inherit ({soft_why}), \
+                         and `worker_rlimit_nofile` is not set"
+                    ),
+                    Severity::Info,
+                )
             };
+            let d = cx.report(&file, span, message).with_fix(fix);
+            d.severity = severity;
             d.help = Some(format!(
-                "set `worker_rlimit_nofile` to {}; nginx only logs \"{connections} \
-                 worker_connections exceed open file resource limit: {soft}\" at the warn \
-                 level{source}",
+                "set `worker_rlimit_nofile` to {}; nginx itself warns only when \
+                 worker_connections alone exceeds the limit, and only at the warn level",
                 advice(connections, wanted)
             ));
         }
@@ -156,7 +166,7 @@ fn check_instance(
 
 /// The recommended limit, and why.
 fn advice(connections: u64, wanted: u64) -> String {
-    if connections.saturating_mul(2) > wanted {
+    if worker_descriptors(connections) > wanted {
         format!(
             "{wanted}, the kernel's maximum (`fs.nr_open`); twice `worker_connections` would be \
              refused"
