@@ -234,3 +234,29 @@ fn sample_reads_real_php_fpm_workers() {
     let s = sample.expect("sampled the 3 workers of the test pool");
     assert!(s.p95 >= s.mean && s.mean > 1 << 20, "{s:?}");
 }
+
+/// The limit nginx's systemd unit gives it is never lowered: with `LimitNOFILE=65535` and
+/// 8192 connections (16384 descriptors), tune adds no `worker_rlimit_nofile`; with
+/// `LimitNOFILE=4096` and 4096 connections it adds 8192.
+#[test]
+fn tune_keeps_the_units_open_files_limit() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let diff = |case: &str| {
+        let out = lemplint(
+            dir,
+            &[
+                "tune",
+                "--isolated",
+                "--cpus",
+                "2",
+                "--memory",
+                "2GiB",
+                "--diff",
+                &format!("fixtures/nginx/NGX007/{case}"),
+            ],
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(!diff("systemd_unit_limit").contains("worker_rlimit_nofile"));
+    assert!(diff("systemd_unit_low").contains("+worker_rlimit_nofile 8192;"));
+}
