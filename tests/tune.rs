@@ -260,3 +260,32 @@ fn tune_keeps_the_units_open_files_limit() {
     assert!(!diff("systemd_unit_limit").contains("worker_rlimit_nofile"));
     assert!(diff("systemd_unit_low").contains("+worker_rlimit_nofile 8192;"));
 }
+
+/// Values set by the environment (`${VAR}`) are reported with the recommendation and never
+/// rewritten; the pool's name from the environment is shown as written.
+#[test]
+fn tune_never_rewrites_a_value_set_at_runtime() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "tune",
+            "--isolated",
+            "--cpus",
+            "2",
+            "--memory",
+            "2GiB",
+            "fixtures/stacks/env-sized-pool",
+        ];
+        a.extend(extra);
+        a
+    };
+    let text = String::from_utf8_lossy(&lemplint(dir, &args(&[])).stdout).into_owned();
+    assert!(
+        text.contains("[${POOL_NAME}] pm.max_children  ${PHP_FPM_PM_MAX_CHILDREN:-50} → 24")
+            && text.contains("set by the environment, so not changed here"),
+        "{text}"
+    );
+    let diff = lemplint(dir, &args(&["--diff"]));
+    let diff = String::from_utf8_lossy(&diff.stdout);
+    assert!(!diff.contains("-pm"), "{diff}");
+}

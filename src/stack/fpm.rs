@@ -8,6 +8,7 @@ use super::nginx::detect_root;
 use super::paths::{is_glob, Resolved, Resolver};
 use crate::source::{Shared, Span};
 use crate::syntax::fpm::{self, Entry, LineKind, Parsed};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -134,6 +135,67 @@ impl FpmConfig {
     pub fn listen(&self, pool: &Pool) -> Option<(Setting, Listen)> {
         let (s, v) = self.get(pool, "listen")?;
         Listen::parse(&v).map(|l| (s, l))
+    }
+}
+
+/// Placeholders of the template engines that render pool files before deployment (Go
+/// templates, Jinja, Twig, Blade, Mustache, ERB): such a value is filled in later.
+const TEMPLATE_MARKERS: [&[u8]; 3] = [b"{{", b"{%", b"<%"];
+
+fn templated(raw: &[u8]) -> bool {
+    TEMPLATE_MARKERS
+        .iter()
+        .any(|m| raw.windows(m.len()).any(|w| w == *m))
+}
+
+/// An entry's value as php-fpm receives it, and whether it is known (no `${VAR}`, no unknown
+/// constant, no template placeholder).
+pub fn eval_value(e: &Entry, src: &[u8]) -> (Vec<u8>, bool) {
+    let env_used = Cell::new(false);
+    let raw = e.value_text(src, &|_| {
+        env_used.set(true);
+        None
+    });
+    let sub_env = Cell::new(false);
+    let _ = e.subkey_text(src, &|_| {
+        sub_env.set(true);
+        None
+    });
+    let written = src
+        .get(e.key.start as usize..e.raw_value.end as usize)
+        .unwrap_or_default();
+    let known = !env_used.get()
+        && !sub_env.get()
+        && e.unresolved_constants(src).is_empty()
+        && !templated(written);
+    (raw, known)
+}
+
+/// A setting's value as php-fpm will read it, and whether it is known here.
+#[derive(Clone, Debug)]
+pub struct Value {
+    pub setting: Setting,
+    /// `$pool` substituted; `${VAR}` left as written.
+    pub text: String,
+    /// False when it depends on the server's environment (`${VAR}`), an undefined constant or
+    /// a template placeholder: set at deployment or at runtime, so not lemplint's to change.
+    pub known: bool,
+}
+
+impl FpmConfig {
+    /// The setting php-fpm uses for `key` in `pool` (the last one), with whether its value
+    /// is known.
+    pub fn value(&self, pool: &Pool, key: &str) -> Option<Value> {
+        let setting = *pool.settings.get(&key.to_ascii_lowercase())?.last()?;
+        let e = self.entry(setting)?;
+        let src = &self.source(setting).text;
+        let (_, known) = eval_value(e, src);
+        let (_, text) = self.get(pool, key)?;
+        Some(Value {
+            setting,
+            text,
+            known,
+        })
     }
 }
 
@@ -325,8 +387,10 @@ impl Assembly {
                         self.current = None;
                         continue;
                     }
+                    // A name from the environment (`[${POOL}]`) is shown as written.
                     let name =
-                        String::from_utf8_lossy(&s.name_text(src, &fpm::no_env)).into_owned();
+                        String::from_utf8_lossy(&s.name_text(src, &|n| Some(format!("${{{n}}}"))))
+                            .into_owned();
                     let pools = &mut self.pools;
                     let idx = *self
                         .by_name

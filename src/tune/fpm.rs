@@ -54,12 +54,29 @@ struct PoolEdits<'a> {
 }
 
 impl<'a> PoolEdits<'a> {
-    /// Sets `key` to `value`: replaces the setting in place, or queues an insert.
+    /// Sets `key` to `value`: replaces the setting in place, or queues an insert. A value
+    /// set by the environment or a template (`${VAR}`) is never rewritten: the
+    /// recommendation is shown, with no edit.
     fn set(&mut self, plan: &mut Plan, key: &str, value: String, reason: String) {
+        if let Some(v) = self.cfg.value(self.pool, key).filter(|v| !v.known) {
+            let file = self.cfg.source(v.setting).clone();
+            let line = self
+                .cfg
+                .entry(v.setting)
+                .map_or(1, |e| file.line_of(e.key.start));
+            plan.recommendations.push(Recommendation {
+                edits: Vec::new(),
+                file,
+                line,
+                setting: format!("[{}] {key}", self.pool.name),
+                current: Some(v.text),
+                recommended: value,
+                reason: format!("{reason}; set by the environment, so not changed here"),
+            });
+            return;
+        }
         match self.cfg.get(self.pool, key) {
-            Some((s, current)) if current.trim() == value => {
-                let _ = s;
-            }
+            Some((_, current)) if current.trim() == value => {}
             Some((s, current)) => {
                 if let Some(entry) = self.cfg.entry(s) {
                     let file = self.cfg.source(s).clone();
@@ -151,9 +168,10 @@ pub fn recommend(stack: &Stack, cpus: u32, memory: u64, a: &Assumptions, plan: &
             pool,
             inserts: Vec::new(),
         };
-        let current_pm = cfg
-            .get(pool, "pm")
-            .map(|(_, v)| v.trim().to_ascii_lowercase());
+        let pm_value = cfg.value(pool, "pm");
+        // A process manager chosen at runtime: its spares are not ours to size.
+        let pm_known = pm_value.as_ref().is_none_or(|v| v.known);
+        let current_pm = pm_value.map(|v| v.text.trim().to_ascii_lowercase());
         let pm = if many_small {
             "ondemand".to_string()
         } else {
@@ -163,12 +181,10 @@ pub fn recommend(stack: &Stack, cpus: u32, memory: u64, a: &Assumptions, plan: &
                 _ => "dynamic".to_string(),
             }
         };
-        let pm_reason = if many_small {
-            format!("{} pools with few workers each: `ondemand` starts workers only when a pool gets traffic", pools.len())
-        } else if current_pm.is_none() && pools.len() == 1 {
-            "one pool whose workers all fit in memory: keep them running (`static`)".to_string()
-        } else {
-            "php-fpm needs a process manager; `dynamic` keeps spare workers for bursts".to_string()
+        let pm_reason = match pm.as_str() {
+            _ if many_small => format!("{} pools with few workers each: `ondemand` starts workers only when a pool gets traffic", pools.len()),
+            "static" => "one pool whose workers all fit in memory: keep them running (`static`)".to_string(),
+            _ => "php-fpm needs a process manager; `dynamic` keeps spare workers for bursts".to_string(),
         };
         if current_pm.as_deref() != Some(pm.as_str()) {
             pe.set(plan, "pm", pm.clone(), pm_reason);
@@ -187,7 +203,7 @@ pub fn recommend(stack: &Stack, cpus: u32, memory: u64, a: &Assumptions, plan: &
             if current != Some(n) {
                 pe.set(plan, "pm.max_children", n.to_string(), reason);
             }
-            if pm == "dynamic" {
+            if pm == "dynamic" && pm_known {
                 let (min, max, start) = spares(n, cpus as u64);
                 let cur_min = number(cfg, pool, "pm.min_spare_servers");
                 let cur_max = number(cfg, pool, "pm.max_spare_servers");

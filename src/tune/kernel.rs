@@ -41,7 +41,8 @@ pub fn recommend(stack: &Stack, plan: &mut Plan) {
         .map(|(_, v)| v)
         .or_else(|| default_somaxconn(kernel));
     let mut somaxconn = somaxconn_now.unwrap_or(SOMAXCONN_FLOOR);
-    if somaxconn_now.is_none_or(|s| s < needed) {
+    // Nothing listens with a backlog here (no nginx, no pool socket): nothing to raise.
+    if needed > 0 && somaxconn_now.is_none_or(|s| s < needed) {
         somaxconn = needed.max(SOMAXCONN_FLOOR);
         let why = match somaxconn_now {
             Some(s) => format!("the kernel silently caps every listen backlog at somaxconn ({s}); the largest backlog here is {needed}"),

@@ -38,7 +38,7 @@ use crate::stack::fpm::{FpmConfig, Setting};
 use crate::stack::model::Stack;
 use crate::syntax::error::SyntaxError;
 use crate::syntax::fpm::{self, Entry, Line, LineKind, Pm, StartIn};
-use std::cell::Cell;
+
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -778,38 +778,7 @@ impl<'a> Val<'a> {
     }
 }
 
-/// Placeholders of the template engines that render pool files before deployment (Go
-/// templates, Jinja, Twig, Blade, Mustache, ERB): such a value is filled in later.
-const TEMPLATE_MARKERS: [&[u8]; 3] = [b"{{", b"{%", b"<%"];
-
-fn templated(raw: &[u8]) -> bool {
-    TEMPLATE_MARKERS
-        .iter()
-        .any(|m| raw.windows(m.len()).any(|w| w == *m))
-}
-
-/// An entry's value as php-fpm receives it, and whether it is known (no `${VAR}`, no unknown
-/// constant, no template placeholder).
-pub(crate) fn eval_value(e: &Entry, src: &[u8]) -> (Vec<u8>, bool) {
-    let env_used = Cell::new(false);
-    let raw = e.value_text(src, &|_| {
-        env_used.set(true);
-        None
-    });
-    let sub_env = Cell::new(false);
-    let _ = e.subkey_text(src, &|_| {
-        sub_env.set(true);
-        None
-    });
-    let written = src
-        .get(e.key.start as usize..e.raw_value.end as usize)
-        .unwrap_or_default();
-    let known = !env_used.get()
-        && !sub_env.get()
-        && e.unresolved_constants(src).is_empty()
-        && !templated(written);
-    (raw, known)
-}
+pub(crate) use crate::stack::fpm::eval_value;
 
 /// A pool merged by name across the files of an instance.
 pub(crate) struct PoolView<'a> {
