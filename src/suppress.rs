@@ -13,6 +13,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::rules;
 use crate::source::{Shared, Span};
+use crate::stack::discover::FileKind;
 use crate::syntax::nginx::Tree;
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
@@ -76,7 +77,9 @@ fn parse_comment(text: &str) -> Option<Result<Directive, String>> {
 }
 
 /// Comments of a file with the byte range each one covers.
-fn comments(file: &Shared, tree: Option<&Tree>) -> Vec<(Span, Span)> {
+/// In sysctl files only a whole-line comment is a comment: `key = 1 # lemplint: …` is part
+/// of the value (procps writes it to the kernel), so it suppresses nothing.
+fn comments(file: &Shared, tree: Option<&Tree>, kind: FileKind) -> Vec<(Span, Span)> {
     let text = &file.text;
     // Nearly every file has no suppression: find that out at memory speed.
     if memchr::memmem::find(text, MARKER.as_bytes()).is_none() {
@@ -101,7 +104,15 @@ fn comments(file: &Shared, tree: Option<&Tree>) -> Vec<(Span, Span)> {
             (s + pos) as u32,
             (s + line.len() - trailing_newline(line)) as u32,
         );
-        let own_line = line[..pos].iter().all(u8::is_ascii_whitespace);
+        // A comment line, even when the marker follows another comment on it
+        // (`# keep for the CDN  # lemplint: ignore …`), covers the statement below it.
+        let own_line = line
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .is_some_and(|p| line[p] == b'#' || line[p] == b';');
+        if !own_line && kind == FileKind::Sysctl {
+            continue;
+        }
         // The statement covered: on this line (trailing comment) or the next code line.
         let target_line = if own_line {
             lines[i + 1..].iter().find(|&&(ls, le)| {
@@ -167,11 +178,11 @@ pub fn apply(
     // configuration would otherwise copy every path).
     let sources: Vec<_> = ws.stacks.iter().flat_map(|s| s.sources()).collect();
     let mut seen: FxHashSet<&Path> = FxHashSet::default();
-    for (file, tree) in &sources {
+    for (file, kind, tree) in &sources {
         if !seen.insert(file.path.as_path()) {
             continue;
         }
-        for (comment, covers) in comments(file, *tree) {
+        for (comment, covers) in comments(file, *tree, *kind) {
             let text = file.str(comment);
             match parse_comment(&text) {
                 None => {}

@@ -175,19 +175,31 @@ impl Stack {
             })
     }
 
-    /// Every source of the stack with its nginx tree when it is an nginx file.
-    pub fn sources(&self) -> Vec<(crate::source::Shared, Option<&crate::syntax::nginx::Tree>)> {
+    /// Every source of the stack with its language, and its tree when it is an nginx file.
+    pub fn sources(
+        &self,
+    ) -> Vec<(
+        crate::source::Shared,
+        super::discover::FileKind,
+        Option<&crate::syntax::nginx::Tree>,
+    )> {
+        use super::discover::FileKind;
         let mut out: Vec<_> = self
             .nginx_files()
             .into_iter()
-            .map(|f| (f.source.clone(), Some(&f.parsed.tree)))
+            .map(|f| (f.source.clone(), FileKind::Nginx, Some(&f.parsed.tree)))
             .collect();
         out.extend(
             self.fpm_files()
                 .into_iter()
-                .map(|f| (f.source.clone(), None)),
+                .map(|f| (f.source.clone(), FileKind::FpmPool, None)),
         );
-        out.extend(self.sysctl.files.iter().map(|f| (f.source.clone(), None)));
+        out.extend(
+            self.sysctl
+                .files
+                .iter()
+                .map(|f| (f.source.clone(), FileKind::Sysctl, None)),
+        );
         out
     }
 
