@@ -45,6 +45,67 @@ pub struct PathsConfig {
 pub struct Loaded {
     pub config: Config,
     pub path: Option<PathBuf>,
+    /// `per-file-ignores`, compiled: pattern → the rules it ignores.
+    pub per_file: Vec<(PathGlob, Vec<String>)>,
+    /// The `paths` of each `[[host.profile]]`, compiled, in order.
+    profiles: Vec<Vec<PathGlob>>,
+}
+
+/// A path pattern of `lemplint.toml` (`per-file-ignores`, `[[host.profile]] paths`), matched
+/// against paths relative to the config file's directory, one syntax for both: `*` and `?`
+/// stay within a path component, `**` crosses them, `[…]` is a class; a pattern matches a
+/// path when it matches the path or one of its directories, and `dir/**` matches `dir`
+/// itself. So `hosts/*` covers every file under `hosts/web1/`, and `centminmod/**` the stack
+/// rooted at `centminmod`.
+#[derive(Clone, Debug)]
+pub struct PathGlob {
+    pub pattern: String,
+    matcher: globset::GlobMatcher,
+    /// For `dir/**`: `dir`.
+    dir: Option<globset::GlobMatcher>,
+}
+
+impl PathGlob {
+    pub fn new(pattern: &str) -> Result<PathGlob, String> {
+        let build = |p: &str| {
+            globset::GlobBuilder::new(p)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map(|g| g.compile_matcher())
+                .map_err(|e| format!("invalid glob {pattern:?}: {}", e.kind()))
+        };
+        let trimmed = pattern.trim_start_matches("./");
+        Ok(PathGlob {
+            pattern: pattern.to_string(),
+            matcher: build(trimmed)?,
+            dir: match trimmed.strip_suffix("/**") {
+                Some(d) if !d.is_empty() => Some(build(d)?),
+                _ => None,
+            },
+        })
+    }
+
+    /// Whether `path` (relative to the config file's directory) or one of its directories
+    /// matches.
+    pub fn matches(&self, path: &Path) -> bool {
+        path.ancestors()
+            .filter(|a| !a.as_os_str().is_empty())
+            .any(|a| self.matcher.is_match(a) || self.dir.as_ref().is_some_and(|d| d.is_match(a)))
+    }
+}
+
+/// `path` relative to the directory of the config file at `config` (as given when it lies
+/// elsewhere).
+pub fn relative_to_config(config: Option<&Path>, path: &Path) -> PathBuf {
+    let base = config.and_then(|p| p.parent()).unwrap_or(Path::new(""));
+    std::path::absolute(path)
+        .ok()
+        .and_then(|abs| {
+            let base = std::path::absolute(base).ok()?;
+            abs.strip_prefix(&base).ok().map(Path::to_path_buf)
+        })
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 /// A problem in a config file, with the byte range of the offending TOML.
@@ -133,11 +194,28 @@ pub fn parse(path: &Path, text: String) -> Result<Loaded, ConfigError> {
         if !p.profile.is_empty() {
             return Err(bad("[[host.profile]] cannot nest profiles".into()));
         }
-        for g in p.paths.iter().flatten() {
-            glob::Pattern::new(g)
-                .map_err(|e| bad(format!("invalid glob {g:?} in [[host.profile]]: {}", e.msg)))?;
-        }
     }
+    let profiles = config
+        .host
+        .profile
+        .iter()
+        .map(|p| {
+            p.paths
+                .iter()
+                .flatten()
+                .map(|g| PathGlob::new(g).map_err(|e| bad(format!("[[host.profile]]: {e}"))))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let per_file = config
+        .per_file_ignores
+        .iter()
+        .map(|(g, rules)| {
+            PathGlob::new(g)
+                .map(|m| (m, rules.clone()))
+                .map_err(|e| bad(format!("[per-file-ignores]: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     // Check values now, not when a rule first needs them.
     let mut probe = HostFacts::default();
     probe
@@ -146,6 +224,8 @@ pub fn parse(path: &Path, text: String) -> Result<Loaded, ConfigError> {
     Ok(Loaded {
         config,
         path: Some(path.to_path_buf()),
+        per_file,
+        profiles,
     })
 }
 
@@ -160,34 +240,12 @@ impl Loaded {
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_default();
-        let base = self
-            .path
-            .as_ref()
-            .and_then(|p| p.parent())
-            .unwrap_or(Path::new(""));
-        let rel = std::path::absolute(stack_path)
-            .ok()
-            .and_then(|abs| {
-                let base = std::path::absolute(base).ok()?;
-                abs.strip_prefix(&base).ok().map(Path::to_path_buf)
-            })
-            .unwrap_or_else(|| stack_path.to_path_buf());
-        let opts = glob::MatchOptions {
-            case_sensitive: true,
-            require_literal_separator: true,
-            require_literal_leading_dot: true,
-        };
-        for profile in &self.config.host.profile {
-            let hit = profile.paths.iter().flatten().find(|g| {
-                glob::Pattern::new(g).is_ok_and(|p| {
-                    p.matches_path_with(&rel, opts)
-                        || rel.ancestors().any(|a| p.matches_path_with(a, opts))
-                })
-            });
-            if let Some(pattern) = hit {
+        let rel = relative_to_config(self.path.as_deref(), stack_path);
+        for (profile, globs) in self.config.host.profile.iter().zip(&self.profiles) {
+            if let Some(hit) = globs.iter().find(|g| g.matches(&rel)) {
                 let source = Provenance::Profile {
                     file: file.clone(),
-                    pattern: pattern.clone(),
+                    pattern: hit.pattern.clone(),
                 };
                 facts.fill_from(profile, &source)?;
                 break;
@@ -243,6 +301,24 @@ memory = "256GiB"
                 .value,
             1
         );
+    }
+
+    #[test]
+    fn one_glob_syntax_for_profiles_and_per_file_ignores() {
+        let g = |p: &str| PathGlob::new(p).unwrap();
+        assert!(g("centminmod/**").matches(Path::new("centminmod")));
+        assert!(g("centminmod/**").matches(Path::new("centminmod/usr/local/nginx/conf/nginx.conf")));
+        assert!(g("hosts/*").matches(Path::new("hosts/web1/etc/nginx/nginx.conf")));
+        assert!(!g("hosts/*.conf").matches(Path::new("hosts/web1/x.conf")));
+        assert!(g("**/sites-enabled/*").matches(Path::new("a/etc/nginx/sites-enabled/x")));
+        assert!(!g("hosts/web1").matches(Path::new("hosts/web10/x")));
+        assert!(PathGlob::new("a/[").is_err());
+        let text = "[[host.profile]]\npaths = [\"centminmod/**\"]\ncpus = 8\n";
+        let loaded = parse(Path::new("lemplint.toml"), text.into()).unwrap();
+        let facts = loaded
+            .host_facts(&HostSpec::default(), Path::new("centminmod"))
+            .unwrap();
+        assert_eq!(facts.cpus.unwrap().value, 8);
     }
 
     #[test]

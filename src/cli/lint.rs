@@ -206,34 +206,17 @@ fn apply_order<T>(items: &mut [T], mut order: Vec<usize>) {
 }
 
 fn per_file_ignored(ws: &Workspace, d: &Diagnostic) -> bool {
-    if ws.config.config.per_file_ignores.is_empty() {
+    if ws.config.per_file.is_empty() {
         return false;
     }
-    let base = ws
-        .config
-        .path
-        .as_ref()
-        .and_then(|p| p.parent())
-        .map(std::path::Path::to_path_buf);
-    let path = &d.file.path;
-    let rel = match (&base, std::path::absolute(path)) {
-        (Some(b), Ok(abs)) => std::path::absolute(b)
-            .ok()
-            .and_then(|b| abs.strip_prefix(b).ok().map(|p| p.to_path_buf()))
-            .unwrap_or_else(|| path.clone()),
-        _ => path.clone(),
-    };
     let Some(rule) = rules::by_code(d.code) else {
         return false;
     };
-    ws.config
-        .config
-        .per_file_ignores
-        .iter()
-        .any(|(pattern, sels)| {
-            glob::Pattern::new(pattern).is_ok_and(|p| p.matches_path(&rel) || p.matches_path(path))
-                && sels.iter().any(|s| rules::specificity(s, rule) > 0)
-        })
+    let rel = crate::config::relative_to_config(ws.config.path.as_deref(), &d.file.path);
+    ws.config.per_file.iter().any(|(glob, sels)| {
+        (glob.matches(&rel) || glob.matches(&d.file.path))
+            && sels.iter().any(|s| rules::specificity(s, rule) > 0)
+    })
 }
 
 pub fn run(mut args: LintArgs) -> i32 {
