@@ -317,3 +317,41 @@ fn per_file_ignores_silence_a_rule_only_where_their_pattern_matches() {
     );
     assert!(text(&out.stdout).contains("hosts/legacy/etc/nginx/nginx.conf:3:19"));
 }
+
+/// "N fixable with `lemplint fix`" is what `lemplint fix` then fixes: fixes in a file that
+/// does not parse (which fix never writes) are not counted.
+#[test]
+fn the_fixable_count_is_what_fix_applies() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "nginx.conf",
+        "events {}\nhttp {\n    include conf.d/*.conf;\n}\n",
+    );
+    write(
+        d.path(),
+        "conf.d/a.conf",
+        "server {\n    server_tokens on;\n}\n",
+    );
+    write(
+        d.path(),
+        "conf.d/b.conf",
+        "server {\n    server_tokens on;\n",
+    );
+    let lint = run(
+        d.path(),
+        &["lint", "--isolated", "--format", "concise", "."],
+        None,
+    );
+    assert!(
+        text(&lint.stdout).contains("[*] 1 fixable with `lemplint fix`."),
+        "{}",
+        text(&lint.stdout)
+    );
+    let fix = run(d.path(), &["fix", "--isolated", "--diff", "."], None);
+    assert!(
+        text(&fix.stderr).contains("Would fix 1 problem in 1 file."),
+        "{}",
+        text(&fix.stderr)
+    );
+}

@@ -107,7 +107,7 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
         if pass == 0 {
             // A file that does not parse is never written: its tree may be wrong.
             for d in &findings.diagnostics {
-                if crate::rules::is_input_error(d.code) && d.code != "NGX020" {
+                if crate::rules::blocks_fixes(d.code) {
                     unparsable.insert(d.file.path.clone());
                 }
             }

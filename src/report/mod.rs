@@ -55,15 +55,28 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Counts findings by severity, and the fixes `lemplint fix` would apply: not those that
+    /// edit a file `fix` refuses to write because it does not parse (see
+    /// [`crate::rules::blocks_fixes`]), so the number announced is the number fixed.
     pub fn count(&mut self, diagnostics: &[Diagnostic]) {
         use crate::fix::Applicability;
+        let unfixable: std::collections::HashSet<&std::path::Path> = diagnostics
+            .iter()
+            .filter(|d| crate::rules::blocks_fixes(d.code))
+            .map(|d| d.file.path.as_path())
+            .collect();
         for d in diagnostics {
             match d.severity {
                 Severity::Error => self.errors += 1,
                 Severity::Warning => self.warnings += 1,
                 Severity::Info => self.infos += 1,
             }
-            match d.fix.as_ref().map(|f| f.applicability) {
+            let fix = d.fix.as_ref().filter(|f| {
+                f.edits
+                    .iter()
+                    .all(|e| !unfixable.contains(e.file.path.as_path()))
+            });
+            match fix.map(|f| f.applicability) {
                 Some(Applicability::Safe) => self.fixable += 1,
                 Some(Applicability::Unsafe) => self.unsafe_fixable += 1,
                 _ => {}

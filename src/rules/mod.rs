@@ -115,6 +115,13 @@ pub fn is_input_error(code: &str) -> bool {
     )
 }
 
+/// Codes whose finding means its file is never written by `fix` (its tree may be wrong): the
+/// input errors, but a missing include (NGX020), which is the includer's problem, not its
+/// file's.
+pub fn blocks_fixes(code: &str) -> bool {
+    is_input_error(code) && code != "NGX020"
+}
+
 pub fn by_code(code: &str) -> Option<&'static RuleEntry> {
     RULES.iter().find(|r| r.code == code)
 }
