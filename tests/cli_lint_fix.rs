@@ -1,5 +1,7 @@
 //! `lemplint lint` and `lemplint fix` end to end, as a user runs them.
 
+mod common;
+
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -353,5 +355,32 @@ fn the_fixable_count_is_what_fix_applies() {
         text(&fix.stderr).contains("Would fix 1 problem in 1 file."),
         "{}",
         text(&fix.stderr)
+    );
+}
+
+/// Pre-commit given only the pool whose `listen` changed: the nginx line that now reaches no
+/// pool is reported, since the finding names the pool's `listen` too.
+#[test]
+fn a_changed_pool_reports_the_nginx_line_it_stopped_serving() {
+    let d = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/stack/STK003/php-upgrade");
+    common::copy_tree(&from, d.path());
+    let out = run(
+        d.path(),
+        &[
+            "lint",
+            "--isolated",
+            "--format",
+            "concise",
+            "etc/php/8.2/fpm/pool.d/www.conf",
+        ],
+        None,
+    );
+    let shown = text(&out.stdout);
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("etc/nginx/sites-enabled/shop") && l.contains("STK003")),
+        "{shown}"
     );
 }

@@ -44,11 +44,23 @@ impl Rule for FastcgiTargetWithoutPool {
         let mut seen = HashSet::new();
         for (_, inst) in active_nginx(cx.stack) {
             // The pools of the same machine, all with a known address.
-            let pools: Vec<(String, Listen)> = cx
+            // The pools of the same machine, all with a known address, and where each
+            // `listen` is written (labelled, so that a pre-commit run given only the pool file
+            // still reports the nginx line it stopped serving).
+            let pools: Vec<(
+                String,
+                Listen,
+                Option<(crate::source::Shared, crate::source::Span)>,
+            )> = cx
                 .stack
                 .pools()
                 .filter(|(c, _)| same_server(cx.stack, inst, c))
-                .map(|(c, p)| pool_listen(c, p).map(|(_, l)| (p.name.clone(), l)))
+                .map(|(c, p)| {
+                    pool_listen(c, p).map(|(s, l)| {
+                        let at = c.entry(s).map(|e| (c.source(s).clone(), e.raw_value));
+                        (p.name.clone(), l, at)
+                    })
+                })
                 .collect::<Option<_>>()
                 .unwrap_or_default();
             if pools.is_empty() {
@@ -60,7 +72,7 @@ impl Rule for FastcgiTargetWithoutPool {
                     Addr::Unix(p) => p.starts_with('/'),
                     a => a.is_loopback_tcp(),
                 };
-                if !local || pools.iter().any(|(_, l)| reaches(&t.addr, l)) {
+                if !local || pools.iter().any(|(_, l, _)| reaches(&t.addr, l)) {
                     continue;
                 }
                 let occ = t.server.unwrap_or(t.pass);
@@ -83,7 +95,7 @@ impl Rule for FastcgiTargetWithoutPool {
                 // The pools by distance; the nearest, when it is the only one that near.
                 let mut by_distance: Vec<(usize, String, &str)> = pools
                     .iter()
-                    .map(|(name, l)| {
+                    .map(|(name, l, _)| {
                         let a = nginx_address(l);
                         (distance(&written, &a), a, name.as_str())
                     })
@@ -106,6 +118,15 @@ impl Rule for FastcgiTargetWithoutPool {
                          fails with {errno} and PHP requests get 502 Bad Gateway"
                     ),
                 );
+                for (name, l, at) in &pools {
+                    if let Some((file, span)) = at {
+                        d.label(
+                            file.clone(),
+                            *span,
+                            format!("pool {name} listens on {}", nginx_address(l)),
+                        );
+                    }
+                }
                 d.help = Some(if unique {
                     format!(
                         "the stack's pools listen on {}; did you mean `{}`?",
