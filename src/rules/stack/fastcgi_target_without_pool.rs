@@ -16,11 +16,15 @@ use super::{active_nginx, pool_listen, reaches, same_server};
 use crate::fix::{edits, Fix};
 use crate::rules::sysctl::unknown_key::distance;
 use crate::rules::{Context, Rule};
+use crate::source::{Shared, Span};
 use crate::stack::fpm::Listen;
 use crate::stack::net::{fastcgi_targets, Addr};
 use std::collections::HashSet;
 
 pub struct FastcgiTargetWithoutPool;
+
+/// A pool's name, its address, and where its `listen` is written.
+type PoolAddress = (String, Listen, Option<(Shared, Span)>);
 
 /// How nginx would write the address of a pool: `unix:/path` or `host:port` (a pool on every
 /// address is reached on `127.0.0.1`).
@@ -43,15 +47,10 @@ impl Rule for FastcgiTargetWithoutPool {
     fn check(&self, cx: &mut Context<'_>) {
         let mut seen = HashSet::new();
         for (_, inst) in active_nginx(cx.stack) {
-            // The pools of the same machine, all with a known address.
             // The pools of the same machine, all with a known address, and where each
             // `listen` is written (labelled, so that a pre-commit run given only the pool file
             // still reports the nginx line it stopped serving).
-            let pools: Vec<(
-                String,
-                Listen,
-                Option<(crate::source::Shared, crate::source::Span)>,
-            )> = cx
+            let pools: Vec<PoolAddress> = cx
                 .stack
                 .pools()
                 .filter(|(c, _)| same_server(cx.stack, inst, c))
