@@ -101,6 +101,10 @@ pub struct SourceFile {
     pub text: Vec<u8>,
     /// The file on disk it was read from (`None`: standard input, a dump, pending edits).
     pub stamp: Option<Stamp>,
+    /// The real file, when a symlink in `path` led elsewhere (`sites-enabled/x` →
+    /// `sites-available/x`): what code-scanning formats name, since a link cannot be
+    /// annotated.
+    pub through_link: Option<PathBuf>,
     /// Built on the first line or column asked for: most files of a large configuration
     /// have no finding and never need one.
     index: std::sync::OnceLock<LineIndex>,
@@ -184,6 +188,11 @@ fn checkpoints(text: &[u8], line_starts: &[u32]) -> Vec<Checkpoint> {
 }
 
 impl SourceFile {
+    /// The path of the real file (see [`SourceFile::through_link`]).
+    pub fn real_path(&self) -> &std::path::Path {
+        self.through_link.as_deref().unwrap_or(&self.path)
+    }
+
     /// Builds a source from bytes. Sources larger than 4 GiB cannot be addressed by u32 spans;
     /// callers enforce a (much smaller) size cap before reading.
     pub fn new(path: impl Into<PathBuf>, text: Vec<u8>) -> Self {
@@ -191,6 +200,7 @@ impl SourceFile {
             path: path.into(),
             text,
             stamp: None,
+            through_link: None,
             index: std::sync::OnceLock::new(),
         }
     }

@@ -384,3 +384,36 @@ fn a_changed_pool_reports_the_nginx_line_it_stopped_serving() {
         "{shown}"
     );
 }
+
+/// Code-scanning formats place a finding of a symlinked site in the real file (a link cannot
+/// be annotated) and name the link beside it; the human formats keep the path as reached.
+#[test]
+fn findings_through_a_symlink_are_placed_in_the_real_file_for_ci() {
+    let d = tree();
+    let github = run(d.path(), &["lint", "--format", "github", "."], None);
+    let line = text(&github.stdout);
+    assert!(
+        line.contains("file=etc/nginx/sites-available/site,")
+            && line.contains("(read through etc/nginx/sites-enabled/site)"),
+        "{line}"
+    );
+    let sarif = run(d.path(), &["lint", "--format", "sarif", "."], None);
+    let v: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let r = &v["runs"][0]["results"][0];
+    assert_eq!(
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "etc/nginx/sites-available/site"
+    );
+    assert_eq!(
+        r["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "etc/nginx/sites-enabled/site"
+    );
+    for format in ["gitlab", "checkstyle"] {
+        let out = text(&run(d.path(), &["lint", "--format", format, "."], None).stdout);
+        assert!(
+            out.contains("etc/nginx/sites-available/site"),
+            "{format}: {out}"
+        );
+        assert!(!out.contains("sites-enabled"), "{format}: {out}");
+    }
+}

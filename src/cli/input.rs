@@ -22,14 +22,14 @@ pub fn read(path: &Path, fs: RealFs) -> Result<Input, String> {
             .map_err(|e| format!("cannot read standard input: {e}"))?;
         (PathBuf::from(STDIN_NAME), buf, None)
     } else {
-        let (text, stamp) = fs.load(path).1.map_err(|e| {
+        let loaded = fs.load(path).1.map_err(|e| {
             let why = match crate::stack::confine::refusal(&e) {
                 Some(r) => r.describe().to_string(),
                 None => crate::stack::nginx::io_message(&e),
             };
             format!("cannot read {}: {why}", crate::escape::path(path))
         })?;
-        (path.to_path_buf(), text, stamp)
+        (path.to_path_buf(), loaded.text, loaded.stamp)
     };
     if DumpFs::looks_like_dump(&text) {
         let (dump, order) = DumpFs::parse(&text);

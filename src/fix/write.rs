@@ -379,14 +379,15 @@ mod tests {
 
     fn read(c: &Confinement, p: &Path) -> (Vec<u8>, Option<Stamp>) {
         use crate::stack::fs::Fs;
-        crate::stack::fs::RealFs::new(std::sync::Arc::new(Confinement::new(
+        let l = crate::stack::fs::RealFs::new(std::sync::Arc::new(Confinement::new(
             c.roots(),
             false,
             None,
         )))
         .load(p)
         .1
-        .unwrap()
+        .unwrap();
+        (l.text, l.stamp)
     }
 
     #[test]

@@ -34,8 +34,9 @@ pub fn line(d: &Diagnostic) -> String {
         Severity::Info => "notice",
     };
     let (start, end) = positions(d);
-    // The path as it is: a `\\` is part of a file name here, not a separator.
-    let path = d.file.path.to_string_lossy();
+    // The real file (a symlink cannot be annotated), as it is: a `\\` is part of a file
+    // name here, not a separator.
+    let path = d.file.real_path().to_string_lossy();
     let mut props = vec![
         format!("file={}", escape_property(&path)),
         format!("line={}", start.line),
@@ -52,11 +53,11 @@ pub fn line(d: &Diagnostic) -> String {
         None => d.code.to_string(),
     };
     props.push(format!("title={}", escape_property(&title)));
-    format!(
-        "::{command} {}::{}",
-        props.join(","),
-        escape_data(&d.message)
-    )
+    let message = match &d.file.through_link {
+        Some(_) => format!("{} (read through {})", d.message, d.file.path.display()),
+        None => d.message.clone(),
+    };
+    format!("::{command} {}::{}", props.join(","), escape_data(&message))
 }
 
 pub fn write(

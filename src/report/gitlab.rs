@@ -56,7 +56,7 @@ pub fn document(diagnostics: &[Diagnostic]) -> Value {
         .iter()
         .map(|d| {
             let (start, _) = positions(d);
-            let path = d.file.path.to_string_lossy().into_owned();
+            let path = d.file.real_path().to_string_lossy().into_owned();
             let base = fingerprint(d.code, &path, &d.message, start.line, 1);
             let n = seen.entry(base.clone()).or_insert(0);
             *n += 1;

@@ -193,7 +193,7 @@ fn fix(f: &crate::fix::Fix) -> Value {
     json!({
         "description": { "text": f.title },
         "artifactChanges": changes.into_iter().map(|(file, replacements)| json!({
-            "artifactLocation": artifact_location(&file.path),
+            "artifactLocation": artifact_location(file.real_path()),
             "replacements": replacements,
         })).collect::<Vec<_>>(),
         "properties": {
@@ -210,31 +210,42 @@ fn result(d: &Diagnostic, rule_index: Option<usize>) -> Value {
     }
     r.insert("level".into(), level(d.severity).into());
     r.insert("message".into(), json!({ "text": d.message }));
+    // Code scanning annotates files, not symlinks: a finding read through
+    // `sites-enabled/x` is placed in the real file, and the link named beside it.
     r.insert(
         "locations".into(),
         json!([{
             "physicalLocation": {
-                "artifactLocation": artifact_location(&d.file.path),
+                "artifactLocation": artifact_location(d.file.real_path()),
                 "region": region(&d.file, d.span),
             }
         }]),
     );
-    if !d.labels.is_empty() {
-        let related: Vec<Value> = d
-            .labels
-            .iter()
-            .enumerate()
-            .map(|(i, l)| {
-                json!({
-                    "id": i,
-                    "physicalLocation": {
-                        "artifactLocation": artifact_location(&l.file.path),
-                        "region": region(&l.file, l.span),
-                    },
-                    "message": { "text": l.text },
-                })
+    let mut related: Vec<Value> = d
+        .labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            json!({
+                "id": i,
+                "physicalLocation": {
+                    "artifactLocation": artifact_location(l.file.real_path()),
+                    "region": region(&l.file, l.span),
+                },
+                "message": { "text": l.text },
             })
-            .collect();
+        })
+        .collect();
+    if d.file.through_link.is_some() {
+        related.push(json!({
+            "id": related.len(),
+            "physicalLocation": {
+                "artifactLocation": artifact_location(&d.file.path),
+            },
+            "message": { "text": format!("read through the symlink {}", d.file.path.display()) },
+        }));
+    }
+    if !related.is_empty() {
         r.insert("relatedLocations".into(), related.into());
     }
     if let Some(f) = &d.fix {

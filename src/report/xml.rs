@@ -48,8 +48,9 @@ pub fn by_file(diagnostics: &[Diagnostic]) -> Vec<(String, Vec<&Diagnostic>)> {
     // Each path's group by index: one lookup per finding, not a scan of the groups.
     let mut index: crate::fxhash::FxHashMap<&std::path::Path, usize> = Default::default();
     for d in diagnostics {
-        let i = *index.entry(d.file.path.as_path()).or_insert_with(|| {
-            groups.push((d.file.path.display().to_string(), Vec::new()));
+        // The real file: CI tools annotate files, not the symlinks that lead to them.
+        let i = *index.entry(d.file.real_path()).or_insert_with(|| {
+            groups.push((d.file.real_path().display().to_string(), Vec::new()));
             groups.len() - 1
         });
         groups[i].1.push(d);

@@ -356,6 +356,27 @@ impl Confinement {
         Ok(Resolution { real: at, meta })
     }
 
+    /// The real file `path` was opened as, shown relative to the current directory, when a
+    /// symlink on the way led elsewhere than the path's own spelling (`sites-enabled/x`
+    /// read as `sites-available/x`); `None` when the path is the file's own name.
+    pub fn through_link(&self, path: &Path, real: &Path) -> Option<PathBuf> {
+        let mut plain = if path.is_absolute() {
+            PathBuf::from("/")
+        } else {
+            self.cwd.clone()
+        };
+        for c in path.components() {
+            match c {
+                Component::Normal(n) => plain.push(n),
+                Component::ParentDir => {
+                    plain.pop();
+                }
+                _ => {}
+            }
+        }
+        (plain != real).then(|| self.shown(real))
+    }
+
     /// The real path shown for `real`: relative to the current directory when below it.
     pub fn shown(&self, real: &Path) -> PathBuf {
         match real.strip_prefix(&self.cwd) {

@@ -18,13 +18,13 @@ pub trait Fs: Sync {
     fn load(&self, path: &Path) -> (FileKey, io::Result<Loaded>);
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.load(path).1.map(|(text, _)| text)
+        self.load(path).1.map(|l| l.text)
     }
 
     /// [`Fs::load`] without the stamp.
     fn read_keyed(&self, path: &Path) -> (FileKey, io::Result<Vec<u8>>) {
         let (key, read) = self.load(path);
-        (key, read.map(|(text, _)| text))
+        (key, read.map(|l| l.text))
     }
 
     /// At most the first `limit` bytes of a file, to tell what kind of file it is.
@@ -39,7 +39,11 @@ pub trait Fs: Sync {
         let (key, read) = self.load(path);
         (
             key,
-            read.map(|(text, stamp)| SourceFile::new(path, text).with_stamp(stamp)),
+            read.map(|l| {
+                let mut source = SourceFile::new(path, l.text).with_stamp(l.stamp);
+                source.through_link = l.through_link;
+                source
+            }),
         )
     }
 
@@ -69,9 +73,25 @@ pub trait Fs: Sync {
     fn contains(&self, path: &Path) -> bool;
 }
 
-/// A file's bytes, with the stamp of the file on disk they were read from (none for
-/// standard input, a dump or pending edits).
-pub type Loaded = (Vec<u8>, Option<Stamp>);
+/// A file as read: its bytes, the stamp of the file on disk they came from (none for standard
+/// input, a dump or pending edits), and the file a symlink in its path led to (shown relative
+/// to the current directory), when one did.
+#[derive(Debug)]
+pub struct Loaded {
+    pub text: Vec<u8>,
+    pub stamp: Option<Stamp>,
+    pub through_link: Option<PathBuf>,
+}
+
+impl Loaded {
+    fn bytes(text: Vec<u8>) -> Loaded {
+        Loaded {
+            text,
+            stamp: None,
+            through_link: None,
+        }
+    }
+}
 
 /// What identifies a file whatever the path it was reached by.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -137,6 +157,14 @@ impl RealFs {
     /// size inside the boundary: a FIFO would block, a device could act on being opened,
     /// `/dev/zero` never ends.
     pub fn open_checked(&self, path: &Path) -> io::Result<(std::fs::File, std::fs::Metadata)> {
+        self.open_resolved(path).map(|(f, m, _)| (f, m))
+    }
+
+    /// [`RealFs::open_checked`], with the real path it opened.
+    fn open_resolved(
+        &self,
+        path: &Path,
+    ) -> io::Result<(std::fs::File, std::fs::Metadata, PathBuf)> {
         let r = self.confine.check(path)?;
         let Some(meta) = r.meta else {
             return Err(io::Error::from_raw_os_error(libc::ENOENT));
@@ -153,7 +181,7 @@ impl RealFs {
                 "the file changed while it was being opened",
             ));
         }
-        Ok((file, now))
+        Ok((file, now, r.real))
     }
 
     fn read_open(&self, mut file: std::fs::File, meta: &std::fs::Metadata) -> io::Result<Vec<u8>> {
@@ -274,12 +302,18 @@ impl Fs for RealFs {
     }
 
     fn load(&self, path: &Path) -> (FileKey, io::Result<Loaded>) {
-        match self.open_checked(path) {
-            Ok((file, meta)) => (
-                key_of(&meta),
-                self.read_open(file, &meta)
-                    .map(|text| (text, Some(Stamp::of(&meta)))),
-            ),
+        match self.open_resolved(path) {
+            Ok((file, meta, real)) => {
+                let through_link = self.confine.through_link(path, &real);
+                (
+                    key_of(&meta),
+                    self.read_open(file, &meta).map(|text| Loaded {
+                        text,
+                        stamp: Some(Stamp::of(&meta)),
+                        through_link,
+                    }),
+                )
+            }
             Err(e) => (self.identity(path), Err(e)),
         }
     }
@@ -357,7 +391,7 @@ impl Fs for OverlayFs {
         match self.files.get(path) {
             // Pending contents have no file on disk behind them; the fixer keeps the stamp
             // of the version its edits started from.
-            Some(text) => (self.identity(path), Ok((text.clone(), None))),
+            Some(text) => (self.identity(path), Ok(Loaded::bytes(text.clone()))),
             None => self.base.load(path),
         }
     }
@@ -469,7 +503,7 @@ impl Fs for DumpFs {
         let read = self
             .files
             .get(path)
-            .map(|text| (text.clone(), None))
+            .map(|text| Loaded::bytes(text.clone()))
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "No such file or directory"));
         (self.identity(path), read)
     }
