@@ -15,26 +15,40 @@ pub struct Input {
 /// Display name for standard input.
 pub const STDIN_NAME: &str = "<stdin>";
 
+/// Whether `path` names standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
 /// Reads `path` (or standard input) through `fs`, the file system confined to the tree.
-pub fn read(path: &Path, fs: RealFs) -> Result<Input, String> {
-    let (name, text, stamp) = if path == Path::new("-") {
+pub fn read(path: &Path, fs: &RealFs) -> Result<SourceFile, String> {
+    if is_stdin(path) {
         let buf = crate::stack::fs::read_stdin()
             .map_err(|e| format!("cannot read standard input: {e}"))?;
-        (PathBuf::from(STDIN_NAME), buf, None)
-    } else {
-        let loaded = fs.load(path).1.map_err(|e| {
-            let why = match crate::stack::confine::refusal(&e) {
-                Some(r) => r.describe().to_string(),
-                None => crate::stack::nginx::io_message(&e),
-            };
-            format!("cannot read {}: {why}", crate::escape::path(path))
-        })?;
-        (path.to_path_buf(), loaded.text, loaded.stamp)
-    };
-    if DumpFs::looks_like_dump(&text) {
-        let (dump, order) = DumpFs::parse(&text);
+        return Ok(SourceFile::new(PathBuf::from(STDIN_NAME), buf));
+    }
+    let loaded = fs.load(path).1.map_err(|e| {
+        let why = match crate::stack::confine::refusal(&e) {
+            Some(r) => r.describe().to_string(),
+            None => crate::stack::nginx::io_message(&e),
+        };
+        format!("cannot read {}: {why}", crate::escape::path(path))
+    })?;
+    let mut source = SourceFile::new(path, loaded.text).with_stamp(loaded.stamp);
+    source.through_link = loaded.through_link;
+    Ok(source)
+}
+
+/// `main` as an nginx input: an `nginx -T` dump is the tree of files it holds; anything
+/// else is a main file whose includes are read through `fs`.
+pub fn nginx(main: SourceFile, fs: RealFs) -> Result<Input, String> {
+    if DumpFs::looks_like_dump(&main.text) {
+        let (dump, order) = DumpFs::parse(&main.text);
         let Some(first) = order.first() else {
-            return Err(format!("{}: empty nginx -T dump", name.display()));
+            return Err(format!(
+                "{}: empty nginx -T dump",
+                crate::escape::path(&main.path)
+            ));
         };
         let main = SourceFile::new(first.clone(), dump.files[first].clone());
         return Ok(Input {
@@ -44,7 +58,7 @@ pub fn read(path: &Path, fs: RealFs) -> Result<Input, String> {
         });
     }
     Ok(Input {
-        main: SourceFile::new(name, text).with_stamp(stamp),
+        main,
         fs: Box::new(fs),
         is_dump: false,
     })

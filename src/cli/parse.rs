@@ -1,25 +1,36 @@
-//! `lemplint parse`: print a file's syntax tree (ours, lossless; or crossplane's shape).
+//! `lemplint parse`: print a file's syntax tree (ours, lossless, for nginx, PHP-FPM and
+//! sysctl; or crossplane's shape for nginx), its language detected as `lint` detects it.
 
 use super::input;
 use super::{EXIT_ERROR, EXIT_OK};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::escape;
 use crate::report::full;
-use crate::source::FileId;
+use crate::source::{FileId, Shared};
+use crate::stack::discover::{self, FileKind};
+use crate::stack::fs::DumpFs;
 use crate::stack::nginx::{self as loader, LoadOptions, LoadProblemKind, NginxConfig};
+use crate::syntax::lines::json as lines_json;
 use crate::syntax::nginx::json::{self, JsonOut};
 use crate::syntax::nginx::NodeId;
+use crate::syntax::{fpm, sysctl, SyntaxError};
 use clap::{Args, ValueEnum};
 use std::io::{BufWriter, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Args, Debug)]
 pub struct ParseArgs {
     /// The file to parse (`-` reads standard input; an `nginx -T` dump is recognised)
     pub file: PathBuf,
-    /// Output format
+    /// The file's language (default: as `lint` decides it, from the file's name, directory
+    /// and content; standard input from its content)
+    #[arg(long, value_enum)]
+    pub lang: Option<Lang>,
+    /// Output format (crossplane: nginx only)
     #[arg(long, value_enum, default_value_t = ParseFormat::Json)]
     pub format: ParseFormat,
-    /// Do not follow `include` directives
+    /// Do not follow `include` directives (nginx; PHP-FPM includes are never followed here)
     #[arg(long)]
     pub single_file: bool,
     /// Directory that relative includes resolve against (default: the file's directory)
@@ -38,8 +49,29 @@ pub struct ParseArgs {
 pub enum ParseFormat {
     /// lemplint's lossless tree with spans
     Json,
-    /// crossplane 0.5.8's payload
+    /// crossplane 0.5.8's payload (nginx only)
     Crossplane,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Lang {
+    /// nginx (an `nginx -T` dump is read as the files it holds)
+    Nginx,
+    /// PHP-FPM: `php-fpm.conf` and pool files
+    Fpm,
+    /// `sysctl.conf` and `sysctl.d` files
+    Sysctl,
+}
+
+impl Lang {
+    /// The language as people name it.
+    fn title(self) -> &'static str {
+        match self {
+            Lang::Nginx => "nginx",
+            Lang::Fpm => "PHP-FPM",
+            Lang::Sysctl => "sysctl",
+        }
+    }
 }
 
 pub fn run(args: ParseArgs) -> i32 {
@@ -50,13 +82,71 @@ pub fn run(args: ParseArgs) -> i32 {
         allow_outside: args.allow_outside.clone(),
         ..Default::default()
     });
-    let input = match input::read(&args.file, fs) {
-        Ok(i) => i,
+    let main = match input::read(&args.file, &fs) {
+        Ok(m) => m,
         Err(msg) => {
             eprintln!("error: {msg}");
             return EXIT_ERROR;
         }
     };
+    let lang = args.lang.unwrap_or_else(|| detect(&args.file, &main.text));
+    if lang != Lang::Nginx && args.format == ParseFormat::Crossplane {
+        match args.lang {
+            Some(_) => eprintln!(
+                "error: crossplane's format describes nginx only, not {}: use --format json",
+                lang.title()
+            ),
+            None => eprintln!(
+                "error: crossplane's format describes nginx only, and {} reads as {} (by its \
+                 name, directory or content): use --format json, or --lang nginx to parse it \
+                 as nginx",
+                escape::path(&main.path),
+                lang.title()
+            ),
+        }
+        return EXIT_ERROR;
+    }
+    match lang {
+        Lang::Nginx => match input::nginx(main, fs) {
+            Ok(input) => run_nginx(&args, input),
+            Err(msg) => {
+                eprintln!("error: {msg}");
+                EXIT_ERROR
+            }
+        },
+        Lang::Fpm => {
+            let src: Shared = Arc::new(main);
+            let parsed = Lines::Fpm(fpm::parse(&src.text));
+            run_lines(src, parsed)
+        }
+        Lang::Sysctl => {
+            let src: Shared = Arc::new(main);
+            let parsed = Lines::Sysctl(sysctl::parse(&src.text));
+            run_lines(src, parsed)
+        }
+    }
+}
+
+/// The language of `path` as `lint` would take it: an `nginx -T` dump is nginx; standard
+/// input is known by its content only; a file by its name and directory, then its content;
+/// nginx when nothing says otherwise (as for a file named on `lint`'s command line).
+fn detect(path: &Path, text: &[u8]) -> Lang {
+    if DumpFs::looks_like_dump(text) {
+        return Lang::Nginx;
+    }
+    let kind = if input::is_stdin(path) {
+        discover::sniff(text)
+    } else {
+        discover::identify_text(path, text)
+    };
+    match kind {
+        Some(FileKind::FpmMaster | FileKind::FpmPool) => Lang::Fpm,
+        Some(FileKind::Sysctl) => Lang::Sysctl,
+        Some(FileKind::Nginx) | None => Lang::Nginx,
+    }
+}
+
+fn run_nginx(args: &ParseArgs, input: input::Input) -> i32 {
     let opts = LoadOptions {
         prefix: args.prefix.clone(),
         root: if input.is_dump {
@@ -69,19 +159,84 @@ pub fn run(args: ParseArgs) -> i32 {
     };
     let config = loader::load_from(input.fs.as_ref(), input.main, &opts);
     let diagnostics = diagnostics(&config);
+    finish(&diagnostics, |out| match args.format {
+        ParseFormat::Json => write_json(out, &config),
+        ParseFormat::Crossplane => write_crossplane(out, &config, args.single_file),
+    })
+}
+
+/// A PHP-FPM or sysctl file: one file, its lines, its syntax errors (FPM000, SYS000).
+/// PHP-FPM `include`s are marked, not followed.
+fn run_lines(src: Shared, parsed: Lines) -> i32 {
+    let diagnostics: Vec<Diagnostic> = parsed
+        .errors()
+        .iter()
+        .map(|e| syntax_diagnostic(parsed.code(), &src, e))
+        .collect();
+    finish(&diagnostics, |out| {
+        let mut o = JsonOut::new(out);
+        o.raw(b"{\"version\":1,\"files\":[{\"path\":");
+        o.string(&src.path.display().to_string());
+        o.raw(b",\"lang\":");
+        o.string(parsed.lang());
+        o.raw(b",\"reached\":{\"by\":\"entry\"},\"errors\":[");
+        lines_json::errors(&mut o, &src, parsed.errors());
+        o.raw(b"],\"nodes\":");
+        match &parsed {
+            Lines::Fpm(p) => fpm::json::write_nodes(&mut o, &src, &p.file)?,
+            Lines::Sysctl(p) => sysctl::json::write_nodes(&mut o, &src, &p.file)?,
+        }
+        o.raw(b"}]}");
+        o.flush_buf()
+    })
+}
+
+/// What a line-based parser made of a file.
+enum Lines {
+    Fpm(fpm::Parsed),
+    Sysctl(sysctl::Parsed),
+}
+
+impl Lines {
+    fn errors(&self) -> &[SyntaxError] {
+        match self {
+            Lines::Fpm(p) => &p.errors,
+            Lines::Sysctl(p) => &p.errors,
+        }
+    }
+
+    /// The code its syntax errors are reported under, as `lint` reports them.
+    fn code(&self) -> &'static str {
+        match self {
+            Lines::Fpm(_) => "FPM000",
+            Lines::Sysctl(_) => "SYS000",
+        }
+    }
+
+    /// The file's `lang` in the JSON: the name `--lang` takes.
+    fn lang(&self) -> &'static str {
+        match self {
+            Lines::Fpm(_) => "fpm",
+            Lines::Sysctl(_) => "sysctl",
+        }
+    }
+}
+
+/// Prints `diagnostics` on standard error and what `write` writes on standard output (and a
+/// final newline); the exit code says whether there was an error.
+fn finish(
+    diagnostics: &[Diagnostic],
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> i32 {
     let color = full::use_color(std::io::stderr().is_terminal());
     let mut stderr = std::io::stderr().lock();
-    for d in &diagnostics {
+    for d in diagnostics {
         let _ = stderr.write_all(full::render(d, color).as_bytes());
     }
     // Buffered: the crossplane payload is serialized in many small writes, and a bare
     // stdout lock is line-buffered with a small buffer.
     let mut stdout = BufWriter::new(std::io::stdout().lock());
-    let written = match args.format {
-        ParseFormat::Json => write_json(&mut stdout, &config),
-        ParseFormat::Crossplane => write_crossplane(&mut stdout, &config, args.single_file),
-    };
-    let written = written
+    let written = write(&mut stdout)
         .and_then(|_| stdout.write_all(b"\n"))
         .and_then(|_| stdout.flush());
     if let Err(e) = written {
@@ -97,23 +252,28 @@ pub fn run(args: ParseArgs) -> i32 {
     }
 }
 
+/// A syntax error as a diagnostic with `code` (NGX000, FPM000, SYS000).
+fn syntax_diagnostic(code: &'static str, src: &Shared, e: &SyntaxError) -> Diagnostic {
+    let mut d = Diagnostic::new(
+        code,
+        Severity::Error,
+        src.clone(),
+        e.span,
+        e.message.clone(),
+    );
+    if let Some((span, label)) = e.related {
+        d = d.with_label(src.clone(), span, label);
+    }
+    d
+}
+
 /// Syntax errors of every file, then the include problems, as diagnostics.
 pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for id in config.ids() {
+        let src = &config.file(id).source;
         for e in &config.file(id).parsed.errors {
-            let src = &config.file(id).source;
-            let mut d = Diagnostic::new(
-                "NGX000",
-                Severity::Error,
-                src.clone(),
-                e.span,
-                e.message.clone(),
-            );
-            if let Some((span, label)) = e.related {
-                d = d.with_label(src.clone(), span, label);
-            }
-            out.push(d);
+            out.push(syntax_diagnostic("NGX000", src, e));
         }
     }
     for p in &config.problems {

@@ -226,16 +226,32 @@ fn content_evidence(kind: FileKind) -> &'static str {
 /// A file's kind by its path, and by its content where the path is ambiguous or says
 /// nothing (only where `sniff_unknown`: a repository's own layout, not an `etc` tree).
 fn identify(fs: &dyn Fs, path: &Path, sniff_unknown: bool) -> Option<(FileKind, String)> {
+    decide(path, sniff_unknown, || sniff_file(fs, path))
+}
+
+/// The kind of one file named on its own (`lemplint parse FILE`), from its path and its
+/// first bytes, decided as [`discover`] decides it for a file named on the command line;
+/// `None` when neither says anything.
+pub fn identify_text(path: &Path, head: &[u8]) -> Option<FileKind> {
+    decide(path, true, || sniff(head).map(|k| (k, content_evidence(k)))).map(|(k, _)| k)
+}
+
+/// [`identify`], with the content read (by `sniff_file`) only when the path leaves it open.
+fn decide(
+    path: &Path,
+    sniff_unknown: bool,
+    sniff_file: impl FnOnce() -> Option<(FileKind, &'static str)>,
+) -> Option<(FileKind, String)> {
     match guess(path) {
         Some(g) if !g.ambiguous => Some((g.kind, g.why)),
-        Some(g) => Some(match sniff_file(fs, path) {
+        Some(g) => Some(match sniff_file() {
             Some((FileKind::FpmMaster | FileKind::FpmPool, why)) => {
                 (g.kind, format!("{}; {why}", g.why))
             }
             Some((kind, why)) => (kind, format!("{}; {why}", g.why)),
             None => (FileKind::Nginx, format!("{}; it says nothing else", g.why)),
         }),
-        None if sniff_unknown => sniff_file(fs, path).map(|(k, why)| (k, why.to_string())),
+        None if sniff_unknown => sniff_file().map(|(k, why)| (k, why.to_string())),
         None => None,
     }
 }
@@ -472,5 +488,34 @@ mod tests {
             Some(FileKind::Sysctl)
         );
         assert_eq!(sniff(b"hello\n"), None);
+    }
+
+    #[test]
+    fn one_file_by_path_then_content() {
+        let id = |p: &str, text: &[u8]| identify_text(Path::new(p), text);
+        let ini = b"[www]\nuser = www-data\n";
+        // The path decides when it is sure, whatever the content.
+        assert_eq!(id("etc/sysctl.d/10-x.conf", ini), Some(FileKind::Sysctl));
+        assert_eq!(
+            id("etc/php/8.2/fpm/pool.d/www.conf", b"x"),
+            Some(FileKind::FpmPool)
+        );
+        // A PHP-FPM name in an nginx directory: the content decides.
+        let snippet = b"fastcgi_pass unix:/run/php/php8.2-fpm.sock;\n";
+        assert_eq!(
+            id("etc/nginx/snippets/php-fpm.conf", snippet),
+            Some(FileKind::Nginx)
+        );
+        assert_eq!(
+            id("etc/nginx/snippets/php-fpm.conf", ini),
+            Some(FileKind::FpmMaster)
+        );
+        // A name that says nothing: the content alone.
+        assert_eq!(id("app.conf", ini), Some(FileKind::FpmPool));
+        assert_eq!(
+            id("app.conf", b"vm.swappiness = 10\n"),
+            Some(FileKind::Sysctl)
+        );
+        assert_eq!(id("app.conf", b"hello\n"), None);
     }
 }

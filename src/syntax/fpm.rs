@@ -39,6 +39,8 @@ use crate::syntax::error::SyntaxError;
 use crate::syntax::lines::{physical_lines, slice};
 use std::borrow::Cow;
 
+pub mod json;
+
 /// The result of parsing one file: always a file (possibly with error items) and every error.
 #[derive(Clone, Debug, Default)]
 pub struct Parsed {

@@ -4,6 +4,8 @@
 
 use crate::source::Span;
 
+pub mod json;
+
 /// One item of a line-based file. What `kind` says, and which terminators end a line, is
 /// the parser's business; the items of a file are contiguous and cover every byte.
 #[derive(Clone, Debug, PartialEq, Eq)]

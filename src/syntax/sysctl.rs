@@ -36,6 +36,8 @@ use nom::combinator::{opt, rest};
 use nom::{IResult, Parser};
 use std::borrow::Cow;
 
+pub mod json;
+
 /// The result of parsing one file: always a file and every error.
 #[derive(Clone, Debug, Default)]
 pub struct Parsed {
