@@ -112,17 +112,17 @@ fn lang_forces_the_language() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     insta::assert_snapshot!(shown(&out));
 
-    // An nginx snippet in a `php-fpm/` directory: the directory says pool (as it does for
-    // `lint`), `--lang nginx` says otherwise.
+    // An nginx snippet in a `php-fpm/` directory: the directory says pool, the content says
+    // nginx, and the content wins (as for `lint`); `--lang fpm` says otherwise.
     let snippet = "fixtures/parse/php-fpm/default.conf";
     let out = lemplint(&["parse", snippet], None);
-    assert_eq!(lang(&out), "fpm");
-    assert_eq!(out.status.code(), Some(2));
-    let out = lemplint(&["parse", "--lang", "nginx", snippet], None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v = json(&out);
     assert_eq!(v["files"][0].get("lang"), None);
     assert_eq!(v["files"][0]["nodes"][1]["name"], "location");
+    let out = lemplint(&["parse", "--lang", "fpm", snippet], None);
+    assert_eq!(lang(&out), "fpm");
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]

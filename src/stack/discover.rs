@@ -106,8 +106,10 @@ pub fn classify(path: &Path) -> Option<FileKind> {
 pub struct Guess {
     pub kind: FileKind,
     pub why: String,
-    /// The name and the directory disagree (`php-fpm.conf` under `etc/nginx/`, which is
-    /// usually an nginx snippet for PHP): the content decides.
+    /// The path is not enough: the content decides, and this is the kind when the content
+    /// says nothing. A PHP-FPM name under an nginx directory (`etc/nginx/php-fpm.conf`, nearly
+    /// always an nginx snippet for PHP), or any file of a PHP-FPM directory (demos keep nginx
+    /// vhosts in `php-fpm/`), whose content reads like nginx.
     pub ambiguous: bool,
 }
 
@@ -195,6 +197,11 @@ pub fn guess(path: &Path) -> Option<Guess> {
     match near {
         // Inside nginx trees every file counts (mime.types, fastcgi_params, vhosts).
         Some((FileKind::Nginx, d)) => Guess::sure(FileKind::Nginx, format!("in {d}/")),
+        Some((FileKind::FpmPool, d)) if conf => Some(Guess {
+            kind: FileKind::FpmPool,
+            why: format!("in {d}/"),
+            ambiguous: true,
+        }),
         Some((kind, d)) if conf => Guess::sure(kind, format!("in {d}/")),
         _ => None,
     }
@@ -244,6 +251,14 @@ fn decide(
 ) -> Option<(FileKind, String)> {
     match guess(path) {
         Some(g) if !g.ambiguous => Some((g.kind, g.why)),
+        // In a PHP-FPM directory only nginx content overrides the directory (a headerless
+        // pool fragment's dotted keys would read as sysctl).
+        Some(g) if g.kind == FileKind::FpmPool && !g.why.starts_with("named") => {
+            Some(match sniff_file() {
+                Some((FileKind::Nginx, why)) => (FileKind::Nginx, format!("{}, but {why}", g.why)),
+                _ => (g.kind, g.why),
+            })
+        }
         Some(g) => Some(match sniff_file() {
             Some((FileKind::FpmMaster | FileKind::FpmPool, why)) => {
                 (g.kind, format!("{}; {why}", g.why))
