@@ -93,6 +93,17 @@ impl Stamp {
     }
 }
 
+/// Where a file held inside another sits (see [`SourceFile::member`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    /// The file holding it (the dump).
+    pub container: PathBuf,
+    /// The path the section names (`/etc/nginx/conf.d/x.conf`).
+    pub name: PathBuf,
+    /// Lines of the containing file before this one's first byte.
+    pub lines_before: u32,
+}
+
 /// One configuration file: its path as the user named it, and its exact bytes.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
@@ -105,6 +116,11 @@ pub struct SourceFile {
     /// `sites-available/x`): what code-scanning formats name, since a link cannot be
     /// annotated.
     pub through_link: Option<PathBuf>,
+    /// For a file held inside another (a section of an `nginx -T` dump committed to the
+    /// repository, whose `path` is the one the section names): the dump, and the lines of it
+    /// before this file, so findings are shown at the dump's lines. Such a file is never
+    /// written.
+    pub member: Option<Member>,
     /// Built on the first line or column asked for: most files of a large configuration
     /// have no finding and never need one.
     index: std::sync::OnceLock<LineIndex>,
@@ -188,9 +204,18 @@ fn checkpoints(text: &[u8], line_starts: &[u32]) -> Vec<Checkpoint> {
 }
 
 impl SourceFile {
-    /// The path of the real file (see [`SourceFile::through_link`]).
+    /// The path of the real file: the one a symlink led to (see
+    /// [`SourceFile::through_link`]), or the dump holding it.
     pub fn real_path(&self) -> &std::path::Path {
-        self.through_link.as_deref().unwrap_or(&self.path)
+        match &self.member {
+            Some(m) => &m.container,
+            None => self.through_link.as_deref().unwrap_or(&self.path),
+        }
+    }
+
+    /// The path findings are shown at: the path as reached, or the dump holding the file.
+    pub fn shown_path(&self) -> &std::path::Path {
+        self.member.as_ref().map_or(&self.path, |m| &m.container)
     }
 
     /// Builds a source from bytes. Sources larger than 4 GiB cannot be addressed by u32 spans;
@@ -201,6 +226,7 @@ impl SourceFile {
             text,
             stamp: None,
             through_link: None,
+            member: None,
             index: std::sync::OnceLock::new(),
         }
     }
@@ -246,8 +272,18 @@ impl SourceFile {
         self.index().starts.len() as u32
     }
 
-    /// 1-based line of a byte offset.
+    /// Lines before this text in the file it sits in (0 but for a member of a dump).
+    pub fn lines_before(&self) -> u32 {
+        self.member.as_ref().map_or(0, |m| m.lines_before)
+    }
+
+    /// 1-based line of a byte offset (in the containing file, for a member of a dump).
     pub fn line_of(&self, offset: u32) -> u32 {
+        self.local_line_of(offset) + self.lines_before()
+    }
+
+    /// 1-based line of a byte offset within this text.
+    fn local_line_of(&self, offset: u32) -> u32 {
         if self.is_small() {
             let end = (offset as usize).min(self.text.len());
             return memchr_iter(b'\n', &self.text[..end]).count() as u32 + 1;
@@ -270,13 +306,13 @@ impl SourceFile {
             };
         }
         let index = self.index();
-        let line = self.line_of(offset);
+        let line = self.local_line_of(offset);
         let start = index.starts[line as usize - 1] as usize;
         let end = (offset as usize).min(self.text.len());
         let prefix = &self.text[start..end];
         if index.ascii {
             return LineCol {
-                line,
+                line: line + self.lines_before(),
                 column: prefix.len() as u32 + 1,
             };
         }
@@ -293,13 +329,15 @@ impl SourceFile {
             .flatten()
             .map_or(prefix.len() as u32, |n| chars + n);
         LineCol {
-            line,
+            line: line + self.lines_before(),
             column: column + 1,
         }
     }
 
-    /// Byte offset where a 1-based line starts.
+    /// Byte offset where a 1-based line starts (a line of the containing file, for a member
+    /// of a dump).
     pub fn line_start(&self, line: u32) -> u32 {
+        let line = line.saturating_sub(self.lines_before()).max(1);
         if self.is_small() {
             return match line.saturating_sub(1) as usize {
                 0 => 0,

@@ -144,7 +144,8 @@ fn every_rule_fixture_reports_exactly_what_it_marks() {
         let mut got: BTreeMap<(PathBuf, u32), Vec<String>> = BTreeMap::new();
         for d in &findings.diagnostics {
             let line = d.file.line_of(d.span.start);
-            let path = std::fs::canonicalize(&d.file.path).unwrap_or_else(|_| d.file.path.clone());
+            let shown = d.file.shown_path();
+            let path = std::fs::canonicalize(shown).unwrap_or_else(|_| shown.to_path_buf());
             got.entry((path, line))
                 .or_default()
                 .push(d.code.to_string());

@@ -50,11 +50,12 @@ fn files(stack: &Stack) -> Vec<FileRow> {
     for inst in &stack.nginx {
         let c = &inst.config;
         for f in &c.files {
+            let found = f.source.shown_path();
             let how = match &f.reached {
                 Reached::Entry if inst.standalone => {
-                    format!("standalone: nothing includes it{}", why(&f.source.path))
+                    format!("standalone: nothing includes it{}", why(found))
                 }
-                Reached::Entry => format!("entry point{}", why(&f.source.path)),
+                Reached::Entry => format!("entry point{}", why(found)),
                 Reached::Include { from, node, glob } => {
                     let src = &c.file(*from).source;
                     let line = src.line_of(c.file(*from).parsed.tree.node(*node).span.start);
@@ -65,9 +66,14 @@ fn files(stack: &Stack) -> Vec<FileRow> {
                     )
                 }
             };
+            let path = match &f.source.member {
+                // A section of a dump: the dump, and the file it holds.
+                Some(m) => format!("{} › {}", m.container.display(), m.name.display()),
+                None => f.source.path.display().to_string(),
+            };
             rows.push(FileRow {
                 kind: "nginx",
-                path: f.source.path.display().to_string(),
+                path,
                 how,
             });
         }

@@ -119,7 +119,12 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
             .filter(|(_, f)| {
                 f.applicability >= req.level && f.applicability != Applicability::DisplayOnly
             })
-            .filter(|(_, f)| f.edits.iter().all(|e| !unparsable.contains(&e.file.path)))
+            // A section of an `nginx -T` dump is never written: it is a snapshot.
+            .filter(|(_, f)| {
+                f.edits
+                    .iter()
+                    .all(|e| !unparsable.contains(&e.file.path) && e.file.member.is_none())
+            })
             .collect();
         if fixes.is_empty() || pass == MAX_PASSES {
             if pass == MAX_PASSES && !fixes.is_empty() {

@@ -11,7 +11,7 @@ pub fn line(d: &Diagnostic) -> String {
     let at = d.file.line_col(d.span.start);
     format!(
         "{}:{}:{}: {}[{}] {}",
-        crate::escape::path(&d.file.path),
+        crate::escape::path(d.file.shown_path()),
         at.line,
         at.column,
         d.severity.as_str(),

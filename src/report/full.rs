@@ -69,6 +69,36 @@ impl Shifts {
     }
 }
 
+/// A source whose text starts further down its file (a section of an `nginx -T` dump): the
+/// frame's line numbers are the file's.
+struct Shifted {
+    inner: NamedSource<String>,
+    lines_before: usize,
+}
+
+impl miette::SourceCode for Shifted {
+    fn read_span<'a>(
+        &'a self,
+        span: &miette::SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let c = self.inner.read_span(span, before, after)?;
+        if self.lines_before == 0 {
+            return Ok(c);
+        }
+        let name = c.name().unwrap_or_default().to_string();
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            name,
+            c.data(),
+            *c.span(),
+            c.line() + self.lines_before,
+            c.column(),
+            c.line_count(),
+        )))
+    }
+}
+
 /// Lines longer than this are not framed: miette cannot lay them out (its format widths
 /// overflow past 65,535 columns) and nobody reads them anyway.
 const MAX_FRAMED_LINE: usize = 4000;
@@ -137,7 +167,7 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
         help.push(format!(
             "{}: {}:{}:{}",
             escape::text(&l.text),
-            escape::path(&l.file.path),
+            escape::path(l.file.shown_path()),
             at.line,
             at.column
         ));
@@ -153,13 +183,16 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
     // miette prints the name before its own line:column, which is what editors and
     // terminals turn into a link.
-    let source = NamedSource::new(escape::path(&file.path), text);
+    let source = Shifted {
+        inner: NamedSource::new(escape::path(file.shown_path()), text),
+        lines_before: file.lines_before() as usize,
+    };
     let report = miette::Report::new(report).with_source_code(source);
     let mut out = String::new();
     if handler.render_report(&mut out, report.as_ref()).is_err() {
         out = format!(
             "{}:{}:{}: {}[{}] {}\n",
-            escape::path(&file.path),
+            escape::path(file.shown_path()),
             lc.line,
             lc.column,
             diag.severity.as_str(),
@@ -186,7 +219,7 @@ fn render_unframed(diag: &Diagnostic) -> String {
     let mut out = format!(
         "{code}\n\n  {mark} {}\n   ╭─[{}:{}:{}]\n   │ (line {} is {} bytes long; not shown)\n   ╰────\n",
         escape::text(&diag.message),
-        escape::path(&file.path),
+        escape::path(file.shown_path()),
         lc.line,
         lc.column,
         lc.line,

@@ -33,7 +33,7 @@ pub fn positions(d: &Diagnostic) -> (LineCol, LineCol) {
 
 /// The path of a file as shown to the user.
 pub fn display_path(file: &SourceFile) -> String {
-    file.path.display().to_string()
+    file.shown_path().display().to_string()
 }
 
 /// One diagnostic as a JSON object of the contract.

@@ -74,7 +74,7 @@ impl Summary {
             let fix = d.fix.as_ref().filter(|f| {
                 f.edits
                     .iter()
-                    .all(|e| !unfixable.contains(e.file.path.as_path()))
+                    .all(|e| !unfixable.contains(e.file.path.as_path()) && e.file.member.is_none())
             });
             match fix.map(|f| f.applicability) {
                 Some(Applicability::Safe) => self.fixable += 1,

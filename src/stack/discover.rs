@@ -275,6 +275,9 @@ fn decide(
 /// PHP-FPM, `{` or a `;`-terminated statement means nginx, `a.b = c` lines mean sysctl.
 pub fn sniff(text: &[u8]) -> Option<FileKind> {
     let head = &text[..text.len().min(SNIFF_BYTES)];
+    if super::fs::DumpFs::looks_like_dump(head) {
+        return Some(FileKind::Nginx);
+    }
     let head = String::from_utf8_lossy(head);
     if head.starts_with("#!") {
         return None; // a script
@@ -448,6 +451,15 @@ fn walk(fs: &dyn Fs, dir: &Path, out: &mut Vec<(PathBuf, FileKind, String)>, dep
         let in_etc = path.components().any(|c| c.as_os_str() == "etc");
         if let Some((kind, why)) = identify(fs, &path, name.ends_with(".conf") && !in_etc) {
             out.push((path, kind, why));
+        } else if name.ends_with(".txt") || name.ends_with(".dump") || name.contains("nginx") {
+            // An `nginx -T` dump committed to snapshot a server can have any name; the usual
+            // ones are looked at, and taken only when they are one.
+            let dump = fs
+                .head(&path, SNIFF_BYTES)
+                .is_ok_and(|h| super::fs::DumpFs::looks_like_dump(&h));
+            if dump {
+                out.push((path, FileKind::Nginx, "an nginx -T dump".into()));
+            }
         }
     }
 }

@@ -443,6 +443,8 @@ impl Fs for OverlayFs {
 #[derive(Default, Debug)]
 pub struct DumpFs {
     pub files: BTreeMap<PathBuf, Vec<u8>>,
+    /// Where each file's bytes start in the dump, for placing findings in the dump itself.
+    pub starts: BTreeMap<PathBuf, usize>,
 }
 
 /// The header nginx writes before each file in `nginx -T` output.
@@ -471,6 +473,7 @@ impl DumpFs {
                 if let Some(stripped) = body.strip_suffix(b"\n") {
                     body = stripped;
                 }
+                fs.starts.entry(path.clone()).or_insert(start.min(end));
                 fs.files.entry(path).or_insert_with(|| body.to_vec());
             }
         };

@@ -252,6 +252,10 @@ impl Claimed {
         for f in &config.files {
             self.add(&f.source.path, f.identity.clone());
         }
+        // A dump's sections are not on disk: the dump itself is what was read.
+        if let Some(m) = config.files.first().and_then(|f| f.source.member.as_ref()) {
+            self.add(&m.container, fs.identity(&m.container));
+        }
         // A file an include could not read is that include's finding (NGX020), not a
         // second one of its own.
         for p in &config.problems {
@@ -294,13 +298,54 @@ impl Roles<'_> {
         }
     }
 
+    /// Reads an nginx file and what it includes; an `nginx -T` dump committed to the
+    /// repository (whatever its name) is the tree of files it holds, its includes resolved
+    /// inside it, and its findings placed at its own lines.
+    fn load(&self, path: &Path, opts: &LoadOptions) -> std::io::Result<NginxConfig> {
+        let head = self.fs.head(path, super::discover::SNIFF_BYTES)?;
+        if !super::fs::DumpFs::looks_like_dump(&head) {
+            return nginx::load(self.fs, path, opts);
+        }
+        let dump_source = self.fs.source(path).1?;
+        let (dump, order) = super::fs::DumpFs::parse(&dump_source.text);
+        let Some(first) = order.first() else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "an nginx -T dump that holds no file",
+            ));
+        };
+        let main = crate::source::SourceFile::new(first.clone(), dump.files[first].clone());
+        let opts = LoadOptions {
+            prefix: first.parent().map(Path::to_path_buf),
+            root: None,
+            single_file: false,
+            max_files: 0,
+        };
+        let mut config = nginx::load_from(&dump, main, &opts);
+        for f in &mut config.files {
+            let start = dump.starts.get(&f.source.path).copied().unwrap_or(0);
+            let before = &dump_source.text[..start.min(dump_source.text.len())];
+            let mut source = (*f.source).clone();
+            let name = source.path.clone();
+            // Each dump's sections are its own: two dumps of one server hold the same paths.
+            source.path = super::paths::under_root(&dump_source.path, &name);
+            source.member = Some(crate::source::Member {
+                container: dump_source.path.clone(),
+                name,
+                lines_before: memchr::memchr_iter(b'\n', before).count() as u32,
+            });
+            f.source = crate::source::Shared::new(source);
+        }
+        Ok(config)
+    }
+
     /// The `nginx.conf` files no other `nginx.conf` includes (docker images ship snippets
     /// named `nginx.conf`, included by the real one), with everything they include.
     fn nginx_entry_points(&mut self) -> Vec<NginxInstance> {
         let mains: Vec<&PathBuf> = self.files.nginx.iter().filter(|p| is_main(p)).collect();
         let mut loaded: Vec<(FileKey, NginxConfig)> = Vec::new();
         for path in mains {
-            match nginx::load(self.fs, path, &self.load_opts(path)) {
+            match self.load(path, &self.load_opts(path)) {
                 Ok(config) => loaded.push((config.files[0].identity.clone(), config)),
                 Err(e) => self.unreadable.push(Unread::new(path, &e)),
             }
@@ -370,7 +415,7 @@ impl Roles<'_> {
                 prefix: self.opts.prefix.clone().or_else(|| nearest_main_dir(p)),
                 ..self.load_opts(p)
             };
-            match nginx::load(fs, p, &o) {
+            match self.load(p, &o) {
                 Ok(c) => candidates.push((fs.identity(p), c)),
                 Err(e) => self.unreadable.push(Unread::new(p, &e)),
             }
