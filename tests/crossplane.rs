@@ -188,7 +188,9 @@ fn abbreviate(v: &Value) -> String {
 #[test]
 fn corpus_payloads_match_crossplane() {
     let Some(python) = python() else { return };
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nginx");
+    let Some(dir) = common::corpus("nginx") else {
+        return;
+    };
     let files = files_under(&dir);
     assert!(files.len() > 1000, "corpus missing? found {}", files.len());
     let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();

@@ -129,7 +129,10 @@ fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     match rx.recv_timeout(Duration::from_secs(60)) {
         Ok(out) => out.unwrap(),
         Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            let _ = Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
             panic!("lemplint {args:?} did not finish within 60 s");
         }
     }

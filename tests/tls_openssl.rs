@@ -11,6 +11,8 @@
 //! Without `/usr/bin/openssl` (or with an OpenSSL other than 3.0) the test prints a note and
 //! passes, except under CI (`CI=true`), where that is a failure.
 
+mod common;
+
 use lemplint::tls::{self, CipherError, OpenSslVersion};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -256,7 +258,9 @@ fn run_openssl(spec: &str) -> Outcome {
 /// Every `ssl_ciphers` value in the nginx corpus, read in place, deduplicated, in path
 /// order. Commented-out directives count: they are real-world strings.
 fn corpus_strings() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nginx");
+    let Some(root) = common::corpus("nginx") else {
+        return Vec::new();
+    };
     let mut files = Vec::new();
     collect_files(&root, &mut files);
     files.sort();
