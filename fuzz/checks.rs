@@ -8,7 +8,8 @@
 //! This file depends on nothing but `lemplint` and std, so both crates can include it with
 //! `#[path]`.
 
-use lemplint::fix::run::{run as run_fixes, Outcome, Request};
+use lemplint::engine::fix_loop::{run as run_fixes, Outcome, Request};
+use lemplint::engine::{StackArgs, STDIN};
 use lemplint::fix::Applicability;
 use lemplint::report::{self, Format};
 use lemplint::source::Span;
@@ -17,7 +18,6 @@ use lemplint::stack::fs::OverlayFs;
 use lemplint::syntax::nginx::{self, BlockKind, NodeKind, ROOT};
 use lemplint::syntax::{fpm, sysctl, SyntaxError};
 use lemplint::tls::{self, OpenSslVersion};
-use lemplint::workspace::{StackArgs, STDIN};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -599,9 +599,9 @@ pub fn fix_stdin(src: &[u8]) -> Result<(Vec<u8>, Outcome), String> {
 /// `lemplint lint -` on `src`: every diagnostic's spans (and its fix's edits) inside its file,
 /// and every report format renders. Returns the codes reported.
 pub fn lint_stdin(src: &[u8]) -> Result<Vec<&'static str>, String> {
-    let mut fs = OverlayFs::new(lemplint::workspace::real_fs(&stdin_args()));
+    let mut fs = OverlayFs::new(lemplint::engine::real_fs(&stdin_args()));
     fs.insert(PathBuf::from(STDIN), src.to_vec());
-    let (_, findings) = lemplint::cli::lint::collect_with(&stdin_args(), &[], &[], None, &fs)?;
+    let (_, findings) = lemplint::engine::collect_with(&stdin_args(), &[], &[], None, &fs)?;
     for d in &findings.diagnostics {
         let len = d.file.text.len();
         ensure(in_bounds(d.span, len), || {

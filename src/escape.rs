@@ -111,6 +111,65 @@ pub fn path(p: &Path) -> String {
     out
 }
 
+/// Source text for miette: every byte that is not valid UTF-8 shown as `?` (one byte for
+/// one, so offsets into the original stay valid), and every control or reordering character
+/// that would act on a terminal (ESC, a lone CR, form feed, U+202E…) shown as a visible
+/// symbol (`␛`, `␍`, `␌`, `�`). Those take more bytes than the original, so the text comes
+/// with the [`Shifts`] that move the original's offsets onto it.
+pub fn display_text(bytes: &[u8]) -> (String, Shifts) {
+    let mut out = String::with_capacity(bytes.len());
+    let mut shifts = Shifts::default();
+    let mut offset = 0usize;
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            let shown = match c {
+                '\t' | '\n' => c,
+                '\r' if bytes.get(offset + 1) == Some(&b'\n') => c,
+                // The Control Pictures block has a symbol for each C0 control and DEL.
+                c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or('?'),
+                '\u{7f}' => '\u{2421}',
+                c if acts_on_terminal(c) => '\u{fffd}',
+                c => c,
+            };
+            if shown.len_utf8() != c.len_utf8() {
+                shifts.add(offset + c.len_utf8(), shown.len_utf8() - c.len_utf8());
+            }
+            out.push(shown);
+            offset += c.len_utf8();
+        }
+        let n = chunk.invalid().len();
+        out.extend(std::iter::repeat_n('?', n));
+        offset += n;
+    }
+    (out, shifts)
+}
+
+/// Where the display text grew: after each original offset, by how many bytes (in order).
+#[derive(Default)]
+pub struct Shifts {
+    at: Vec<(usize, usize)>,
+}
+
+impl Shifts {
+    fn add(&mut self, after: usize, grew: usize) {
+        let total = self.at.last().map_or(0, |l| l.1) + grew;
+        self.at.push((after, total));
+    }
+
+    /// The display offset of an original offset.
+    pub fn map(&self, offset: usize) -> usize {
+        match self.at.partition_point(|&(after, _)| after <= offset) {
+            0 => offset,
+            i => offset + self.at[i - 1].1,
+        }
+    }
+
+    /// The display range of an original span.
+    pub fn span(&self, start: u32, end: u32) -> std::ops::Range<usize> {
+        self.map(start as usize)..self.map(end as usize)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,11 +6,11 @@
 mod common;
 use common::copy_tree;
 
-use lemplint::cli::lint::collect;
 use lemplint::diagnostic::Severity;
-use lemplint::fix::run::{run as run_fixes, Request};
+use lemplint::engine::collect;
+use lemplint::engine::fix_loop::{run as run_fixes, Request};
+use lemplint::engine::StackArgs;
 use lemplint::fix::Applicability;
-use lemplint::workspace::StackArgs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -2,9 +2,9 @@
 //! code and name match, every TOML is registered, every rule has fixtures, and every rule's
 //! documented example fires while its "use instead" stays silent.
 
-use lemplint::cli::lint::collect;
+use lemplint::engine::collect;
+use lemplint::engine::StackArgs;
 use lemplint::rules::RULES;
-use lemplint::workspace::StackArgs;
 use std::path::Path;
 
 fn root() -> &'static Path {

@@ -11,11 +11,11 @@
 mod common;
 use common::copy_tree;
 
-use lemplint::cli::lint::collect;
-use lemplint::fix::run::{run as run_fixes, Request};
+use lemplint::engine::collect;
+use lemplint::engine::fix_loop::{run as run_fixes, Request};
+use lemplint::engine::StackArgs;
 use lemplint::fix::Applicability;
 use lemplint::rules::meta::FixAvailability;
-use lemplint::workspace::StackArgs;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

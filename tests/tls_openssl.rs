@@ -128,8 +128,10 @@ fn expand_agrees_with_openssl_ciphers() {
         failures.len(),
         elapsed
     );
+    // Without the corpus (a fresh clone; `common::corpus` said so) only the noted and
+    // random strings are compared.
     assert!(
-        from("corpus") >= 10,
+        from("corpus") >= 10 || common::corpus("nginx").is_none(),
         "only {} ssl_ciphers values found in the corpus",
         from("corpus")
     );

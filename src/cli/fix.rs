@@ -2,10 +2,10 @@
 
 use super::lint::{exit_code, FailOn};
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
-use crate::fix::run::{run as run_fixes, Request};
+use crate::engine::fix_loop::{run as run_fixes, Request};
+use crate::engine::StackArgs;
 use crate::fix::{diff, write, Applicability};
 use crate::report::{self, Format};
-use crate::workspace::StackArgs;
 use clap::Args;
 use std::io::{IsTerminal, Write};
 
@@ -39,8 +39,8 @@ pub fn run(mut args: FixArgs) -> i32 {
     } else {
         Applicability::Safe
     };
-    let stdin = match crate::workspace::stdin_overlay(&mut args.stack) {
-        Ok(o) => o.and_then(|mut fs| fs.remove(std::path::Path::new(crate::workspace::STDIN))),
+    let stdin = match crate::engine::stdin_overlay(&mut args.stack) {
+        Ok(o) => o.and_then(|mut fs| fs.remove(std::path::Path::new(crate::engine::STDIN))),
         Err(msg) => {
             eprintln!("error: {msg}");
             return EXIT_ERROR;
@@ -85,7 +85,7 @@ pub fn run(mut args: FixArgs) -> i32 {
     if from_stdin && !args.diff {
         // `lemplint fix -`: the fixed text on stdout (unchanged when nothing applies), the
         // report on stderr.
-        let path = std::path::Path::new(crate::workspace::STDIN);
+        let path = std::path::Path::new(crate::engine::STDIN);
         let text = outcome
             .changed
             .get(path)
@@ -163,7 +163,7 @@ pub fn run(mut args: FixArgs) -> i32 {
         );
         // The findings on the fixed contents would describe files that were not written:
         // report what is on disk now.
-        match super::lint::collect(&args.stack, &args.select, &args.ignore, None) {
+        match crate::engine::collect(&args.stack, &args.select, &args.ignore, None) {
             Ok((_, found)) => remaining = found,
             Err(msg) => eprintln!("error: {msg}"),
         }

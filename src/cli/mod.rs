@@ -53,13 +53,13 @@ enum Command {
 /// For a command that will write (`writes`): the tree's lock, held from before anything is
 /// read until it has written, so a second lemplint writing there reads what this one wrote.
 fn lock_for_writing(
-    args: &crate::workspace::StackArgs,
+    args: &crate::engine::StackArgs,
     writes: bool,
 ) -> Result<Option<crate::fix::write::WriteLock>, i32> {
     if !writes {
         return Ok(None);
     }
-    crate::fix::write::WriteLock::acquire(&crate::workspace::confinement(args))
+    crate::fix::write::WriteLock::acquire(&crate::engine::confinement(args))
         .map(Some)
         .map_err(|e| {
             eprintln!("error: cannot lock the tree for writing: {e}");

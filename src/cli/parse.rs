@@ -75,7 +75,7 @@ impl Lang {
 }
 
 pub fn run(args: ParseArgs) -> i32 {
-    let fs = crate::workspace::real_fs(&crate::workspace::StackArgs {
+    let fs = crate::engine::real_fs(&crate::engine::StackArgs {
         paths: vec![args.file.clone()],
         root: args.root.clone(),
         prefix: args.prefix.clone(),

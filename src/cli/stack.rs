@@ -3,10 +3,10 @@
 //! facts with their sources.
 
 use super::{EXIT_ERROR, EXIT_OK};
+use crate::engine::{StackArgs, Workspace};
 use crate::stack::fpm::FpmConfig;
 use crate::stack::model::Stack;
 use crate::stack::nginx::{LoadProblemKind, Reached};
-use crate::workspace::{StackArgs, Workspace};
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 

@@ -1,13 +1,13 @@
 //! `lemplint tune`: recommended settings for the host, with reasons; `--diff` or `--write`.
 
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::engine::{StackArgs, Workspace};
 use crate::fix::apply::{choose, splice};
 use crate::fix::{diff, write, Change, Changes, Edit, Fix};
 use crate::size::parse_size;
 use crate::stack::model::Stack;
 use crate::stack::sizing::{MemoryModel, Reserve};
 use crate::tune::{self, Assumptions, Plan};
-use crate::workspace::{StackArgs, Workspace};
 use clap::{Args, ValueEnum};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -197,7 +197,7 @@ pub fn run(args: TuneArgs) -> i32 {
         Ok(l) => l,
         Err(code) => return code,
     };
-    let fs = crate::workspace::real_fs(&args.stack);
+    let fs = crate::engine::real_fs(&args.stack);
     let confine = fs.confinement().clone();
     let ws = match Workspace::load_with(&args.stack, &fs) {
         Ok(ws) => ws,
@@ -208,7 +208,7 @@ pub fn run(args: TuneArgs) -> i32 {
     };
     // A file that cannot be read or parsed as a whole is never tuned: its tree may be wrong,
     // and so would the values read from it.
-    let broken = super::lint::input_errors(&ws);
+    let broken = crate::engine::input_errors(&ws);
     if !broken.is_empty() {
         let mut err = std::io::stderr().lock();
         for d in &broken {

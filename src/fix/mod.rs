@@ -6,7 +6,6 @@
 pub mod apply;
 pub mod diff;
 pub mod edits;
-pub mod run;
 pub mod write;
 
 use crate::source::{Shared, Span, Stamp};

@@ -13,7 +13,7 @@ pub mod junit;
 pub mod sarif;
 mod xml;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use std::io::{self, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -36,54 +36,7 @@ pub enum Format {
     Junit,
 }
 
-/// What the run looked at, for the closing summary line and machine formats.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct Summary {
-    /// Files read.
-    pub files: usize,
-    pub stacks: usize,
-    pub errors: usize,
-    pub warnings: usize,
-    pub infos: usize,
-    /// Findings that the fixer could fix (safe fixes), and with `--unsafe-fixes`.
-    pub fixable: usize,
-    pub unsafe_fixable: usize,
-    /// Host facts used, one "name: value (source)" line each.
-    pub host: Vec<String>,
-    /// Rules skipped because they need host facts and none were given.
-    pub skipped_for_host: Vec<String>,
-}
-
-impl Summary {
-    /// Counts findings by severity, and the fixes `lemplint fix` would apply: not those that
-    /// edit a file `fix` refuses to write because it does not parse (see
-    /// [`crate::rules::blocks_fixes`]), so the number announced is the number fixed.
-    pub fn count(&mut self, diagnostics: &[Diagnostic]) {
-        use crate::fix::Applicability;
-        let unfixable: std::collections::HashSet<&std::path::Path> = diagnostics
-            .iter()
-            .filter(|d| crate::rules::blocks_fixes(d.code))
-            .map(|d| d.file.path.as_path())
-            .collect();
-        for d in diagnostics {
-            match d.severity {
-                Severity::Error => self.errors += 1,
-                Severity::Warning => self.warnings += 1,
-                Severity::Info => self.infos += 1,
-            }
-            let fix = d.fix.as_ref().filter(|f| {
-                f.edits
-                    .iter()
-                    .all(|e| !unfixable.contains(e.file.path.as_path()) && e.file.member.is_none())
-            });
-            match fix.map(|f| f.applicability) {
-                Some(Applicability::Safe) => self.fixable += 1,
-                Some(Applicability::Unsafe) => self.unsafe_fixable += 1,
-                _ => {}
-            }
-        }
-    }
-}
+pub use crate::engine::Summary;
 
 /// A JSON array written one element at a time: each value is built, written and dropped,
 /// so a report of 50,000 findings never holds them all as JSON values at once.

@@ -1,13 +1,13 @@
 //! The fix loop: lint, apply the chosen fixes in memory, re-read and re-lint, repeat until
 //! nothing changes. Nothing touches the disk here; the result is the new contents.
 
-use super::apply::{choose, splice};
-use super::{Applicability, Change, Changes, Edit, Fix};
-use crate::cli::lint::{collect_with, Findings};
+use super::lint::{collect_with, Findings};
+use crate::engine::{StackArgs, Workspace};
+use crate::fix::apply::{choose, splice};
+use crate::fix::{Applicability, Change, Changes, Edit, Fix};
 use crate::fxhash::FxHashMap as HashMap;
 use crate::source::Stamp;
 use crate::stack::fs::OverlayFs;
-use crate::workspace::{StackArgs, Workspace};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -91,10 +91,10 @@ fn finish(
 }
 
 pub fn run(req: &Request) -> Result<Outcome, String> {
-    let mut fs = OverlayFs::new(crate::workspace::real_fs(req.args));
+    let mut fs = OverlayFs::new(crate::engine::real_fs(req.args));
     let mut originals: BTreeMap<PathBuf, (Vec<u8>, Option<Stamp>)> = BTreeMap::new();
     if let Some(text) = &req.stdin {
-        let path = PathBuf::from(crate::workspace::STDIN);
+        let path = PathBuf::from(crate::engine::STDIN);
         fs.insert(path.clone(), text.clone());
         originals.insert(path, (text.clone(), None));
     }

@@ -371,7 +371,7 @@ fn render_config_error(e: &config::ConfigError) -> String {
             crate::escape::text(&e.message)
         );
     };
-    let (text, shifts) = crate::report::full::display_text(e.text.as_bytes());
+    let (text, shifts) = crate::escape::display_text(e.text.as_bytes());
     let span = shifts.map(span.start)..shifts.map(span.end);
     let diag = MietteDiagnostic::new(format!(
         "invalid config: {}",

@@ -10,12 +10,12 @@
 //! (LINT001), names an unknown rule or has no reason (LINT002) is reported itself.
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::engine::Workspace;
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::rules;
 use crate::source::{Shared, Span};
 use crate::stack::discover::FileKind;
 use crate::syntax::nginx::Tree;
-use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug)]

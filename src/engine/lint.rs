@@ -1,0 +1,201 @@
+//! The lint pipeline: load the workspace, select and run the rules, apply suppressions,
+//! keep what concerns the files in focus, drop per-file ignores, sort and deduplicate. The
+//! one place `lint`, `fix`, `tune`, the tests and a future language server get findings from.
+
+use super::summary::Summary;
+use super::workspace::{StackArgs, Workspace};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{self, Selection};
+use crate::stack::fs::Fs;
+
+/// The findings of a run, filtered and sorted, with what is needed to report them.
+pub struct Findings {
+    pub diagnostics: Vec<Diagnostic>,
+    pub summary: Summary,
+    pub fail_on: Severity,
+}
+
+/// Loads the workspace, runs the selected rules and applies every filter (suppressions,
+/// per-file ignores, the files in focus). Errors are usage/config/I-O problems (exit 2).
+pub fn collect(
+    stack_args: &StackArgs,
+    select: &[String],
+    ignore: &[String],
+    fail_on: Option<Severity>,
+) -> Result<(Workspace, Findings), String> {
+    collect_with(
+        stack_args,
+        select,
+        ignore,
+        fail_on,
+        &super::workspace::real_fs(stack_args),
+    )
+}
+
+/// [`collect`] reading files through `fs`.
+pub fn collect_with(
+    stack_args: &StackArgs,
+    select: &[String],
+    ignore: &[String],
+    fail_on: Option<Severity>,
+    fs: &dyn Fs,
+) -> Result<(Workspace, Findings), String> {
+    let started = std::time::Instant::now();
+    let ws = Workspace::load_with(stack_args, fs)?;
+    crate::timings::report(format_args!("load"), started);
+    let cfg = &ws.config.config;
+    let selection = Selection {
+        select: if select.is_empty() {
+            cfg.select.clone().unwrap_or_default()
+        } else {
+            select.to_vec()
+        },
+        ignore: cfg.ignore.iter().chain(ignore).cloned().collect(),
+    };
+    let unknown = selection.unknown();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "unknown rule selector{} {} (see `lemplint rules`)",
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown.join(", ")
+        ));
+    }
+    let mut summary = Summary {
+        stacks: ws.stacks.len(),
+        ..Default::default()
+    };
+    let mut diagnostics = Vec::new();
+    let mut skipped: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    for stack in &ws.stacks {
+        summary.files += stack.file_count();
+        let result = rules::run(stack, &selection, &cfg.rules);
+        skipped.extend(result.skipped_for_host);
+        if diagnostics.is_empty() {
+            diagnostics = result.diagnostics;
+        } else {
+            diagnostics.extend(result.diagnostics);
+        }
+        for line in stack.host.describe() {
+            if !summary.host.contains(&line) {
+                summary.host.push(line);
+            }
+        }
+    }
+    summary.skipped_for_host = skipped.iter().map(|s| s.to_string()).collect();
+    let ran = |code: &str| {
+        rules::by_code(code).is_some_and(|r| selection.enabled(r)) && !skipped.contains(code)
+    };
+    let mut diagnostics = super::suppress::apply(diagnostics, &ws, &ran);
+    diagnostics.retain(|d| {
+        ws.in_focus(&d.file.path) || d.labels.iter().any(|l| ws.in_focus(&l.file.path))
+    });
+    diagnostics.retain(|d| rules::is_input_error(d.code) || !per_file_ignored(&ws, d));
+    sort_by_place(&mut diagnostics);
+    // The same finding reached through two configurations that share a file.
+    diagnostics.dedup_by(|a, b| {
+        a.file.path == b.file.path && a.span == b.span && a.code == b.code && a.message == b.message
+    });
+    summary.count(&diagnostics);
+    let fail_on = fail_on.or(cfg.fail_on).unwrap_or(Severity::Warning);
+    Ok((
+        ws,
+        Findings {
+            diagnostics,
+            summary,
+            fail_on,
+        },
+    ))
+}
+
+/// The findings that mean the input could not be read or parsed as a whole (syntax errors,
+/// missing includes, unreadable files, paths out of the tree): what `tune` and `fix` refuse
+/// to edit on. No selection or suppression applies to them.
+pub fn input_errors(ws: &Workspace) -> Vec<Diagnostic> {
+    let selection = Selection {
+        select: rules::RULES
+            .iter()
+            .filter(|r| rules::is_input_error(r.code))
+            .map(|r| r.code.to_string())
+            .collect(),
+        ignore: Vec::new(),
+    };
+    let mut out = Vec::new();
+    for stack in &ws.stacks {
+        out.extend(rules::run(stack, &selection, &ws.config.config.rules).diagnostics);
+    }
+    out.retain(|d| ws.in_focus(&d.file.path));
+    sort_by_place(&mut out);
+    out
+}
+
+/// Sorts findings by path, offset and code (stable). The paths are ranked once, so a run
+/// with a finding in each of 50,000 files does not compare paths component by component
+/// in every comparison of the sort.
+fn sort_by_place(diagnostics: &mut [Diagnostic]) {
+    use crate::fxhash::FxHashMap;
+    let mut files: Vec<&std::path::Path> =
+        diagnostics.iter().map(|d| d.file.path.as_path()).collect();
+    files.sort_unstable();
+    files.dedup();
+    let rank: FxHashMap<&std::path::Path, u32> = files
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (*p, i as u32))
+        .collect();
+    let keys: Vec<(u32, u32, &'static str)> = diagnostics
+        .iter()
+        .map(|d| (rank[d.file.path.as_path()], d.span.start, d.code))
+        .collect();
+    drop(rank);
+    let mut order: Vec<usize> = (0..diagnostics.len()).collect();
+    order.sort_by_key(|&i| keys[i]);
+    apply_order(diagnostics, order);
+}
+
+/// Reorders `items` so that position `k` holds what was at `order[k]`.
+fn apply_order<T>(items: &mut [T], mut order: Vec<usize>) {
+    // Follow each cycle of the permutation, swapping into place.
+    for start in 0..items.len() {
+        let mut k = start;
+        while order[k] != start {
+            let next = order[k];
+            items.swap(k, next);
+            order[k] = k;
+            k = next;
+        }
+        order[k] = k;
+    }
+}
+
+fn per_file_ignored(ws: &Workspace, d: &Diagnostic) -> bool {
+    if ws.config.per_file.is_empty() {
+        return false;
+    }
+    let Some(rule) = rules::by_code(d.code) else {
+        return false;
+    };
+    let rel = crate::config::relative_to_config(ws.config.path.as_deref(), &d.file.path);
+    ws.config.per_file.iter().any(|(glob, sels)| {
+        (glob.matches(&rel) || glob.matches(&d.file.path))
+            && sels.iter().any(|s| rules::specificity(s, rule) > 0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn apply_order_moves_each_item_to_its_place() {
+        for order in [
+            vec![2, 0, 1],
+            vec![1, 2, 0],
+            vec![0, 1, 2],
+            vec![3, 2, 1, 0],
+            vec![],
+        ] {
+            let mut items: Vec<usize> = (0..order.len()).map(|i| i * 10).collect();
+            let want: Vec<usize> = order.iter().map(|&i| i * 10).collect();
+            super::apply_order(&mut items, order);
+            assert_eq!(items, want);
+        }
+    }
+}
