@@ -49,6 +49,20 @@ pub struct Loaded {
     pub per_file: Vec<(PathGlob, Vec<String>)>,
     /// The `paths` of each `[[host.profile]]`, compiled, in order.
     profiles: Vec<Vec<PathGlob>>,
+    /// `[paths] exclude`, compiled.
+    exclude: Vec<PathGlob>,
+}
+
+impl Loaded {
+    /// Whether discovery leaves `path` out (`[paths] exclude`): files nothing includes are
+    /// not looked at there; what a configuration includes is still read.
+    pub fn excluded(&self, path: &Path) -> bool {
+        if self.exclude.is_empty() {
+            return false;
+        }
+        let rel = relative_to_config(self.path.as_deref(), path);
+        self.exclude.iter().any(|g| g.matches(&rel))
+    }
 }
 
 /// A path pattern of `lemplint.toml` (`per-file-ignores`, `[[host.profile]] paths`), matched
@@ -221,11 +235,18 @@ pub fn parse(path: &Path, text: String) -> Result<Loaded, ConfigError> {
     probe
         .fill_from(&config.host, &Provenance::Flag)
         .map_err(|m| bad(format!("[host]: {m}")))?;
+    let exclude = config
+        .paths
+        .exclude
+        .iter()
+        .map(|g| PathGlob::new(g).map_err(|e| bad(format!("[paths] exclude: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Loaded {
         config,
         path: Some(path.to_path_buf()),
         per_file,
         profiles,
+        exclude,
     })
 }
 

@@ -97,9 +97,9 @@ fn a_pool_whose_name_says_nothing_is_known_by_its_content() {
 
 #[test]
 fn lang_forces_the_language() {
-    // `-key` first and no `key = value` before it: the content says nothing, so without
-    // `--lang` standard input would be read as nginx.
-    let excludes = b"-net.ipv4.conf.all.rp_filter\nnet.ipv4.conf.default.rp_filter = 1\n";
+    // Only `-key` lines, no `key = value`: the content says nothing, so without `--lang`
+    // standard input would be read as nginx.
+    let excludes = b"-net.ipv4.conf.all.rp_filter\n-net.ipv4.conf.lo.rp_filter\n";
     let out = lemplint(&["parse", "-"], Some(excludes));
     assert_eq!(
         out.status.code(),

@@ -128,6 +128,12 @@ fn not_followed(stack: &Stack) -> Vec<String> {
             Some(r) => format!("{} ({})", crate::escape::path(&u.path), r.describe()),
             None => format!("{} ({})", crate::escape::path(&u.path), u.why),
         })
+        .chain(
+            stack
+                .skipped
+                .iter()
+                .map(|(p, why)| format!("{} ({why}: not linted)", crate::escape::path(p))),
+        )
         .collect();
     for inst in &stack.nginx {
         for p in &inst.config.problems {

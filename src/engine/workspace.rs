@@ -176,9 +176,9 @@ impl Workspace {
             files.push(kind, PathBuf::from(STDIN));
             vec![files]
         } else if all_files {
-            stacks_of_files(&paths, fs)
+            stacks_of_files(&paths, fs, &|p| config.excluded(p))
         } else {
-            discover::discover(&paths, fs)
+            discover::discover(&paths, fs, &|p| config.excluded(p))
         };
         crate::timings::report(format_args!("discover"), t);
         // Files that pending fixes create (the fixer's overlay) join the stack they are in.
@@ -250,7 +250,11 @@ fn is_live_system(root: &Path) -> bool {
 
 /// Named files (pre-commit): each file's whole stack, found from its server root (the
 /// directory above `etc/`) or the nearest directory holding an `nginx.conf`.
-fn stacks_of_files(files: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
+fn stacks_of_files(
+    files: &[PathBuf],
+    fs: &dyn Fs,
+    skip: &dyn Fn(&Path) -> bool,
+) -> Vec<StackFiles> {
     let mut roots: Vec<PathBuf> = Vec::new();
     let mut loose: Vec<PathBuf> = Vec::new();
     for f in files {
@@ -273,7 +277,7 @@ fn stacks_of_files(files: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
     let mut out = if roots.is_empty() {
         Vec::new()
     } else {
-        discover::discover(&roots, fs)
+        discover::discover(&roots, fs, skip)
     };
     // A named file that discovery did not classify still belongs to the run.
     let known: HashSet<PathBuf> = out
@@ -287,7 +291,7 @@ fn stacks_of_files(files: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
         }
     }
     if !loose.is_empty() {
-        out.extend(discover::discover(&loose, fs));
+        out.extend(discover::discover(&loose, fs, skip));
     }
     out
 }

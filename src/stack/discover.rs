@@ -66,15 +66,72 @@ impl StackFiles {
     }
 }
 
-/// Directories never worth descending into.
+/// Directories never worth descending into: version control, dependencies, build output and
+/// tool caches. Other hidden directories are searched (`.docker/`, `.examples/`,
+/// `.devcontainer/` hold real configuration).
 const SKIP_DIRS: &[&str] = &[
     ".git",
     ".hg",
     ".svn",
+    ".bzr",
+    "_darcs",
     "target",
     "node_modules",
+    "vendor",
     "__pycache__",
     ".venv",
+    "venv",
+    ".tox",
+    ".cache",
+    ".idea",
+    ".vscode",
+    ".npm",
+    ".yarn",
+    ".terraform",
+    ".pytest_cache",
+    ".mypy_cache",
+];
+
+/// Directories of other programs, whose files are never ours, whatever they are named
+/// (`supervisor/conf.d/php-fpm.conf` runs php-fpm; it is not its configuration).
+const OTHER_PROGRAMS: &[&str] = &[
+    "apache2",
+    "httpd",
+    "lighttpd",
+    "caddy",
+    "haproxy",
+    "traefik",
+    "varnish",
+    "supervisor",
+    "supervisord",
+    "supervisor.d",
+    "systemd",
+    "fail2ban",
+    "dovecot",
+    "postfix",
+    "rspamd",
+    "sogo",
+    "unbound",
+    "zabbix",
+    "zabbix_agentd.d",
+    "zabbix_agentd.conf.d",
+    "fluent-bit",
+    "td-agent",
+    "logrotate.d",
+    "cron.d",
+    "yum",
+    "yum.repos.d",
+    "redis",
+    "mysql",
+    "mariadb",
+    "postgresql",
+    "clamav",
+    "monit",
+    "monit.d",
+    "glances",
+    "kubernetes",
+    "prometheus",
+    "grafana",
 ];
 
 /// Editor and package-manager leftovers that nginx globs would also skip in practice.
@@ -96,9 +153,45 @@ fn is_backup(name: &str) -> bool {
         .any(|s| name.ends_with(s))
 }
 
-/// What a file is, from its path alone; `None` when the path says nothing.
+/// Templates of configuration (rendered at deployment): not configuration until then.
+const TEMPLATE_EXTENSIONS: &[&str] = &[
+    "j2", "jinja", "jinja2", "tmpl", "tpl", "template", "erb", "mustache", "hbs", "twig", "ejs",
+    "liquid", "in", "gotmpl", "dist",
+];
+
+/// Extensions that are never nginx configuration, even under an nginx directory (patches,
+/// scripts, data, certificates, documentation).
+const NOT_CONFIG_EXTENSIONS: &[&str] = &[
+    "json", "yml", "yaml", "toml", "xml", "ini", "py", "sh", "bash", "pl", "rb", "php", "js", "ts",
+    "lua", "go", "c", "h", "patch", "diff", "md", "rst", "txt", "html", "htm", "css", "crt", "key",
+    "pem", "csr", "der", "p12", "gz", "tgz", "zip", "log", "sql", "png", "jpg", "svg", "ico",
+    "service", "socket", "timer", "env", "lock", "csv", "pid", "sock", "db",
+];
+
+fn extension(name: &str) -> Option<&str> {
+    name.rsplit_once('.')
+        .map(|(_, e)| e)
+        .filter(|e| !e.is_empty())
+}
+
+/// What a file is, from its path alone; `None` when the path says nothing or names another
+/// program's file (the content may still decide, see [`guess`]).
 pub fn classify(path: &Path) -> Option<FileKind> {
-    guess(path).map(|g| g.kind)
+    match guess(path) {
+        PathSays::Kind(g) if g.content != Content::Confirmed => Some(g.kind),
+        _ => None,
+    }
+}
+
+/// What the path of a file says about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathSays {
+    /// A kind, and how far the content must agree.
+    Kind(Guess),
+    /// Another program's file, a template or a leftover: never ours.
+    NotOurs,
+    /// Nothing: only the content can tell.
+    Nothing,
 }
 
 /// A file's kind as its path suggests it, and why.
@@ -106,88 +199,106 @@ pub fn classify(path: &Path) -> Option<FileKind> {
 pub struct Guess {
     pub kind: FileKind,
     pub why: String,
-    /// The path is not enough: the content decides, and this is the kind when the content
-    /// says nothing. A PHP-FPM name under an nginx directory (`etc/nginx/php-fpm.conf`, nearly
-    /// always an nginx snippet for PHP), or any file of a PHP-FPM directory (demos keep nginx
-    /// vhosts in `php-fpm/`), whose content reads like nginx.
-    pub ambiguous: bool,
+    pub content: Content,
 }
 
-impl Guess {
-    fn sure(kind: FileKind, why: impl Into<String>) -> Option<Guess> {
-        Some(Guess {
-            kind,
-            why: why.into(),
-            ambiguous: false,
-        })
-    }
+/// How much the content must confirm a path's guess.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Content {
+    /// The path is enough (`nginx.conf`, `sites-enabled/x`, `sysctl.d/x.conf`).
+    Trusted,
+    /// The kind unless the content reads like nginx (`pool.d/x.conf`: demos keep vhosts in
+    /// `php-fpm/`), and nginx content makes it nginx.
+    UnlessNginx,
+    /// Only when the content confirms it (`php-fpm.conf` in a repository's own layout, which
+    /// may be a supervisor or Zabbix file about php-fpm); nginx content makes it nginx,
+    /// anything else makes it none of ours.
+    Confirmed,
 }
 
 /// The nearest directory of `path` that names a kind of configuration, with its name.
-fn directory_kind<'p>(dirs: &[&'p str]) -> Option<(FileKind, &'p str)> {
+fn directory_kind<'p>(dirs: &[&'p str]) -> Option<(FileKind, Content, &'p str)> {
     dirs.iter().rev().find_map(|&d| {
-        let kind = match d {
-            "sysctl.d" => FileKind::Sysctl,
-            "pool.d" | "php-fpm.d" => FileKind::FpmPool,
-            "sites-enabled" | "sites-available" | "snippets" => FileKind::Nginx,
-            "fpm" | "php" | "php-fpm" => FileKind::FpmPool,
-            _ if d.contains("nginx") || d.contains("openresty") => FileKind::Nginx,
-            _ if d.contains("php-fpm") || d.contains("phpfpm") => FileKind::FpmPool,
-            _ if d.contains("sysctl") => FileKind::Sysctl,
+        let (kind, content) = match d {
+            "sysctl.d" => (FileKind::Sysctl, Content::Trusted),
+            "pool.d" | "php-fpm.d" => (FileKind::FpmPool, Content::UnlessNginx),
+            "sites-enabled" | "sites-available" => (FileKind::Nginx, Content::Trusted),
+            // A generic name: nginx's own snippets, or a documentation site's.
+            "snippets" => (FileKind::Nginx, Content::UnlessNginx),
+            "fpm" | "php" | "php-fpm" => (FileKind::FpmPool, Content::Confirmed),
+            _ if d.contains("nginx") || d.contains("openresty") => {
+                (FileKind::Nginx, Content::Trusted)
+            }
+            _ if d.contains("php-fpm") || d.contains("phpfpm") => {
+                (FileKind::FpmPool, Content::Confirmed)
+            }
+            _ if d.contains("sysctl") => (FileKind::Sysctl, Content::Trusted),
             _ => return None,
         };
-        Some((kind, d))
+        Some((kind, content, d))
     })
 }
 
 /// What a file is from its path: the file name decides first (`nginx.conf`, `php-fpm*.conf`,
 /// `sysctl.conf`), then the nearest directory that names a kind (`sysctl.d`, `pool.d`,
 /// `php-fpm.d`, `*nginx*`, `sites-enabled`, `fpm`…): the nearest one wins, so
-/// `docker-php-nginx/config/php-fpm.d/www.conf` is a pool. A PHP-FPM name inside an nginx
-/// directory is not enough: such files are nearly always nginx snippets for PHP, so the
-/// content decides.
-pub fn guess(path: &Path) -> Option<Guess> {
-    let name = path.file_name()?.to_string_lossy();
-    if is_backup(&name) {
-        return None;
+/// `docker-php-nginx/config/php-fpm.d/www.conf` is a pool. Names and generic directories
+/// are only a guess that the content must confirm (see [`Content`]); another program's
+/// directory, a template or a leftover is never ours.
+pub fn guess(path: &Path) -> PathSays {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy()) else {
+        return PathSays::Nothing;
+    };
+    if is_backup(&name) || extension(&name).is_some_and(|e| TEMPLATE_EXTENSIONS.contains(&e)) {
+        return PathSays::NotOurs;
     }
+    let sure = |kind, why: String| {
+        PathSays::Kind(Guess {
+            kind,
+            why,
+            content: Content::Trusted,
+        })
+    };
     // `devilbox-fpm.conf-default`: a `.conf` with a variant suffix.
     let conf = name.ends_with(".conf") || name.contains(".conf-");
     if name == "nginx.conf" || name.ends_with(".nginx") || name.ends_with(".vhost") {
-        return Guess::sure(FileKind::Nginx, format!("named {name}"));
+        return sure(FileKind::Nginx, format!("named {name}"));
     }
     if name == "sysctl.conf" {
-        return Guess::sure(FileKind::Sysctl, "named sysctl.conf");
+        return sure(FileKind::Sysctl, "named sysctl.conf".into());
     }
-    let parent = path.parent()?;
+    let Some(parent) = path.parent() else {
+        return PathSays::Nothing;
+    };
     let dirs: Vec<&str> = parent.iter().filter_map(|c| c.to_str()).collect();
+    // Other servers' configuration that mentions PHP-FPM (Debian's
+    // `apache2/conf-available/php8.2-fpm.conf`, supervisor's `php-fpm.conf`) is not ours.
+    if dirs.iter().any(|d| OTHER_PROGRAMS.contains(d)) {
+        return PathSays::NotOurs;
+    }
     let near = directory_kind(&dirs);
-    let in_nginx_dir = near.is_some_and(|(k, _)| k == FileKind::Nginx);
+    let in_nginx_dir = near.is_some_and(|(k, _, _)| k == FileKind::Nginx);
+    let in_fpm_dir = near.is_some_and(|(k, _, _)| k == FileKind::FpmPool);
     let by_name = |kind: FileKind, what: &str| {
-        Some(Guess {
+        PathSays::Kind(Guess {
             kind,
             why: if in_nginx_dir {
                 format!("named like a PHP-FPM {what}, but in an nginx directory")
             } else {
                 format!("named {name}")
             },
-            ambiguous: in_nginx_dir,
+            // The name and a PHP-FPM directory agree (`etc/php/8.2/fpm/php-fpm.conf`).
+            content: if in_fpm_dir {
+                Content::Trusted
+            } else {
+                Content::Confirmed
+            },
         })
     };
     if name.starts_with("php-fpm") && conf {
         return by_name(FileKind::FpmMaster, "master");
     }
-    // Other servers' configuration that mentions PHP-FPM (Debian's
-    // `apache2/conf-available/php8.2-fpm.conf`) is not ours.
-    if dirs.iter().any(|d| {
-        matches!(
-            *d,
-            "apache2" | "httpd" | "lighttpd" | "supervisor" | "systemd"
-        )
-    }) {
-        return None;
-    }
-    // `fpm-pool.conf`, `laravel.pool.conf`: the name says it is a pool wherever it lives.
+    // `fpm-pool.conf`, `laravel.pool.conf`: the name says pool, if the content agrees.
     if conf
         && name.contains("pool")
         && (name.contains("fpm") || name.contains("php") || name.ends_with(".pool.conf"))
@@ -195,15 +306,25 @@ pub fn guess(path: &Path) -> Option<Guess> {
         return by_name(FileKind::FpmPool, "pool");
     }
     match near {
-        // Inside nginx trees every file counts (mime.types, fastcgi_params, vhosts).
-        Some((FileKind::Nginx, d)) => Guess::sure(FileKind::Nginx, format!("in {d}/")),
-        Some((FileKind::FpmPool, d)) if conf => Some(Guess {
-            kind: FileKind::FpmPool,
+        // Inside nginx trees every file counts (mime.types, fastcgi_params, vhosts named for
+        // their domain), but scripts, patches and data kept beside them do not.
+        Some((FileKind::Nginx, content, d)) => {
+            if extension(&name).is_some_and(|e| NOT_CONFIG_EXTENSIONS.contains(&e)) {
+                PathSays::NotOurs
+            } else {
+                PathSays::Kind(Guess {
+                    kind: FileKind::Nginx,
+                    why: format!("in {d}/"),
+                    content,
+                })
+            }
+        }
+        Some((kind, content, d)) if conf => PathSays::Kind(Guess {
+            kind,
             why: format!("in {d}/"),
-            ambiguous: true,
+            content,
         }),
-        Some((kind, d)) if conf => Guess::sure(kind, format!("in {d}/")),
-        _ => None,
+        _ => PathSays::Nothing,
     }
 }
 
@@ -225,12 +346,14 @@ fn sniff_file(fs: &dyn Fs, path: &Path) -> Option<(FileKind, &'static str)> {
 fn content_evidence(kind: FileKind) -> &'static str {
     match kind {
         FileKind::Nginx => "its content reads like nginx: `directive …;`, `{` blocks",
-        FileKind::FpmMaster | FileKind::FpmPool => "its content is INI: `[section]`, `key = value`",
-        FileKind::Sysctl => "its content is sysctl: `dotted.key = value`",
+        FileKind::FpmMaster | FileKind::FpmPool => {
+            "its content is PHP-FPM's: `[section]`, `listen`, `pm`, …"
+        }
+        FileKind::Sysctl => "its content is sysctl: `net.….key = value`",
     }
 }
 
-/// A file's kind by its path, and by its content where the path is ambiguous or says
+/// A file's kind by its path, and by its content where the path is not enough or says
 /// nothing (only where `sniff_unknown`: a repository's own layout, not an `etc` tree).
 fn identify(fs: &dyn Fs, path: &Path, sniff_unknown: bool) -> Option<(FileKind, String)> {
     decide(path, sniff_unknown, || sniff_file(fs, path))
@@ -249,30 +372,82 @@ fn decide(
     sniff_unknown: bool,
     sniff_file: impl FnOnce() -> Option<(FileKind, &'static str)>,
 ) -> Option<(FileKind, String)> {
+    let is_fpm = |k: FileKind| matches!(k, FileKind::FpmMaster | FileKind::FpmPool);
     match guess(path) {
-        Some(g) if !g.ambiguous => Some((g.kind, g.why)),
-        // In a PHP-FPM directory only nginx content overrides the directory (a headerless
-        // pool fragment's dotted keys would read as sysctl).
-        Some(g) if g.kind == FileKind::FpmPool && !g.why.starts_with("named") => {
-            Some(match sniff_file() {
-                Some((FileKind::Nginx, why)) => (FileKind::Nginx, format!("{}, but {why}", g.why)),
+        PathSays::Kind(g) => match g.content {
+            Content::Trusted => Some((g.kind, g.why)),
+            Content::UnlessNginx => Some(match sniff_file() {
+                Some((FileKind::Nginx, why)) if g.kind != FileKind::Nginx => {
+                    (FileKind::Nginx, format!("{}, but {why}", g.why))
+                }
+                // A generic directory (`snippets/`) whose file does not read like nginx.
+                Some((k, _)) if g.kind == FileKind::Nginx && k != FileKind::Nginx => return None,
+                None if g.kind == FileKind::Nginx => return None,
                 _ => (g.kind, g.why),
-            })
-        }
-        Some(g) => Some(match sniff_file() {
-            Some((FileKind::FpmMaster | FileKind::FpmPool, why)) => {
-                (g.kind, format!("{}; {why}", g.why))
-            }
-            Some((kind, why)) => (kind, format!("{}; {why}", g.why)),
-            None => (FileKind::Nginx, format!("{}; it says nothing else", g.why)),
-        }),
-        None if sniff_unknown => sniff_file().map(|(k, why)| (k, why.to_string())),
-        None => None,
+            }),
+            Content::Confirmed => match sniff_file() {
+                Some((k, why)) if is_fpm(k) && is_fpm(g.kind) => {
+                    Some((g.kind, format!("{}; {why}", g.why)))
+                }
+                Some((FileKind::Nginx, why)) => {
+                    Some((FileKind::Nginx, format!("{}, but {why}", g.why)))
+                }
+                _ => None,
+            },
+        },
+        PathSays::NotOurs => None,
+        PathSays::Nothing if sniff_unknown => sniff_file().map(|(k, why)| (k, why.to_string())),
+        PathSays::Nothing => None,
     }
 }
 
-/// Reads a file's start to tell an unclassified `.conf` apart: a `[section]` line means
-/// PHP-FPM, `{` or a `;`-terminated statement means nginx, `a.b = c` lines mean sysctl.
+/// PHP-FPM directives that no other program's INI files use (`user`, `group`, `include`,
+/// `pid`, `error_log` and the like are everywhere).
+fn is_fpm_key(key: &str) -> bool {
+    const COMMON: &[&str] = &[
+        "user",
+        "group",
+        "include",
+        "chdir",
+        "prefix",
+        "error_log",
+        "log_level",
+        "pid",
+        "daemonize",
+        "syslog.facility",
+        "syslog.ident",
+        "rlimit_files",
+        "rlimit_core",
+    ];
+    let base = key.split('[').next().unwrap_or(key);
+    if key.contains('[') {
+        return crate::syntax::fpm::ARRAY_DIRECTIVES.contains(&base);
+    }
+    !COMMON.contains(&base)
+        && (crate::syntax::fpm::POOL_DIRECTIVES
+            .iter()
+            .any(|(k, _)| *k == base)
+            || crate::syntax::fpm::GLOBAL_DIRECTIVES
+                .iter()
+                .any(|(k, _)| *k == base))
+}
+
+/// The first dotted part of a key that only the kernel's sysctl tree has.
+fn is_sysctl_key(key: &str) -> bool {
+    let key = key.trim_start_matches('-');
+    [
+        "net.", "kernel.", "vm.", "fs.", "dev.", "abi.", "user.", "debug.", "crypto.", "sunrpc.",
+    ]
+    .iter()
+    .any(|p| key.starts_with(p) || key.starts_with(&p.replace('.', "/")))
+}
+
+/// What a file is from its first bytes, on evidence that other programs' files do not give:
+/// PHP-FPM for INI with PHP-FPM's own directives (`listen`, `pm`, `php_value[…]`, a
+/// `[global]` master that includes pools); sysctl for `key = value` lines of the kernel's
+/// trees; nginx for statements that end with `;`, `{` or `}` and no `key = value`
+/// assignments (postgresql.conf, dovecot's and rspamd's files have those). An `nginx -T`
+/// dump is nginx. `None` when the content says nothing.
 pub fn sniff(text: &[u8]) -> Option<FileKind> {
     let head = &text[..text.len().min(SNIFF_BYTES)];
     if super::fs::DumpFs::looks_like_dump(head) {
@@ -282,35 +457,69 @@ pub fn sniff(text: &[u8]) -> Option<FileKind> {
     if head.starts_with("#!") {
         return None; // a script
     }
-    for line in head.lines().map(str::trim) {
+    let mut statements = 0usize;
+    let (mut terminated, mut assignments, mut foreign) = (0usize, 0usize, 0usize);
+    let (mut headers, mut global, mut fpm_keys, mut includes, mut sysctl_keys) =
+        (0usize, false, 0usize, 0usize, 0usize);
+    for raw in head.lines().take(80) {
+        let line = raw.trim();
         if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
             continue;
         }
-        // `[www] ; the pool` is a section header with a comment.
-        let header = line.split(';').next().unwrap_or(line).trim_end();
+        statements += 1;
+        // A trailing comment says nothing about the statement (`x = '*'  # … ;`).
+        let code = match line.find(" #").or_else(|| line.find("\t#")) {
+            Some(i) => line[..i].trim_end(),
+            None => line,
+        };
+        let header = code.split(';').next().unwrap_or(code).trim_end();
         if header.starts_with('[') && header.ends_with(']') {
-            return Some(FileKind::FpmPool);
+            headers += 1;
+            global |= header.eq_ignore_ascii_case("[global]");
+            continue;
         }
-        if line.ends_with('{') || line.ends_with(';') || line.ends_with('}') {
-            return Some(FileKind::Nginx);
+        if code.starts_with('<') {
+            foreign += 1; // apache's `<Directory>`, XML
+            continue;
         }
-        // A directive whose arguments continue on the next lines: a lowercase name.
-        let first = line.split_whitespace().next().unwrap_or("");
-        if line.contains(char::is_whitespace)
-            && first
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-            && !line.contains('=')
-        {
-            return Some(FileKind::Nginx);
+        if code.ends_with(';') || code.ends_with('{') || code.ends_with('}') {
+            terminated += 1;
         }
-        if let Some((k, _)) = line.split_once('=') {
-            let k = k.trim().trim_start_matches('-');
-            if k.contains('.') || k.contains('/') {
-                return Some(FileKind::Sysctl);
+        if let Some((k, _)) = code.split_once('=') {
+            let k = k.trim();
+            // `key = value`: the name alone before the `=`.
+            if !k.is_empty() && !k.contains(char::is_whitespace) {
+                assignments += 1;
+                let k = k.to_ascii_lowercase();
+                fpm_keys += usize::from(is_fpm_key(&k));
+                includes += usize::from(k == "include");
+                sysctl_keys += usize::from(is_sysctl_key(&k));
             }
         }
+    }
+    if statements == 0 {
         return None;
+    }
+    // Headers and PHP-FPM's own keys; or a master's `[global]` that includes; or nothing but a
+    // header (`[www]` as a pool is started).
+    let fpm_header =
+        headers > 0 && (fpm_keys > 0 || (global && includes > 0) || statements == headers);
+    let fpm_fragment = headers == 0 && fpm_keys >= 2 && fpm_keys * 2 >= assignments;
+    if fpm_header || fpm_fragment {
+        return Some(FileKind::FpmPool);
+    }
+    if headers == 0 && sysctl_keys > 0 && sysctl_keys * 10 >= assignments * 8 {
+        return Some(FileKind::Sysctl);
+    }
+    // nginx: nearly every statement terminated, next to no `key = value`.
+    let code_lines = statements - headers;
+    if headers == 0
+        && foreign == 0
+        && terminated > 0
+        && terminated * 10 >= code_lines * 6
+        && assignments * 10 <= code_lines
+    {
+        return Some(FileKind::Nginx);
     }
     None
 }
@@ -328,7 +537,8 @@ const LIVE_SYSTEM_DIRS: &[&str] = &[
 
 /// Walks `paths` (files or directories) and groups what it finds into stacks.
 /// A file named explicitly is always taken (sniffed when its path says nothing).
-pub fn discover(paths: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
+/// `skip` leaves paths out (`[paths] exclude`); the paths given are always searched.
+pub fn discover(paths: &[PathBuf], fs: &dyn Fs, skip: &dyn Fn(&Path) -> bool) -> Vec<StackFiles> {
     let mut by_root: BTreeMap<PathBuf, StackFiles> = BTreeMap::new();
     let mut explicit: Vec<PathBuf> = Vec::new();
     for given in paths {
@@ -341,7 +551,7 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
             {
                 // `usr/local` last and shallow: source builds live one or two levels down.
                 let depth = if d.ends_with("usr/local") { 29 } else { 0 };
-                walk(fs, &d, &mut found, depth);
+                walk(fs, skip, &d, &mut found, depth);
             }
             found.sort();
             found.dedup();
@@ -349,7 +559,7 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
             // A directory that leads out of the tree (a symlink) is not listed: the one
             // entry for it makes loading report why.
             match fs.check_dir(given) {
-                Ok(()) => walk(fs, given, &mut found, 0),
+                Ok(()) => walk(fs, skip, given, &mut found, 0),
                 Err(_) => found.push((given.clone(), FileKind::Nginx, "not read".into())),
             }
         } else {
@@ -415,7 +625,13 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs) -> Vec<StackFiles> {
 
 /// Symlinked directories are not followed (a `sites-enabled` link to a file is), which
 /// also keeps a link to `..` from looping.
-fn walk(fs: &dyn Fs, dir: &Path, out: &mut Vec<(PathBuf, FileKind, String)>, depth: usize) {
+fn walk(
+    fs: &dyn Fs,
+    skip: &dyn Fn(&Path) -> bool,
+    dir: &Path,
+    out: &mut Vec<(PathBuf, FileKind, String)>,
+    depth: usize,
+) {
     if depth > 32 {
         return;
     }
@@ -437,9 +653,12 @@ fn walk(fs: &dyn Fs, dir: &Path, out: &mut Vec<(PathBuf, FileKind, String)>, dep
         };
         let Ok(ft) = e.file_type() else { continue };
         let name = name.to_string_lossy();
+        if skip(&path) {
+            continue;
+        }
         if ft.is_dir() {
-            if !SKIP_DIRS.contains(&name.as_ref()) && !name.starts_with('.') {
-                walk(fs, &path, out, depth + 1);
+            if !SKIP_DIRS.contains(&name.as_ref()) {
+                walk(fs, skip, &path, out, depth + 1);
             }
             continue;
         }
@@ -501,26 +720,51 @@ mod tests {
         assert_eq!(kind("etc/nginx/sites-enabled/example.org~"), None);
         assert_eq!(kind("etc/php/8.2/fpm/php.ini"), None);
         assert_eq!(kind("README.md"), None);
-        assert_eq!(kind("config/fpm-pool.conf"), Some(FileKind::FpmPool));
+        // A name alone is a guess the content must confirm.
+        assert_eq!(kind("config/fpm-pool.conf"), None);
         assert_eq!(kind("php-fpm/xlaravel.pool.conf"), Some(FileKind::FpmPool));
         assert_eq!(kind("etc/apache2/conf-available/php8.2-fpm.conf"), None);
+        assert_eq!(kind("etc/supervisor/conf.d/php-fpm.conf"), None);
+        assert_eq!(kind("roles/nginx/templates/nginx.conf.j2"), None);
+        assert_eq!(kind("patches/nginx-1.25/fix.patch"), None);
+        assert_eq!(kind("config/nginx-unit/app.json"), None);
     }
 
     #[test]
     fn sniffing() {
-        assert_eq!(sniff(b"; pool\n[www]\nuser = x\n"), Some(FileKind::FpmPool));
+        assert_eq!(
+            sniff(b"; pool\n[www]\nuser = x\nlisten = /run/php.sock\n"),
+            Some(FileKind::FpmPool)
+        );
+        assert_eq!(
+            sniff(b"[global]\npid = /run/php-fpm.pid\ninclude=/etc/php-fpm.d/*.conf\n"),
+            Some(FileKind::FpmPool)
+        );
         assert_eq!(sniff(b"# x\nserver {\n"), Some(FileKind::Nginx));
         assert_eq!(
             sniff(b"net.core.somaxconn = 1024\n"),
             Some(FileKind::Sysctl)
         );
         assert_eq!(sniff(b"hello\n"), None);
+        // Other programs' files that look alike on the surface.
+        for other in [
+            &b"[supervisord]\nnodaemon=true\n[program:php-fpm]\ncommand=php-fpm -F\nuser=root\n"[..],
+            b"[main]\ncachedir=/var/cache/yum\nexclude=*.i386 *.i686\n",
+            b"listen_addresses = '*'  # what IP address(es) to listen on;\nport = 5432\n",
+            b"bind 127.0.0.1 ::1\nport 6379\ndaemonize no\n",
+            b"protocols = imap pop3\nservice imap {\n  vsz_limit = 256M\n}\n",
+            b"mirrors() {\n  echo one\n  echo two\n}\n",
+            b"<Directory /var/www>\n  Require all granted\n</Directory>\n",
+            b"[Unit]\nDescription=x\n[Service]\nLimitNOFILE=65535\n",
+        ] {
+            assert_eq!(sniff(other), None, "{}", String::from_utf8_lossy(other));
+        }
     }
 
     #[test]
     fn one_file_by_path_then_content() {
         let id = |p: &str, text: &[u8]| identify_text(Path::new(p), text);
-        let ini = b"[www]\nuser = www-data\n";
+        let ini = b"[www]\nuser = www-data\npm = static\n";
         // The path decides when it is sure, whatever the content.
         assert_eq!(id("etc/sysctl.d/10-x.conf", ini), Some(FileKind::Sysctl));
         assert_eq!(

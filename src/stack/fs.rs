@@ -62,6 +62,13 @@ pub trait Fs: Sync {
     /// a file reached through a symlink and through its real name is the same file.
     fn identity(&self, path: &Path) -> FileKey;
 
+    /// Whether something exists at `path` (a file or a directory, inside what may be read).
+    fn exists(&self, path: &Path) -> bool {
+        self.read(path).is_ok()
+            || self.check_dir(path).is_ok()
+                && !self.glob(&path.join("*")).unwrap_or_default().is_empty()
+    }
+
     /// Whether the directory `path` may be listed (it resolves inside the boundary): the
     /// error is the refusal when it does not.
     fn check_dir(&self, _path: &Path) -> io::Result<()> {
@@ -289,6 +296,10 @@ fn key_of(meta: &std::fs::Metadata) -> FileKey {
 }
 
 impl Fs for RealFs {
+    fn exists(&self, path: &Path) -> bool {
+        self.confine.check(path).is_ok_and(|r| r.meta.is_some())
+    }
+
     fn check_dir(&self, path: &Path) -> io::Result<()> {
         self.confine.check(path).map(|_| ())
     }
@@ -423,6 +434,10 @@ impl Fs for OverlayFs {
         self.base.check_dir(path)
     }
 
+    fn exists(&self, path: &Path) -> bool {
+        self.files.contains_key(path) || self.base.exists(path)
+    }
+
     fn created(&self) -> Vec<PathBuf> {
         self.created
             .get_or_init(|| {
@@ -527,6 +542,10 @@ impl Fs for DumpFs {
     /// The dump's paths are the files it holds.
     fn contains(&self, _path: &Path) -> bool {
         true
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        self.files.contains_key(path) || self.files.keys().any(|k| k.starts_with(path))
     }
 }
 

@@ -43,6 +43,8 @@ pub struct Stack {
     pub host: HostFacts,
     /// Files found but not read (permissions, size cap, a directory, outside the tree).
     pub unreadable: Vec<Unread>,
+    /// Files found and deliberately not linted, with why (a template).
+    pub skipped: Vec<(PathBuf, String)>,
     /// Why discovery took each file it found for what it is (see [`StackFiles::why`]).
     pub why: std::collections::BTreeMap<PathBuf, String>,
     /// Each distinct nginx file once: (configuration, file) of its first reading.
@@ -108,6 +110,7 @@ impl Stack {
             opts,
             claimed: Claimed::default(),
             unreadable: Vec::new(),
+            skipped: Vec::new(),
         };
         let mut nginx = roles.nginx_entry_points();
         let mut fpm = roles.fpm_masters();
@@ -116,6 +119,7 @@ impl Stack {
         crate::timings::report(format_args!("nginx and php-fpm files"), t);
         let sysctl_paths = roles.sysctl_paths();
         let mut unreadable = roles.unreadable;
+        let skipped = roles.skipped;
         let distinct_nginx = distinct_files(&nginx);
         let sysctl = super::sysctl::load(fs, &files.root, &sysctl_paths, &mut unreadable);
         Stack {
@@ -125,6 +129,7 @@ impl Stack {
             sysctl,
             host,
             unreadable,
+            skipped,
             why: files.why.clone(),
             distinct_nginx,
         }
@@ -286,6 +291,41 @@ struct Roles<'a> {
     opts: &'a BuildOptions,
     claimed: Claimed,
     unreadable: Vec<Unread>,
+    /// Files found but deliberately not linted, with why (templates).
+    skipped: Vec<(PathBuf, String)>,
+}
+
+/// Placeholders of the template engines that render configuration at deployment, outside
+/// `#` comments: `{{ name }}` / `{{.Name}}` (Go, Jinja, Twig, Mustache), `{% tag … %}`
+/// (Jinja, Twig), `<%= … %>` (ERB). Such a file is not nginx until rendered.
+fn is_template(text: &[u8]) -> bool {
+    fn placeholder(code: &[u8], open: &[u8], close: &[u8], first: fn(u8) -> bool) -> bool {
+        let mut at = 0;
+        while let Some(i) = code[at..].windows(open.len()).position(|w| w == open) {
+            let start = at + i + open.len();
+            let inner = &code[start..];
+            let name = inner.iter().position(|&b| b != b' ' && b != b'-');
+            if let Some(n) = name {
+                if first(inner[n]) && inner.windows(close.len()).any(|w| w == close) {
+                    return true;
+                }
+            }
+            at = start;
+        }
+        false
+    }
+    fn ident(b: u8) -> bool {
+        b.is_ascii_alphabetic() || b == b'_' || b == b'.' || b == b'$'
+    }
+    text.split(|&b| b == b'\n').any(|line| {
+        let code = line
+            .iter()
+            .position(|&b| b == b'#')
+            .map_or(line, |i| &line[..i]);
+        placeholder(code, b"{{", b"}}", ident)
+            || placeholder(code, b"{%", b"%}", |b| b.is_ascii_lowercase())
+            || placeholder(code, b"<%", b"%>", |b| b == b'=' || b.is_ascii_alphabetic())
+    })
 }
 
 impl Roles<'_> {
@@ -295,6 +335,23 @@ impl Roles<'_> {
             root: self.opts.root.clone().or_else(|| nginx::detect_root(path)),
             single_file: false,
             max_files: 0,
+        }
+    }
+
+    /// Reads an nginx file that nothing includes, to lint it as an entry point or on its own:
+    /// a template (Go, Jinja, ERB placeholders outside comments) is skipped, since it is not
+    /// configuration until rendered; the stack lists it.
+    fn load_entry(&mut self, path: &Path, opts: &LoadOptions) -> Option<NginxConfig> {
+        match self.load(path, opts) {
+            Ok(c) if c.files[0].source.member.is_none() && is_template(&c.files[0].source.text) => {
+                self.skipped.push((path.to_path_buf(), "a template".into()));
+                None
+            }
+            Ok(c) => Some(c),
+            Err(e) => {
+                self.unreadable.push(Unread::new(path, &e));
+                None
+            }
         }
     }
 
@@ -345,9 +402,9 @@ impl Roles<'_> {
         let mains: Vec<&PathBuf> = self.files.nginx.iter().filter(|p| is_main(p)).collect();
         let mut loaded: Vec<(FileKey, NginxConfig)> = Vec::new();
         for path in mains {
-            match self.load(path, &self.load_opts(path)) {
-                Ok(config) => loaded.push((config.files[0].identity.clone(), config)),
-                Err(e) => self.unreadable.push(Unread::new(path, &e)),
+            let opts = self.load_opts(path);
+            if let Some(config) = self.load_entry(path, &opts) {
+                loaded.push((config.files[0].identity.clone(), config));
             }
         }
         // Which main reads which (a fleet has a thousand: by identity, not pair by pair).
@@ -415,9 +472,8 @@ impl Roles<'_> {
                 prefix: self.opts.prefix.clone().or_else(|| nearest_main_dir(p)),
                 ..self.load_opts(p)
             };
-            match self.load(p, &o) {
-                Ok(c) => candidates.push((fs.identity(p), c)),
-                Err(e) => self.unreadable.push(Unread::new(p, &e)),
+            if let Some(c) = self.load_entry(p, &o) {
+                candidates.push((fs.identity(p), c));
             }
         }
         let mut included_by_other: HashSet<FileKey> = HashSet::new();
@@ -478,13 +534,21 @@ fn looks_like_nginx(fs: &dyn Fs, path: &Path) -> bool {
         .unwrap_or(true)
 }
 
-/// The directory of an `nginx.conf` next to or above `path` (up to the server root): the
-/// prefix a snippet's relative includes are written against.
+/// The directory of an `nginx.conf` next to or above `path` (up to the server root), else
+/// the nearest directory named for nginx (`etc/nginx`): the prefix a snippet's relative
+/// includes are written against (`include fastcgi_params;` in `etc/nginx/snippets/php.conf`
+/// means `etc/nginx/fastcgi_params`).
 fn nearest_main_dir(path: &Path) -> Option<PathBuf> {
-    path.ancestors()
-        .skip(1)
-        .take(4)
+    let near = || path.ancestors().skip(1).take(4);
+    near()
         .find(|d| d.join("nginx.conf").is_file())
+        .or_else(|| {
+            near().find(|d| {
+                d.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.contains("nginx") || n.contains("openresty"))
+            })
+        })
         .map(Path::to_path_buf)
 }
 

@@ -29,16 +29,42 @@ pub enum Resolved {
     Unmapped(PathBuf),
 }
 
+/// Where nginx's configuration directory is on servers: a repository whose main file sits
+/// at its top is often that directory itself.
+const NGINX_CONF_DIRS: &[&str] = &[
+    "/etc/nginx",
+    "/usr/local/nginx/conf",
+    "/usr/local/etc/nginx",
+    "/usr/local/openresty/nginx/conf",
+    "/opt/nginx/conf",
+];
+
 impl Resolver {
     pub fn resolve(&self, written: &Path, fs: &dyn Fs) -> Resolved {
         if written.is_absolute() {
             let server = normalize(written);
             return match &self.root {
-                Some(root) => Resolved::Path(under_root(root, &server)),
+                Some(root) => {
+                    // A top-level directory the tree does not have at all (`/config`, a
+                    // container's volume filled at start): that part of the server is not in
+                    // the repository, so nothing can be said about it.
+                    let top = server.components().nth(1).map(|c| c.as_os_str());
+                    match top {
+                        Some(top) if !fs.exists(&under_root(root, &Path::new("/").join(top))) => {
+                            Resolved::Unmapped(server)
+                        }
+                        _ => Resolved::Path(under_root(root, &server)),
+                    }
+                }
                 // A path of this machine that lies in the tree (a tree linted outside any
                 // repository by absolute path), or the live system's own file.
                 None if fs.contains(&server) => Resolved::Path(server),
-                None => Resolved::Unmapped(server),
+                // A repository that is nginx's directory itself (`nginx.conf` at its top):
+                // `/etc/nginx/fastcgi.conf` is the file beside it, when it is there.
+                None => match self.in_conf_dir(&server, fs) {
+                    Some(local) => Resolved::Path(local),
+                    None => Resolved::Unmapped(server),
+                },
             };
         }
         let Some(prefix) = &self.prefix else {
@@ -53,6 +79,24 @@ impl Resolver {
             },
             None => Resolved::Path(prefix.join(written)),
         }
+    }
+}
+
+impl Resolver {
+    /// `server` as a file of the prefix, when it names one under a usual nginx configuration
+    /// directory and the file (or a glob's directory) exists there.
+    fn in_conf_dir(&self, server: &Path, fs: &dyn Fs) -> Option<PathBuf> {
+        let prefix = self.prefix.as_ref()?;
+        let rest = NGINX_CONF_DIRS
+            .iter()
+            .find_map(|d| server.strip_prefix(d).ok())?;
+        let local = prefix.join(rest);
+        let probe = if is_glob(&local) {
+            local.parent()?.to_path_buf()
+        } else {
+            local.clone()
+        };
+        fs.exists(&probe).then_some(local)
     }
 }
 
@@ -133,7 +177,9 @@ mod tests {
             prefix: Some(PathBuf::from("hosts/web1/etc/nginx")),
             root: Some(PathBuf::from("hosts/web1")),
         };
-        let fs = super::super::fs::DumpFs::default();
+        let mut fs = super::super::fs::DumpFs::default();
+        fs.files
+            .insert(PathBuf::from("hosts/web1/etc/nginx/nginx.conf"), Vec::new());
         let got = |w: &str| match r.resolve(Path::new(w), &fs) {
             Resolved::Path(p) => p,
             Resolved::Unmapped(p) => panic!("unmapped {}", p.display()),
@@ -143,6 +189,11 @@ mod tests {
             Path::new("hosts/web1/proc/self/environ")
         );
         assert_eq!(got("/../../etc/x"), Path::new("hosts/web1/etc/x"));
+        // A top-level directory the tree does not have (a container's volume): not mapped.
+        assert!(matches!(
+            r.resolve(Path::new("/config/nginx/site.conf"), &fs),
+            Resolved::Unmapped(_)
+        ));
         assert_eq!(
             got("conf.d/*.conf"),
             Path::new("hosts/web1/etc/nginx/conf.d/*.conf")
