@@ -146,11 +146,11 @@ fn crossplane_sees(f: &CrossplaneFile, e: &SyntaxError) -> bool {
     }
     if m == "unexpected \"{\"" {
         let tree = &f.parsed.tree;
-        let in_word_list = tree.directives().any(|(id, d)| {
+        let in_word_list = tree.statements().any(|(id, d)| {
             d.block().is_some_and(|b| b.open() == e.span)
                 && tree.node(id).parent != ROOT
                 && tree
-                    .directive(tree.node(id).parent)
+                    .statement(tree.node(id).parent)
                     .and_then(|p| p.block())
                     .is_some_and(|b| b.kind == BlockKind::WordList)
         });
@@ -216,7 +216,8 @@ fn token_scan(f: &CrossplaneFile) -> (i64, Option<u32>) {
                 }
                 see(node.span.start);
             }
-            NodeKind::Directive(d) => {
+            // crossplane knows no word lists: their entries are directives to it.
+            NodeKind::Directive(d) | NodeKind::Entry(d) => {
                 for w in std::iter::once(&tree.name(d)).chain(tree.args(d)) {
                     let cut = if w.raw().start == w.inner().start {
                         w.raw().end == eof
@@ -265,7 +266,8 @@ impl Cx<'_> {
         let tree = &self.f.parsed.tree;
         let mut out = Vec::new();
         for id in tree.children(parent) {
-            let NodeKind::Directive(d) = &tree.node(id).kind else {
+            // Word-list entries are directives to crossplane (it has no word lists).
+            let Some(d) = tree.statement(id) else {
                 continue;
             };
             self.directive(id, d, &mut out);

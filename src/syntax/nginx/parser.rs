@@ -202,7 +202,8 @@ impl<'a> Parser<'a> {
         self.errors.push(SyntaxError::new(msg, span));
     }
 
-    /// Turns the collected words into a directive node; returns its id.
+    /// Turns the collected words into a directive node (an entry inside a word list);
+    /// returns its id.
     fn finish_statement(&mut self, semicolon: Option<Span>, block: Option<Block>) -> NodeId {
         let ws = self.pending.words_start;
         let we = self.tree.words.len() as u32;
@@ -223,8 +224,13 @@ impl<'a> Parser<'a> {
         // The comments collected with the words are this directive's.
         let comments = self.tree.arg_comments.len();
         self.tree.comment_owners.resize(comments, id);
+        let statement = Directive::new(name_id, args, semicolon, block);
+        let kind = match self.kind() {
+            BlockKind::WordList => NodeKind::Entry(statement),
+            _ => NodeKind::Directive(statement),
+        };
         self.tree.nodes.push(Node {
-            kind: NodeKind::Directive(Directive::new(name_id, args, semicolon, block)),
+            kind,
             span: name.raw().cover(end),
             parent,
             end: id + 1,
@@ -287,7 +293,8 @@ impl<'a> Parser<'a> {
             });
             return;
         }
-        if self.kind() == BlockKind::WordList {
+        let in_word_list = self.kind() == BlockKind::WordList;
+        if in_word_list {
             // nginx: a module's line handler never takes a block.
             self.error("unexpected \"{\"", open);
         }
@@ -297,7 +304,8 @@ impl<'a> Parser<'a> {
             self.lua_block(open);
             return;
         }
-        let kind = if WORD_LIST_BLOCKS.iter().any(|n| n.as_bytes() == name_bytes) {
+        // What a word list nests (after the error above) is not directives either.
+        let kind = if in_word_list || WORD_LIST_BLOCKS.iter().any(|n| n.as_bytes() == name_bytes) {
             BlockKind::WordList
         } else {
             BlockKind::Directives
@@ -402,7 +410,7 @@ impl<'a> Parser<'a> {
                 let node = &mut self.tree.nodes[id as usize];
                 node.end = end;
                 node.span.end = close.end;
-                if let NodeKind::Directive(d) = &mut node.kind {
+                if let Some(d) = node.kind.statement_mut() {
                     if d.block().is_some() {
                         d.set_close(close);
                     }
