@@ -498,6 +498,44 @@ fn compare(src: &[u8], nginx: &Verdict) -> Result<(), String> {
     }
 }
 
+/// Cases where nginx stopped at an error on a line of the case, and how many of those our
+/// first error names exactly (same message, same line): a measure of agreement beyond what
+/// [`compare`] requires, printed by the tests.
+#[derive(Default)]
+struct Exact {
+    located: usize,
+    same: usize,
+}
+
+impl Exact {
+    fn add(&mut self, src: &[u8], nginx: &Verdict) {
+        let Verdict::Failed(msg, Some(line)) = nginx else {
+            return;
+        };
+        self.located += 1;
+        let file = SourceFile::new("case.conf", src.to_vec());
+        let parsed = parse(src);
+        if let Some(e) = parsed.errors.first() {
+            let at = e.span.start;
+            let l = file.line_of(at) - parsed.nginx_line_shift(at);
+            if l == *line && same_message(&e.message, msg) {
+                self.same += 1;
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Exact {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} of the {} where nginx stops at an error on a line of the case have our first \
+             error on that line, in nginx's words",
+            self.same, self.located
+        )
+    }
+}
+
 fn missing(what: &str) -> bool {
     if std::env::var("CI").as_deref() == Ok("true") {
         panic!("{what} is required on CI (CI=true) for tests/nginx_binary.rs");
@@ -540,6 +578,7 @@ fn parser_agrees_with_nginx() {
 
     let mut report = String::new();
     let mut run = 0;
+    let mut exact = Exact::default();
     for (name, src, expect) in &cases {
         let lua = src.windows(13).any(|w| w == b"_by_lua_block");
         if lua && !has_lua {
@@ -561,9 +600,10 @@ fn parser_agrees_with_nginx() {
         if let Err(why) = compare(src, &verdict) {
             writeln!(report, "{name}: parser disagrees with nginx: {why}").unwrap();
         }
+        exact.add(src, &verdict);
     }
     assert!(report.is_empty(), "{report}");
-    eprintln!("{run} cases agree with {}", nginx.bin.display());
+    eprintln!("{run} cases agree with {}; {exact}", nginx.bin.display());
 }
 
 /// A small deterministic generator (xorshift64*), so that random cases are reproducible.
@@ -678,6 +718,8 @@ fn random_cases_agree_with_nginx() {
     let count: usize = parts.next().and_then(|c| c.parse().ok()).unwrap_or(200);
     let seed: u64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(1);
     let mut report = String::new();
+    let mut exact = Exact::default();
+    let mut run = 0;
     for mode in [Mode::Main, Mode::Types, Mode::Lua] {
         if matches!(mode, Mode::Lua) && !has_lua {
             continue;
@@ -689,7 +731,10 @@ fn random_cases_agree_with_nginx() {
             if let Err(why) = compare(&src, &verdict) {
                 writeln!(report, "{mode:?} #{i}: {why}\n    case: {:?}", lossy(&src)).unwrap();
             }
+            exact.add(&src, &verdict);
+            run += 1;
         }
     }
     assert!(report.is_empty(), "seed {seed}:\n{report}");
+    eprintln!("{run} random cases (seed {seed}) agree with nginx; {exact}");
 }
