@@ -109,9 +109,10 @@ pub fn nginx(src: &[u8]) -> Check {
     })?;
     for (i, &owner) in tree.comment_owners.iter().enumerate() {
         let directive = tree.nodes.get(owner as usize).map(|n| &n.kind);
-        ensure(matches!(directive, Some(NodeKind::Directive(_))), || {
-            format!("argument comment {i} belongs to node {owner}, not a directive")
-        })?;
+        ensure(
+            matches!(directive, Some(NodeKind::Directive(_) | NodeKind::Entry(_))),
+            || format!("argument comment {i} belongs to node {owner}, not a statement"),
+        )?;
         ensure(i == 0 || tree.comment_owners[i - 1] <= owner, || {
             format!("argument comment {i}: owners out of order")
         })?;
@@ -158,19 +159,35 @@ pub fn nginx(src: &[u8]) -> Check {
             ensure(within(node.span, parent.span), || {
                 format!("{}: span outside its parent's {:?}", at(), parent.span)
             })?;
-            let has_block = matches!(&parent.kind, NodeKind::Directive(d)
+            let has_block = matches!(&parent.kind, NodeKind::Directive(d) | NodeKind::Entry(d)
                 if d.block().is_some_and(|b| !matches!(b.kind, BlockKind::Lua)));
             ensure(has_block, || {
                 format!("{}: parent {p} has no directive block", at())
             })?;
+            // A word list's lines, and all that nests in them, are entries.
+            let in_word_list = matches!(&parent.kind, NodeKind::Directive(d) | NodeKind::Entry(d)
+                if d.block().is_some_and(|b| b.kind == BlockKind::WordList));
+            if let (true, Some(d)) = (in_word_list, node.kind.statement()) {
+                ensure(matches!(node.kind, NodeKind::Entry(_)), || {
+                    format!("{}: a directive inside a word list", at())
+                })?;
+                ensure(
+                    d.block().is_none_or(|b| b.kind != BlockKind::Directives),
+                    || format!("{}: a block of directives inside a word list", at()),
+                )?;
+            }
+        } else {
+            ensure(!matches!(node.kind, NodeKind::Entry(_)), || {
+                format!("{}: an entry at the top level", at())
+            })?;
         }
         if node.end > id + 1 {
-            let ok = matches!(&node.kind, NodeKind::Directive(d)
+            let ok = matches!(&node.kind, NodeKind::Directive(d) | NodeKind::Entry(d)
                 if d.block().is_some_and(|b| !matches!(b.kind, BlockKind::Lua)));
             ensure(ok, || format!("{}: has descendants but no block", at()))?;
         }
         match &node.kind {
-            NodeKind::Directive(d) => {
+            NodeKind::Directive(d) | NodeKind::Entry(d) => {
                 ensure(
                     d.args.0 >= 1 && d.args.0 <= d.args.1 && d.args.1 as usize <= tree.words.len(),
                     || format!("{}: argument range {:?} invalid", at(), d.args),
@@ -247,7 +264,7 @@ pub fn nginx(src: &[u8]) -> Check {
     // Siblings: in order, without overlap.
     let mut parents: Vec<u32> = vec![ROOT];
     parents.extend(
-        tree.directives()
+        tree.statements()
             .filter(|(id, _)| tree.node(*id).end > id + 1)
             .map(|(id, _)| id),
     );
@@ -271,6 +288,7 @@ pub fn nginx(src: &[u8]) -> Check {
 fn kind_name(k: &NodeKind) -> &'static str {
     match k {
         NodeKind::Directive(_) => "directive",
+        NodeKind::Entry(_) => "entry",
         NodeKind::Comment => "comment",
         NodeKind::Error => "error",
     }

@@ -167,6 +167,58 @@ fn nginx_dump_is_read_as_a_tree_of_files() {
     );
 }
 
+/// The lines of a `map` are entries, not directives (`"type": "entry"`), and an `include`
+/// among them is followed (the map module calls nginx's include). crossplane, which knows no
+/// word lists, shows them as directives and lists the include's file all the same.
+#[test]
+fn word_list_lines_are_entries_whose_includes_are_followed() {
+    let dump = b"# configuration file /etc/nginx/nginx.conf:\nevents {}\nhttp {\n    map $uri $v {\n        server_tokens on;\n        include /etc/nginx/redirects.map;\n    }\n    server_tokens off;\n}\n\n# configuration file /etc/nginx/redirects.map:\n/old /new;\n\n";
+    let out = lemplint(&["parse", "-"], Some(dump));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        files(&out),
+        [
+            ("/etc/nginx/nginx.conf", "entry"),
+            ("/etc/nginx/redirects.map", "include from 0:5")
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let http = &v["files"][0]["nodes"][1]["block"]["children"];
+    let kinds = |nodes: &serde_json::Value| -> Vec<(String, String)> {
+        let nodes = nodes.as_array().unwrap();
+        let pair = |n: &serde_json::Value| {
+            let name = n["name"].as_str().unwrap_or("").to_string();
+            (n["type"].as_str().unwrap().to_string(), name)
+        };
+        nodes.iter().map(pair).collect()
+    };
+    let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+        list.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        kinds(http),
+        pairs(&[("directive", "map"), ("directive", "server_tokens")])
+    );
+    let map = &http[0]["block"];
+    assert_eq!(map["kind"], "words");
+    assert_eq!(
+        kinds(&map["children"]),
+        pairs(&[("entry", "server_tokens"), ("entry", "include")])
+    );
+    assert_eq!(map["children"][1]["includes"], serde_json::json!([1]));
+
+    let out = lemplint(&["parse", "-", "--format", "crossplane"], Some(dump));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let map = &v["config"][0]["parsed"][1]["block"][0]["block"];
+    assert_eq!(map[0]["directive"], "server_tokens");
+    assert_eq!(map[1]["directive"], "include");
+    assert_eq!(map[1]["includes"], serde_json::json!([1]));
+}
+
 #[test]
 fn a_real_nginx_dump_round_trips_every_file() {
     // `nginx -T` output of the example stack, when nginx is installed.

@@ -53,13 +53,13 @@ const KNOWN_MISMATCHES: &[(&str, &str)] = &[
         "VVV/provision/core/nginx/config/site-fallback.conf",
         "template placeholders (nginx: directive \"server_name\" is not terminated by \";\", \
          line 4): crossplane splits `vvv_hosts}` at the `}`, reads `;` and `{` as directives; \
-         we report the stray `{` of line 11",
+         we report nginx's error",
     ),
     (
         "ns1.grapheneos.org/nginx/nginx.conf",
-        "template placeholder `/live/{{subdomain}}.grapheneos.org/…` (nginx, on that line: \
-         directive \"ssl_certificate\" is not terminated by \";\"): crossplane reads `{` as a \
-         directive and splits words at `}`; we report the stray `{` of line 60",
+        "template placeholder `/live/{{subdomain}}.grapheneos.org/…` (nginx: directive \
+         \"ssl_certificate\" is not terminated by \";\", line 60): crossplane reads `{` as a \
+         directive and splits words at `}`; we report nginx's error",
     ),
 ];
 

@@ -8,6 +8,7 @@
 //! ```text
 //! 2:1 directive `env` `"a\"b"`=`a"b` ;          words as `raw`, then `=value` when it differs
 //! 3:1 directive `events` {directives} }3:9      block kind, and where it is closed
+//!     4:5 entry `text/html` `html` ;            a line of a word list (`types`, `map`, …)
 //! 4:1 comment `# text`
 //! 5:1 error `;`
 //! ```
@@ -155,8 +156,12 @@ fn dump(name: &str, src: &[u8]) -> String {
             NodeKind::Error => {
                 writeln!(out, "{indent}{pos} error `{}`", cut(file.bytes(node.span))).unwrap()
             }
-            NodeKind::Directive(d) => {
-                write!(out, "{indent}{pos} directive {}", word(src, &tree.name(d))).unwrap();
+            NodeKind::Directive(d) | NodeKind::Entry(d) => {
+                let what = match node.kind {
+                    NodeKind::Entry(_) => "entry",
+                    _ => "directive",
+                };
+                write!(out, "{indent}{pos} {what} {}", word(src, &tree.name(d))).unwrap();
                 for a in tree.args(d) {
                     write!(out, " {}", word(src, a)).unwrap();
                 }

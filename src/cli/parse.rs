@@ -381,11 +381,14 @@ fn write_crossplane(
             if single_file {
                 return HashMap::new();
             }
-            let f = config.file(id);
-            f.parsed
+            // Every `include`, word-list entries too: crossplane follows those as well.
+            config
+                .file(id)
+                .parsed
                 .tree
-                .directives_named(&f.source.text, "include")
-                .map(|(node, _)| {
+                .includes
+                .iter()
+                .map(|&node| {
                     let targets = config
                         .includes
                         .get(id, node)

@@ -2,11 +2,18 @@
 //! every directive occurrence knows its file and its block path (`http > server > location`).
 //! A file included twice (a `fastcgi_params` in many locations) yields one occurrence per
 //! place, exactly as nginx parses it once per `include`.
+//!
+//! Only directives become occurrences. The body of a word-list block (`types`, `map`, `geo`,
+//! `split_clients`, `charset_map`) is a module's entries, and so is every file an `include`
+//! among them reads: parsed on its own, such a file's lines look like directives to the
+//! parser, so the expansion never walks into a word list at all. A `map` is an occurrence;
+//! nothing in it is, and rules, which see the configuration through this index, cannot
+//! mistake a map entry `server_tokens on;` for the directive.
 
 use super::nginx::NginxConfig;
 use crate::fxhash::FxHashMap;
 use crate::source::FileId;
-use crate::syntax::nginx::{Directive, NodeId, NodeKind};
+use crate::syntax::nginx::{BlockKind, Directive, NodeId, NodeKind};
 
 /// Index into [`Expanded::occurrences`].
 pub type OccId = u32;
@@ -158,6 +165,7 @@ impl Expanded {
                     frame.open.pop();
                 }
                 let node = &tree.nodes[id as usize];
+                // Comments, error fragments, and word-list entries are not directives.
                 let NodeKind::Directive(d) = &node.kind else {
                     continue;
                 };
@@ -170,8 +178,12 @@ impl Expanded {
                     parent,
                     name,
                 });
-                if d.block().is_some() && node.end > id + 1 {
-                    frame.open.push((me, node.end));
+                match d.block().map(|b| b.kind) {
+                    // Nothing inside a word list is a directive, nor is anything its
+                    // includes read: skip it whole (see the module's comment).
+                    Some(BlockKind::WordList) => frame.next = node.end,
+                    Some(_) if node.end > id + 1 => frame.open.push((me, node.end)),
+                    _ => {}
                 }
                 if name == include {
                     if let Some(targets) = config.includes.get(frame.file, id) {
@@ -583,6 +595,51 @@ mod tests {
             let want: Vec<OccId> = (0..n).filter(|&o| ex.get(o).name == name).collect();
             assert_eq!(ex.named(ex.name_text(name)).collect::<Vec<_>>(), want);
         }
+    }
+
+    /// A word list's entries, and the lines of a file included inside one, are read (the
+    /// include is followed, as nginx follows it) but never become directive occurrences.
+    #[test]
+    fn nothing_inside_a_word_list_is_an_occurrence() {
+        let mut fs = DumpFs::default();
+        let mut add = |path: &str, text: &str| {
+            fs.files
+                .insert(PathBuf::from(path), text.as_bytes().to_vec());
+        };
+        add(
+            "/n/nginx.conf",
+            "events {}\nhttp {\n  map $uri $v {\n    server_tokens on;\n    include /n/map.conf;\n  }\n  \
+             types { include /n/types.conf; root x; }\n  geo $g { default 0; include /n/map.conf; }\n  \
+             server_tokens off;\n}\n",
+        );
+        add("/n/map.conf", "server_tokens on;\nroot /x;\n");
+        add("/n/types.conf", "server_tokens on;\n");
+        let config = load(&fs, Path::new("/n/nginx.conf"), &LoadOptions::default()).unwrap();
+        assert!(config.problems.is_empty(), "{:?}", config.problems);
+        assert_eq!(
+            config.files.len(),
+            3,
+            "the includes in word lists are followed"
+        );
+        let ex = Expanded::build(&config);
+        let view = View {
+            config: &config,
+            expanded: &ex,
+        };
+        let names: Vec<_> = (0..ex.occurrences.len() as OccId)
+            .map(|o| view.name(o))
+            .collect();
+        assert_eq!(
+            names,
+            ["events", "http", "map", "types", "geo", "server_tokens"]
+        );
+        for block in ["map", "types", "geo"] {
+            let occ = view.named(block).next().unwrap();
+            assert!(!ex.has_children(occ), "{block} has no directive inside");
+        }
+        let tokens = view.named("server_tokens").next().unwrap();
+        assert_eq!(view.arg(tokens, 0).as_deref(), Some("off"));
+        assert_eq!(view.named("root").count(), 0);
     }
 
     #[test]

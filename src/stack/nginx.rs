@@ -310,7 +310,9 @@ impl Loader<'_> {
             let tree = &self.config_files[file.0 as usize].parsed.tree;
             tree.includes
                 .iter()
-                .filter_map(|&id| Some((id, tree.directive(id)?)))
+                // An `include` in a word list too: the map, geo and types handlers call
+                // nginx's include for it.
+                .filter_map(|&id| Some((id, tree.statement(id)?)))
                 .filter(|(_, d)| d.semicolon().is_some())
                 .filter_map(|(id, d)| match tree.args(d) {
                     [arg] => Some((id, *arg)),

@@ -1,18 +1,33 @@
 //! NGX022 server-tokens-on: `server_tokens on` (or `build`) puts nginx's version in every
 //! `Server` header and error page, telling scanners which CVEs to try.
+//!
+//! Read through the expanded configuration, so a map entry that happens to be named
+//! `server_tokens` (in the `map` itself or in a file included inside it) is not mistaken for
+//! the directive.
 
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
+use std::collections::HashSet;
 
 pub struct ServerTokensOn;
 
 impl Rule for ServerTokensOn {
     fn check(&self, cx: &mut Context<'_>) {
-        for file in cx.stack.nginx_files() {
-            let src = &file.source;
-            let tree = &file.parsed.tree;
-            for (_, d) in tree.directives_named(&src.text, "server_tokens") {
-                let [arg] = tree.args(d) else { continue };
+        // A file read by several configurations, or included in several places, is
+        // reported once per directive.
+        let mut seen = HashSet::new();
+        for inst in &cx.stack.nginx {
+            let view = inst.view();
+            for occ in view.named("server_tokens") {
+                let o = inst.expanded.get(occ);
+                let file = inst.config.file(o.file);
+                if !seen.insert((file.source.path.clone(), o.node)) {
+                    continue;
+                }
+                let src = &file.source;
+                let [arg] = file.parsed.tree.args(view.directive(occ)) else {
+                    continue;
+                };
                 let value = arg.text(&src.text).to_ascii_lowercase();
                 if value != "on" && value != "build" {
                     continue;

@@ -42,7 +42,11 @@
 //! * Errors crossplane does not detect, where our tree is what it reads anyway, are not
 //!   reported (crossplane's result: the file parses): a quoted word followed by something
 //!   other than a space (`"a"b`: two words for both), an over-long token, a `{` inside a
-//!   `map`/`types`-like block.
+//!   `map`/`types`-like block, a block directive ended by `;` (`directive "if" has no
+//!   opening "{"`), and a simple directive ended by a `{` that opens a block for us too
+//!   (`directive "root" is not terminated by ";"`; crossplane checks neither with
+//!   `check_args=False`). Where we read that `{` as part of an argument instead (`\d{6}`,
+//!   `{{template}}`), our tree is not crossplane's and the error is reported.
 //!
 //! Known differences, not mirrored (crossplane disagrees with nginx, and following it
 //! would mean re-tokenizing or re-nesting the file): crossplane splits words at `}` and at
@@ -141,16 +145,23 @@ fn file_payload(f: &CrossplaneFile) -> Value {
 /// result, as if the file were fine.
 fn crossplane_sees(f: &CrossplaneFile, e: &SyntaxError) -> bool {
     let m = e.message.as_str();
-    if m.starts_with("too long parameter") {
+    if m.starts_with("too long parameter") || m.ends_with(" has no opening \"{\"") {
         return false;
+    }
+    if m.ends_with(" is not terminated by \";\"") {
+        // The parser kept the `{` as a word (not crossplane's tree) or opened a block with
+        // it (crossplane's).
+        let tree = &f.parsed.tree;
+        let at = tree.words.partition_point(|w| w.raw().start < e.span.start);
+        return tree.words.get(at).is_some_and(|w| w.raw() == e.span);
     }
     if m == "unexpected \"{\"" {
         let tree = &f.parsed.tree;
-        let in_word_list = tree.directives().any(|(id, d)| {
+        let in_word_list = tree.statements().any(|(id, d)| {
             d.block().is_some_and(|b| b.open() == e.span)
                 && tree.node(id).parent != ROOT
                 && tree
-                    .directive(tree.node(id).parent)
+                    .statement(tree.node(id).parent)
                     .and_then(|p| p.block())
                     .is_some_and(|b| b.kind == BlockKind::WordList)
         });
@@ -216,7 +227,8 @@ fn token_scan(f: &CrossplaneFile) -> (i64, Option<u32>) {
                 }
                 see(node.span.start);
             }
-            NodeKind::Directive(d) => {
+            // crossplane knows no word lists: their entries are directives to it.
+            NodeKind::Directive(d) | NodeKind::Entry(d) => {
                 for w in std::iter::once(&tree.name(d)).chain(tree.args(d)) {
                     let cut = if w.raw().start == w.inner().start {
                         w.raw().end == eof
@@ -265,7 +277,8 @@ impl Cx<'_> {
         let tree = &self.f.parsed.tree;
         let mut out = Vec::new();
         for id in tree.children(parent) {
-            let NodeKind::Directive(d) = &tree.node(id).kind else {
+            // Word-list entries are directives to crossplane (it has no word lists).
+            let Some(d) = tree.statement(id) else {
                 continue;
             };
             self.directive(id, d, &mut out);
@@ -709,6 +722,15 @@ mod tests {
             error("a;\n;b;\n"),
             (json!("unexpected \";\" in t.conf:2"), json!(2))
         );
+        // A `{` we read as part of an argument (crossplane nests a block there and splits
+        // the words at `}`: a tree we do not build).
+        assert_eq!(
+            error("server {\n rewrite ^/(\\d{6})$ /x last;\n}\n"),
+            (
+                json!("directive \"rewrite\" is not terminated by \";\" in t.conf:2"),
+                json!(2)
+            )
+        );
         assert_eq!(
             error("http { a b }\n"),
             (json!("unexpected \"}\" in t.conf:1"), json!(1))
@@ -733,6 +755,20 @@ mod tests {
                 {"directive": "x", "line": 1, "args": [], "block": [
                     {"directive": "y", "line": 1, "args": []}
                 ]}
+            ]}])
+        );
+        // nginx: `directive "if" has no opening "{"`, `directive "root" is not terminated by
+        // ";"`; crossplane 0.5.8 (check_args=False) gives these payloads.
+        assert_eq!(
+            parsed("server { if ($a) return 403; }\n"),
+            json!([{"directive": "server", "line": 1, "args": [], "block": [
+                {"directive": "if", "line": 1, "args": ["($a)", "return", "403"]}
+            ]}])
+        );
+        assert_eq!(
+            parsed("server {\n    root /x\n    location / { }\n}\n"),
+            json!([{"directive": "server", "line": 1, "args": [], "block": [
+                {"directive": "root", "line": 2, "args": ["/x", "location", "/"], "block": []}
             ]}])
         );
     }

@@ -232,7 +232,7 @@ pub fn write_nodes(
             o.raw(b",");
         }
         first_in_list = false;
-        let NodeKind::Directive(d) = &node.kind else {
+        let Some(d) = node.kind.statement() else {
             write_leaf(o, src, node);
             o.maybe_flush()?;
             continue;
@@ -288,7 +288,8 @@ pub fn write_position(o: &mut JsonOut<'_>, src: &SourceFile, span: Span) {
     o.span(span);
 }
 
-/// A directive's object up to (not including) its `block` key and closing brace.
+/// A directive's (or word-list entry's) object up to (not including) its `block` key and
+/// closing brace. Entries have the same fields, with `"type":"entry"`.
 fn write_directive_head(
     o: &mut JsonOut<'_>,
     src: &SourceFile,
@@ -297,7 +298,11 @@ fn write_directive_head(
     d: &Directive,
     includes: Option<&[FileId]>,
 ) {
-    o.raw(b"{\"type\":\"directive\",\"name\":");
+    o.raw(if matches!(node.kind, NodeKind::Entry(_)) {
+        b"{\"type\":\"entry\",\"name\":"
+    } else {
+        b"{\"type\":\"directive\",\"name\":"
+    });
     o.lossy(&tree.name(d).value(&src.text));
     write_position(o, src, node.span);
     o.raw(b",\"args\":[");

@@ -2,6 +2,7 @@
 
 pub mod crossplane;
 pub mod json;
+pub mod known;
 pub mod lexer;
 pub mod lua;
 mod names;

@@ -21,6 +21,8 @@ pub struct NameTable {
     slots: Vec<Slot>,
     generation: u32,
     len: usize,
+    /// A byte the parser keeps per name, by id (emptied with the table, its room kept).
+    pub info: Vec<u8>,
 }
 
 impl NameTable {
@@ -36,6 +38,7 @@ impl NameTable {
             self.generation = 1;
         }
         self.len = 0;
+        self.info.clear();
     }
 
     /// The id of the name `value`: an existing one (`is(id)` confirms a candidate), else

@@ -3,6 +3,7 @@
 //! go on, so one run reports every error in a file. Parsing is iterative (an explicit stack
 //! of open blocks), so nesting depth cannot overflow the call stack.
 
+use super::known::{self, Ctx};
 use super::lexer::{Lexer, Token};
 use super::lua;
 use super::names::NameTable;
@@ -49,10 +50,14 @@ struct Frame {
     owner: Option<NodeId>,
     kind: BlockKind,
     open: Span,
+    /// The contexts the block's directives may be in (see [`known`]).
+    ctx: Ctx,
 }
 
 struct Pending {
     words_start: u32,
+    /// A `{` after the statement's name was reported as `is not terminated by ";"`.
+    reported: bool,
 }
 
 pub fn parse(src: &[u8]) -> Parsed {
@@ -150,7 +155,10 @@ impl<'a> Parser<'a> {
             owned: 0,
             owners: Vec::new(),
             too_deep: false,
-            pending: Pending { words_start: 0 },
+            pending: Pending {
+                words_start: 0,
+                reported: false,
+            },
             eof_reported: false,
             line_drift: Vec::new(),
             names,
@@ -162,17 +170,34 @@ impl<'a> Parser<'a> {
     fn intern(&mut self, name: Word) -> u32 {
         let src = self.src;
         let value = name.value(src);
-        let known = &self.tree.names;
-        let (id, new) = self.names.find_or_insert(&value, known.len() as u32, |id| {
-            known[id as usize].value(src) == value
+        let seen = &self.tree.names;
+        let (id, new) = self.names.find_or_insert(&value, seen.len() as u32, |id| {
+            seen[id as usize].value(src) == value
         });
         if new {
             if value.as_ref() == b"include" {
                 self.include_name = Some(id);
             }
             self.tree.names.push(name);
+            // Once per distinct name and file: what nginx's table knows of it.
+            self.names.info.push(known::lookup(&value));
         }
         id
+    }
+
+    /// The collected statement's name, interned.
+    fn pending_name(&mut self) -> u32 {
+        self.intern(self.tree.words[self.pending.words_start as usize])
+    }
+
+    /// What [`known`] says of name `name_id` ([`known::lookup`]).
+    fn known_info(&self, name_id: u32) -> u8 {
+        self.names.info[name_id as usize]
+    }
+
+    /// The contexts a directive here may be in.
+    fn ctx(&self) -> Ctx {
+        self.stack.last().map_or(known::ANY, |f| f.ctx)
     }
 
     fn parent(&self) -> NodeId {
@@ -202,8 +227,14 @@ impl<'a> Parser<'a> {
         self.errors.push(SyntaxError::new(msg, span));
     }
 
-    /// Turns the collected words into a directive node; returns its id.
-    fn finish_statement(&mut self, semicolon: Option<Span>, block: Option<Block>) -> NodeId {
+    /// Turns the collected words into a directive node (an entry inside a word list);
+    /// returns its id. `name_id` is the name's [`Parser::pending_name`].
+    fn finish_statement(
+        &mut self,
+        name_id: u32,
+        semicolon: Option<Span>,
+        block: Option<Block>,
+    ) -> NodeId {
         let ws = self.pending.words_start;
         let we = self.tree.words.len() as u32;
         let name = self.tree.words[ws as usize];
@@ -216,15 +247,19 @@ impl<'a> Parser<'a> {
         let end = semicolon.or(block.map(|b| b.open())).unwrap_or(last);
         let id = self.tree.nodes.len() as NodeId;
         let parent = self.parent();
-        let name_id = self.intern(name);
         if Some(name_id) == self.include_name {
             self.tree.includes.push(id);
         }
         // The comments collected with the words are this directive's.
         let comments = self.tree.arg_comments.len();
         self.tree.comment_owners.resize(comments, id);
+        let statement = Directive::new(name_id, args, semicolon, block);
+        let kind = match self.kind() {
+            BlockKind::WordList => NodeKind::Entry(statement),
+            _ => NodeKind::Directive(statement),
+        };
         self.tree.nodes.push(Node {
-            kind: NodeKind::Directive(Directive::new(name_id, args, semicolon, block)),
+            kind,
             span: name.raw().cover(end),
             parent,
             end: id + 1,
@@ -235,6 +270,14 @@ impl<'a> Parser<'a> {
 
     fn reset_pending(&mut self) {
         self.pending.words_start = self.tree.words.len() as u32;
+        self.pending.reported = false;
+    }
+
+    /// Finishes the collected words as an unterminated statement (a syntax error was
+    /// reported).
+    fn finish_unterminated(&mut self) {
+        let name_id = self.pending_name();
+        self.finish_statement(name_id, None, None);
     }
 
     /// Parses the file; hands the name table back for the next one.
@@ -254,7 +297,9 @@ impl<'a> Parser<'a> {
                 }
                 Token::Semicolon(span) => {
                     if self.has_words() {
-                        self.finish_statement(Some(span), None);
+                        let name_id = self.pending_name();
+                        self.check_semicolon(name_id, span);
+                        self.finish_statement(name_id, Some(span), None);
                     } else {
                         self.error("unexpected \";\"", span);
                         self.push_leaf(NodeKind::Error, span);
@@ -276,6 +321,24 @@ impl<'a> Parser<'a> {
         (parsed, self.names)
     }
 
+    /// nginx's `directive "…" has no opening "{"` for a block directive ended by `;`, when
+    /// [`known`] says it is one in every context this statement may be in. The statement
+    /// stays a simple one (nginx stops here anyway).
+    #[inline]
+    fn check_semicolon(&mut self, name_id: u32, semicolon: Span) {
+        let info = self.known_info(name_id);
+        // Nearly every statement stops at the first test.
+        if info & known::TAKES_BLOCK == 0 || self.kind() != BlockKind::Directives {
+            return;
+        }
+        let Some(k) = known::get(info) else {
+            return;
+        };
+        if let Some(v) = k.verdict(self.ctx(), false) {
+            self.error(v.message(k.name), semicolon);
+        }
+    }
+
     fn open_block(&mut self, open: Span) {
         if !self.has_words() {
             self.error("unexpected \"{\"", open);
@@ -284,24 +347,57 @@ impl<'a> Parser<'a> {
                 owner: None,
                 kind: self.kind(),
                 open,
+                ctx: self.ctx(),
             });
             return;
         }
-        if self.kind() == BlockKind::WordList {
+        let in_word_list = self.kind() == BlockKind::WordList;
+        if in_word_list {
             // nginx: a module's line handler never takes a block.
             self.error("unexpected \"{\"", open);
         }
+        let name_id = self.pending_name();
         let name = self.tree.words[self.pending.words_start as usize];
         let name_bytes = &self.src[name.inner().range()];
         if name_bytes.ends_with(b"_by_lua_block") {
-            self.lua_block(open);
+            self.lua_block(name_id, open);
             return;
         }
-        let kind = if WORD_LIST_BLOCKS.iter().any(|n| n.as_bytes() == name_bytes) {
+        // What a word list nests (after the error above) is not directives either.
+        let kind = if in_word_list || WORD_LIST_BLOCKS.iter().any(|n| n.as_bytes() == name_bytes) {
             BlockKind::WordList
         } else {
             BlockKind::Directives
         };
+        // The contexts inside: what the table says, or anything for a name it does not know.
+        let mut ctx = known::ANY;
+        let info = if in_word_list {
+            known::NONE
+        } else {
+            self.known_info(name_id)
+        };
+        if let Some(k) = known::get(info) {
+            let here = self.ctx();
+            match k.verdict(here, true) {
+                Some(v) => {
+                    if !self.pending.reported {
+                        self.pending.reported = true;
+                        self.error(v.message(k.name), open);
+                    }
+                    if self.brace_is_text(open) {
+                        // `rewrite ^/(\d{6})$ …;`, `server_name {{host}};`: the brace is
+                        // part of what was meant as an argument, so the statement goes on
+                        // to its `;`, as its author meant (the brace is kept as a word of
+                        // its own, so every byte is still there).
+                        self.tree.words.push(Word::new(open, open));
+                        return;
+                    }
+                    // `root /srv` with its `;` forgotten before `location / {`: the brace
+                    // opens a block, so the braces still pair up.
+                }
+                None => ctx = k.inner(here),
+            }
+        }
         if self.owned >= MAX_NESTING {
             // Past any real configuration: the statement stays, its braces become error
             // nodes, and its contents count as the enclosing block's (bytes are all kept).
@@ -312,24 +408,38 @@ impl<'a> Parser<'a> {
                     open,
                 );
             }
-            self.finish_statement(None, None);
+            self.finish_statement(name_id, None, None);
             self.push_leaf(NodeKind::Error, open);
             self.stack.push(Frame {
                 owner: None,
                 kind,
                 open,
+                ctx: known::ANY,
             });
             return;
         }
         let block = Block::new(open, None, kind);
-        let id = self.finish_statement(None, Some(block));
+        let id = self.finish_statement(name_id, None, Some(block));
         self.stack.push(Frame {
             owner: Some(id),
             kind,
             open,
+            ctx,
         });
         self.owned += 1;
         self.owners.push(id);
+    }
+
+    /// After nginx's `is not terminated by ";"`, whether the `{` reads as text rather than
+    /// as a block: written against the word before it (a regex quantifier `\d{6}`, a
+    /// template `/live/{{name}}`), or with no space after it (`{{name}}`, `{name}`). A `{`
+    /// after a space and before a line break, a space, a `}` or a comment is a block.
+    fn brace_is_text(&self, open: Span) -> bool {
+        let space = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+        let before = open.start.checked_sub(1).map(|i| self.src[i as usize]);
+        let after = self.src.get(open.end as usize).copied();
+        before.is_some_and(|b| !space(b))
+            || after.is_some_and(|b| !space(b) && b != b'}' && b != b'#')
     }
 
     /// An OpenResty `*_by_lua_block`: lua-nginx-module reads the body with its own reader
@@ -343,7 +453,7 @@ impl<'a> Parser<'a> {
     /// line of the last `{`, `…missing the closing long bracket…`, `too long lua code
     /// block…`) are now reported where it reports them. Where the module's reader leaves
     /// nginx's line count short, that is recorded in [`Parsed::line_drift`].
-    fn lua_block(&mut self, open: Span) {
+    fn lua_block(&mut self, name_id: u32, open: Span) {
         let src = self.src;
         let read = lua::read_block(src, open.start as usize, self.lexer.buffer());
         let drift = match &read {
@@ -371,7 +481,7 @@ impl<'a> Parser<'a> {
             close.map(|c| Span::new(c as u32, c as u32 + 1)),
             BlockKind::Lua,
         );
-        let id = self.finish_statement(None, Some(block));
+        let id = self.finish_statement(name_id, None, Some(block));
         let resume = close.map_or(src.len(), |c| c + 1);
         self.tree.nodes[id as usize].span.end = resume as u32;
         self.lexer = Lexer::resume(src, resume, buffer.unwrap_or((resume, resume)));
@@ -385,7 +495,7 @@ impl<'a> Parser<'a> {
             if self.errors.last().map(|e| e.span) != Some(close) {
                 self.error("unexpected \"}\"", close);
             }
-            self.finish_statement(None, None);
+            self.finish_unterminated();
         }
         let Some(frame) = self.stack.pop() else {
             if self.errors.last().map(|e| e.span) != Some(close) {
@@ -402,7 +512,7 @@ impl<'a> Parser<'a> {
                 let node = &mut self.tree.nodes[id as usize];
                 node.end = end;
                 node.span.end = close.end;
-                if let NodeKind::Directive(d) = &mut node.kind {
+                if let Some(d) = node.kind.statement_mut() {
                     if d.block().is_some() {
                         d.set_close(close);
                     }
@@ -418,7 +528,7 @@ impl<'a> Parser<'a> {
         if self.has_words() || in_token {
             self.error("unexpected end of file, expecting \";\" or \"}\"", eof);
             if self.has_words() {
-                self.finish_statement(None, None);
+                self.finish_unterminated();
             }
         }
         if let Some(innermost) = self.stack.last() {

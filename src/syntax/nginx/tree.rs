@@ -178,8 +178,12 @@ pub struct Block {
     pub kind: BlockKind,
 }
 
-/// An offset that is not there (a missing `}` or `;`).
-const ABSENT: u32 = u32::MAX;
+/// An offset that is not there (a missing `}` or `;`). Offsets stay below 2 GiB (see
+/// [`Word`]), so this one is never a real one, and the bit above it is free.
+const ABSENT: u32 = (1 << 31) - 1;
+
+/// The top bit of a [`Directive`]'s offsets, which holds part of its block kind.
+const KIND_BIT: u32 = 1 << 31;
 
 /// The one-byte span at `at`, unless it is [`ABSENT`].
 fn byte_at(at: u32) -> Option<Span> {
@@ -196,22 +200,24 @@ impl std::fmt::Debug for Block {
     }
 }
 
-/// A directive. 24 bytes (a node, 40), as a large configuration has millions: the name is
-/// the word before the arguments ([`Tree::name`]), the `;` and the `{` share a field, since
-/// a statement ends with one or the other, and the comments written between its arguments
-/// (rare) are found through [`Tree::comments_in`].
+/// A statement: a directive, or a line of a word-list block ([`NodeKind::Entry`]), which is
+/// tokenized and stored the same way. 20 bytes (a node, 40), as a large configuration has
+/// millions: the name is the word before the arguments ([`Tree::name`]), the `;` and the `{`
+/// share a field, since a statement ends with one or the other, the block's kind lives in the
+/// top bits of the two offsets (which stay below 2 GiB), and the comments written between its
+/// arguments (rare) are found through [`Tree::comments_in`].
 #[derive(Clone, PartialEq, Eq)]
 pub struct Directive {
     /// The name's index in [`Tree::names`]: directives with equal names (by value) share it.
     pub name_id: u32,
     /// Range into [`Tree::words`]; the name is the word just before it.
     pub args: (u32, u32),
-    /// The offset of the `;` or, for a block, the `{`; or [`ABSENT`] (unterminated).
+    /// The offset of the `;` or, for a block, the `{`; or [`ABSENT`] (unterminated). The
+    /// top bit is the high bit of the block kind (see [`Directive::block_kind`]).
     end_mark: u32,
-    /// The block's `}`, or [`ABSENT`] (no block, or one the file never closed).
+    /// The block's `}`, or [`ABSENT`] (no block, or one the file never closed). The top bit
+    /// is the low bit of the block kind.
     close: u32,
-    /// `Some` for a block directive.
-    block_kind: Option<BlockKind>,
 }
 
 impl std::fmt::Debug for Directive {
@@ -269,56 +275,109 @@ impl Directive {
         debug_assert!(semicolon.is_none_or(|s| s.len() == 1));
         debug_assert!(semicolon.is_none() || block.is_none());
         debug_assert!(args.0 >= 1 && args.0 <= args.1);
-        let (end_mark, close, block_kind) = match block {
-            Some(b) => (b.open, b.close, Some(b.kind)),
-            None => (semicolon.map_or(ABSENT, |s| s.start), ABSENT, None),
+        let (end_mark, close, kind) = match block {
+            Some(b) => (b.open, b.close, kind_code(b.kind)),
+            None => (semicolon.map_or(ABSENT, |s| s.start), ABSENT, 0),
         };
+        debug_assert!(
+            end_mark <= ABSENT && close <= ABSENT,
+            "offsets stay below 2 GiB"
+        );
         Directive {
             name_id,
             args,
-            end_mark,
-            close,
-            block_kind,
+            end_mark: end_mark | (kind >> 1) << 31,
+            close: close | (kind & 1) << 31,
         }
+    }
+
+    /// The kind of the directive's block, if it has one.
+    fn block_kind(&self) -> Option<BlockKind> {
+        match (self.end_mark >> 31) << 1 | self.close >> 31 {
+            0 => None,
+            1 => Some(BlockKind::Directives),
+            2 => Some(BlockKind::WordList),
+            _ => Some(BlockKind::Lua),
+        }
+    }
+
+    /// The `;` or `{` offset (or [`ABSENT`]).
+    fn end_offset(&self) -> u32 {
+        self.end_mark & !KIND_BIT
     }
 
     /// The `;` that ends the statement, if it has one.
     pub fn semicolon(&self) -> Option<Span> {
-        match self.block_kind {
+        match self.block_kind() {
             Some(_) => None,
-            None => byte_at(self.end_mark),
+            None => byte_at(self.end_offset()),
         }
     }
 
     /// The directive's block, if it has one.
     pub fn block(&self) -> Option<Block> {
-        self.block_kind.map(|kind| Block {
-            open: self.end_mark,
-            close: self.close,
+        self.block_kind().map(|kind| Block {
+            open: self.end_offset(),
+            close: self.close & !KIND_BIT,
             kind,
         })
     }
 
     /// Records the `}` that closes the directive's block.
     pub fn set_close(&mut self, close: Span) {
-        debug_assert!(close.len() == 1 && self.block_kind.is_some());
-        self.close = close.start;
+        debug_assert!(close.len() == 1 && self.block_kind().is_some());
+        debug_assert!(close.start < ABSENT);
+        self.close = (self.close & KIND_BIT) | close.start;
     }
 
     /// True when the statement was ended by neither `;` nor `{` (a syntax error was reported).
     pub fn is_unterminated(&self) -> bool {
-        self.end_mark == ABSENT
+        self.end_offset() == ABSENT
+    }
+}
+
+/// [`Directive::block_kind`]'s encoding: 0 is no block.
+fn kind_code(kind: BlockKind) -> u32 {
+    match kind {
+        BlockKind::Directives => 1,
+        BlockKind::WordList => 2,
+        BlockKind::Lua => 3,
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NodeKind {
     Directive(Directive),
+    /// A line of a word-list block (`types`, `map`, `geo`, `split_clients`, `charset_map`;
+    /// see [`BlockKind::WordList`]), or of a block opened inside one: tokenized like a
+    /// directive and stored like one, but an entry the module's own handler reads (a MIME
+    /// type and its extensions, a key and its value), not a directive. An `include` among
+    /// them is nginx's include all the same (the map, geo and types handlers call it), so it
+    /// is listed in [`Tree::includes`] and followed.
+    Entry(Directive),
     /// A `#` comment on its own (not between the arguments of a directive), up to but
     /// excluding the LF.
     Comment,
     /// Bytes that could not be placed in a directive (a stray `;`, `{` or `}`).
     Error,
+}
+
+impl NodeKind {
+    /// The statement's parts, for a directive or a word-list entry.
+    pub fn statement(&self) -> Option<&Directive> {
+        match self {
+            NodeKind::Directive(d) | NodeKind::Entry(d) => Some(d),
+            NodeKind::Comment | NodeKind::Error => None,
+        }
+    }
+
+    /// [`NodeKind::statement`], mutable.
+    pub fn statement_mut(&mut self) -> Option<&mut Directive> {
+        match self {
+            NodeKind::Directive(d) | NodeKind::Entry(d) => Some(d),
+            NodeKind::Comment | NodeKind::Error => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -344,8 +403,8 @@ pub struct Tree {
     /// Each distinct directive name of the file (the word of its first occurrence), so a
     /// configuration-wide index can name directives by number instead of hashing every one.
     pub names: Vec<Word>,
-    /// Every `include` directive, in order: where nginx reads other files, so loading a
-    /// configuration need not scan every node for them.
+    /// Every `include` statement (directive or word-list entry), in order: where nginx reads
+    /// other files, so loading a configuration need not scan every node for them.
     pub includes: Vec<NodeId>,
 }
 
@@ -354,11 +413,18 @@ impl Tree {
         &self.nodes[id as usize]
     }
 
+    /// The directive at `id` (not a word-list entry: see [`Tree::statement`]).
     pub fn directive(&self, id: NodeId) -> Option<&Directive> {
         match &self.nodes[id as usize].kind {
             NodeKind::Directive(d) => Some(d),
             _ => None,
         }
+    }
+
+    /// The directive or word-list entry at `id`: what was written there, whatever nginx
+    /// makes of it.
+    pub fn statement(&self, id: NodeId) -> Option<&Directive> {
+        self.nodes[id as usize].kind.statement()
     }
 
     /// The directive's name as written.
@@ -380,7 +446,15 @@ impl Tree {
         &self.arg_comments[from..to]
     }
 
-    /// Every directive of the file, in document order, with its id.
+    /// Every directive and word-list entry of the file, in document order, with its id.
+    pub fn statements(&self) -> impl Iterator<Item = (NodeId, &Directive)> + '_ {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| Some((i as NodeId, n.kind.statement()?)))
+    }
+
+    /// Every directive of the file (not word-list entries), in document order, with its id.
     pub fn directives(&self) -> impl Iterator<Item = (NodeId, &Directive)> + '_ {
         self.nodes
             .iter()
@@ -458,7 +532,7 @@ impl Tree {
         pieces.extend_from_slice(&self.arg_comments);
         for node in &self.nodes {
             match &node.kind {
-                NodeKind::Directive(d) => {
+                NodeKind::Directive(d) | NodeKind::Entry(d) => {
                     pieces.push(self.name(d).raw());
                     pieces.extend(self.args(d).iter().map(|w| w.raw()));
                     if let Some(s) = d.semicolon() {
@@ -523,4 +597,35 @@ impl Iterator for Children<'_> {
 }
 
 // A large configuration has millions of nodes: keep them from growing unnoticed.
+const _: () = assert!(std::mem::size_of::<Directive>() == 20);
 const _: () = assert!(std::mem::size_of::<Node>() == 40);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The block kind shares the offsets' top bits: every kind, closed or not, and the
+    /// largest offsets, read back as they were made.
+    #[test]
+    fn statements_keep_their_terminator_and_block_kind() {
+        let max = ABSENT - 1;
+        for at in [0, 7, max] {
+            let semi = Directive::new(3, (1, 2), Some(Span::new(at, at + 1)), None);
+            assert_eq!(semi.semicolon(), Some(Span::new(at, at + 1)));
+            assert!(semi.block().is_none() && !semi.is_unterminated());
+            for kind in [BlockKind::Directives, BlockKind::WordList, BlockKind::Lua] {
+                let open = Span::new(at, at + 1);
+                let mut d = Directive::new(3, (1, 2), None, Some(Block::new(open, None, kind)));
+                let b = d.block().unwrap();
+                assert_eq!((b.open(), b.close(), b.kind), (open, None, kind));
+                assert!(d.semicolon().is_none() && !d.is_unterminated());
+                let close = Span::new(max, max + 1);
+                d.set_close(close);
+                let b = d.block().unwrap();
+                assert_eq!((b.open(), b.close(), b.kind), (open, Some(close), kind));
+            }
+        }
+        let open = Directive::new(0, (1, 1), None, None);
+        assert!(open.is_unterminated() && open.semicolon().is_none() && open.block().is_none());
+    }
+}
