@@ -339,11 +339,16 @@ impl Roles<'_> {
     }
 
     /// Reads an nginx file that nothing includes, to lint it as an entry point or on its own:
-    /// a template (Go, Jinja, ERB placeholders outside comments) is skipped, since it is not
-    /// configuration until rendered; the stack lists it.
+    /// a template (Go, Jinja, ERB placeholders outside comments) found by discovery is
+    /// skipped, since it is not configuration until rendered; the stack lists it. A file the
+    /// user named is read whatever it holds (a placeholder left in is then NGX000's).
     fn load_entry(&mut self, path: &Path, opts: &LoadOptions) -> Option<NginxConfig> {
         match self.load(path, opts) {
-            Ok(c) if c.files[0].source.member.is_none() && is_template(&c.files[0].source.text) => {
+            Ok(c)
+                if c.files[0].source.member.is_none()
+                    && !self.files.explicit.iter().any(|p| p == path)
+                    && is_template(&c.files[0].source.text) =>
+            {
                 self.skipped.push((path.to_path_buf(), "a template".into()));
                 None
             }
