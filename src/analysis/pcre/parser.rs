@@ -143,11 +143,14 @@ pub fn parse(pattern: &[u8], caseless: bool) -> Result<(Node, CaptureTable)> {
         count: p.groups,
         names: std::mem::take(&mut p.names),
     };
+    // PCRE2 reports a lookbehind of variable length before a reference to a missing
+    // group: check once with references unresolved (taken as fixed), then again.
+    check_lookbehinds(&root, &root, 0)?;
     let resolved = p.resolve_refs(&table)?;
     if !resolved.is_empty() {
         patch_refs(&mut root, &resolved, 0);
+        check_lookbehinds(&root, &root, 0)?;
     }
-    check_lookbehinds(&root, &root, 0)?;
     Ok((root, table))
 }
 
@@ -224,6 +227,7 @@ pub(super) fn fixed_len(root: &Node, node: &Node, depth: usize) -> Option<u32> {
             }
             fixed_len(root, &r.node, depth + 1)?.checked_mul(r.min)
         }
+        Kind::Backref { group, .. } if *group & UNRESOLVED != 0 => Some(0),
         Kind::Backref { group, .. } => fixed_len(root, find_group(root, *group, 0)?, depth + 1),
     }
 }
@@ -791,6 +795,7 @@ impl Parser<'_> {
     }
 
     fn property(&mut self, start: usize, negated: bool) -> Result<Escape> {
+        let braced = self.peek() == Some(b'{');
         let (name, mut neg) = match self.peek() {
             None => return Err(self.err(146, start)),
             Some(b'{') => {
@@ -820,8 +825,8 @@ impl Parser<'_> {
             return Err(self.unsupported(start, "a property with a `:` or `=` qualifier"));
         }
         let Some(p) = props::lookup(&norm) else {
-            if name.len() == 1 && !name[0].is_ascii_alphabetic() {
-                return Err(self.err(147, start));
+            if name.len() == 1 && !name[0].is_ascii_alphabetic() && !braced {
+                return Err(self.err(146, start));
             }
             return Err(self.unsupported(start, "this Unicode property"));
         };
@@ -953,7 +958,11 @@ impl Parser<'_> {
             if b == kind && s.get(i + 1) == Some(&b']') {
                 return Some((kind, neg, (from, i), i + 2));
             }
-            if b == b'\\' || b == b'[' || b == b']' {
+            if b == b'\\' && matches!(s.get(i + 1), Some(b']' | b'\\')) {
+                i += 2;
+                continue;
+            }
+            if b == b'[' || b == b']' {
                 return None;
             }
             i += 1;
@@ -1200,10 +1209,8 @@ impl Parser<'_> {
         self.groups += 1;
         let index = self.groups;
         if let Some(n) = &name {
-            if self.names.iter().any(|(m, _)| m == n) {
-                if !self.flags.dupnames {
-                    return Err(self.err(143, start));
-                }
+            if !self.flags.dupnames && self.names.iter().any(|(m, _)| m == n) {
+                return Err(self.err(143, start));
             }
             self.names.push((n.clone(), index));
         }

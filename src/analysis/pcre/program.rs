@@ -301,7 +301,12 @@ impl Compiler<'_> {
         greedy: bool,
         depth: usize,
     ) -> Result<(), TooLarge> {
-        for _ in 0..min {
+        let copies = if max.is_none() {
+            min.saturating_sub(1)
+        } else {
+            min
+        };
+        for _ in 0..copies {
             self.node(node, depth + 1)?;
         }
         match max {
@@ -318,30 +323,56 @@ impl Compiler<'_> {
                 }
             }
             None => {
+                // PCRE2 checks each iteration of the looping copy for an empty match;
+                // with a minimum, the last mandatory iteration is that copy's first.
                 let nullable = super::queries::nullable(node, 0);
-                let top = self.emit(Inst::Split(0, 0))?;
-                let mark = if nullable {
-                    let m = self.p.slots as u32;
+                let mark = nullable.then(|| {
                     self.p.slots += 1;
-                    self.emit(Inst::Save(m))?;
-                    Some(m)
+                    self.p.slots as u32 - 1
+                });
+                if min == 0 {
+                    let top = self.emit(Inst::Split(0, 0))?;
+                    let progress = self.loop_body(node, mark, depth)?;
+                    self.emit(Inst::Jmp(top))?;
+                    let exit = self.pc();
+                    let i = self.split(greedy, top + 1, exit);
+                    self.patch(top, i);
+                    self.patch_progress(progress, exit);
                 } else {
-                    None
-                };
-                self.node(node, depth + 1)?;
-                let progress = match mark {
-                    Some(m) => Some((self.emit(Inst::Progress { mark: m, exit: 0 })?, m)),
-                    None => None,
-                };
-                self.emit(Inst::Jmp(top))?;
-                let exit = self.pc();
-                let i = self.split(greedy, top + 1, exit);
-                self.patch(top, i);
-                if let Some((at, m)) = progress {
-                    self.patch(at, Inst::Progress { mark: m, exit });
+                    let body = self.pc();
+                    let progress = self.loop_body(node, mark, depth)?;
+                    let again = self.emit(Inst::Split(0, 0))?;
+                    let exit = self.pc();
+                    let i = self.split(greedy, body, exit);
+                    self.patch(again, i);
+                    self.patch_progress(progress, exit);
                 }
             }
         }
         Ok(())
+    }
+
+    /// One iteration of a loop: the mark (when the body can be empty), the body, and the
+    /// progress check to patch with the loop's exit.
+    fn loop_body(
+        &mut self,
+        node: &Node,
+        mark: Option<u32>,
+        depth: usize,
+    ) -> Result<Option<(u32, u32)>, TooLarge> {
+        if let Some(m) = mark {
+            self.emit(Inst::Save(m))?;
+        }
+        self.node(node, depth + 1)?;
+        Ok(match mark {
+            Some(m) => Some((self.emit(Inst::Progress { mark: m, exit: 0 })?, m)),
+            None => None,
+        })
+    }
+
+    fn patch_progress(&mut self, progress: Option<(u32, u32)>, exit: u32) {
+        if let Some((at, m)) = progress {
+            self.patch(at, Inst::Progress { mark: m, exit });
+        }
     }
 }
