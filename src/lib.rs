@@ -1,6 +1,7 @@
 //! lemplint: lint, fix and tune the configuration of a PHP web stack (nginx, PHP-FPM and
 //! the kernel's sysctl settings) as one system.
 
+pub mod analysis;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;

@@ -79,6 +79,37 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
+/// The module paths a text names after `crate::`, a grouped `use crate::{a::b, c}` giving
+/// each of its members.
+fn referenced_modules(text: &str) -> Vec<String> {
+    fn path_at(rest: &str) -> String {
+        let path: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_' || *c == ':')
+            .collect();
+        path.trim_end_matches(':').to_string()
+    }
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("crate::") {
+        let rest = &text[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let inner = &group[..group.find('}').unwrap_or(group.len())];
+            out.extend(
+                inner
+                    .split(',')
+                    .map(|m| path_at(m.trim()))
+                    .filter(|p| !p.is_empty()),
+            );
+        } else {
+            let p = path_at(rest);
+            if !p.is_empty() {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn every_reference_points_down_or_across() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -101,18 +132,8 @@ fn every_reference_points_down_or_across() {
             continue;
         };
         let text = code(&std::fs::read_to_string(f).unwrap());
-        for (i, _) in text.match_indices("crate::") {
-            let rest = &text[i + "crate::".len()..];
-            let path: String = rest
-                .chars()
-                .take_while(|c| {
-                    c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_' || *c == ':'
-                })
-                .collect();
-            let path = path.trim_end_matches(':');
-            if path.is_empty() {
-                continue;
-            }
+        for path in referenced_modules(&text) {
+            let path = path.as_str();
             match layer_of(path) {
                 Some(l) if l > own => problems.push(format!(
                     "{} ({}) refers to crate::{path} ({})",
@@ -139,4 +160,8 @@ fn an_upward_reference_is_caught() {
     assert_eq!(layer_of("fix::apply"), Some(0));
     assert!(layer_of("engine::lint").unwrap() > layer_of("rules::nginx").unwrap());
     assert_eq!(layer_of("nowhere"), None);
+    assert_eq!(
+        referenced_modules("use crate::{rules::Rule, engine};\nx = crate::tune::run();"),
+        ["rules", "engine", "tune::run"]
+    );
 }

@@ -1,0 +1,190 @@
+//! PCRE analysis: nginx's regexes (`location ~`, `if (… ~ …)`, `rewrite`, `map`,
+//! `server_name ~`, `valid_referers ~`) read as PCRE2 reads them, and questions rules ask
+//! about them.
+//!
+//! nginx compiles with PCRE2's 8-bit library, `PCRE2_CASELESS` for `~*`, and no
+//! `PCRE2_UTF`: patterns and subjects are bytes. [`Regex::parse`] accepts the syntax PCRE2
+//! 10.42 accepts — literals and escapes (`\d \w \s \h \v \N \R \b \B \A \z \Z \G`, `\xHH`,
+//! `\x{HH}`, `\o{…}`, octal, `\cX`, `\t \n \r \f \e \a`, `\Q…\E`), `.`, `^`, `$`, classes
+//! with ranges, negation, escapes and POSIX classes, Unicode properties, capturing, named,
+//! non-capturing, atomic and lookaround groups, inline options (`i m s x xx n U J`, `^`),
+//! comments, alternation, greedy/lazy/possessive quantifiers, backreferences — and refuses
+//! what PCRE2 refuses with PCRE2's message ([`ErrorKind::Syntax`]). Valid PCRE2 beyond that
+//! (recursion, conditionals, verbs, `\K`, …) is [`ErrorKind::Unsupported`].
+//!
+//! Every query is bounded: structural ones walk the tree once (its depth is capped at
+//! [`parser::MAX_NESTING`] groups), matching counts steps and stack ([`Limits`]) and says
+//! [`Undecided`] rather than run on. Unicode properties are exact for general categories
+//! and approximate for scripts above U+007F; matching that depends on such a byte is
+//! undecided, and [`Regex::approximations`] says where.
+//!
+//! Layout: `ast` (the tree), `parser` (with the capture table), `set` and `props` (byte
+//! sets, POSIX classes, Unicode properties), `program` and `matcher` (the backtracking
+//! matcher), `queries` (anchoring, capture contents, literal prefix), `redos`.
+
+pub mod ast;
+pub mod error;
+mod matcher;
+pub mod parser;
+mod program;
+pub mod props;
+pub mod queries;
+pub mod redos;
+pub mod set;
+
+pub use ast::{Assertion, CharSet, Group, GroupKind, Kind, Mode, Node, Repeat, SetKind};
+pub use error::{ErrorKind, ParseError};
+pub use matcher::{Captures, Limits, Undecided};
+pub use parser::{CaptureTable, MAX_NESTING, MAX_PATTERN};
+pub use queries::{Possible, Target};
+pub use redos::{Attack, Redos, Risk};
+pub use set::ByteSet;
+
+use crate::source::Span;
+
+/// A parsed pattern, ready for questions.
+pub struct Regex {
+    pattern: Box<[u8]>,
+    caseless: bool,
+    root: Node,
+    captures: CaptureTable,
+    /// `None` when the pattern unrolls past `program::MAX_PROGRAM` instructions.
+    program: Option<program::Program>,
+    start: matcher::Start,
+    /// The bytes each capture can hold (0 = whole match).
+    capture_sets: Vec<ByteSet>,
+}
+
+impl std::fmt::Debug for Regex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Regex")
+            .field("pattern", &String::from_utf8_lossy(&self.pattern))
+            .field("caseless", &self.caseless)
+            .finish()
+    }
+}
+
+impl Regex {
+    /// Parses a pattern as nginx compiles it; `caseless` for `~*`.
+    pub fn parse(pattern: &str, caseless: bool) -> Result<Regex, ParseError> {
+        Regex::parse_bytes(pattern.as_bytes(), caseless)
+    }
+
+    pub fn parse_bytes(pattern: &[u8], caseless: bool) -> Result<Regex, ParseError> {
+        let (root, captures) = parser::parse(pattern, caseless)?;
+        let program = program::compile(&root, captures.count()).ok();
+        let (first, empty) = queries::first_bytes(&root, 0);
+        let start = matcher::Start {
+            anchored: queries::anchored_start(&root, 0),
+            first: (!empty).then_some(first),
+        };
+        let capture_sets = queries::capture_sets(&root, captures.count());
+        Ok(Regex {
+            pattern: pattern.into(),
+            caseless,
+            root,
+            captures,
+            program,
+            start,
+            capture_sets,
+        })
+    }
+
+    pub fn pattern(&self) -> &[u8] {
+        &self.pattern
+    }
+
+    pub fn caseless(&self) -> bool {
+        self.caseless
+    }
+
+    /// The syntax tree (spans are byte offsets into [`Regex::pattern`]).
+    pub fn ast(&self) -> &Node {
+        &self.root
+    }
+
+    /// The capturing groups: count and names, in PCRE2's numbering.
+    pub fn capture_table(&self) -> &CaptureTable {
+        &self.captures
+    }
+
+    /// Where the pattern uses sets known only approximately (Unicode scripts): matching
+    /// a subject with a byte above 0x7F there is undecided.
+    pub fn approximations(&self) -> Vec<Span> {
+        let mut out = Vec::new();
+        collect_approx(&self.root, &mut out, 0);
+        out
+    }
+
+    /// The leftmost match and its captures (PCRE2's), `Ok(None)` for no match.
+    pub fn captures(&self, subject: &[u8]) -> Result<Option<Captures>, Undecided> {
+        self.captures_with(subject, Limits::default())
+    }
+
+    pub fn captures_with(
+        &self,
+        subject: &[u8],
+        limits: Limits,
+    ) -> Result<Option<Captures>, Undecided> {
+        let Some(p) = &self.program else {
+            return Err(Undecided::TooLarge);
+        };
+        matcher::search(p, &self.start, subject, limits)
+    }
+
+    /// Whether the pattern matches somewhere in `subject`.
+    pub fn is_match(&self, subject: &[u8]) -> Result<bool, Undecided> {
+        self.captures(subject).map(|c| c.is_some())
+    }
+
+    /// Every match starts at the start of the subject (`^`, `\A`, `\G`, in every
+    /// alternative; not a `^` under `(?m)`).
+    pub fn anchored_start(&self) -> bool {
+        self.start.anchored
+    }
+
+    /// Every match ends at the end of the subject (`\z`), or before a final newline
+    /// (`$`, `\Z`; not a `$` under `(?m)`), in every alternative.
+    pub fn anchored_end(&self) -> bool {
+        queries::anchored_end(&self.root, 0)
+    }
+
+    /// Whether the text of `target` can contain `byte`: `No` only when proven (a `[^/]+`
+    /// group never holds `/`; `.` never holds `\n` without `(?s)`).
+    pub fn can_contain(&self, target: Target, byte: u8) -> Possible {
+        queries::can_contain(&self.capture_sets, target, byte)
+    }
+
+    /// The bytes every match starts with (empty when none are certain).
+    pub fn literal_prefix(&self) -> Vec<u8> {
+        queries::literal_prefix(&self.root)
+    }
+
+    /// The worst ReDoS risk in the pattern, with an attack string.
+    pub fn redos(&self) -> Option<Redos> {
+        redos::analyse(
+            &self.root,
+            self.captures.count(),
+            self.program.as_ref(),
+            &self.start,
+        )
+    }
+}
+
+fn collect_approx(node: &Node, out: &mut Vec<Span>, depth: usize) {
+    if depth > 4 * MAX_NESTING + 16 {
+        return;
+    }
+    match &node.kind {
+        Kind::Set(cs) if !cs.unsure.is_empty() => out.push(node.span),
+        Kind::Group(g) => collect_approx(&g.body, out, depth + 1),
+        Kind::Repeat(r) => collect_approx(&r.node, out, depth + 1),
+        Kind::Concat(v) | Kind::Alternation(v) => {
+            v.iter().for_each(|n| collect_approx(n, out, depth + 1))
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests;
