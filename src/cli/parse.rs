@@ -278,7 +278,7 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
     }
     for p in &config.problems {
         let code = match p.kind {
-            LoadProblemKind::Unmapped { .. } => continue,
+            LoadProblemKind::Unmapped { .. } | LoadProblemKind::Template { .. } => continue,
             LoadProblemKind::IncludeNotFound { .. }
             | LoadProblemKind::Unreadable { .. }
             | LoadProblemKind::TooManyIncludes { .. } => "NGX020",

@@ -9,6 +9,7 @@ use crate::stack::model::Stack;
 use crate::stack::nginx::{LoadProblemKind, Reached};
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
+use std::path::Path;
 
 #[derive(Args, Debug)]
 pub struct StackCmdArgs {
@@ -121,6 +122,16 @@ fn files(stack: &Stack) -> Vec<FileRow> {
 }
 
 fn not_followed(stack: &Stack) -> Vec<String> {
+    // A template some file includes is listed at that include, not again on its own.
+    let included_templates: Vec<&Path> = stack
+        .nginx
+        .iter()
+        .flat_map(|inst| &inst.config.problems)
+        .filter_map(|p| match &p.kind {
+            LoadProblemKind::Template { path } => Some(path.as_path()),
+            _ => None,
+        })
+        .collect();
     let mut out: Vec<String> = stack
         .unreadable
         .iter()
@@ -132,6 +143,7 @@ fn not_followed(stack: &Stack) -> Vec<String> {
             stack
                 .skipped
                 .iter()
+                .filter(|(p, _)| !included_templates.contains(&p.as_path()))
                 .map(|(p, why)| format!("{} ({why}: not linted)", crate::escape::path(p))),
         )
         .collect();
@@ -145,6 +157,9 @@ fn not_followed(stack: &Stack) -> Vec<String> {
                         "{} (a path of the server, not mapped into the tree)",
                         path.display()
                     )
+                }
+                LoadProblemKind::Template { path } => {
+                    format!("{} (a template: not linted)", crate::escape::path(path))
                 }
                 _ => p.message(),
             };

@@ -134,6 +134,39 @@ const OTHER_PROGRAMS: &[&str] = &[
     "grafana",
 ];
 
+/// Whether a directory or file name is another program's: one of [`OTHER_PROGRAMS`], or one
+/// with a suffix after `-`, `_` or `.` (`postfix-tlspol`, `syslog-ng.conf`,
+/// `haproxy_frontend.cfg`), unless it also names nginx or PHP (`supervisor-nginx.conf` is
+/// still left to its content below).
+fn is_other_program(name: &str) -> bool {
+    if name.contains("nginx") || name.contains("php") || name.contains("openresty") {
+        return false;
+    }
+    OTHER_PROGRAMS.iter().chain(OTHER_PROGRAM_FILES).any(|p| {
+        name.strip_prefix(p)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_', '.']))
+    })
+}
+
+/// Programs whose configuration is found by its file name more than its directory
+/// (`syslog-ng.conf` next to a Dockerfile).
+const OTHER_PROGRAM_FILES: &[&str] = &[
+    "syslog-ng",
+    "rsyslog",
+    "logstash",
+    "filebeat",
+    "telegraf",
+    "collectd",
+    "squid",
+    "stunnel",
+    "openvpn",
+    "wireguard",
+    "sshd_config",
+    "ssh_config",
+    "smb",
+    "exim",
+];
+
 /// Editor and package-manager leftovers that nginx globs would also skip in practice.
 fn is_backup(name: &str) -> bool {
     name.ends_with('~')
@@ -273,11 +306,20 @@ pub fn guess(path: &Path) -> PathSays {
     let dirs: Vec<&str> = parent.iter().filter_map(|c| c.to_str()).collect();
     // Other servers' configuration that mentions PHP-FPM (Debian's
     // `apache2/conf-available/php8.2-fpm.conf`, supervisor's `php-fpm.conf`) is not ours.
-    if dirs.iter().any(|d| OTHER_PROGRAMS.contains(d)) {
+    // The nearest directory that names a program decides: `kubernetes/nginx/conf.d/x.conf`
+    // is nginx's, `nginx/supervisor/php-fpm.conf` supervisor's.
+    let nearest_program = dirs
+        .iter()
+        .rposition(|d| is_other_program(d) || directory_kind(&[d]).is_some());
+    if nearest_program.is_some_and(|i| is_other_program(dirs[i])) {
         return PathSays::NotOurs;
     }
     let near = directory_kind(&dirs);
     let in_nginx_dir = near.is_some_and(|(k, _, _)| k == FileKind::Nginx);
+    // In an nginx directory, `grafana.conf` or `redis.conf` is a vhost that proxies to it.
+    if !in_nginx_dir && is_other_program(name.as_ref()) {
+        return PathSays::NotOurs;
+    }
     let in_fpm_dir = near.is_some_and(|(k, _, _)| k == FileKind::FpmPool);
     let by_name = |kind: FileKind, what: &str| {
         PathSays::Kind(Guess {
@@ -478,8 +520,8 @@ pub fn sniff(text: &[u8]) -> Option<FileKind> {
             global |= header.eq_ignore_ascii_case("[global]");
             continue;
         }
-        if code.starts_with('<') {
-            foreign += 1; // apache's `<Directory>`, XML
+        if code.starts_with('<') || code.starts_with('@') {
+            foreign += 1; // apache's `<Directory>`, XML, syslog-ng's `@version:`
             continue;
         }
         if code.ends_with(';') || code.ends_with('{') || code.ends_with('}') {
@@ -728,6 +770,23 @@ mod tests {
         assert_eq!(kind("roles/nginx/templates/nginx.conf.j2"), None);
         assert_eq!(kind("patches/nginx-1.25/fix.patch"), None);
         assert_eq!(kind("config/nginx-unit/app.json"), None);
+        // The nearest directory that names a program decides; a file name names one only
+        // outside nginx's directories (there `grafana.conf` is a vhost proxying to it).
+        assert_eq!(
+            kind("kubernetes/nginx/conf.d/site.conf"),
+            Some(FileKind::Nginx)
+        );
+        assert_eq!(kind("nginx/conf.d/grafana.conf"), Some(FileKind::Nginx));
+        assert_eq!(kind("etc/nginx/supervisor/php-fpm.conf"), None);
+        assert_eq!(
+            guess(Path::new("docker/postfix-tlspol/syslog-ng.conf")),
+            PathSays::NotOurs
+        );
+        assert_eq!(guess(Path::new("docker/syslog-ng.conf")), PathSays::NotOurs);
+        assert_eq!(
+            guess(Path::new("docker/haproxy_edge.cfg")),
+            PathSays::NotOurs
+        );
     }
 
     #[test]
@@ -756,6 +815,7 @@ mod tests {
             b"mirrors() {\n  echo one\n  echo two\n}\n",
             b"<Directory /var/www>\n  Require all granted\n</Directory>\n",
             b"[Unit]\nDescription=x\n[Service]\nLimitNOFILE=65535\n",
+            b"@version: 3.38\n@include \"scl.conf\"\noptions {\n  use_dns(no);\n};\nsource s_src {\n  internal();\n};\n",
         ] {
             assert_eq!(sniff(other), None, "{}", String::from_utf8_lossy(other));
         }

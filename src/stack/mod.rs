@@ -15,3 +15,4 @@ pub mod paths;
 pub mod sizing;
 pub mod sysctl;
 pub mod systemd;
+pub mod template;

@@ -295,39 +295,6 @@ struct Roles<'a> {
     skipped: Vec<(PathBuf, String)>,
 }
 
-/// Placeholders of the template engines that render configuration at deployment, outside
-/// `#` comments: `{{ name }}` / `{{.Name}}` (Go, Jinja, Twig, Mustache), `{% tag … %}`
-/// (Jinja, Twig), `<%= … %>` (ERB). Such a file is not nginx until rendered.
-fn is_template(text: &[u8]) -> bool {
-    fn placeholder(code: &[u8], open: &[u8], close: &[u8], first: fn(u8) -> bool) -> bool {
-        let mut at = 0;
-        while let Some(i) = code[at..].windows(open.len()).position(|w| w == open) {
-            let start = at + i + open.len();
-            let inner = &code[start..];
-            let name = inner.iter().position(|&b| b != b' ' && b != b'-');
-            if let Some(n) = name {
-                if first(inner[n]) && inner.windows(close.len()).any(|w| w == close) {
-                    return true;
-                }
-            }
-            at = start;
-        }
-        false
-    }
-    fn ident(b: u8) -> bool {
-        b.is_ascii_alphabetic() || b == b'_' || b == b'.' || b == b'$'
-    }
-    text.split(|&b| b == b'\n').any(|line| {
-        let code = line
-            .iter()
-            .position(|&b| b == b'#')
-            .map_or(line, |i| &line[..i]);
-        placeholder(code, b"{{", b"}}", ident)
-            || placeholder(code, b"{%", b"%}", |b| b.is_ascii_lowercase())
-            || placeholder(code, b"<%", b"%>", |b| b == b'=' || b.is_ascii_alphabetic())
-    })
-}
-
 impl Roles<'_> {
     fn load_opts(&self, path: &Path) -> LoadOptions {
         LoadOptions {
@@ -347,7 +314,7 @@ impl Roles<'_> {
             Ok(c)
                 if c.files[0].source.member.is_none()
                     && !self.files.explicit.iter().any(|p| p == path)
-                    && is_template(&c.files[0].source.text) =>
+                    && super::template::is_template(&c.files[0].source.text) =>
             {
                 self.skipped.push((path.to_path_buf(), "a template".into()));
                 None
@@ -444,6 +411,30 @@ impl Roles<'_> {
         out
     }
 
+    /// Whether a php-fpm configuration found by discovery holds a template (its master or a
+    /// file it includes): its values are the template's, not the server's, so the whole
+    /// configuration is listed as skipped rather than judged. One the user named is read.
+    fn is_template_fpm(&mut self, path: &Path, cfg: &super::fpm::FpmConfig) -> bool {
+        if self.files.explicit.iter().any(|p| p == path) {
+            return false;
+        }
+        let templates: Vec<PathBuf> = cfg
+            .files
+            .iter()
+            .filter(|f| super::template::is_template(&f.source.text))
+            .map(|f| f.source.path.clone())
+            .collect();
+        let found = !templates.is_empty();
+        if found && !templates.iter().any(|t| t == path) {
+            self.skipped
+                .push((path.to_path_buf(), "it includes a template".into()));
+        }
+        for t in templates {
+            self.skipped.push((t, "a template".into()));
+        }
+        found
+    }
+
     /// The php-fpm masters nginx did not read.
     fn fpm_masters(&mut self) -> Vec<super::fpm::FpmConfig> {
         let mut out = Vec::new();
@@ -454,7 +445,9 @@ impl Roles<'_> {
             match super::fpm::load(self.fs, m, self.opts.root.clone(), true) {
                 Ok(cfg) => {
                     self.claimed.fpm(self.fs, &cfg);
-                    out.push(cfg);
+                    if !self.is_template_fpm(m, &cfg) {
+                        out.push(cfg);
+                    }
                 }
                 Err(e) => self.unreadable.push(Unread::new(m, &e)),
             }
@@ -507,7 +500,9 @@ impl Roles<'_> {
             match super::fpm::load(self.fs, p, self.opts.root.clone(), false) {
                 Ok(cfg) => {
                     self.claimed.fpm(self.fs, &cfg);
-                    out.push(cfg);
+                    if !self.is_template_fpm(p, &cfg) {
+                        out.push(cfg);
+                    }
                 }
                 Err(e) => self.unreadable.push(Unread::new(p, &e)),
             }

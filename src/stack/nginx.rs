@@ -5,7 +5,7 @@
 use super::confine::{refusal, Refusal};
 use super::fs::{FileKey, Fs};
 use super::paths::{Resolved, Resolver};
-use crate::fxhash::FxHashMap as HashMap;
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::source::{FileId, Shared, SourceFile, Span};
 use crate::syntax::nginx::{self, NodeId, Parsed, Word};
 use std::path::{Component, Path, PathBuf};
@@ -70,6 +70,9 @@ pub enum LoadProblemKind {
     Unmapped { path: PathBuf },
     /// A path that leads out of the linted tree (or to a secret): never opened.
     Refused { path: PathBuf, refusal: Refusal },
+    /// A template the deployment renders (see [`super::template`]): not followed, and not
+    /// judged.
+    Template { path: PathBuf },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,6 +107,9 @@ impl LoadProblem {
             ),
             LoadProblemKind::Refused { path, refusal } => {
                 format!("\"{}\" was not read: {}", path.display(), refusal.describe())
+            }
+            LoadProblemKind::Template { path } => {
+                format!("\"{}\" is a template; not followed", path.display())
             }
         }
     }
@@ -186,6 +192,7 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
         },
         included: HashMap::default(),
         paths: HashMap::from_iter([(main.path.clone(), FileId(0))]),
+        templates: HashSet::default(),
         fs,
         resolver: Resolver {
             prefix: Some(prefix),
@@ -291,6 +298,8 @@ struct Loader<'a> {
     /// Paths already entered, so a snippet included by every vhost (`include
     /// snippets/php.conf`) is not opened once per include.
     paths: HashMap<PathBuf, FileId>,
+    /// Templates met, so one included by every vhost is read once.
+    templates: HashSet<PathBuf>,
     fs: &'a dyn Fs,
     resolver: Resolver,
     config_files: Vec<NginxFile>,
@@ -418,6 +427,10 @@ impl Loader<'_> {
         if let Some(&id) = self.paths.get(&path) {
             return self.reenter(from, span, path, id);
         }
+        if self.templates.contains(&path) {
+            self.problem(from, span, LoadProblemKind::Template { path });
+            return None;
+        }
         let (identity, read) = prefetched.unwrap_or_else(|| read_parsed(self.fs, &path));
         if let Some(&id) = self.identities.get(&identity) {
             return self.reenter(from, span, path, id);
@@ -432,6 +445,11 @@ impl Loader<'_> {
             return None;
         }
         let (source, parsed) = match read {
+            Ok((source, _)) if super::template::is_template(&source.text) => {
+                self.templates.insert(path.clone());
+                self.problem(from, span, LoadProblemKind::Template { path });
+                return None;
+            }
             Ok(t) => t,
             Err(e) => {
                 let io = io_message(&e);

@@ -1,0 +1,72 @@
+//! Configuration templates: files a deployment renders (Jinja, Go templates, ERB, Twig,
+//! Mustache) before any server reads them. Discovery and the include loader leave them out
+//! and list them, rather than lint placeholders as configuration.
+
+/// Whether a file holds placeholders of the template engines that render configuration at
+/// deployment, outside comments (`#`, or a line starting with `;` in php-fpm's INI): `{{ name }}` / `{{.Name}}` (Go, Jinja, Twig, Mustache), `{% tag … %}`
+/// (Jinja, Twig), `<%= … %>` (ERB). Such a file is not configuration until rendered: linting
+/// it would report the placeholders, and judging its values would judge the template's.
+pub fn is_template(text: &[u8]) -> bool {
+    fn placeholder(code: &[u8], open: &[u8], close: &[u8], first: fn(u8) -> bool) -> bool {
+        let mut at = 0;
+        while let Some(i) = code[at..].windows(open.len()).position(|w| w == open) {
+            let start = at + i + open.len();
+            let inner = &code[start..];
+            let name = inner.iter().position(|&b| b != b' ' && b != b'-');
+            if let Some(n) = name {
+                if first(inner[n]) && inner.windows(close.len()).any(|w| w == close) {
+                    return true;
+                }
+            }
+            at = start;
+        }
+        false
+    }
+    fn ident(b: u8) -> bool {
+        b.is_ascii_alphabetic() || b == b'_' || b == b'.' || b == b'$'
+    }
+    text.split(|&b| b == b'\n').any(|line| {
+        if line.trim_ascii_start().starts_with(b";") {
+            return false;
+        }
+        let code = line
+            .iter()
+            .position(|&b| b == b'#')
+            .map_or(line, |i| &line[..i]);
+        placeholder(code, b"{{", b"}}", ident)
+            || placeholder(code, b"{%", b"%}", |b| b.is_ascii_lowercase())
+            || placeholder(code, b"<%", b"%>", |b| b == b'=' || b.is_ascii_alphabetic())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_template;
+
+    #[test]
+    fn placeholders_of_each_engine() {
+        for t in [
+            "listen {{ port }};",
+            "fastcgi_read_timeout {{PHP_TIMEOUT}};",
+            "root {{.Root}};",
+            "{% if tls %}",
+            "server_name <%= @name %>;",
+            "pm.max_children = {{PHP_FPM_MAX_CHILDREN}}",
+        ] {
+            assert!(is_template(t.as_bytes()), "{t}");
+        }
+    }
+
+    #[test]
+    fn nginx_braces_are_not_placeholders() {
+        for t in [
+            "location ~ \"^/(\\d{2}){3}$\" { }",
+            "# listen {{ port }};",
+            "; pm = {{PM}}",
+            "map $a $b { default 0; }",
+            "return 200 '{{';",
+        ] {
+            assert!(!is_template(t.as_bytes()), "{t}");
+        }
+    }
+}
