@@ -40,7 +40,7 @@ pub struct Setting {
 }
 
 /// Where a pool listens (php-fpm's `listen`, after `$pool` substitution).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Listen {
     /// A unix socket path (as the server sees it).

@@ -3,8 +3,9 @@
 
 use super::{mib, Assumptions, Plan, Recommendation};
 use crate::fix::edits;
-use crate::stack::fpm::{FpmConfig, Pool};
+use crate::stack::fpm::{FpmConfig, Listen, Pool};
 use crate::stack::model::Stack;
+use std::collections::HashMap;
 
 /// `pm.max_requests` for pools that never recycle workers (the field report cut errors by
 /// recycling; 500–1000 is the usual range).
@@ -149,19 +150,44 @@ pub fn recommend(stack: &Stack, cpus: u32, memory: u64, a: &Assumptions, plan: &
         mib(a.php_worker_rss),
         total
     );
-    let weights: Vec<u64> = pools
+    // Pools that listen on one address are alternatives (one master per PHP version on
+    // `/run/php/php-fpm.sock`): only one of them runs, so they share one slot of the split
+    // and each gets the whole of it (see FPM004).
+    let mut slot_of_listen: HashMap<Listen, usize> = HashMap::new();
+    let mut weights: Vec<u64> = Vec::new();
+    let slots: Vec<usize> = pools
         .iter()
-        .map(|(c, p)| number(c, p, "pm.max_children").unwrap_or(1))
+        .map(|(c, p)| {
+            let weight = number(c, p, "pm.max_children").unwrap_or(1);
+            let listen = c
+                .value(p, "listen")
+                .filter(|v| v.known)
+                .and_then(|v| Listen::parse(&v.text));
+            let slot = match listen {
+                Some(l) => *slot_of_listen.entry(l).or_insert_with(|| {
+                    weights.push(0);
+                    weights.len() - 1
+                }),
+                None => {
+                    weights.push(0);
+                    weights.len() - 1
+                }
+            };
+            weights[slot] = weights[slot].max(weight);
+            slot
+        })
         .collect();
-    let shares = split(total, &weights);
+    let running = weights.len();
+    let shares: Option<Vec<u64>> =
+        split(total, &weights).map(|by_slot| slots.iter().map(|&s| by_slot[s]).collect());
     if shares.is_none() {
         plan.notes.push(if total == 0 {
             format!("not even one PHP worker fits: {arithmetic}; give the host more memory, lower the reserve, or measure the real worker size with --sample")
         } else {
-            format!("{total} workers fit ({arithmetic}) but there are {} pools: merge pools or add memory", pools.len())
+            format!("{total} workers fit ({arithmetic}) but there are {running} pools: merge pools or add memory")
         });
     }
-    let many_small = pools.len() > 4 && shares.as_ref().is_some_and(|s| s.iter().all(|&n| n < 4));
+    let many_small = running > 4 && shares.as_ref().is_some_and(|s| s.iter().all(|&n| n < 4));
     for (i, (cfg, pool)) in pools.iter().enumerate() {
         let mut pe = PoolEdits {
             cfg,
@@ -177,12 +203,12 @@ pub fn recommend(stack: &Stack, cpus: u32, memory: u64, a: &Assumptions, plan: &
         } else {
             match current_pm.as_deref() {
                 Some(p @ ("static" | "dynamic" | "ondemand")) => p.to_string(),
-                _ if pools.len() == 1 => "static".to_string(),
+                _ if running == 1 => "static".to_string(),
                 _ => "dynamic".to_string(),
             }
         };
         let pm_reason = match pm.as_str() {
-            _ if many_small => format!("{} pools with few workers each: `ondemand` starts workers only when a pool gets traffic", pools.len()),
+            _ if many_small => format!("{running} pools with few workers each: `ondemand` starts workers only when a pool gets traffic"),
             "static" => "one pool whose workers all fit in memory: keep them running (`static`)".to_string(),
             _ => "php-fpm needs a process manager; `dynamic` keeps spare workers for bursts".to_string(),
         };
@@ -192,13 +218,10 @@ pub fn recommend(stack: &Stack, cpus: u32, memory: u64, a: &Assumptions, plan: &
         if let Some(shares) = &shares {
             let n = shares[i];
             let current = number(cfg, pool, "pm.max_children");
-            let reason = if pools.len() == 1 {
+            let reason = if running == 1 {
                 arithmetic.clone()
             } else {
-                format!(
-                    "{arithmetic}, split across {} pools by their current sizes",
-                    pools.len()
-                )
+                format!("{arithmetic}, split across {running} pools by their current sizes")
             };
             if current != Some(n) {
                 pe.set(plan, "pm.max_children", n.to_string(), reason);

@@ -10,14 +10,21 @@
 //! per-worker memory is `[rules.FPM004] worker-rss` (default 64MiB).
 //!
 //! Every php-fpm master of the stack shares the host's memory, so the pools of all of them
-//! are summed (and the pool files no master loads are not). One finding per stack, at the pool
-//! with the most children; the other pools are labelled. Pools whose `pm.max_children` is
-//! unknown (`${VAR}`) are left out of the sum, so the sum is never overstated.
+//! are summed (and the pool files no master loads are not). Pools of different masters that
+//! listen on the same address are alternatives, not neighbours: a repository that ships one
+//! master per PHP version (`etc/php/7.4/fpm`, `etc/php/8.2/fpm`) all on
+//! `/run/php/php-fpm.sock` runs one of them, since a TCP address binds once and a unix socket
+//! is taken over by the master that starts last, so only that one's pool receives requests
+//! and grows. Such a group counts once, at its largest pool. One finding per stack, at the
+//! pool with the most children; the other pools are labelled. Pools whose `pm.max_children`
+//! is unknown (`${VAR}`) are left out of the sum, so the sum is never overstated.
 
 use super::pm_invalid::{instances, Val};
 use crate::rules::{Context, Rule};
 use crate::size::human;
+use crate::stack::fpm::Listen;
 use crate::stack::sizing::MemoryModel;
+use std::collections::HashMap;
 
 pub struct PmMaxChildrenExceedsMemory;
 
@@ -29,16 +36,33 @@ impl Rule for PmMaxChildrenExceedsMemory {
         let lone_run = cx.stack.lone_pools_run();
         let insts = instances(cx.stack);
         // Pool files no master loads take no memory.
-        let pools: Vec<(String, i64, Val<'_>)> = insts
-            .iter()
-            .filter(|i| i.master || lone_run)
-            .flat_map(|i| i.pools.iter())
-            .filter_map(|p| {
-                let v = p.get("pm.max_children")?;
-                let n = v.int().filter(|n| *n > 0)?;
-                Some((p.name.clone(), i64::from(n), v))
-            })
-            .collect();
+        let mut pools: Vec<(String, i64, Val<'_>)> = Vec::new();
+        // Listen address → index in `pools` of the largest pool listening there.
+        let mut by_listen: HashMap<Listen, usize> = HashMap::new();
+        for i in insts.iter().filter(|i| i.master || lone_run) {
+            for p in &i.pools {
+                let Some(v) = p.get("pm.max_children") else {
+                    continue;
+                };
+                let Some(n) = v.int().filter(|n| *n > 0) else {
+                    continue;
+                };
+                let pool = (p.name.clone(), i64::from(n), v);
+                let listen = p.get("listen").filter(|l| l.known);
+                let Some(addr) = listen.and_then(|l| Listen::parse(&l.text)) else {
+                    pools.push(pool);
+                    continue;
+                };
+                match by_listen.get(&addr) {
+                    Some(&k) if pools[k].1 >= pool.1 => {}
+                    Some(&k) => pools[k] = pool,
+                    None => {
+                        by_listen.insert(addr, pools.len());
+                        pools.push(pool);
+                    }
+                }
+            }
+        }
         let Some(largest) = pools
             .iter()
             .max_by_key(|(_, n, _)| *n)
