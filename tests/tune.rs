@@ -296,3 +296,55 @@ fn tune_never_rewrites_a_value_set_at_runtime() {
     let diff = String::from_utf8_lossy(&diff.stdout);
     assert!(!diff.contains("-pm"), "{diff}");
 }
+
+/// A stack is tuned unless a file the tuner reads is broken: a snippet nothing includes may
+/// be broken without stopping the tune of the nginx.conf beside it, but a syntax error in a
+/// file nginx.conf includes stops it (exit 2, nothing written), and says why.
+#[test]
+fn a_broken_file_stops_only_the_tune_that_reads_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let conf = tmp.path().join("etc/nginx");
+    std::fs::create_dir_all(conf.join("conf.d")).unwrap();
+    std::fs::create_dir_all(conf.join("snippets")).unwrap();
+    std::fs::write(
+        conf.join("nginx.conf"),
+        "worker_processes 1;\nevents { worker_connections 512; }\nhttp { include conf.d/*.conf; }\n",
+    )
+    .unwrap();
+    std::fs::write(conf.join("conf.d/site.conf"), "server { listen 80; }\n").unwrap();
+    std::fs::write(
+        conf.join("snippets/old.conf"),
+        "location / {\n    rewrite ^/(\\d{6})$ /x.php?id=$1 last;\n}\n",
+    )
+    .unwrap();
+    let tune = || {
+        lemplint(
+            tmp.path(),
+            &[
+                "tune",
+                "--isolated",
+                "--cpus",
+                "4",
+                "--memory",
+                "4GiB",
+                "--diff",
+                ".",
+            ],
+        )
+    };
+    let out = tune();
+    let diff = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{diff}");
+    assert!(diff.contains("-worker_processes 1;"), "{diff}");
+
+    std::fs::write(conf.join("conf.d/site.conf"), "server { listen 80 }\n").unwrap();
+    let out = tune();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        err.contains("site.conf:1:")
+            && err.contains("error: stack . has errors that must be fixed first; it was not tuned"),
+        "{err}"
+    );
+}

@@ -231,14 +231,7 @@ fn stack_json(stack: &Stack) -> Value {
 }
 
 fn stack_text(stack: &Stack) -> String {
-    let mut out = format!(
-        "Stack {}\n",
-        if stack.root.as_os_str().is_empty() {
-            ".".into()
-        } else {
-            crate::escape::path(&stack.root)
-        }
-    );
+    let mut out = format!("Stack {}\n", stack.shown_root());
     let mut rows = files(stack);
     // Names as they can be shown: a newline or an escape sequence in a file name must not
     // forge a line of this listing or act on the terminal.

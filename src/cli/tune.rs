@@ -192,6 +192,19 @@ fn apply(plans: &[Plan]) -> Changes {
         .collect()
 }
 
+/// Whether the tuner reads a file of the stack: every file but those of standalone nginx
+/// snippets (nothing includes them, so no nginx runs them and the tuner leaves them alone).
+fn tune_reads(stack: &Stack, path: &std::path::Path) -> bool {
+    let in_nginx = |standalone: bool| {
+        stack
+            .nginx
+            .iter()
+            .filter(|i| i.standalone == standalone)
+            .any(|i| i.config.files.iter().any(|f| f.source.path == path))
+    };
+    in_nginx(false) || !in_nginx(true)
+}
+
 pub fn run(args: TuneArgs) -> i32 {
     let _lock = match super::lock_for_writing(&args.stack, args.write) {
         Ok(l) => l,
@@ -206,24 +219,29 @@ pub fn run(args: TuneArgs) -> i32 {
             return EXIT_ERROR;
         }
     };
-    // A file that cannot be read or parsed as a whole is never tuned: its tree may be wrong,
-    // and so would the values read from it.
-    let broken = crate::engine::input_errors(&ws);
-    if !broken.is_empty() {
-        let mut err = std::io::stderr().lock();
-        for d in &broken {
-            let _ = writeln!(err, "{}", crate::report::concise::line(d));
-        }
-        let _ = writeln!(
-            err,
-            "error: the configuration has errors that must be fixed first; nothing was changed"
-        );
-        return EXIT_ERROR;
-    }
     let mut plans = Vec::new();
     let mut reports = Vec::new();
     let mut json_stacks = Vec::new();
+    // A stack with a file that cannot be read or parsed as a whole is not tuned: its tree
+    // may be wrong, and so would the values read from it, and its settings are weighed
+    // together (the backlogs of nginx, php-fpm and the kernel). The other stacks are.
+    let mut not_tuned = 0usize;
     for stack in &ws.stacks {
+        let mut broken = crate::engine::stack_input_errors(&ws, stack);
+        broken.retain(|d| tune_reads(stack, &d.file.path));
+        if !broken.is_empty() {
+            let mut err = std::io::stderr().lock();
+            for d in &broken {
+                let _ = writeln!(err, "{}", crate::report::concise::line(d));
+            }
+            let _ = writeln!(
+                err,
+                "error: stack {} has errors that must be fixed first; it was not tuned",
+                stack.shown_root()
+            );
+            not_tuned += 1;
+            continue;
+        }
         let result =
             assumptions(&args, &ws, stack).and_then(|a| tune::plan(stack, &a).map(|p| (a, p)));
         let (a, plan) = match result {
@@ -247,7 +265,9 @@ pub fn run(args: TuneArgs) -> i32 {
             {
                 return EXIT_ERROR;
             }
-            return if changed.is_empty() {
+            return if not_tuned > 0 {
+                EXIT_ERROR
+            } else if changed.is_empty() {
                 EXIT_OK
             } else {
                 EXIT_FINDINGS
@@ -261,7 +281,7 @@ pub fn run(args: TuneArgs) -> i32 {
             "Wrote {written} file{}.",
             if written == 1 { "" } else { "s" }
         );
-        if !failed.is_empty() {
+        if !failed.is_empty() || not_tuned > 0 {
             return EXIT_ERROR;
         }
     }
@@ -276,5 +296,9 @@ pub fn run(args: TuneArgs) -> i32 {
             println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         }
     }
-    EXIT_OK
+    if not_tuned > 0 {
+        EXIT_ERROR
+    } else {
+        EXIT_OK
+    }
 }

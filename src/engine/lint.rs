@@ -7,6 +7,7 @@ use super::workspace::{StackArgs, Workspace};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::{self, Selection};
 use crate::stack::fs::Fs;
+use crate::stack::model::Stack;
 
 /// The findings of a run, filtered and sorted, with what is needed to report them.
 pub struct Findings {
@@ -111,6 +112,17 @@ pub fn collect_with(
 /// missing includes, unreadable files, paths out of the tree): what `tune` and `fix` refuse
 /// to edit on. No selection or suppression applies to them.
 pub fn input_errors(ws: &Workspace) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = ws
+        .stacks
+        .iter()
+        .flat_map(|stack| stack_input_errors(ws, stack))
+        .collect();
+    sort_by_place(&mut out);
+    out
+}
+
+/// [`input_errors`] of one stack of the workspace, in order.
+pub fn stack_input_errors(ws: &Workspace, stack: &Stack) -> Vec<Diagnostic> {
     let selection = Selection {
         select: rules::RULES
             .iter()
@@ -119,10 +131,7 @@ pub fn input_errors(ws: &Workspace) -> Vec<Diagnostic> {
             .collect(),
         ignore: Vec::new(),
     };
-    let mut out = Vec::new();
-    for stack in &ws.stacks {
-        out.extend(rules::run(stack, &selection, &ws.config.config.rules).diagnostics);
-    }
+    let mut out = rules::run(stack, &selection, &ws.config.config.rules).diagnostics;
     out.retain(|d| ws.in_focus(&d.file.path));
     sort_by_place(&mut out);
     out

@@ -35,6 +35,7 @@ impl NginxInstance {
 }
 
 pub struct Stack {
+    /// The directory the stack was found in (empty: the current directory).
     pub root: PathBuf,
     pub nginx: Vec<NginxInstance>,
     /// PHP-FPM masters with their pools, then pool files no master includes.
@@ -81,6 +82,15 @@ pub struct BuildOptions {
 }
 
 impl Stack {
+    /// The root as shown to the user: `.` for the current directory.
+    pub fn shown_root(&self) -> String {
+        if self.root.as_os_str().is_empty() {
+            ".".into()
+        } else {
+            crate::escape::path(&self.root)
+        }
+    }
+
     /// Reads and connects a stack's files through `fs` (the disk, or the disk with the
     /// fixer's pending edits laid over it).
     pub fn build(

@@ -11,8 +11,10 @@
 //! `pm.max_spawn_rate` (8.1) just as it refuses a typo.
 //!
 //! The closest valid name is suggested (edit distance, case-insensitive like php-fpm); when
-//! it is 1 or 2 edits away (or differs only in case, for the case-sensitive `include` and
-//! array names) and no other name is as close, a safe fix renames the key. A key that belongs
+//! it is 1 edit away (or differs only in case, for the case-sensitive `include` and array
+//! names) and no other name is as close, a safe fix renames the key; 2 edits away, the
+//! rename is an unsafe fix (`--unsafe-fixes`), since two edits can reach a different
+//! setting. A key that belongs
 //! to the other section (`user` in `[global]`, `error_log` in a pool) gets a hint instead.
 
 use super::pm_invalid::{entry_contexts, instances, is_unknown_name, Instance};
@@ -54,10 +56,17 @@ fn unknown_names(cx: &mut Context<'_>, inst: &Instance<'_>) {
                 to,
                 distance,
                 unique: true,
-            } if *distance <= 2 && !section_has(to) => Some(Fix::safe(
-                format!("Rename `{name}` to `{to}`"),
-                vec![Edit::replace(file, e.name, to.clone())],
-            )),
+            } if *distance <= 2 && !section_has(to) => {
+                let title = format!("Rename `{name}` to `{to}`");
+                let edits = vec![Edit::replace(file, e.name, to.clone())];
+                // One slip of a key is almost surely that key; two edits can reach a
+                // different setting of a short name, so the user confirms it.
+                Some(if *distance <= 1 {
+                    Fix::safe(title, edits)
+                } else {
+                    Fix::unsafe_(title, edits)
+                })
+            }
             _ => None,
         };
         let d = cx.report(

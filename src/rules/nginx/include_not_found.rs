@@ -42,7 +42,9 @@ impl Rule for IncludeNotFound {
                 // "missing" file there would be a false alarm.
                 let unverifiable = matches!(
                     p.kind,
-                    LoadProblemKind::Unmapped { .. } | LoadProblemKind::Refused { .. }
+                    LoadProblemKind::Unmapped { .. }
+                        | LoadProblemKind::Refused { .. }
+                        | LoadProblemKind::Template { .. }
                 ) || (inst.standalone
                     && matches!(p.kind, LoadProblemKind::IncludeNotFound { .. }));
                 if unverifiable
