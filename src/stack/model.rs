@@ -453,8 +453,12 @@ impl Roles<'_> {
                 continue;
             }
             match super::fpm::load(self.fs, m, self.opts.root.clone(), true) {
-                Ok(cfg) => {
+                Ok(mut cfg) => {
                     self.claimed.fpm(self.fs, &cfg);
+                    // Named like a master but holding only pool settings (an override a
+                    // container merges into its real pool, `.docksal/etc/php/php-fpm.conf`):
+                    // a pool file, whose missing settings its master may supply.
+                    cfg.has_master = reads_like_master(&cfg);
                     if !self.is_template_fpm(m, &cfg) {
                         out.push(cfg);
                     }
@@ -529,6 +533,31 @@ impl Roles<'_> {
             .cloned()
             .collect()
     }
+}
+
+/// Whether a php-fpm file named as a master shows a master's marks: a `[global]` section,
+/// an `include`, or a global setting before the first pool.
+fn reads_like_master(cfg: &super::fpm::FpmConfig) -> bool {
+    use crate::syntax::fpm::{LineKind, GLOBAL_DIRECTIVES};
+    let Some(main) = cfg.files.first() else {
+        return false;
+    };
+    let src = &main.source.text;
+    let file = &main.parsed.file;
+    if file.xml || file.includes(src).next().is_some() {
+        return true;
+    }
+    file.sections(src).iter().any(|s| {
+        s.is_global
+            || (s.header.is_none()
+                && s.entries.iter().any(|&i| match &file.lines[i].kind {
+                    LineKind::Entry(e) => {
+                        let name = String::from_utf8_lossy(e.name_bytes(src)).to_ascii_lowercase();
+                        GLOBAL_DIRECTIVES.iter().any(|(k, _)| *k == name)
+                    }
+                    _ => false,
+                }))
+    })
 }
 
 fn is_main(p: &Path) -> bool {
