@@ -17,6 +17,7 @@ pub mod tls;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::host::HostFacts;
 use crate::source::{Shared, Span};
+use crate::stack::instances::{instances, Instance};
 use crate::stack::model::Stack;
 use meta::RuleMeta;
 use std::sync::OnceLock;
@@ -207,11 +208,26 @@ pub struct Context<'a> {
     pub host: &'a HostFacts,
     pub options: &'a toml::Table,
     entry: &'static RuleEntry,
-    out: &'a mut Vec<Diagnostic>,
+    out: Vec<Diagnostic>,
     /// Findings per file so far (by the source's address), and the first one past the cap.
     per_file: crate::fxhash::FxHashMap<*const crate::source::SourceFile, u32>,
     /// Where findings past the cap go: overwritten by each, never kept.
     discard: Option<Diagnostic>,
+    cache: &'a RunCache<'a>,
+}
+
+/// What the rules of one run share, built on first use by whichever rule asks first.
+#[derive(Default)]
+struct RunCache<'a> {
+    fpm: OnceLock<Vec<Instance<'a>>>,
+}
+
+impl<'a> Context<'a> {
+    /// The stack's php-fpm instances (pools merged per master), built once per run.
+    pub fn fpm_instances(&self) -> &'a [Instance<'a>] {
+        let stack = self.stack;
+        self.cache.fpm.get_or_init(|| instances(stack))
+    }
 }
 
 impl Context<'_> {
@@ -251,7 +267,7 @@ impl Context<'_> {
     }
 
     /// One finding per file whose findings passed the cap, saying how many were not shown.
-    fn finish(mut self) {
+    fn finish(mut self) -> Vec<Diagnostic> {
         let mut over: Vec<_> = self
             .per_file
             .iter()
@@ -287,7 +303,7 @@ impl Context<'_> {
             );
             self.out.push(d);
         }
-        self.discard = None;
+        self.out
     }
 }
 
@@ -308,6 +324,7 @@ pub fn run(
     use rayon::prelude::*;
     let mut result = RunResult::default();
     let empty = toml::Table::new();
+    let cache = RunCache::default();
     let mut enabled = Vec::new();
     for entry in RULES.iter().filter(|r| selection.enabled(r)) {
         if entry.meta().needs_host && stack.host.is_empty() {
@@ -321,19 +338,19 @@ pub fn run(
     let found: Vec<Vec<Diagnostic>> = enabled
         .par_iter()
         .map(|&entry| {
-            let mut out = Vec::new();
             let mut cx = Context {
                 stack,
                 host: &stack.host,
                 options: options.get(entry.code).unwrap_or(&empty),
                 entry,
-                out: &mut out,
+                out: Vec::new(),
                 per_file: Default::default(),
                 discard: None,
+                cache: &cache,
             };
             let started = std::time::Instant::now();
             entry.rule.check(&mut cx);
-            cx.finish();
+            let out = cx.finish();
             crate::timings::report(format_args!("{}", entry.code), started);
             out
         })

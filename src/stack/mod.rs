@@ -7,6 +7,7 @@ pub mod expanded;
 pub mod fpm;
 pub mod fs;
 pub mod glob;
+pub mod instances;
 pub mod memo;
 pub mod model;
 pub mod net;

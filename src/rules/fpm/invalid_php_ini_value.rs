@@ -22,10 +22,11 @@
 //!
 //! Fix (safe): `128MB` → `128M`, `1.5G` → `1536M`: the unit that was meant, in PHP's spelling.
 
-use super::pm_invalid::{entry_contexts, eval_value, instances, value_span};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::size::human;
+use crate::stack::fpm::eval_value;
+use crate::stack::instances::{entry_contexts, value_span};
 use crate::syntax::fpm::{self, Entry};
 
 pub struct InvalidPhpIniValue;
@@ -71,7 +72,7 @@ const MEANT_OFF: &[&str] = &["disabled", "disable", "n", "null", "nil"];
 
 impl Rule for InvalidPhpIniValue {
     fn check(&self, cx: &mut Context<'_>) {
-        for inst in instances(cx.stack) {
+        for inst in cx.fpm_instances() {
             for cfg in &inst.configs {
                 for file in 0..cfg.files.len() {
                     let source = &cfg.files[file].source;

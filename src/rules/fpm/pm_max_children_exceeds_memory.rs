@@ -19,10 +19,10 @@
 //! pool with the most children; the other pools are labelled. Pools whose `pm.max_children`
 //! is unknown (`${VAR}`) are left out of the sum, so the sum is never overstated.
 
-use super::pm_invalid::{instances, Val};
 use crate::rules::{Context, Rule};
 use crate::size::human;
 use crate::stack::fpm::Listen;
+use crate::stack::instances::Val;
 use crate::stack::sizing::MemoryModel;
 use std::collections::HashMap;
 
@@ -34,7 +34,7 @@ impl Rule for PmMaxChildrenExceedsMemory {
             return;
         };
         let lone_run = cx.stack.lone_pools_run();
-        let insts = instances(cx.stack);
+        let insts = cx.fpm_instances();
         // Pool files no master loads take no memory.
         let mut pools: Vec<(String, i64, Val<'_>)> = Vec::new();
         // Listen address → index in `pools` of the largest pool listening there.

@@ -11,10 +11,10 @@
 //!
 //! Fix (unsafe: it changes when workers restart): `pm.max_requests = 500`.
 
-use super::pm_invalid::{instances, value_span, At, PoolView};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::fpm::Setting;
+use crate::stack::instances::{value_span, At, PoolView};
 use crate::syntax::fpm;
 
 pub struct PmMaxRequestsUnset;
@@ -26,7 +26,7 @@ const HELP: &str = "set `pm.max_requests` (500–1000 is common) so each worker 
 
 impl Rule for PmMaxRequestsUnset {
     fn check(&self, cx: &mut Context<'_>) {
-        for inst in instances(cx.stack) {
+        for inst in cx.fpm_instances() {
             for pool in &inst.pools {
                 check_pool(cx, pool, inst.includes_read);
             }

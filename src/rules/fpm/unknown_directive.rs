@@ -17,9 +17,9 @@
 //! setting. A key that belongs
 //! to the other section (`user` in `[global]`, `error_log` in a pool) gets a hint instead.
 
-use super::pm_invalid::{entry_contexts, instances, is_unknown_name, Instance};
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
+use crate::stack::instances::{entry_contexts, is_unknown_name, Instance};
 use crate::syntax::fpm::{self, Entry};
 
 pub struct UnknownDirective;
@@ -27,10 +27,10 @@ pub struct UnknownDirective;
 impl Rule for UnknownDirective {
     fn check(&self, cx: &mut Context<'_>) {
         let target = target_version(cx);
-        for inst in instances(cx.stack) {
-            unknown_names(cx, &inst);
+        for inst in cx.fpm_instances() {
+            unknown_names(cx, inst);
             if let Some(target) = target {
-                too_new(cx, &inst, target);
+                too_new(cx, inst, target);
             }
         }
     }

@@ -1,0 +1,377 @@
+//! PHP-FPM instances: the php-fpm processes a stack would start, each with its pools merged
+//! by name across the files it reads, and every value as php-fpm would read it (known, or set
+//! at runtime by `${VAR}` or a template placeholder).
+//!
+//! A master (`php-fpm*.conf`) is one instance with the files it includes; pool files that no
+//! master reads are grouped by directory, as `include = pool.d/*.conf` would read them, and
+//! are marked not loaded (`master == false`). Built once per lint run and shared by the rules
+//! (`Context::fpm_instances`), and by whatever else sizes or lists pools.
+
+use super::fpm::{eval_value, FpmConfig, Setting};
+use super::model::Stack;
+use crate::source::{Shared, Span};
+use crate::syntax::error::SyntaxError;
+use crate::syntax::fpm::{self, Entry, Line, LineKind, StartIn};
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+/// `unknown entry 'x'` / `unknown directive 'x'`: php-fpm's words for a name it does not know
+/// (FPM002's findings; FPM001 reports the other load errors).
+pub fn is_unknown_name(message: &str) -> bool {
+    message.starts_with("unknown entry ") || message.starts_with("unknown directive ")
+}
+
+/// One php-fpm as it would run: a master with the files it includes, or the pool files of one
+/// directory that no master reads (read together, as `include = pool.d/*.conf` would).
+pub struct Instance<'a> {
+    pub configs: Vec<&'a FpmConfig>,
+    /// Loaded from a `php-fpm*.conf` master.
+    pub master: bool,
+    /// Every file php-fpm reads is known and loads cleanly: a setting absent from the files
+    /// takes php-fpm's default. False for pool files without their master.
+    pub complete: bool,
+    /// Every `include` was read (at least one file each, none outside the tree or missing).
+    /// An include glob that matches nothing in a repository may well match on the server.
+    pub includes_read: bool,
+    pub pools: Vec<PoolView<'a>>,
+    /// php-fpm 8.2's per-entry load errors, every file of the instance.
+    pub load_errors: Vec<LoadError<'a>>,
+    /// `[global]` settings by lowercased key: the last occurrence in reading order.
+    globals: HashMap<String, At<'a>>,
+}
+
+/// A load error and the file it is in.
+pub struct LoadError<'a> {
+    pub cfg: &'a FpmConfig,
+    pub file: usize,
+    pub error: SyntaxError,
+    /// Whether the entry is read in a pool (`Some(true)`), in `[global]`, or unknown (the start
+    /// of a pool file no master reads).
+    pub in_pool: Option<bool>,
+}
+
+impl<'a> LoadError<'a> {
+    pub fn file(&self) -> &'a Shared {
+        &self.cfg.files[self.file].source
+    }
+
+    /// The entry the error is about (its key span is the error's span).
+    pub fn entry(&self) -> Option<&'a Entry> {
+        self.cfg.files[self.file]
+            .parsed
+            .file
+            .entries()
+            .map(|(_, e)| e)
+            .find(|e| e.key == self.error.span)
+    }
+}
+
+/// Where a setting or a pool header is written.
+#[derive(Clone, Copy)]
+pub struct At<'a> {
+    pub cfg: &'a FpmConfig,
+    pub setting: Setting,
+}
+
+impl<'a> At<'a> {
+    pub fn file(self) -> &'a Shared {
+        self.cfg.source(self.setting)
+    }
+
+    pub fn entry(self) -> Option<&'a Entry> {
+        self.cfg.entry(self.setting)
+    }
+
+    /// The items of the file the setting is in.
+    pub fn lines(self) -> &'a [Line] {
+        &self.cfg.files[self.setting.file].parsed.file.lines
+    }
+
+    /// `[name]`, when this is a section header.
+    pub fn header_span(self) -> Option<Span> {
+        match &self.lines().get(self.setting.line)?.kind {
+            LineKind::Section(s) => Some(Span::new(s.open.start, s.close.end)),
+            _ => None,
+        }
+    }
+}
+
+/// The span to underline for an entry's value: the value, or `key =` when it is empty.
+pub fn value_span(e: &Entry) -> Span {
+    if e.raw_value.is_empty() {
+        Span::new(e.key.start, e.eq.end)
+    } else {
+        e.raw_value
+    }
+}
+
+/// A setting's value as php-fpm reads it.
+#[derive(Clone)]
+pub struct Val<'a> {
+    pub at: At<'a>,
+    /// After INI evaluation and `$pool` substitution.
+    pub text: String,
+    /// False when the value depends on the environment (`${VAR}`) or a PHP constant we do not
+    /// know: the text is then not what php-fpm sees.
+    pub known: bool,
+}
+
+impl<'a> Val<'a> {
+    fn of(at: At<'a>, pool: Option<&str>) -> Option<Val<'a>> {
+        let e = at.entry()?;
+        let src = &at.file().text;
+        let (raw, known) = eval_value(e, src);
+        let raw = match pool {
+            Some(name) => fpm::expand_pool(&raw, name.as_bytes()),
+            None => raw,
+        };
+        Some(Val {
+            at,
+            text: String::from_utf8_lossy(&raw).into_owned(),
+            known,
+        })
+    }
+
+    pub fn entry(&self) -> Option<&'a Entry> {
+        self.at.entry()
+    }
+
+    pub fn span(&self) -> Span {
+        self.entry().map(value_span).unwrap_or_default()
+    }
+
+    /// The value as php-fpm's integer parser reads it, when known and valid.
+    pub fn int(&self) -> Option<i32> {
+        self.known
+            .then(|| fpm::parse_int(self.text.as_bytes()).ok())
+            .flatten()
+    }
+}
+
+/// A pool merged by name across the files of an instance.
+pub struct PoolView<'a> {
+    /// The name as written in its first header.
+    pub name: String,
+    /// Every header of the pool, in reading order (never empty).
+    pub headers: Vec<At<'a>>,
+    /// Settings by lowercased key (array keys keep their case), every occurrence in order.
+    settings: HashMap<String, Vec<At<'a>>>,
+}
+
+impl<'a> PoolView<'a> {
+    /// The value php-fpm uses for `key` (the last occurrence), `$pool` substituted.
+    pub fn get(&self, key: &str) -> Option<Val<'a>> {
+        let at = *self.settings.get(&key.to_ascii_lowercase())?.last()?;
+        Val::of(at, Some(&self.name))
+    }
+}
+
+impl<'a> Instance<'a> {
+    /// A `[global]` setting (the last occurrence in reading order).
+    pub fn global(&self, key: &str) -> Option<Val<'a>> {
+        Val::of(*self.globals.get(&key.to_ascii_lowercase())?, None)
+    }
+}
+
+/// Every php-fpm instance of the stack. PHP 5.2 XML configurations are left out (FPM000).
+pub fn instances(stack: &Stack) -> Vec<Instance<'_>> {
+    let mut out = Vec::new();
+    let mut lone: Vec<(Option<PathBuf>, Vec<&FpmConfig>)> = Vec::new();
+    for cfg in &stack.fpm {
+        if cfg.files.iter().any(|f| f.parsed.file.xml) {
+            continue;
+        }
+        if cfg.has_master {
+            out.push(build(vec![cfg], true));
+            continue;
+        }
+        let path = cfg.files.first().map(|f| f.source.path.clone());
+        let dir = path
+            .filter(|p| p.extension().is_some_and(|e| e == "conf"))
+            .and_then(|p| p.parent().map(|d| d.to_path_buf()));
+        match lone.iter_mut().find(|(d, _)| dir.is_some() && *d == dir) {
+            Some((_, group)) => group.push(cfg),
+            None => lone.push((dir, vec![cfg])),
+        }
+    }
+    out.extend(lone.into_iter().map(|(_, cfgs)| build(cfgs, false)));
+    out
+}
+
+fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
+    let mut pools: Vec<PoolView<'_>> = Vec::new();
+    let mut by_name: HashMap<String, usize> = HashMap::new();
+    let mut globals: HashMap<String, At<'_>> = HashMap::new();
+    let mut load_errors = Vec::new();
+    let mut clean = master;
+    let mut includes_read = true;
+    for cfg in &configs {
+        includes_read &= cfg.problems.is_empty();
+        for (i, f) in cfg.files.iter().enumerate() {
+            includes_read &= f
+                .parsed
+                .file
+                .includes(&f.source.text)
+                .all(|(line, _)| cfg.files.iter().any(|g| g.included_from == Some((i, line))));
+            clean &= f.parsed.errors.is_empty();
+            // The headerless start of an included file belongs to the includer's section,
+            // which the stack's pools do not record: treat such a pool as partly unknown.
+            if i > 0 && f.parsed.file.entries().any(|(_, e)| e.section.is_none()) {
+                clean = false;
+            }
+            for (error, in_pool) in file_load_errors(cfg, i) {
+                clean = false;
+                load_errors.push(LoadError {
+                    cfg,
+                    file: i,
+                    error,
+                    in_pool,
+                });
+            }
+        }
+        for file in 0..cfg.files.len() {
+            for (line, e, in_pool) in entry_contexts(cfg, file) {
+                if in_pool == Some(false) && e.subkey.is_none() {
+                    let key = e
+                        .key_text(&cfg.files[file].source.text)
+                        .to_ascii_lowercase();
+                    globals.insert(
+                        key,
+                        At {
+                            cfg,
+                            setting: Setting { file, line },
+                        },
+                    );
+                }
+            }
+        }
+        for p in &cfg.pools {
+            // Pools by name (php-fpm compares them ignoring case), looked up, not searched.
+            let idx = *by_name
+                .entry(p.name.to_ascii_lowercase())
+                .or_insert_with(|| {
+                    pools.push(PoolView {
+                        name: p.name.clone(),
+                        headers: Vec::new(),
+                        settings: HashMap::new(),
+                    });
+                    pools.len() - 1
+                });
+            let view = &mut pools[idx];
+            view.headers
+                .extend(p.headers.iter().map(|&setting| At { cfg, setting }));
+            for (key, list) in &p.settings {
+                view.settings
+                    .entry(key.clone())
+                    .or_default()
+                    .extend(list.iter().map(|&setting| At { cfg, setting }));
+            }
+        }
+    }
+    pools.retain(|p| !p.headers.is_empty());
+    Instance {
+        configs,
+        master,
+        complete: clean && includes_read,
+        includes_read,
+        pools,
+        load_errors,
+        globals,
+    }
+}
+
+/// The section the first lines of file `file` are read in: `[global]` for a master, the
+/// includer's section at the `include` line for an included file, unknown for a pool file
+/// that no master reads.
+fn start_in(cfg: &FpmConfig, file: usize) -> Option<StartIn> {
+    let mut f = file;
+    for _ in 0..64 {
+        let (includer, line) = match cfg.files.get(f)?.included_from {
+            None => return cfg.has_master.then_some(StartIn::Global),
+            Some(at) => at,
+        };
+        let inc = cfg.files.get(includer)?;
+        let LineKind::Entry(e) = &inc.parsed.file.lines.get(line)?.kind else {
+            return None;
+        };
+        match e.section {
+            Some(h) => {
+                let LineKind::Section(s) = &inc.parsed.file.lines.get(h)?.kind else {
+                    return None;
+                };
+                return Some(if s.is_global(&inc.source.text) {
+                    StartIn::Global
+                } else {
+                    StartIn::Pool
+                });
+            }
+            None => f = includer,
+        }
+    }
+    None
+}
+
+/// Each entry of a file with where php-fpm reads it: `Some(true)` in a pool, `Some(false)` in
+/// `[global]`, `None` unknown (the headerless start of a pool file no master reads).
+pub fn entry_contexts(cfg: &FpmConfig, file: usize) -> Vec<(usize, &Entry, Option<bool>)> {
+    let Some(f) = cfg.files.get(file) else {
+        return Vec::new();
+    };
+    let src = &f.source.text;
+    let mut ctx = start_in(cfg, file).map(|s| s == StartIn::Pool);
+    let mut out = Vec::new();
+    for (i, line) in f.parsed.file.lines.iter().enumerate() {
+        match &line.kind {
+            LineKind::Section(s) => ctx = Some(!s.is_global(src)),
+            LineKind::Entry(e) => out.push((i, e, ctx)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// php-fpm 8.2's load errors for one file, each with the entry's context. Errors on values
+/// that depend on `${VAR}` are dropped (the value php-fpm sees is unknown). For the headerless
+/// start of a lone pool file, an error is kept only when php-fpm would refuse the entry in
+/// `[global]` and in a pool alike.
+fn file_load_errors(cfg: &FpmConfig, file: usize) -> Vec<(SyntaxError, Option<bool>)> {
+    let f = &cfg.files[file];
+    let src = &f.source.text;
+    let pf = &f.parsed.file;
+    let contexts: HashMap<Span, (Option<bool>, bool)> = entry_contexts(cfg, file)
+        .into_iter()
+        .map(|(_, e, c)| (e.key, (c, eval_value(e, src).1)))
+        .collect();
+    let errors = match start_in(cfg, file) {
+        Some(start) => pf.load_errors(src, &fpm::no_env, start),
+        None => {
+            let global = pf.load_errors(src, &fpm::no_env, StartIn::Global);
+            let headerless: HashSet<Span> = contexts
+                .iter()
+                .filter(|(_, (c, _))| c.is_none())
+                .map(|(s, _)| *s)
+                .collect();
+            pf.load_errors(src, &fpm::no_env, StartIn::Pool)
+                .into_iter()
+                .filter_map(|e| {
+                    if !headerless.contains(&e.span) {
+                        return Some(e);
+                    }
+                    let other = global.iter().find(|g| g.span == e.span)?;
+                    Some(if is_unknown_name(&e.message) {
+                        other.clone()
+                    } else {
+                        e
+                    })
+                })
+                .collect()
+        }
+    };
+    errors
+        .into_iter()
+        .filter_map(|e| {
+            let (ctx, known) = contexts.get(&e.span).copied().unwrap_or((None, true));
+            (known || is_unknown_name(&e.message)).then_some((e, ctx))
+        })
+        .collect()
+}
