@@ -202,6 +202,9 @@ impl Selection {
 /// still fixes them all: it repeats until nothing changes.
 pub const MAX_FINDINGS_PER_FILE: u32 = 1000;
 
+/// The message under which [`Context::claim`] records a place: not a message any rule writes.
+const CLAIMED: &str = "\0claimed";
+
 /// What a rule sees while it runs.
 pub struct Context<'a> {
     pub stack: &'a Stack,
@@ -211,8 +214,16 @@ pub struct Context<'a> {
     out: Vec<Diagnostic>,
     /// Findings per file so far (by the source's address), and the first one past the cap.
     per_file: crate::fxhash::FxHashMap<*const crate::source::SourceFile, u32>,
-    /// Where findings past the cap go: overwritten by each, never kept.
+    /// Where findings past the cap, and repeated ones, go: overwritten by each, never kept.
     discard: Option<Diagnostic>,
+    /// Every (file, span, message) reported so far. A directive reached through two
+    /// configurations, or a snippet included in two places, is reported once, without each
+    /// rule keeping its own set; different problems at one place (a pool header missing
+    /// several settings) are each kept. Files are told apart by path: one file read by two
+    /// configurations is one. Messages are kept as hashes.
+    reported: crate::fxhash::FxHashSet<(u32, Span, u64)>,
+    file_ids: crate::fxhash::FxHashMap<*const crate::source::SourceFile, u32>,
+    path_ids: crate::fxhash::FxHashMap<std::path::PathBuf, u32>,
     cache: &'a RunCache<'a>,
 }
 
@@ -246,6 +257,9 @@ impl Context<'_> {
             span,
             message,
         );
+        if !self.first_report(file, span, &d.message) {
+            return self.discard.insert(d);
+        }
         let n = self
             .per_file
             .entry(std::sync::Arc::as_ptr(file))
@@ -256,6 +270,28 @@ impl Context<'_> {
         }
         self.out.push(d);
         self.out.last_mut().expect("just pushed")
+    }
+
+    /// Whether `message` was not reported at `span` of `file` yet (and records it).
+    fn first_report(&mut self, file: &Shared, span: Span, message: &str) -> bool {
+        let next = self.path_ids.len() as u32;
+        let id = *self
+            .file_ids
+            .entry(std::sync::Arc::as_ptr(file))
+            .or_insert_with(|| *self.path_ids.entry(file.path.clone()).or_insert(next));
+        let hash = std::hash::BuildHasher::hash_one(
+            &std::hash::BuildHasherDefault::<crate::fxhash::FxHasher>::default(),
+            message,
+        );
+        self.reported.insert((id, span, hash))
+    }
+
+    /// Claims a place for the rule's one finding there, whatever its message: false when it
+    /// was claimed before. For a rule whose message at one directive depends on the
+    /// configuration it was reached through (the pools it was compared with), so that the
+    /// first configuration's finding is the one kept.
+    pub fn claim(&mut self, file: &Shared, span: Span) -> bool {
+        self.first_report(file, span, CLAIMED)
     }
 
     /// Whether `file` has reached the cap: what is reported now is only counted, so a rule
@@ -346,6 +382,9 @@ pub fn run(
                 out: Vec::new(),
                 per_file: Default::default(),
                 discard: None,
+                reported: Default::default(),
+                file_ids: Default::default(),
+                path_ids: Default::default(),
                 cache: &cache,
             };
             let started = std::time::Instant::now();

@@ -56,14 +56,13 @@ impl Hit<'_> {
 impl Rule for FastcgiOverLoopbackTcp {
     fn check(&self, cx: &mut Context<'_>) {
         let hits = loopback_hits(cx.stack);
-        let mut seen = HashSet::new();
         for hit in &hits {
-            if !seen.insert(hit.key()) {
-                continue;
-            }
             let Some((file, word)) = hit.word() else {
                 continue;
             };
+            if !cx.claim(&file, word.raw()) {
+                continue;
+            }
             let fix = unix_socket_fix(cx.stack, &hits, &hit.addr);
             let what = if hit.via_upstream {
                 format!("upstream server `{}`", hit.addr)

@@ -28,7 +28,7 @@
 use crate::analysis::pcre::{Captures, Kind, Node, Regex, SetKind};
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Edit, Fix};
-use crate::fxhash::{FxHashMap, FxHashSet};
+use crate::fxhash::FxHashMap;
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 use crate::stack::expanded::{OccId, View};
@@ -72,8 +72,6 @@ struct PhpLocation<'a> {
 impl Rule for PhpLocationRegexUnanchored {
     fn check(&self, cx: &mut Context<'_>) {
         let stack = cx.stack;
-        // A file read by several configurations is judged once.
-        let mut seen: FxHashSet<(&std::path::Path, u32)> = FxHashSet::default();
         // Thousands of vhosts share a handful of PHP regexes: analyse each once.
         let mut analyses: FxHashMap<String, Vec<AnalysisFor>> = FxHashMap::default();
         let mut catchers = Catchers::default();
@@ -84,13 +82,9 @@ impl Rule for PhpLocationRegexUnanchored {
                 let Some(loc) = php_location(inst, occ) else {
                     continue;
                 };
-                let path = inst
-                    .config
-                    .file(inst.expanded.get(occ).file)
-                    .source
-                    .path
-                    .as_path();
-                if !seen.insert((path, loc.word.raw().start)) {
+                // A file read by several configurations is judged once.
+                let file = &inst.config.file(inst.expanded.get(occ).file).source;
+                if !cx.claim(file, loc.word.raw()) {
                     continue;
                 }
                 let split = split_path_info(&loc.view, loc.occ);

@@ -7,23 +7,16 @@
 
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
-use std::collections::HashSet;
 
 pub struct ServerTokensOn;
 
 impl Rule for ServerTokensOn {
     fn check(&self, cx: &mut Context<'_>) {
-        // A file read by several configurations, or included in several places, is
-        // reported once per directive.
-        let mut seen = HashSet::new();
         for inst in &cx.stack.nginx {
             let view = inst.view();
             for occ in view.named("server_tokens") {
                 let o = inst.expanded.get(occ);
                 let file = inst.config.file(o.file);
-                if !seen.insert((file.source.path.clone(), o.node)) {
-                    continue;
-                }
                 let src = &file.source;
                 let [arg] = file.parsed.tree.args(view.directive(occ)) else {
                     continue;

@@ -17,7 +17,6 @@ use super::{arg_place, setting_place, somaxconn, Assume};
 use crate::fix::Fix;
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
-use std::collections::HashSet;
 
 pub struct BacklogExceedsSomaxconn;
 
@@ -97,8 +96,7 @@ impl Rule for BacklogExceedsSomaxconn {
         let mut backlogs = Vec::new();
         nginx_backlogs(cx, &mut backlogs);
         fpm_backlogs(cx, &mut backlogs);
-        let mut seen = HashSet::new();
-        backlogs.retain(|b| b.value > max.value && seen.insert((b.file.path.clone(), b.span)));
+        backlogs.retain(|b| b.value > max.value && cx.claim(&b.file, b.span));
         // One target for every finding, so that their fixes are the same edit.
         let target = backlogs
             .iter()

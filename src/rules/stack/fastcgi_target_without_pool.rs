@@ -19,7 +19,6 @@ use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 use crate::stack::fpm::Listen;
 use crate::stack::net::{fastcgi_targets, Addr};
-use std::collections::HashSet;
 
 pub struct FastcgiTargetWithoutPool;
 
@@ -45,7 +44,6 @@ fn nginx_address(listen: &Listen) -> String {
 
 impl Rule for FastcgiTargetWithoutPool {
     fn check(&self, cx: &mut Context<'_>) {
-        let mut seen = HashSet::new();
         for (_, inst) in active_nginx(cx.stack) {
             // The pools of the same machine, all with a known address, and where each
             // `listen` is written (labelled, so that a pre-commit run given only the pool file
@@ -78,7 +76,7 @@ impl Rule for FastcgiTargetWithoutPool {
                 let Some((file, span)) = super::arg_place(&view, occ, 0) else {
                     continue;
                 };
-                if !seen.insert((file.path.clone(), span)) {
+                if !cx.claim(&file, span) {
                     continue;
                 }
                 let errno = match t.addr {

@@ -12,7 +12,6 @@ use super::{pool_links, PoolLink};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::expanded::NO_PARENT;
-use std::collections::HashSet;
 
 pub struct FastcgiTimeoutShorterThanTerminate;
 
@@ -94,7 +93,6 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
                 None => best.push((link, s, t)),
             }
         }
-        let mut seen = HashSet::new();
         for (link, setting, terminate) in best {
             let view = cx.stack.nginx[link.inst].view();
             let pass = link.target.pass;
@@ -115,7 +113,7 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
             }
             let at = explicit.unwrap_or(pass);
             let (file, span) = view.location(at);
-            if !seen.insert((file.path.clone(), span)) {
+            if !cx.claim(&file, span) {
                 continue;
             }
             let read_text = match explicit {
