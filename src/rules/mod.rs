@@ -14,6 +14,7 @@ pub mod stack;
 pub mod sysctl;
 pub mod tls;
 
+use crate::analysis::cursor::Directive;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::host::HostFacts;
 use crate::source::{Shared, Span};
@@ -234,6 +235,16 @@ struct RunCache<'a> {
 }
 
 impl<'a> Context<'a> {
+    /// Every directive named `name` in every nginx configuration of the stack, in order: a
+    /// lookup by name, never a tree walk. A file read by two configurations yields its
+    /// directives twice; `report` keeps each finding once.
+    pub fn nginx_directives(&self, name: &'a str) -> impl Iterator<Item = Directive<'a>> + 'a {
+        self.stack
+            .nginx
+            .iter()
+            .flat_map(move |inst| crate::analysis::cursor::named(inst, name))
+    }
+
     /// The stack's php-fpm instances (pools merged per master), built once per run.
     pub fn fpm_instances(&self) -> &'a [Instance<'a>] {
         let stack = self.stack;

@@ -12,30 +12,25 @@ pub struct ServerTokensOn;
 
 impl Rule for ServerTokensOn {
     fn check(&self, cx: &mut Context<'_>) {
-        for inst in &cx.stack.nginx {
-            let view = inst.view();
-            for occ in view.named("server_tokens") {
-                let o = inst.expanded.get(occ);
-                let file = inst.config.file(o.file);
-                let src = &file.source;
-                let [arg] = file.parsed.tree.args(view.directive(occ)) else {
-                    continue;
-                };
-                let value = arg.text(&src.text).to_ascii_lowercase();
-                if value != "on" && value != "build" {
-                    continue;
-                }
-                let fix = Fix::safe(
-                    "Set `server_tokens off`",
-                    vec![edits::replace_arg(src, arg, "off")],
-                );
-                cx.report(
-                    src,
-                    arg.raw(),
-                    format!("`server_tokens {value}` discloses the nginx version"),
-                )
-                .with_fix(fix);
+        for d in cx.nginx_directives("server_tokens") {
+            let mut args = d.args();
+            let (Some(arg), None) = (args.next(), args.next()) else {
+                continue;
+            };
+            let value = arg.value().to_ascii_lowercase();
+            if value != "on" && value != "build" {
+                continue;
             }
+            let fix = Fix::safe(
+                "Set `server_tokens off`",
+                vec![edits::replace_arg(d.file(), &arg.tree_word(), "off")],
+            );
+            cx.report(
+                d.file(),
+                arg.raw(),
+                format!("`server_tokens {value}` discloses the nginx version"),
+            )
+            .with_fix(fix);
         }
     }
 }

@@ -1,0 +1,399 @@
+//! A typed cursor over an nginx configuration as nginx reads it (includes expanded), so that
+//! rules ask questions of directives and words instead of juggling the instance, its view,
+//! occurrence ids, trees and sources.
+//!
+//! A [`Directive`] is one occurrence in one configuration: a snippet included twice is two
+//! directives (with different parents), the same node of the same file. Reporting through
+//! `Context::report` keeps one finding per place, so a rule may walk every configuration
+//! without keeping its own "seen" set.
+//!
+//! Contexts are nginx's own (`NGX_HTTP_SRV_CONF`, …; [`known`]'s bit set). Where a directive
+//! stands is a *set* of them: the top of a file nothing includes may be any context (a
+//! snippet can be included anywhere), and each enclosing block narrows it.
+
+use crate::source::{Shared, Span};
+use crate::stack::expanded::{OccId, NO_PARENT};
+use crate::stack::model::NginxInstance;
+use crate::syntax::nginx::known::{self, Ctx};
+use crate::syntax::nginx::tree;
+use std::borrow::Cow;
+
+/// One directive occurrence of one nginx configuration.
+#[derive(Clone, Copy)]
+pub struct Directive<'a> {
+    inst: &'a NginxInstance,
+    occ: OccId,
+}
+
+impl std::fmt::Debug for Directive<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Directive")
+            .field("name", &self.name())
+            .field("file", &self.file().path)
+            .field("span", &self.span())
+            .finish()
+    }
+}
+
+/// Every directive named `name` in the configuration, in configuration order: a lookup in
+/// the name index, never a walk of the tree.
+pub fn named<'a>(inst: &'a NginxInstance, name: &str) -> impl Iterator<Item = Directive<'a>> {
+    inst.expanded
+        .named(name)
+        .map(move |occ| Directive { inst, occ })
+}
+
+impl<'a> Directive<'a> {
+    pub fn new(inst: &'a NginxInstance, occ: OccId) -> Directive<'a> {
+        Directive { inst, occ }
+    }
+
+    pub fn occ(self) -> OccId {
+        self.occ
+    }
+
+    pub fn instance(self) -> &'a NginxInstance {
+        self.inst
+    }
+
+    fn node(self) -> &'a tree::Directive {
+        self.inst.view().directive(self.occ)
+    }
+
+    fn tree(self) -> &'a tree::Tree {
+        &self
+            .inst
+            .config
+            .file(self.inst.expanded.get(self.occ).file)
+            .parsed
+            .tree
+    }
+
+    /// The file the directive is written in.
+    pub fn file(self) -> &'a Shared {
+        &self
+            .inst
+            .config
+            .file(self.inst.expanded.get(self.occ).file)
+            .source
+    }
+
+    /// The name's value (quotes and escapes resolved).
+    pub fn name(self) -> &'a str {
+        self.inst
+            .expanded
+            .name_text(self.inst.expanded.get(self.occ).name)
+    }
+
+    /// The name as a word.
+    pub fn name_word(self) -> Word<'a> {
+        Word {
+            file: self.file(),
+            word: self.tree().name(self.node()),
+        }
+    }
+
+    /// Where a finding about the directive points: its name.
+    pub fn span(self) -> Span {
+        self.tree().name(self.node()).raw()
+    }
+
+    /// The arguments, in order.
+    pub fn args(self) -> impl ExactSizeIterator<Item = Word<'a>> + 'a {
+        let file = self.file();
+        self.tree()
+            .args(self.node())
+            .iter()
+            .map(move |&word| Word { file, word })
+    }
+
+    /// The `i`-th argument.
+    pub fn arg(self, i: usize) -> Option<Word<'a>> {
+        let word = *self.tree().args(self.node()).get(i)?;
+        Some(Word {
+            file: self.file(),
+            word,
+        })
+    }
+
+    /// Whether the directive opens a block (`server { … }`).
+    pub fn has_block(self) -> bool {
+        self.node().block().is_some()
+    }
+
+    /// The enclosing block directive, across includes; `None` at the top level.
+    pub fn parent(self) -> Option<Directive<'a>> {
+        let parent = self.inst.expanded.get(self.occ).parent;
+        (parent != NO_PARENT).then_some(Directive {
+            inst: self.inst,
+            occ: parent,
+        })
+    }
+
+    /// The enclosing blocks' names, outermost first: `["http", "server", "location"]`.
+    pub fn block_path(self) -> Vec<&'a str> {
+        self.inst.view().context(self.occ)
+    }
+
+    /// The directives named `name` directly inside this block, in order.
+    pub fn children(self, name: &str) -> impl Iterator<Item = Directive<'a>> {
+        let inst = self.inst;
+        inst.expanded
+            .children_named(self.occ, name)
+            .iter()
+            .map(move |&occ| Directive { inst, occ })
+    }
+
+    /// Every directive directly inside this block, in order.
+    pub fn all_children(self) -> impl Iterator<Item = Directive<'a>> {
+        let inst = self.inst;
+        inst.expanded
+            .children(self.occ)
+            .map(move |occ| Directive { inst, occ })
+    }
+
+    /// The directives that set `name` for this block as nginx merges it (see [`merge`]): the
+    /// block's own; else, for an inherited directive, the nearest enclosing level that sets
+    /// it (for array-like ones, every entry of that one level, which replaces all inherited
+    /// ones). Empty for a directive that is not inherited and not set here.
+    pub fn effective(self, name: &str) -> impl Iterator<Item = Directive<'a>> {
+        let inst = self.inst;
+        let occs: &'a [OccId] = match merge(name) {
+            Merge::NotInherited => inst.expanded.children_named(self.occ, name),
+            Merge::Inherited | Merge::Replaced => inst.view().effective(self.occ, name),
+        };
+        occs.iter().map(move |&occ| Directive { inst, occ })
+    }
+
+    /// The contexts this directive may stand in: one for a configuration read from its
+    /// main file, several at the top of a file nothing includes, or inside an unknown block.
+    pub fn contexts(self) -> Ctx {
+        let mut blocks: Vec<OccId> = self.inst.expanded.ancestors(self.occ).collect();
+        blocks.reverse();
+        let mut ctx = if self.inst.standalone {
+            known::ANY
+        } else {
+            known::MAIN
+        };
+        for b in blocks {
+            let name = self.inst.expanded.name_text(self.inst.expanded.get(b).name);
+            ctx = match known::get(known::lookup(name.as_bytes())) {
+                Some(k) => k.inner(ctx),
+                None => known::ANY,
+            };
+        }
+        ctx
+    }
+
+    /// Whether the directive certainly stands in one of `ctx` (e.g. `known::HTTP_LOC |
+    /// known::HTTP_LIF`): false when it may also stand elsewhere.
+    pub fn is_in(self, ctx: Ctx) -> bool {
+        let here = self.contexts();
+        here != 0 && here & !ctx == 0
+    }
+}
+
+/// How nginx carries a directive from an enclosing level into a block that does not set it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Merge {
+    /// The nearest level that sets it applies (`root`, `gzip`, `fastcgi_read_timeout`).
+    Inherited,
+    /// Array-like: the entries of the nearest level that has any apply, and a level that sets
+    /// one replaces all inherited ones (`add_header`, `fastcgi_param`, `allow`/`deny`).
+    Replaced,
+    /// Each block has its own or none (`listen`, `server_name`, `location`, the rewrite
+    /// module's `return`, `rewrite`, `set` and `if`, which run in their own block's phase).
+    NotInherited,
+}
+
+/// The merge policy of `name`. Directives that open blocks, and the ones below, belong to
+/// their block; everything else is merged from the enclosing level, which is nginx's
+/// `ngx_conf_merge_*` default. (The directive catalogue, generated from nginx's merge
+/// functions, replaces this list.)
+pub fn merge(name: &str) -> Merge {
+    const OWN: &[&str] = &[
+        "break",
+        "if",
+        "internal",
+        "limit_except",
+        "listen",
+        "location",
+        "return",
+        "rewrite",
+        "server",
+        "server_name",
+        "set",
+        "upstream",
+    ];
+    const ARRAYS: &[&str] = &[
+        "add_header",
+        "add_trailer",
+        "allow",
+        "deny",
+        "error_page",
+        "fastcgi_hide_header",
+        "fastcgi_param",
+        "fastcgi_pass_header",
+        "proxy_hide_header",
+        "proxy_pass_header",
+        "proxy_set_header",
+        "uwsgi_param",
+        "scgi_param",
+        "grpc_set_header",
+    ];
+    if OWN.contains(&name) {
+        Merge::NotInherited
+    } else if ARRAYS.contains(&name) {
+        Merge::Replaced
+    } else {
+        Merge::Inherited
+    }
+}
+
+/// One word of a directive (its name or an argument), with the file it is in.
+#[derive(Clone, Copy)]
+pub struct Word<'a> {
+    file: &'a Shared,
+    word: tree::Word,
+}
+
+impl std::fmt::Debug for Word<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Word({:?})", self.raw_text())
+    }
+}
+
+impl<'a> Word<'a> {
+    /// The value nginx sees: quotes removed, escapes resolved, invalid UTF-8 replaced.
+    pub fn value(self) -> Cow<'a, str> {
+        self.word.text(&self.file.text)
+    }
+
+    /// [`Word::value`] as bytes.
+    pub fn bytes(self) -> Cow<'a, [u8]> {
+        self.word.value(&self.file.text)
+    }
+
+    /// The token as written, quotes included: where a finding or an edit goes.
+    pub fn raw(self) -> Span {
+        self.word.raw()
+    }
+
+    /// The token as written, as text.
+    pub fn raw_text(self) -> Cow<'a, str> {
+        String::from_utf8_lossy(&self.file.text[self.word.raw().range()])
+    }
+
+    /// The part inside the quotes (the whole token when unquoted).
+    pub fn inner(self) -> Span {
+        self.word.inner()
+    }
+
+    pub fn is_quoted(self) -> bool {
+        self.word.quote(&self.file.text) != tree::Quote::None
+    }
+
+    /// Whether the value equals `s` (ASCII case ignored: nginx compares names, flags and
+    /// keywords with `ngx_strcasecmp`).
+    pub fn is(self, s: &str) -> bool {
+        self.bytes().eq_ignore_ascii_case(s.as_bytes())
+    }
+
+    pub fn file(self) -> &'a Shared {
+        self.file
+    }
+
+    /// The syntax tree's word, for the edit helpers.
+    pub fn tree_word(self) -> tree::Word {
+        self.word
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stack::discover::StackFiles;
+    use crate::stack::fs::DumpFs;
+    use crate::stack::model::{BuildOptions, Stack};
+    use std::path::PathBuf;
+
+    /// The stack of a repository holding the nginx files `files` (paths under `/repo`).
+    fn stack(files: &[(&str, &str)]) -> Stack {
+        let mut fs = DumpFs::default();
+        let mut found = StackFiles {
+            root: PathBuf::from("/repo"),
+            ..Default::default()
+        };
+        for (path, text) in files {
+            let path = PathBuf::from("/repo").join(path);
+            fs.files.insert(path.clone(), text.as_bytes().to_vec());
+            found.nginx.push(path);
+        }
+        let opts = BuildOptions {
+            prefix: None,
+            root: None,
+        };
+        Stack::build(&fs, &found, &opts, Default::default())
+    }
+
+    #[test]
+    fn a_directive_knows_its_words_block_path_and_context() {
+        let s = stack(&[(
+            "etc/nginx/nginx.conf",
+            "events {}\nhttp {\n  server {\n    location / { if ($x) { return 403; } }\n    listen 80;\n  }\n}\n",
+        )]);
+        let inst = &s.nginx[0];
+        let ret = named(inst, "return").next().unwrap();
+        assert_eq!(ret.block_path(), ["http", "server", "location", "if"]);
+        assert_eq!(ret.arg(0).unwrap().value(), "403");
+        assert!(ret.is_in(known::HTTP_LIF));
+        assert!(!ret.is_in(known::HTTP_SIF));
+        let listen = named(inst, "listen").next().unwrap();
+        assert!(listen.is_in(known::HTTP_SRV));
+        assert_eq!(listen.parent().unwrap().name(), "server");
+        assert_eq!(&listen.file().text[listen.span().range()], b"listen");
+    }
+
+    #[test]
+    fn effective_follows_each_directives_merge_policy() {
+        let s = stack(&[(
+            "etc/nginx/nginx.conf",
+            "http {\n  root /srv;\n  add_header A 1;\n  server {\n    listen 80;\n    add_header B 2;\n    location / { }\n  }\n}\n",
+        )]);
+        let inst = &s.nginx[0];
+        let loc = named(inst, "location").next().unwrap();
+        let root: Vec<_> = loc
+            .effective("root")
+            .map(|d| d.arg(0).unwrap().value())
+            .collect();
+        assert_eq!(root, ["/srv"]);
+        // The server's add_header replaces http's; listen is not inherited at all.
+        let headers: Vec<_> = loc
+            .effective("add_header")
+            .map(|d| d.arg(0).unwrap().value())
+            .collect();
+        assert_eq!(headers, ["B"]);
+        assert_eq!(loc.effective("listen").count(), 0);
+    }
+
+    #[test]
+    fn a_snippet_nothing_includes_may_stand_anywhere() {
+        let s = stack(&[(
+            "etc/nginx/snippets/php.conf",
+            "location ~ \\.php$ { fastcgi_pass unix:/run/php.sock; }\n",
+        )]);
+        let inst = s
+            .nginx
+            .iter()
+            .find(|i| i.standalone)
+            .expect("a standalone snippet");
+        let pass = named(inst, "fastcgi_pass").next().unwrap();
+        assert!(pass.is_in(known::HTTP_LOC | known::HTTP_LIF));
+        let loc = pass.parent().unwrap();
+        assert!(
+            !loc.is_in(known::HTTP_SRV),
+            "the top of a snippet is any context"
+        );
+        assert!(!pass.arg(0).unwrap().is_quoted());
+    }
+}
