@@ -27,7 +27,9 @@
 //!
 //!    So nested regexes of the chosen prefix come before the regexes beside it, a nested
 //!    `^~` stops only the regexes of its own level, and an outer regex still beats a nested
-//!    prefix. A [`Selection`] is the chain of chosen locations, outermost first, each with
+//!    prefix. Inside a regex location only the nested regexes are searched: nginx builds
+//!    no static tree there, so a prefix or exact location nested in a regex one is never
+//!    selected ([`Location::selectable`]). A [`Selection`] is the chain of chosen locations, outermost first, each with
 //!    why ([`Why`]), and an [`Outcome`]: served, a 301 (`auto_redirect`: the URI is a
 //!    location's name without its final `/`, and the location has a `proxy_pass` or
 //!    another `*_pass`), or unknown when a regex could not be decided by
@@ -102,11 +104,19 @@ pub struct Location {
     pub parent: Option<LocId>,
     /// The nested locations, in configuration order.
     pub children: Vec<LocId>,
-    /// `internal;` is set: an external request that selects it gets 404.
+    /// `internal;` is set here or in an enclosing location (nginx inherits it): an
+    /// external request that selects it gets 404, before any redirect.
     pub internal: bool,
     /// Its name ends with `/` and it has a `proxy_pass` (or `fastcgi_pass`, `uwsgi_pass`,
     /// `scgi_pass`, `memcached_pass`, `grpc_pass`): the name without the `/` is redirected.
     pub auto_redirect: bool,
+    /// A request URI can select it: false for a named location, and for a prefix or
+    /// exact location nested in a regex location (nginx accepts it, but never searches
+    /// it) and everything inside such a one.
+    pub selectable: bool,
+    /// nginx builds the static tree of its nested locations: it and every enclosing
+    /// location are prefix or exact ones.
+    children_tree: bool,
     /// The compiled regex of a regex location (shared between servers with the same one).
     regex: Option<Arc<Result<Regex, ParseError>>>,
 }
@@ -261,7 +271,23 @@ impl ServerLocations {
             }
             out.push_children(view, occ, Some(id), &mut todo);
         }
-        for level in &members {
+        for (i, level) in members.iter().enumerate() {
+            // nginx builds the static tree of a level only on a path of prefix and exact
+            // locations from the server: the prefix and exact locations nested in a regex
+            // location are never searched (nor checked for duplicates).
+            let builds = i == 0 || out.locations[i - 1].children_tree;
+            if !builds {
+                let regexes = level
+                    .iter()
+                    .copied()
+                    .filter(|&id| matches!(out.locations[id as usize].kind, Kind::Regex { .. }))
+                    .collect();
+                out.levels.push(Level {
+                    tree: StaticTree::empty(),
+                    regexes,
+                });
+                continue;
+            }
             let (tree, dups) = StaticTree::build(level, &out.locations);
             for static_tree::Duplicate(id) in dups {
                 let loc = &out.locations[id as usize];
@@ -392,13 +418,31 @@ impl ServerLocations {
             }
         }
         let ex = view.expanded;
-        let internal = !ex.children_named(occ, "internal").is_empty();
+        // nginx merges `internal` into nested locations (and there is no `internal off`).
+        let internal = !ex.children_named(occ, "internal").is_empty()
+            || parent.is_some_and(|p| self.locations[p as usize].internal);
         let auto_redirect = name.last() == Some(&b'/')
             && PASSES.iter().any(|p| !ex.children_named(occ, p).is_empty());
+        let is_static = matches!(kind, Kind::Exact | Kind::Prefix | Kind::NoRegexPrefix);
+        let (parent_tree, parent_selectable) = match parent {
+            None => (true, true),
+            Some(p) => {
+                let p = &self.locations[p as usize];
+                (p.children_tree, p.selectable)
+            }
+        };
+        let selectable = parent_selectable
+            && match kind {
+                Kind::Named => false,
+                Kind::Regex { .. } => true,
+                _ => parent_tree,
+            };
         let id = self.locations.len() as LocId;
         self.locations.push(Location {
             occ,
             kind,
+            selectable,
+            children_tree: is_static && parent_tree,
             name: name.into_boxed_slice(),
             parent,
             children: Vec::new(),

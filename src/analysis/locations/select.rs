@@ -78,7 +78,8 @@ pub struct Selection {
     /// The captures (`$1`…`$9`, named ones) of the last location regex that matched, as
     /// byte spans of the URI: nginx keeps them after a later regex fails to match.
     pub captures: Option<Captures>,
-    /// The serving location is `internal`: an external request gets 404 instead.
+    /// The serving location is `internal`: an external request gets 404 instead (also
+    /// instead of a [`Outcome::Redirect`]: nginx checks `internal` first).
     pub internal: bool,
 }
 

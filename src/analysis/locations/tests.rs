@@ -209,13 +209,15 @@ fn a_nested_caret_tilde_stops_only_the_regexes_of_its_own_level() {
 }
 
 #[test]
-fn locations_nested_in_a_regex_location_are_searched_after_it_matches() {
+fn inside_a_regex_location_only_nested_regexes_are_searched() {
     // A nested prefix or exact location must start with its parent's name, even when the
-    // parent's name is a regex: `/x/exact` is refused inside `~ ^/x/`, `/x/e` is not
-    // inside `~ /x/`.
+    // parent's name is a regex: `/x/exact` is refused inside `~ ^/x/`. One that does
+    // (`= /y/e` in `~ /y/`) is accepted but never searched: nginx builds no static tree
+    // below a regex location.
     let locs = server(
         "location ~ ^/x/ {\n  location ~ \\.php$ { }\n  location = /x/exact { }\n}\n\
-         location ~ /y/ {\n  location = /y/e { }\n}\nlocation / { }",
+         location ~ /y/ {\n  location = /y/e { }\n  location /y/p/ { location ~ q { } }\n}\n\
+         location / { }",
     );
     assert_eq!(
         locs.problems
@@ -226,11 +228,27 @@ fn locations_nested_in_a_regex_location_are_searched_after_it_matches() {
     );
     let sel = locs.select(b"/x/a.php");
     assert_eq!(sel.chain.len(), 2, "{}", sel.explain(&locs));
+    assert_eq!(who(&locs, "/x/a.php"), "~ \\.php$");
     assert_eq!(who(&locs, "/x/exact"), "~ ^/x/");
-    assert_eq!(who(&locs, "/y/e"), "= /y/e");
-    assert_eq!(who(&locs, "/y/ee"), "~ /y/");
-    assert_eq!(who(&locs, "/x/a"), "~ ^/x/");
+    assert_eq!(who(&locs, "/y/e"), "~ /y/");
+    assert_eq!(who(&locs, "/y/p/q"), "~ /y/");
     assert_eq!(who(&locs, "/y"), "/");
+    let selectable: Vec<(String, bool)> = locs
+        .locations()
+        .iter()
+        .map(|l| (l.label(), l.selectable))
+        .collect();
+    let expected = [
+        ("~ ^/x/", true),
+        ("~ \\.php$", true),
+        ("~ /y/", true),
+        ("= /y/e", false),
+        ("/y/p/", false),
+        ("~ q", false),
+        ("/", true),
+    ];
+    let expected: Vec<(String, bool)> = expected.iter().map(|(l, s)| (l.to_string(), *s)).collect();
+    assert_eq!(selectable, expected);
 }
 
 #[test]
@@ -255,6 +273,14 @@ fn internal_is_reported_with_the_selection() {
     assert!(sel.internal);
     assert!(locs.get(sel.location().unwrap()).internal);
     assert!(!locs.select(b"/public").internal);
+    // Inherited by nested locations, and checked before the redirect of a name without
+    // its final `/`.
+    let nested = server(
+        "location /p/ {\n  internal;\n  location /p/q/ { proxy_pass http://127.0.0.1:9; }\n}",
+    );
+    assert!(nested.select(b"/p/q/x").internal);
+    let sel = nested.select(b"/p/q");
+    assert!(matches!(sel.outcome, Outcome::Redirect(_)) && sel.internal);
 }
 
 #[test]
@@ -278,11 +304,20 @@ fn a_prefix_one_slash_short_of_a_proxied_location_is_redirected() {
     // No `*_pass`: no redirect, the shorter prefix serves.
     assert_eq!(who(&locs, "/files"), "/");
     assert_eq!(who(&locs, "/api/x"), "/api/");
-    // Inside a matching regex location the redirect is not sent: the location serves.
-    let nested = server("location ~ /r {\n  location /r/ { proxy_pass http://127.0.0.1:9; }\n}");
-    let sel = nested.select(b"/r");
-    assert_eq!(sel.outcome, Outcome::Served);
-    assert_eq!(nested.get(sel.location().unwrap()).label(), "/r/");
+    // A nested one redirects too, and ends the search (no regex is tried).
+    let nested = server(
+        "location /r {\n  location /r/s/ { proxy_pass http://127.0.0.1:9; }\n}\n\
+         location ~ s$ { }",
+    );
+    let sel = nested.select(b"/r/s");
+    assert_eq!(
+        who(&nested, "/r/s"),
+        "301 /r/s/",
+        "{}",
+        sel.explain(&nested)
+    );
+    assert_eq!(sel.chain.len(), 2);
+    assert_eq!(who(&nested, "/r/xs"), "~ s$");
 }
 
 #[test]

@@ -1,0 +1,581 @@
+//! Differential test: location matching against the real nginx.
+//!
+//! Seeded random servers mix every kind of location (exact, prefix, `^~`, `~`, `~*`,
+//! nested prefixes and regexes, named, `internal`, overlapping prefixes and case variants,
+//! names ending in `/` with a `proxy_pass` for nginx's redirect of the name without it).
+//! Each location answers `return 200 "<id>"` and sets `add_header X-Loc <id> always`, so
+//! even its 404 (an `internal` one) and its 301 (the redirect) say which location nginx
+//! chose; the server level has neither and a `root` that does not exist, so a request no
+//! location takes is a 404 without `X-Loc`. Half the servers listen on a second port where
+//! every server has `merge_slashes off`.
+//!
+//! Real nginx serves the configuration (`-g 'daemon off; master_process off;'`, everything
+//! it writes inside a temporary prefix, 127.0.0.1 on free ports), and generated request
+//! targets (from the locations' names: percent-encoding, `//`, `/./`, `/../` and `..` above
+//! the root, case changes, trailing slashes, suffixes, query strings, fragments, `%00`, bad
+//! escapes, bytes above 0x7F) go to it as raw HTTP/1.0 requests over a `TcpStream`. Each
+//! answer (status, `X-Loc`, and for a 301 the `Location` path) is compared with
+//! `ServerLocations::select_request`. Any disagreement fails the test.
+//!
+//! Without nginx the test is skipped with a note, or fails when `CI=true`. Verified with
+//! nginx 1.22.1 (Debian).
+
+use lemplint::analysis::locations::{normalise, Locations, Outcome, ServerLocations};
+use lemplint::stack::expanded::{Expanded, View};
+use lemplint::stack::fs::DumpFs;
+use lemplint::stack::nginx::{load, LoadOptions};
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How many servers, and how many request targets each.
+const SERVERS: usize = 40;
+const TARGETS_PER_SERVER: usize = 200;
+
+/// xorshift64*: small, seeded, reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// Path segments, overlapping and in several cases, so prefixes nest and collide.
+const SEGMENTS: &[&str] = &[
+    "a", "b", "ab", "A", "img", "Img", "static", "x", "api", "b.php", "1.gif", "x.PHP", "c", "a.b",
+    "..a", "static..",
+];
+
+/// Location regexes: anchored and not, alternation, classes, counted repeats, lookahead,
+/// captures, inline options, bytes above 0x7F. Quoted in the configuration, so none holds
+/// `\t`, `\n`, `\r`, `\\`, `\"` or `\'` (which the quoted-string reader would change).
+const REGEXES: &[&str] = &[
+    r"\.php$",
+    r"\.PHP$",
+    r"\.(gif|jpg|jpeg)$",
+    r"^/a",
+    r"^/a/",
+    r"^/A/",
+    r"/b",
+    r"^/img/.*\.gif$",
+    r"(?i)^/Img",
+    r"^/ab?/",
+    r"^/(a|b)/x",
+    r"/$",
+    r"^/x/(.*)$",
+    r"^/[a-c]+$",
+    r"\d{2}",
+    r"^/static\.\.",
+    r"^/a/b/c",
+    r"/\.",
+    r"^/$",
+    r"\.ph(p|tml)",
+    r"^/a(?=/b)",
+    r"(?<n>x)\.php$",
+    r"[^/]\.gif$",
+    r"^/.{3}$",
+    r"\?",
+    r"%",
+    r"\xC3\xA9",
+    r"^/api/v[0-9]+/",
+    r"^(?!/static)/s",
+    r"\.(?:PHP|Gif)$",
+];
+
+struct Gen {
+    rng: Rng,
+    next_id: usize,
+}
+
+#[derive(Clone)]
+enum Parent {
+    Server,
+    Static(String),
+    Regex(String),
+}
+
+impl Gen {
+    fn id(&mut self) -> String {
+        self.next_id += 1;
+        format!("L{}", self.next_id)
+    }
+
+    fn path(&mut self, parts: usize) -> String {
+        let mut p = String::new();
+        for _ in 0..parts {
+            p.push('/');
+            p.push_str(*self.rng.pick(SEGMENTS));
+        }
+        if p.is_empty() || self.rng.chance(40) {
+            p.push('/');
+        }
+        p
+    }
+
+    /// The locations of one level, appended to `out`; static names go to `names`.
+    fn level(&mut self, parent: &Parent, depth: usize, out: &mut String, names: &mut Vec<String>) {
+        let count = match (parent, depth) {
+            (Parent::Server, _) => 4 + self.rng.below(12),
+            _ => self.rng.below(4),
+        };
+        let mut taken: HashSet<(bool, String)> = HashSet::new();
+        let indent = "  ".repeat(depth + 1);
+        for _ in 0..count {
+            let roll = self.rng.below(100);
+            // The static name this parent allows, if any.
+            let static_name = match parent {
+                Parent::Server => Some(if self.rng.chance(15) {
+                    "/".to_string()
+                } else {
+                    let n = 1 + self.rng.below(3);
+                    self.path(n)
+                }),
+                Parent::Static(p) => Some(if self.rng.chance(10) {
+                    p.clone()
+                } else {
+                    let n = self.rng.below(2);
+                    let extra = self.path(n);
+                    let extra = if p.ends_with('/') {
+                        &extra[1..]
+                    } else {
+                        &extra
+                    };
+                    format!("{p}{extra}")
+                }),
+                // Inside a regex location a static name must start with the regex's text:
+                // only the regexes that are a plain path can have such children.
+                Parent::Regex(re) if re.starts_with('/') && !re.contains(['\\', '$', '.']) => {
+                    let n = self.rng.below(2);
+                    let extra = self.path(n);
+                    Some(format!("{re}{}", &extra[1..]))
+                }
+                Parent::Regex(_) => None,
+            };
+            let (modifier, name) = match (roll, static_name) {
+                (0..=39, Some(n)) => ("", n),
+                (40..=49, Some(n)) => ("^~", n),
+                (50..=62, Some(n)) => ("=", n),
+                (63..=66, _) if matches!(parent, Parent::Server) => {
+                    ("", format!("@n{}", self.rng.below(5)))
+                }
+                _ => {
+                    let re = (*self.rng.pick(REGEXES)).to_string();
+                    (if self.rng.chance(50) { "~" } else { "~*" }, re)
+                }
+            };
+            let is_regex = modifier.starts_with('~');
+            let key = (modifier == "=", name.clone());
+            if !is_regex && !taken.insert(key) {
+                continue;
+            }
+            if !is_regex && !name.starts_with('@') {
+                names.push(name.clone());
+            }
+            let id = self.id();
+            let quoted = if is_regex {
+                format!("\"{name}\"")
+            } else {
+                name.clone()
+            };
+            let _ = writeln!(out, "{indent}location {modifier} {quoted} {{");
+            let _ = writeln!(out, "{indent}  add_header X-Loc {id} always;");
+            if self.rng.chance(10) {
+                let _ = writeln!(out, "{indent}  internal;");
+            }
+            if !is_regex && name.ends_with('/') && self.rng.chance(35) {
+                let _ = writeln!(out, "{indent}  proxy_pass http://127.0.0.1:9;");
+            }
+            let _ = writeln!(out, "{indent}  return 200 \"{id}\";");
+            let nests = modifier != "=" && !name.starts_with('@') && depth < 2;
+            if nests && self.rng.chance(30) {
+                let p = if is_regex {
+                    Parent::Regex(name.clone())
+                } else {
+                    Parent::Static(name.clone())
+                };
+                self.level(&p, depth + 1, out, names);
+            }
+            let _ = writeln!(out, "{indent}}}");
+        }
+    }
+
+    /// A request target near one of `names`.
+    fn target(&mut self, names: &[String]) -> Vec<u8> {
+        let mut t: Vec<u8> = if !names.is_empty() && self.rng.chance(75) {
+            self.rng.pick(names).as_bytes().to_vec()
+        } else {
+            let n = 1 + self.rng.below(3);
+            self.path(n).into_bytes()
+        };
+        for _ in 0..self.rng.below(4) {
+            match self.rng.below(17) {
+                0 => {
+                    let s = self.rng.pick(SEGMENTS).to_string();
+                    t.extend_from_slice(format!("/{s}").as_bytes());
+                }
+                1 => t.extend_from_slice(
+                    self.rng
+                        .pick(&[".php", ".gif", ".PHP", ".Gif", "x", "12"])
+                        .as_bytes(),
+                ),
+                2 => {
+                    if t.len() > 1 {
+                        t.pop();
+                    }
+                }
+                3 => t.push(b'/'),
+                4 => {
+                    // Toggle the case of one letter.
+                    let i = self.rng.below(t.len());
+                    if t[i].is_ascii_alphabetic() {
+                        t[i] ^= 0x20;
+                    }
+                }
+                5 => self.insert_at_slash(&mut t, b"/"),
+                6 => self.insert_at_slash(&mut t, b"/."),
+                7 => self.insert_at_slash(&mut t, b"/zz/.."),
+                8 => {
+                    let ups: [&[u8]; 4] = [b"/..", b"/%2e%2e", b"/.%2E", b"/a/../.."];
+                    let up = *self.rng.pick(&ups);
+                    t.splice(0..0, up.iter().copied());
+                }
+                9 | 10 => {
+                    // Percent-encode one byte (a slash or a dot too), in either case.
+                    let i = 1 + self.rng.below(t.len().max(2) - 1);
+                    if i < t.len() && t[i] != b'%' {
+                        let enc = if self.rng.chance(50) {
+                            format!("%{:02X}", t[i])
+                        } else {
+                            format!("%{:02x}", t[i])
+                        };
+                        t.splice(i..i + 1, enc.bytes());
+                    }
+                }
+                11 => t.extend_from_slice(
+                    self.rng
+                        .pick(&["?q=1", "?a=/../b", "?", "?x#y", "%3Fq"])
+                        .as_bytes(),
+                ),
+                12 => t.extend_from_slice(self.rng.pick(&["#f", "#/../x", "%23f"]).as_bytes()),
+                13 => t.extend_from_slice(
+                    self.rng
+                        .pick(&["%00", "%zz", "%4", "%25", "%2F"])
+                        .as_bytes(),
+                ),
+                14 => {
+                    t.extend_from_slice(self.rng.pick(&["%C3%A9", "%c3%a9", "\u{e9}"]).as_bytes())
+                }
+                15 => t.extend_from_slice(b"/."),
+                _ => t.extend_from_slice(b"/.."),
+            }
+        }
+        if t.first() != Some(&b'/') {
+            t.insert(0, b'/');
+        }
+        t
+    }
+
+    fn insert_at_slash(&mut self, t: &mut Vec<u8>, what: &[u8]) {
+        let slashes: Vec<usize> = (0..t.len()).filter(|&i| t[i] == b'/').collect();
+        if slashes.is_empty() {
+            return;
+        }
+        let at = *self.rng.pick(&slashes);
+        t.splice(at..at, what.iter().copied());
+    }
+}
+
+/// A port nothing listens on now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// nginx in the foreground, one process, killed when dropped.
+struct Nginx(Child);
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn nginx_available() -> bool {
+    match Command::new("nginx").arg("-v").output() {
+        Ok(o) if o.status.success() => true,
+        _ => {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("nginx is required on CI (CI=true) for tests/locations_binary.rs");
+            }
+            eprintln!("note: nginx not found; skipping (set CI=true to make this an error)");
+            false
+        }
+    }
+}
+
+/// One raw HTTP/1.0 request; the answer as `status x-loc [location-path]`.
+fn ask(port: u16, host: &str, target: &[u8]) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to nginx");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut req = b"GET ".to_vec();
+    req.extend_from_slice(target);
+    req.extend_from_slice(format!(" HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes());
+    s.write_all(&req).unwrap();
+    let mut resp = Vec::new();
+    s.read_to_end(&mut resp).expect("read the answer");
+    let end = resp
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or(resp.len());
+    let head = String::from_utf8_lossy(&resp[..end]);
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .unwrap_or("?")
+        .to_string();
+    let mut xloc = "-".to_string();
+    let mut location = None;
+    for l in lines {
+        let (k, v) = l.split_once(": ").unwrap_or((l, ""));
+        if k.eq_ignore_ascii_case("x-loc") {
+            xloc = v.to_string();
+        } else if k.eq_ignore_ascii_case("location") {
+            // `http://host:port/path?args`: the path and arguments.
+            let after = v.split_once("://").map_or(v, |(_, r)| r);
+            location = Some(after.find('/').map_or("", |i| &after[i..]).to_string());
+        }
+    }
+    if status == "400" {
+        return "400".into();
+    }
+    match location {
+        Some(l) => format!("{status} {xloc} {l}"),
+        None => format!("{status} {xloc}"),
+    }
+}
+
+/// What lemplint says nginx answers, in [`ask`]'s form; `None` when it cannot know.
+fn expect(locs: &ServerLocations, ids: &HashMap<u32, String>, target: &[u8]) -> Option<String> {
+    let uri = match normalise(target, locs.merge_slashes) {
+        Ok(u) => u,
+        Err(r) if r.is_bad_request() => return Some("400".into()),
+        Err(_) => return None,
+    };
+    let sel = locs.select(&uri.path);
+    let id = |l: u32| ids.get(&l).cloned().unwrap_or_else(|| "?".into());
+    match sel.outcome {
+        Outcome::Unknown { .. } => None,
+        Outcome::Redirect(l) if sel.internal => Some(format!("404 {}", id(l))),
+        Outcome::Redirect(l) => {
+            let mut to = String::from_utf8_lossy(&locs.get(l).name).into_owned();
+            if let Some(args) = &uri.args {
+                to.push('?');
+                to.push_str(&String::from_utf8_lossy(args));
+            }
+            Some(format!("301 {} {to}", id(l)))
+        }
+        Outcome::Served => Some(match sel.location() {
+            None => "404 -".into(),
+            Some(l) if sel.internal => format!("404 {}", id(l)),
+            Some(l) => format!("200 {}", id(l)),
+        }),
+    }
+}
+
+#[test]
+fn location_selection_agrees_with_nginx() {
+    if !nginx_available() {
+        return;
+    }
+    let started = Instant::now();
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tmp.path();
+    let dir = |d: &str| prefix.join(d).display().to_string();
+    let (port_on, port_off) = (free_port(), free_port());
+    let mut gen = Gen {
+        // Another seed explores other cases: LEMPLINT_LOCATIONS_SEED=<n>.
+        rng: Rng(std::env::var("LEMPLINT_LOCATIONS_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0x9e37_79b9_7f4a_7c15)),
+        next_id: 0,
+    };
+    let mut conf = format!(
+        "worker_processes 1;\npid {pid};\nerror_log {log};\nevents {{ worker_connections 64; }}\n\
+         http {{\n  access_log off;\n  root {root};\n  client_body_temp_path {b};\n  \
+         proxy_temp_path {p};\n  fastcgi_temp_path {f};\n  uwsgi_temp_path {u};\n  \
+         scgi_temp_path {s};\n",
+        pid = dir("nginx.pid"),
+        log = dir("error.log"),
+        root = dir("no-such-root"),
+        b = dir("body"),
+        p = dir("proxy"),
+        f = dir("fastcgi"),
+        u = dir("uwsgi"),
+        s = dir("scgi"),
+    );
+    let mut names_of = Vec::new();
+    for i in 0..SERVERS {
+        let off = i % 2 == 1;
+        let port = if off { port_off } else { port_on };
+        let _ = writeln!(
+            conf,
+            "server {{\n  listen 127.0.0.1:{port};\n  server_name s{i};"
+        );
+        if off {
+            conf.push_str("  merge_slashes off;\n");
+        }
+        let mut names = Vec::new();
+        gen.level(&Parent::Server, 0, &mut conf, &mut names);
+        conf.push_str("}\n");
+        names_of.push(names);
+    }
+    conf.push_str("}\n");
+    let conf_path = prefix.join("nginx.conf");
+    std::fs::write(&conf_path, &conf).unwrap();
+
+    // lemplint's reading of the same file.
+    let mut fs = DumpFs::default();
+    fs.files
+        .insert(PathBuf::from("/t/nginx.conf"), conf.clone().into_bytes());
+    let config = load(&fs, Path::new("/t/nginx.conf"), &LoadOptions::default()).unwrap();
+    let expanded = Expanded::build(&config);
+    let view = View {
+        config: &config,
+        expanded: &expanded,
+    };
+    let all = Locations::build(&view);
+    assert_eq!(all.servers().len(), SERVERS);
+    for s in all.servers() {
+        assert!(s.problems.is_empty(), "{:?}", s.problems);
+    }
+    // Each location's id, from its `return 200 "<id>"`.
+    let ids: Vec<HashMap<u32, String>> = all
+        .servers()
+        .iter()
+        .map(|s| {
+            (0..s.locations().len() as u32)
+                .filter_map(|l| {
+                    let occ = s.get(l).occ;
+                    let ret = *view.expanded.children_named(occ, "return").first()?;
+                    Some((l, view.arg(ret, 1)?.into_owned()))
+                })
+                .collect()
+        })
+        .collect();
+
+    let check = Command::new("nginx")
+        .arg("-p")
+        .arg(prefix)
+        .arg("-c")
+        .arg(&conf_path)
+        .arg("-t")
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "nginx -t refuses the generated configuration:\n{}\n{conf}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let _nginx = Nginx(
+        Command::new("nginx")
+            .arg("-p")
+            .arg(prefix)
+            .arg("-c")
+            .arg(&conf_path)
+            .args(["-g", "daemon off; master_process off;"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start nginx"),
+    );
+    let ready = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port_on)).is_err()
+        || TcpStream::connect(("127.0.0.1", port_off)).is_err()
+    {
+        assert!(
+            ready.elapsed() < Duration::from_secs(10),
+            "nginx did not start listening: {}",
+            std::fs::read_to_string(prefix.join("error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    let (mut total, mut agree, mut unknown) = (0usize, 0usize, 0usize);
+    let mut kinds: HashMap<&'static str, usize> = HashMap::new();
+    let mut disagreements = Vec::new();
+    for (i, s) in all.servers().iter().enumerate() {
+        let port = if i % 2 == 1 { port_off } else { port_on };
+        for _ in 0..TARGETS_PER_SERVER {
+            let target = gen.target(&names_of[i]);
+            let got = ask(port, &format!("s{i}"), &target);
+            let Some(want) = expect(s, &ids[i], &target) else {
+                unknown += 1;
+                continue;
+            };
+            total += 1;
+            *kinds
+                .entry(match got.as_bytes()[0] {
+                    b'2' => "200",
+                    b'3' => "301",
+                    _ if got == "400" => "400",
+                    _ if got == "404 -" => "404 server level",
+                    _ => "404 internal",
+                })
+                .or_default() += 1;
+            if got == want {
+                agree += 1;
+            } else {
+                let sel = s.select_request(&target);
+                disagreements.push(format!(
+                    "server s{i} {:?}: nginx {got:?}, lemplint {want:?} ({})",
+                    String::from_utf8_lossy(&target),
+                    sel.map_or_else(|r| r.to_string(), |sel| sel.explain(s)),
+                ));
+            }
+        }
+    }
+    let locations: usize = all.servers().iter().map(|s| s.locations().len()).sum();
+    let mut kinds: Vec<_> = kinds.into_iter().collect();
+    kinds.sort();
+    eprintln!(
+        "locations: {agree}/{total} answers agree with nginx ({:.2}%), {unknown} undecided; \
+         {SERVERS} servers, {locations} locations; answers {kinds:?}; {:.1} s",
+        100.0 * agree as f64 / total.max(1) as f64,
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements, first ones:\n{}\n\nconfiguration:\n{conf}",
+        disagreements.len(),
+        disagreements
+            .iter()
+            .take(25)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert_eq!(unknown, 0, "the generated regexes are all decidable");
+    assert!(total >= 3000, "{total} answers compared");
+}
