@@ -13,7 +13,7 @@
 //! it writes inside a temporary prefix, 127.0.0.1 on free ports), and generated request
 //! targets (from the locations' names: percent-encoding, `//`, `/./`, `/../` and `..` above
 //! the root, case changes, trailing slashes, suffixes, query strings, fragments, `%00`, bad
-//! escapes, bytes above 0x7F) go to it as raw HTTP/1.0 requests over a `TcpStream`. Each
+//! escapes, bytes above 0x7F, names longer than 255 bytes) go to it as raw HTTP/1.0 requests over a `TcpStream`. Each
 //! answer (status, `X-Loc`, and for a 301 the `Location` path) is compared with
 //! `ServerLocations::select_request`. Any disagreement fails the test.
 //!
@@ -121,7 +121,13 @@ impl Gen {
         let mut p = String::new();
         for _ in 0..parts {
             p.push('/');
-            p.push_str(*self.rng.pick(SEGMENTS));
+            if self.rng.chance(3) {
+                // Past 255 bytes: nginx 1.22 keeps a tree node's length in one byte.
+                let n = 240 + self.rng.below(40);
+                p.push_str(&"l".repeat(n));
+            } else {
+                p.push_str(*self.rng.pick(SEGMENTS));
+            }
         }
         if p.is_empty() || self.rng.chance(40) {
             p.push('/');
