@@ -126,7 +126,8 @@ impl Gen {
                 let n = 240 + self.rng.below(40);
                 p.push_str(&"l".repeat(n));
             } else {
-                p.push_str(*self.rng.pick(SEGMENTS));
+                let segment = self.rng.pick(SEGMENTS);
+                p.push_str(segment);
             }
         }
         if p.is_empty() || self.rng.chance(40) {

@@ -48,7 +48,12 @@
 //!
 //! Cost: building is linear in the server's locations plus one sort per level; a query
 //! walks O(log n) tree nodes per nesting level and runs the regexes of the levels it
-//! passes, each run bounded by the PCRE module's limits.
+//! passes, each run bounded by the PCRE module's limits. Neither recurses, so nesting
+//! deep through includes cannot exhaust the stack.
+//!
+//! Version: nginx before 1.23.4 keeps a tree node's name length in one byte, so a prefix
+//! more than 255 bytes longer than its parent's is compared on its length modulo 256;
+//! this module does the same (the binary test checks it against nginx 1.22.1, Debian 12's).
 
 mod select;
 pub mod static_tree;
@@ -458,6 +463,16 @@ impl ServerLocations {
         &self.locations
     }
 
+    /// Every location with its id, in configuration order, for rules that look at each
+    /// one: its [`Kind`] as nginx reads the modifier (`=/x` is exact, `^x` a prefix),
+    /// whether a URI can select it ([`Location::selectable`]), `internal` as inherited.
+    pub fn iter(&self) -> impl Iterator<Item = (LocId, &Location)> {
+        self.locations
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i as LocId, l))
+    }
+
     pub fn get(&self, id: LocId) -> &Location {
         &self.locations[id as usize]
     }
@@ -510,6 +525,12 @@ impl ServerLocations {
     pub fn select(&self, uri: &[u8]) -> Selection {
         select::select(self, uri)
     }
+}
+
+/// The location nginx selects in `server` for a normalised URI (`$uri`); see
+/// [`ServerLocations::select`].
+pub fn select(server: &ServerLocations, uri: &[u8]) -> Selection {
+    server.select(uri)
 }
 
 /// The location trees of every `server { }` of one configuration (http servers only).

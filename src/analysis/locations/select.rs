@@ -5,8 +5,7 @@
 //! prefix match is searched again inside (its nested locations); if that settled nothing
 //! (no exact match, no redirect, no nested regex), this level's regexes are tried in order
 //! — unless the prefix found at this level is `^~` — and the first match is searched
-//! inside the same way. A regex match is final: below it, a redirect is served rather than
-//! sent (nginx returns `NGX_OK` whatever the nested search said).
+//! inside the same way. A regex match is final.
 
 use super::static_tree::Found;
 use super::{Kind, LocId, ServerLocations};
@@ -128,27 +127,12 @@ impl Selection {
     }
 }
 
-/// How a level's search ended (`NGX_OK`, `NGX_DONE`, `NGX_AGAIN`, `NGX_DECLINED`).
-enum Rc {
-    /// Settled: an exact match, or a regex matched (at this level or inside).
-    Done,
-    /// A redirect, to be sent unless a regex level above turns it into a match.
-    Redirect(LocId),
-    /// A prefix matched (or nothing): regexes of the levels above may still win.
-    Open,
-    Unknown(LocId, Unknown),
-}
-
 pub(super) fn select(locs: &ServerLocations, uri: &[u8]) -> Selection {
     let mut search = Search {
         chain: Vec::new(),
         captures: None,
     };
-    let outcome = match find(locs, 0, uri, &mut search) {
-        Rc::Done | Rc::Open => Outcome::Served,
-        Rc::Redirect(l) => Outcome::Redirect(l),
-        Rc::Unknown(regex, why) => Outcome::Unknown { regex, why },
-    };
+    let outcome = find(locs, uri, &mut search);
     let mut out = Selection {
         chain: search.chain,
         outcome,
@@ -165,68 +149,96 @@ struct Search {
     captures: Option<Captures>,
 }
 
-/// The search at one level (0: the server; `l + 1`: inside location `l`). Recursion depth
-/// is the nesting depth of locations, which the parser caps.
-fn find(locs: &ServerLocations, level: usize, uri: &[u8], search: &mut Search) -> Rc {
-    let chain = &mut search.chain;
-    let base = chain.len();
-    let lv = &locs.levels[level];
-    let mut no_regex = false;
-    let mut rc = match lv.tree.find(uri, &locs.locations) {
-        Found::Declined => Rc::Open,
-        Found::Exact(l) => {
-            chain.push(Step {
-                location: l,
-                why: Why::Exact,
-            });
-            return Rc::Done;
-        }
-        Found::Redirect(l) => {
-            chain.push(Step {
-                location: l,
-                why: Why::Slash,
-            });
-            return Rc::Redirect(l);
-        }
-        Found::Prefix(l) => {
-            no_regex = locs.get(l).kind == Kind::NoRegexPrefix;
-            chain.push(Step {
-                location: l,
-                why: if no_regex {
+/// nginx's recursive search, unrolled so that nesting deep through includes cannot
+/// exhaust the stack (the cost stays one tree search and one regex pass per level):
+///
+/// 1. down: each level's static tree, from the server into the longest prefix found, until
+///    a level finds none (an exact match or a redirect ends everything here);
+/// 2. up: from the deepest level back to the server, each level whose prefix is not `^~`
+///    tries its regexes, in order (what nginx does when a nested search returns);
+/// 3. the first regex that matches is searched inside: its nested regexes only (below a
+///    regex location nginx has no static tree), the first match each time, and then the
+///    search is over.
+fn find(locs: &ServerLocations, uri: &[u8], search: &mut Search) -> Outcome {
+    // (level, chain length before its prefix, its prefix is `^~`)
+    let mut levels: Vec<(usize, usize, bool)> = Vec::new();
+    let mut level = 0;
+    loop {
+        let base = search.chain.len();
+        let step = |location, why| Step { location, why };
+        match locs.levels[level].tree.find(uri, &locs.locations) {
+            Found::Declined => {
+                levels.push((level, base, false));
+                break;
+            }
+            Found::Exact(l) => {
+                search.chain.push(step(l, Why::Exact));
+                return Outcome::Served;
+            }
+            Found::Redirect(l) => {
+                search.chain.push(step(l, Why::Slash));
+                return Outcome::Redirect(l);
+            }
+            Found::Prefix(l) => {
+                let no_regex = locs.get(l).kind == Kind::NoRegexPrefix;
+                let why = if no_regex {
                     Why::NoRegexPrefix
                 } else {
                     Why::Prefix
-                },
-            });
-            find(locs, l as usize + 1, uri, search)
+                };
+                search.chain.push(step(l, why));
+                levels.push((level, base, no_regex));
+                level = l as usize + 1;
+            }
         }
-    };
-    if !matches!(rc, Rc::Open) || no_regex {
-        return rc;
     }
-    for (i, &r) in lv.regexes.iter().enumerate() {
-        let matched = match locs.get(r).regex() {
+    let mut matched = None;
+    while let Some((level, base, no_regex)) = levels.pop() {
+        if no_regex {
+            continue;
+        }
+        match first_regex(locs, level, uri) {
+            Err(unknown) => return unknown,
+            Ok(None) => {}
+            Ok(Some((r, nth, caps))) => {
+                search.chain.truncate(base);
+                matched = Some((r, nth, caps));
+                break;
+            }
+        }
+    }
+    while let Some((r, nth, caps)) = matched.take() {
+        search.captures = Some(caps);
+        search.chain.push(Step {
+            location: r,
+            why: Why::Regex { nth },
+        });
+        match first_regex(locs, r as usize + 1, uri) {
+            Err(unknown) => return unknown,
+            Ok(next) => matched = next,
+        }
+    }
+    Outcome::Served
+}
+
+/// The first regex location of `level` that matches `uri`: its id, its place (from 1)
+/// and its captures; `Err` with the outcome when one before it cannot be decided.
+fn first_regex(
+    locs: &ServerLocations,
+    level: usize,
+    uri: &[u8],
+) -> Result<Option<(LocId, u32, Captures)>, Outcome> {
+    for (i, &r) in locs.levels[level].regexes.iter().enumerate() {
+        let found = match locs.get(r).regex() {
             Some(Ok(re)) => re.captures(uri).map_err(Unknown::Undecided),
             Some(Err(e)) => Err(Unknown::Unsupported(e.clone())),
             None => Ok(None),
         };
-        match matched {
+        match found {
             Ok(None) => continue,
-            Ok(Some(caps)) => {
-                search.captures = Some(caps);
-                search.chain.truncate(base);
-                search.chain.push(Step {
-                    location: r,
-                    why: Why::Regex { nth: i as u32 + 1 },
-                });
-                rc = match find(locs, r as usize + 1, uri, search) {
-                    Rc::Unknown(l, why) => Rc::Unknown(l, why),
-                    _ => Rc::Done,
-                };
-                return rc;
-            }
-            Err(why) => return Rc::Unknown(r, why),
+            Ok(Some(caps)) => return Ok(Some((r, i as u32 + 1, caps))),
+            Err(why) => return Err(Outcome::Unknown { regex: r, why }),
         }
     }
-    rc
+    Ok(None)
 }

@@ -477,6 +477,33 @@ fn many_locations_build_and_select_without_quadratic_cost() {
     assert!(t.elapsed().as_secs() < 20, "took {:?}", t.elapsed());
 }
 
+#[test]
+fn deep_nesting_is_searched_level_by_level() {
+    // 200 prefixes, each inside the one before, each level with a regex for its depth.
+    let depth = 200;
+    let mut body = String::new();
+    for d in 1..=depth {
+        body.push_str(&format!("location /{} {{\n", "a/".repeat(d)));
+        body.push_str(&format!("location ~ \"^/(a/){{{d}}}x{d}$\" {{ }}\n"));
+    }
+    body.push_str(&"}\n".repeat(depth));
+    let locs = server(&body);
+    assert!(locs.problems.is_empty(), "{:?}", locs.problems);
+    let deepest = format!("/{}", "a/".repeat(depth));
+    let sel = locs.select(format!("{deepest}z").as_bytes());
+    assert_eq!(sel.chain.len(), depth);
+    assert_eq!(who(&locs, &format!("{deepest}z")), deepest);
+    // The regex inside the 50th prefix: tried once the levels under it found nothing.
+    let uri = format!("/{}x50", "a/".repeat(50));
+    let sel = locs.select(uri.as_bytes());
+    assert_eq!(sel.chain.len(), 51);
+    assert_eq!(sel.chain[50].why, Why::Regex { nth: 1 });
+    assert_eq!(
+        locs.get(sel.chain[50].location).parent,
+        Some(sel.chain[49].location)
+    );
+}
+
 mod normalisation {
     use super::super::uri::{normalise, Reason};
 
