@@ -6,8 +6,9 @@
 //! Each location answers `return 200 "<id>"` and sets `add_header X-Loc <id> always`, so
 //! even its 404 (an `internal` one) and its 301 (the redirect) say which location nginx
 //! chose; the server level has neither and a `root` that does not exist, so a request no
-//! location takes is a 404 without `X-Loc`. Half the servers listen on a second port where
-//! every server has `merge_slashes off`.
+//! location takes is a 404 without `X-Loc`. Half the servers listen on a second port whose
+//! default server has `merge_slashes off`, which nginx applies to every request there; some
+//! other servers set `merge_slashes` the other way, which nginx ignores.
 //!
 //! Real nginx serves the configuration (`-g 'daemon off; master_process off;'`, everything
 //! it writes inside a temporary prefix, 127.0.0.1 on free ports), and generated request
@@ -450,8 +451,16 @@ fn location_selection_agrees_with_nginx() {
             conf,
             "server {{\n  listen 127.0.0.1:{port};\n  server_name s{i};"
         );
-        if off {
+        // The default server of the second port (s1) sets `merge_slashes off`, which
+        // applies to every request on that port; the others' settings change nothing.
+        if i == 1 {
             conf.push_str("  merge_slashes off;\n");
+        } else if i > 1 && gen.rng.chance(30) {
+            conf.push_str(if off {
+                "  merge_slashes on;\n"
+            } else {
+                "  merge_slashes off;\n"
+            });
         }
         let mut names = Vec::new();
         gen.level(&Parent::Server, 0, &mut conf, &mut names);
@@ -474,8 +483,14 @@ fn location_selection_agrees_with_nginx() {
     };
     let all = Locations::build(&view);
     assert_eq!(all.servers().len(), SERVERS);
-    for s in all.servers() {
+    for (i, s) in all.servers().iter().enumerate() {
         assert!(s.problems.is_empty(), "{:?}", s.problems);
+        assert_eq!(
+            s.merge_slashes,
+            i % 2 == 0,
+            "the default server's merge_slashes"
+        );
+        assert!(!s.merge_slashes_varies);
     }
     // Each location's id, from its `return 200 "<id>"`.
     let ids: Vec<HashMap<u32, String>> = all

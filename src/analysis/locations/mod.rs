@@ -6,7 +6,7 @@
 //!
 //! 1. [`normalise`] turns the request target a client sends into the URI nginx matches
 //!    (`$uri`): percent-decoded, slashes merged, `.` and `..` resolved, or refused with 400
-//!    ([`Rejected`]). See [`uri`].
+//!    ([`Rejected`]). See [`uri`]; whose `merge_slashes` applies: [`default_server`].
 //! 2. [`ServerLocations::build`] reads one `server { }` (includes expanded) into its
 //!    location tree: the locations of the server and the nested ones, each with its
 //!    [`Kind`] (`=`, prefix, `^~`, `~`, `~*`, `@name`), `internal`, and what nginx would
@@ -55,6 +55,7 @@
 //! more than 255 bytes longer than its parent's is compared on its length modulo 256;
 //! this module does the same (the binary test checks it against nginx 1.22.1, Debian 12's).
 
+pub mod default_server;
 mod select;
 pub mod static_tree;
 pub mod uri;
@@ -166,9 +167,15 @@ pub struct ServerLocations {
     levels: Vec<Level>,
     /// Named locations, sorted by name (first of equal names first, as nginx finds them).
     named: Vec<LocId>,
-    /// `merge_slashes` as this server sets it (or inherits it from `http`). nginx applies
-    /// the value of the default server of the address a request arrives on.
+    /// The `merge_slashes` that normalises requests to this server. nginx applies the
+    /// value of the default server of the address a request arrives on
+    /// ([`default_server`]): [`Locations::build`] sets that one; [`ServerLocations::build`]
+    /// alone knows only the server's own setting (or the one it inherits from `http`).
     pub merge_slashes: bool,
+    /// The default servers of this server's addresses disagree on `merge_slashes` (or an
+    /// address could not be read): [`ServerLocations::merge_slashes`] is then the server's
+    /// own value, and a request on some address is normalised the other way.
+    pub merge_slashes_varies: bool,
     pub problems: Vec<Problem>,
 }
 
@@ -254,6 +261,7 @@ impl ServerLocations {
             levels: Vec::new(),
             named: Vec::new(),
             merge_slashes,
+            merge_slashes_varies: false,
             problems: Vec::new(),
         };
         // The locations directly in each level (0: the server's), in configuration order.
@@ -514,7 +522,7 @@ impl ServerLocations {
     }
 
     /// The location nginx selects for a request target as sent (`/a/%2e%2e/b?x`),
-    /// normalised with this server's `merge_slashes`.
+    /// normalised with [`ServerLocations::merge_slashes`].
     pub fn select_request(&self, target: &[u8]) -> Result<Selection, Rejected> {
         let uri = normalise(target, self.merge_slashes)?;
         Ok(self.select(&uri.path))
@@ -546,11 +554,21 @@ impl Locations {
 
     pub fn build(view: &View<'_>) -> Locations {
         let mut cache = RegexCache::default();
-        let servers = view
+        let mut servers: Vec<ServerLocations> = view
             .named("server")
             .filter(|&s| is_http_server(view, s))
             .map(|s| ServerLocations::build_with(view, s, &mut cache))
             .collect();
+        let own: Vec<(OccId, bool)> = servers
+            .iter()
+            .map(|s| (s.server, s.merge_slashes))
+            .collect();
+        for (s, applied) in servers.iter_mut().zip(default_server::applied(view, &own)) {
+            match applied {
+                Some(v) => s.merge_slashes = v,
+                None => s.merge_slashes_varies = true,
+            }
+        }
         Locations { servers }
     }
 

@@ -504,6 +504,44 @@ fn deep_nesting_is_searched_level_by_level() {
     );
 }
 
+#[test]
+fn merge_slashes_is_the_default_servers_of_the_address() {
+    let all = servers(
+        "server { listen 80; merge_slashes off; location /a/ { } }\n\
+         server { listen *:80; server_name b; location /a/ { } }\n\
+         server { listen 127.0.0.1:81; location /a/ { } }\n\
+         server { listen 127.0.0.1:81 default_server; merge_slashes off; location /a/ { } }\n\
+         server { listen 127.0.0.1:81; listen 82; location /a/ { } }\n\
+         server { location /a/ { } }",
+    );
+    let got: Vec<(bool, bool)> = all
+        .servers()
+        .iter()
+        .map(|s| (s.merge_slashes, s.merge_slashes_varies))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (false, false),
+            // `*:80` is `80`: the first server is the default, its `off` applies.
+            (false, false),
+            // `default_server` beats the first listed.
+            (false, false),
+            (false, false),
+            // 127.0.0.1:81 says off, 82 (this server is its default) says on.
+            (true, true),
+            // No `listen` is `*:80`.
+            (false, false),
+        ]
+    );
+    assert_eq!(
+        all.servers()[1]
+            .select_request(b"//a/x")
+            .map(|s| s.location().is_some()),
+        Ok(false)
+    );
+}
+
 mod normalisation {
     use super::super::uri::{normalise, Reason};
 
