@@ -328,17 +328,34 @@ impl Drop for Nginx {
     }
 }
 
-fn nginx_available() -> bool {
-    match Command::new("nginx").arg("-v").output() {
-        Ok(o) if o.status.success() => true,
-        _ => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("nginx is required on CI (CI=true) for tests/locations_binary.rs");
+/// The nginx binary: `$LEMPLINT_NGINX`, else `/usr/sbin/nginx`, else on `PATH`. `None`
+/// (after a note) when there is none; under `CI=true` that fails the test.
+fn nginx_binary() -> Option<PathBuf> {
+    let found = std::env::var_os("LEMPLINT_NGINX")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let mut dirs = vec![PathBuf::from("/usr/sbin")];
+            if let Some(path) = std::env::var_os("PATH") {
+                dirs.extend(std::env::split_paths(&path));
             }
-            eprintln!("note: nginx not found; skipping (set CI=true to make this an error)");
-            false
+            dirs.into_iter()
+                .map(|d| d.join("nginx"))
+                .find(|p| p.is_file())
+        })
+        .filter(|bin| {
+            Command::new(bin)
+                .arg("-v")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if found.is_none() {
+        let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{what} is required on CI (CI=true) for tests/locations_binary.rs");
         }
+        eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
     }
+    found
 }
 
 /// One raw HTTP/1.0 request; the answer as `status x-loc [location-path]`.
@@ -413,9 +430,9 @@ fn expect(locs: &ServerLocations, ids: &HashMap<u32, String>, target: &[u8]) -> 
 
 #[test]
 fn location_selection_agrees_with_nginx() {
-    if !nginx_available() {
+    let Some(nginx) = nginx_binary() else {
         return;
-    }
+    };
     let started = Instant::now();
     let tmp = tempfile::tempdir().unwrap();
     let prefix = tmp.path();
@@ -507,7 +524,7 @@ fn location_selection_agrees_with_nginx() {
         })
         .collect();
 
-    let check = Command::new("nginx")
+    let check = Command::new(&nginx)
         .arg("-p")
         .arg(prefix)
         .arg("-c")
@@ -521,7 +538,7 @@ fn location_selection_agrees_with_nginx() {
         String::from_utf8_lossy(&check.stderr)
     );
     let _nginx = Nginx(
-        Command::new("nginx")
+        Command::new(&nginx)
             .arg("-p")
             .arg(prefix)
             .arg("-c")
