@@ -24,7 +24,7 @@
 use lemplint::analysis::locations::{normalise, Locations, Outcome, ServerLocations};
 use lemplint::stack::expanded::{Expanded, View};
 use lemplint::stack::fs::DumpFs;
-use lemplint::stack::nginx::{load, LoadOptions};
+use lemplint::stack::nginx::{load, LoadOptions, NginxConfig};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::{Read, Write};
@@ -428,25 +428,11 @@ fn expect(locs: &ServerLocations, ids: &HashMap<u32, String>, target: &[u8]) -> 
     }
 }
 
-#[test]
-fn location_selection_agrees_with_nginx() {
-    let Some(nginx) = nginx_binary() else {
-        return;
-    };
-    let started = Instant::now();
-    let tmp = tempfile::tempdir().unwrap();
-    let prefix = tmp.path();
+/// The start of a configuration whose files all stay inside `prefix`: one process, no
+/// access log, a `root` that does not exist (a request no location takes is a 404).
+fn http_head(prefix: &Path) -> String {
     let dir = |d: &str| prefix.join(d).display().to_string();
-    let (port_on, port_off) = (free_port(), free_port());
-    let mut gen = Gen {
-        // Another seed explores other cases: LEMPLINT_LOCATIONS_SEED=<n>.
-        rng: Rng(std::env::var("LEMPLINT_LOCATIONS_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0x9e37_79b9_7f4a_7c15)),
-        next_id: 0,
-    };
-    let mut conf = format!(
+    format!(
         "worker_processes 1;\npid {pid};\nerror_log {log};\nevents {{ worker_connections 64; }}\n\
          http {{\n  access_log off;\n  root {root};\n  client_body_temp_path {b};\n  \
          proxy_temp_path {p};\n  fastcgi_temp_path {f};\n  uwsgi_temp_path {u};\n  \
@@ -459,7 +445,101 @@ fn location_selection_agrees_with_nginx() {
         f = dir("fastcgi"),
         u = dir("uwsgi"),
         s = dir("scgi"),
+    )
+}
+
+/// lemplint's reading of a configuration.
+fn read(conf: &str) -> (NginxConfig, Expanded) {
+    let mut fs = DumpFs::default();
+    fs.files
+        .insert(PathBuf::from("/t/nginx.conf"), conf.as_bytes().to_vec());
+    let config = load(&fs, Path::new("/t/nginx.conf"), &LoadOptions::default()).unwrap();
+    let expanded = Expanded::build(&config);
+    (config, expanded)
+}
+
+/// Each location's id, from its `return 200 "<id>"`, per server.
+fn ids(view: &View<'_>, all: &Locations) -> Vec<HashMap<u32, String>> {
+    all.servers()
+        .iter()
+        .map(|s| {
+            (0..s.locations().len() as u32)
+                .filter_map(|l| {
+                    let occ = s.get(l).occ;
+                    let ret = *view.expanded.children_named(occ, "return").first()?;
+                    Some((l, view.arg(ret, 1)?.into_owned()))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `nginx -t` on `conf` (written to `prefix/nginx.conf`); its messages when it refuses.
+fn check(nginx: &Path, prefix: &Path, conf: &str) -> Result<(), String> {
+    let path = prefix.join("nginx.conf");
+    std::fs::write(&path, conf).unwrap();
+    let out = Command::new(nginx)
+        .arg("-p")
+        .arg(prefix)
+        .arg("-c")
+        .arg(&path)
+        .arg("-t")
+        .output()
+        .unwrap();
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// nginx serving `prefix/nginx.conf`, once it listens on every port.
+fn start(nginx: &Path, prefix: &Path, ports: &[u16]) -> Nginx {
+    let running = Nginx(
+        Command::new(nginx)
+            .arg("-p")
+            .arg(prefix)
+            .arg("-c")
+            .arg(prefix.join("nginx.conf"))
+            .args(["-g", "daemon off; master_process off;"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start nginx"),
     );
+    let ready = Instant::now();
+    while ports
+        .iter()
+        .any(|&p| TcpStream::connect(("127.0.0.1", p)).is_err())
+    {
+        assert!(
+            ready.elapsed() < Duration::from_secs(10),
+            "nginx did not start listening: {}",
+            std::fs::read_to_string(prefix.join("error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    running
+}
+
+#[test]
+fn location_selection_agrees_with_nginx() {
+    let Some(nginx) = nginx_binary() else {
+        return;
+    };
+    let started = Instant::now();
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tmp.path();
+    let (port_on, port_off) = (free_port(), free_port());
+    let mut gen = Gen {
+        // Another seed explores other cases: LEMPLINT_LOCATIONS_SEED=<n>.
+        rng: Rng(std::env::var("LEMPLINT_LOCATIONS_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0x9e37_79b9_7f4a_7c15)),
+        next_id: 0,
+    };
+    let mut conf = http_head(prefix);
     let mut names_of = Vec::new();
     for i in 0..SERVERS {
         let off = i % 2 == 1;
@@ -485,15 +565,8 @@ fn location_selection_agrees_with_nginx() {
         names_of.push(names);
     }
     conf.push_str("}\n");
-    let conf_path = prefix.join("nginx.conf");
-    std::fs::write(&conf_path, &conf).unwrap();
 
-    // lemplint's reading of the same file.
-    let mut fs = DumpFs::default();
-    fs.files
-        .insert(PathBuf::from("/t/nginx.conf"), conf.clone().into_bytes());
-    let config = load(&fs, Path::new("/t/nginx.conf"), &LoadOptions::default()).unwrap();
-    let expanded = Expanded::build(&config);
+    let (config, expanded) = read(&conf);
     let view = View {
         config: &config,
         expanded: &expanded,
@@ -509,57 +582,11 @@ fn location_selection_agrees_with_nginx() {
         );
         assert!(!s.merge_slashes_varies);
     }
-    // Each location's id, from its `return 200 "<id>"`.
-    let ids: Vec<HashMap<u32, String>> = all
-        .servers()
-        .iter()
-        .map(|s| {
-            (0..s.locations().len() as u32)
-                .filter_map(|l| {
-                    let occ = s.get(l).occ;
-                    let ret = *view.expanded.children_named(occ, "return").first()?;
-                    Some((l, view.arg(ret, 1)?.into_owned()))
-                })
-                .collect()
-        })
-        .collect();
-
-    let check = Command::new(&nginx)
-        .arg("-p")
-        .arg(prefix)
-        .arg("-c")
-        .arg(&conf_path)
-        .arg("-t")
-        .output()
-        .unwrap();
-    assert!(
-        check.status.success(),
-        "nginx -t refuses the generated configuration:\n{}\n{conf}",
-        String::from_utf8_lossy(&check.stderr)
-    );
-    let _nginx = Nginx(
-        Command::new(&nginx)
-            .arg("-p")
-            .arg(prefix)
-            .arg("-c")
-            .arg(&conf_path)
-            .args(["-g", "daemon off; master_process off;"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start nginx"),
-    );
-    let ready = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port_on)).is_err()
-        || TcpStream::connect(("127.0.0.1", port_off)).is_err()
-    {
-        assert!(
-            ready.elapsed() < Duration::from_secs(10),
-            "nginx did not start listening: {}",
-            std::fs::read_to_string(prefix.join("error.log")).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(20));
+    let ids = ids(&view, &all);
+    if let Err(e) = check(&nginx, prefix, &conf) {
+        panic!("nginx -t refuses the generated configuration:\n{e}\n{conf}");
     }
+    let _nginx = start(&nginx, prefix, &[port_on, port_off]);
 
     let (mut total, mut agree, mut unknown) = (0usize, 0usize, 0usize);
     let mut kinds: HashMap<&'static str, usize> = HashMap::new();
