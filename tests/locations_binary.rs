@@ -21,7 +21,9 @@
 //! Without nginx the test is skipped with a note, or fails when `CI=true`. Verified with
 //! nginx 1.22.1 (Debian).
 
-use lemplint::analysis::locations::{normalise, Locations, Outcome, ServerLocations};
+mod common;
+
+use lemplint::analysis::locations::{normalise, Kind, Locations, Outcome, ServerLocations};
 use lemplint::stack::expanded::{Expanded, View};
 use lemplint::stack::fs::DumpFs;
 use lemplint::stack::nginx::{load, LoadOptions, NginxConfig};
@@ -413,7 +415,7 @@ fn expect(locs: &ServerLocations, ids: &HashMap<u32, String>, target: &[u8]) -> 
         Outcome::Unknown { .. } => None,
         Outcome::Redirect(l) if sel.internal => Some(format!("404 {}", id(l))),
         Outcome::Redirect(l) => {
-            let mut to = String::from_utf8_lossy(&locs.get(l).name).into_owned();
+            let mut to = String::from_utf8_lossy(&locs.get(l).escaped_name()).into_owned();
             if let Some(args) = &uri.args {
                 to.push('?');
                 to.push_str(&String::from_utf8_lossy(args));
@@ -644,4 +646,252 @@ fn location_selection_agrees_with_nginx() {
     );
     assert_eq!(unknown, 0, "the generated regexes are all decidable");
     assert!(total >= 3000, "{total} answers compared");
+}
+
+/// A location name as a quoted token nginx reads back as exactly `name`: inside quotes
+/// `\\` is a backslash and `\"` a quote (and `\t`, `\r`, `\n` would be control bytes).
+fn quote(name: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for &b in name {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            _ => out.push(b as char),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A request target whose normalised path is `path`: the bytes a request line cannot hold
+/// as they are, and those normalisation would read (`%`, `?`, `#`), percent-encoded.
+fn target_for(path: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &b in path {
+        if b <= b' ' || b == 0x7f || b >= 0x80 || matches!(b, b'%' | b'?' | b'#') {
+            out.extend_from_slice(format!("%{b:02X}").as_bytes());
+        } else {
+            out.push(b);
+        }
+    }
+    if out.first() != Some(&b'/') {
+        out.insert(0, b'/');
+    }
+    out
+}
+
+/// One corpus server's locations, rewritten as the generated ones are: same kinds, names
+/// and nesting, `internal` and a `proxy_pass` where the original has them.
+fn emit(s: &ServerLocations, id: u32, depth: usize, next: &mut usize, out: &mut String) {
+    let l = s.get(id);
+    *next += 1;
+    let indent = "  ".repeat(depth + 1);
+    let name = if l.kind == Kind::Named {
+        String::from_utf8_lossy(&l.name).into_owned()
+    } else {
+        quote(&l.name)
+    };
+    let _ = writeln!(out, "{indent}location {} {name} {{", l.kind.modifier());
+    let _ = writeln!(out, "{indent}  add_header X-Loc C{next} always;");
+    // `internal` is inherited: set it where the original sets it.
+    let own_internal = l.internal && l.parent.is_none_or(|p| !s.get(p).internal);
+    if own_internal {
+        let _ = writeln!(out, "{indent}  internal;");
+    }
+    if l.auto_redirect {
+        let _ = writeln!(out, "{indent}  proxy_pass http://127.0.0.1:9;");
+    }
+    let _ = writeln!(out, "{indent}  return 200 \"C{next}\";");
+    for &c in &l.children {
+        emit(s, c, depth + 1, next, out);
+    }
+    let _ = writeln!(out, "{indent}}}");
+}
+
+/// Paths worth asking a real server about, then variants of each location's name.
+const PROBES: &[&str] = &[
+    "/",
+    "/index.php",
+    "/index.html",
+    "/.git/config",
+    "/.env",
+    "/.htaccess",
+    "/uploads/x.php",
+    "/wp-content/uploads/a.php",
+    "/wp-admin/",
+    "/wp-login.php",
+    "/static../etc/passwd",
+    "/favicon.ico",
+    "/robots.txt",
+    "/a.jpg",
+    "/x.PHP",
+    "/api/v1/x",
+    "/images/1.GIF",
+    "/assets/app.css",
+    "/phpmyadmin/",
+    "/status",
+];
+
+/// Real servers' locations against nginx: the location sets of the corpus servers (kinds,
+/// names, nesting, regexes as written), each location answering with its id as in the
+/// generated test, asked about common paths and about each location's name and variants
+/// of it. A regex the PCRE module cannot decide is counted, not compared.
+#[test]
+fn corpus_location_sets_agree_with_nginx() {
+    let Some(dir) = common::corpus("nginx") else {
+        return;
+    };
+    let Some(nginx) = nginx_binary() else {
+        return;
+    };
+    let started = Instant::now();
+    // Every corpus file on its own: its servers and their locations.
+    let mut servers: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let files = common::files_under(&dir);
+    for file in &files {
+        let Ok(text) = std::fs::read(file) else {
+            continue;
+        };
+        if !text.windows(8).any(|w| w == b"location") {
+            continue;
+        }
+        let mut fs = DumpFs::default();
+        fs.files.insert(PathBuf::from("/c/nginx.conf"), text);
+        let opts = LoadOptions {
+            single_file: true,
+            ..LoadOptions::default()
+        };
+        let Ok(config) = load(&fs, Path::new("/c/nginx.conf"), &opts) else {
+            continue;
+        };
+        let expanded = Expanded::build(&config);
+        let view = View {
+            config: &config,
+            expanded: &expanded,
+        };
+        for s in Locations::build(&view).servers() {
+            let long = s.locations().iter().any(|l| l.name.len() > 200);
+            if s.locations().is_empty() || !s.problems.is_empty() || long {
+                continue;
+            }
+            let mut body = String::new();
+            let mut next = 0;
+            for top in s.top().collect::<Vec<_>>() {
+                emit(s, top, 0, &mut next, &mut body);
+            }
+            // The same location set in several vhosts is asked about once.
+            if seen.insert(body.clone()) {
+                servers.push(body);
+            }
+        }
+    }
+    assert!(servers.len() >= 50, "{} corpus servers", servers.len());
+
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tmp.path();
+    let port = free_port();
+    // nginx refuses a few sets lemplint accepts (a regex PCRE2 refuses that the PCRE module
+    // does not): drop the server nginx names, and say which.
+    let mut refused = Vec::new();
+    let conf = loop {
+        let mut conf = http_head(prefix);
+        let mut lines = Vec::new();
+        for (i, body) in servers.iter().enumerate() {
+            lines.push(conf.lines().count() + 1);
+            let _ = write!(
+                conf,
+                "server {{\n  listen 127.0.0.1:{port};\n  server_name c{i};\n{body}}}\n"
+            );
+        }
+        conf.push_str("}\n");
+        let Err(e) = check(&nginx, prefix, &conf) else {
+            break conf;
+        };
+        let line: Option<usize> = e
+            .split("nginx.conf:")
+            .nth(1)
+            .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse().ok());
+        let Some(line) = line else {
+            panic!("nginx -t: {e}");
+        };
+        let i = lines.partition_point(|&start| start <= line) - 1;
+        refused.push(e.trim().to_string());
+        servers.remove(i);
+        assert!(refused.len() < 20, "nginx refuses too many: {refused:#?}");
+    };
+    let (config, expanded) = read(&conf);
+    let view = View {
+        config: &config,
+        expanded: &expanded,
+    };
+    let all = Locations::build(&view);
+    assert_eq!(all.servers().len(), servers.len());
+    let ids = ids(&view, &all);
+    let _running = start(&nginx, prefix, &[port]);
+
+    let (mut total, mut agree, mut unknown) = (0usize, 0usize, 0usize);
+    let mut disagreements = Vec::new();
+    for (i, s) in all.servers().iter().enumerate() {
+        let mut targets: Vec<Vec<u8>> = PROBES.iter().map(|p| p.as_bytes().to_vec()).collect();
+        for l in s.locations() {
+            let base: Vec<u8> = match (l.kind, l.regex()) {
+                (Kind::Named, _) => continue,
+                (Kind::Regex { .. }, Some(Ok(re))) => re.literal_prefix(),
+                (Kind::Regex { .. }, _) => continue,
+                _ => l.name.to_vec(),
+            };
+            for suffix in [&b""[..], b"x", b"/", b"/a.php", b".php", b"/x.JPG"] {
+                let mut t = base.clone();
+                t.extend_from_slice(suffix);
+                targets.push(target_for(&t));
+            }
+            if base.len() > 1 {
+                targets.push(target_for(&base[..base.len() - 1]));
+                targets.push(target_for(&base.to_ascii_uppercase()));
+            }
+        }
+        targets.sort();
+        targets.dedup();
+        for target in targets {
+            let got = ask(port, &format!("c{i}"), &target);
+            let Some(want) = expect(s, &ids[i], &target) else {
+                unknown += 1;
+                continue;
+            };
+            total += 1;
+            if got == want {
+                agree += 1;
+            } else {
+                let sel = s.select_request(&target);
+                disagreements.push(format!(
+                    "server c{i} {:?}: nginx {got:?}, lemplint {want:?} ({})",
+                    String::from_utf8_lossy(&target),
+                    sel.map_or_else(|r| r.to_string(), |sel| sel.explain(s)),
+                ));
+            }
+        }
+    }
+    let locations: usize = all.servers().iter().map(|s| s.locations().len()).sum();
+    eprintln!(
+        "corpus locations: {agree}/{total} answers agree with nginx ({:.2}%), {unknown} \
+         undecided; {} distinct servers, {locations} locations; nginx refused {}: {refused:?}; \
+         {:.1} s",
+        100.0 * agree as f64 / total.max(1) as f64,
+        servers.len(),
+        refused.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements, first ones:\n{}",
+        disagreements.len(),
+        disagreements
+            .iter()
+            .take(25)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }

@@ -134,6 +134,24 @@ impl Location {
         self.regex.as_deref()
     }
 
+    /// The path of nginx's 301 to this location ([`Outcome::Redirect`]; the request's
+    /// arguments follow after a `?`): the name with the bytes URIs cannot hold as they are
+    /// percent-encoded, as `ngx_escape_uri(NGX_ESCAPE_URI)` does — controls, space, `"`,
+    /// `#`, `%`, `<`, `>`, `?`, `\`, `^`, `` ` ``, `{`, `|`, `}`, and bytes from 0x7F.
+    pub fn escaped_name(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.name.len());
+        for &b in self.name.iter() {
+            let escape = !(0x20..0x7f).contains(&b) || b" \"#%<>?\\^`{|}".contains(&b);
+            if escape {
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
+            } else {
+                out.push(b);
+            }
+        }
+        out
+    }
+
     /// `location ~ \.php$` as written (modifier and name).
     pub fn label(&self) -> String {
         let name = String::from_utf8_lossy(&self.name);

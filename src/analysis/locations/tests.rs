@@ -304,6 +304,13 @@ fn a_prefix_one_slash_short_of_a_proxied_location_is_redirected() {
     // No `*_pass`: no redirect, the shorter prefix serves.
     assert_eq!(who(&locs, "/files"), "/");
     assert_eq!(who(&locs, "/api/x"), "/api/");
+    // The `Location:` of the redirect is the name, escaped as nginx escapes it.
+    let odd = server(r#"location "/a b\\x\"%?#{}/" { proxy_pass http://127.0.0.1:9; }"#);
+    let sel = odd.select(br#"/a b\x"%?#{}"#);
+    let Outcome::Redirect(l) = sel.outcome else {
+        panic!("{sel:?}")
+    };
+    assert_eq!(odd.get(l).escaped_name(), b"/a%20b%5Cx%22%25%3F%23%7B%7D/");
     // A nested one redirects too, and ends the search (no regex is tried).
     let nested = server(
         "location /r {\n  location /r/s/ { proxy_pass http://127.0.0.1:9; }\n}\n\
