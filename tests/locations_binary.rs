@@ -18,8 +18,13 @@
 //! answer (status, `X-Loc`, and for a 301 the `Location` path) is compared with
 //! `ServerLocations::select_request`. Any disagreement fails the test.
 //!
-//! Without nginx the test is skipped with a note, or fails when `CI=true`. Verified with
-//! nginx 1.22.1 (Debian).
+//! A second test, [`corpus_location_sets_agree_with_nginx`], does the same with the
+//! location sets of the corpus's real servers (kinds, names, nesting and regexes as
+//! written; the bodies replaced by the id answers), asked about common paths (`/.git/config`,
+//! `/uploads/x.php`, `/static../etc/passwd`…) and variants of each location's name.
+//!
+//! Without nginx the tests are skipped with a note, or fail when `CI=true` (so does the
+//! corpus test without `../shared/corpus`). Verified with nginx 1.22.1 (Debian).
 
 mod common;
 

@@ -445,6 +445,25 @@ fn includes_are_followed_and_each_server_has_its_own_tree() {
 }
 
 #[test]
+fn the_locations_of_a_configuration_are_built_once_and_shared() {
+    let config = config(
+        "server { location /a/ { } }\nserver { location /b/ { } }",
+        "",
+    );
+    let inst = crate::stack::model::NginxInstance {
+        expanded: Expanded::build(&config),
+        config,
+        standalone: false,
+        memo: Default::default(),
+    };
+    let first = Locations::of(&inst);
+    let again = Locations::of(&inst);
+    assert!(Arc::ptr_eq(&first, &again));
+    assert_eq!(first.servers().len(), 2);
+    assert_eq!(who(&first.servers()[1], "/b/x"), "/b/");
+}
+
+#[test]
 fn select_request_normalises_with_the_servers_merge_slashes() {
     let on = server("location /a/b { }\nlocation / { }");
     assert!(on.merge_slashes);
