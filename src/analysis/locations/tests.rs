@@ -131,6 +131,20 @@ fn caret_tilde_stops_regexes_only_when_it_is_the_longest_prefix() {
 }
 
 #[test]
+fn caret_tilde_does_not_stop_the_regexes_nested_in_it() {
+    // `^~` skips the regexes beside it; its own nested regexes are still tried.
+    let locs = server(
+        "location ^~ /up/ {\n  location ~ \\.php$ { return 403; }\n}\nlocation ~ \\.(php|gif)$ { }",
+    );
+    let sel = locs.select(b"/up/x.php");
+    assert_eq!(sel.chain.len(), 2, "{}", sel.explain(&locs));
+    assert_eq!(sel.chain[0].why, Why::NoRegexPrefix);
+    assert_eq!(sel.chain[1].why, Why::Regex { nth: 1 });
+    assert_eq!(who(&locs, "/up/x.gif"), "^~ /up/");
+    assert_eq!(who(&locs, "/x.gif"), "~ \\.(php|gif)$");
+}
+
+#[test]
 fn regexes_are_tried_in_configuration_order_and_the_first_match_wins() {
     let locs = server("location ~ ^/a { }\nlocation ~ \\.php$ { }\nlocation / { }");
     assert_eq!(who(&locs, "/a.php"), "~ ^/a");
