@@ -29,11 +29,14 @@
 //!    `^~` stops only the regexes of its own level, and an outer regex still beats a nested
 //!    prefix. Inside a regex location only the nested regexes are searched: nginx builds
 //!    no static tree there, so a prefix or exact location nested in a regex one is never
-//!    selected ([`Location::selectable`]). A [`Selection`] is the chain of chosen locations, outermost first, each with
-//!    why ([`Why`]), and an [`Outcome`]: served, a 301 (`auto_redirect`: the URI is a
+//!    selected ([`Location::selectable`]).
+//!
+//!    A [`Selection`] is the chain of chosen locations, outermost first, each with why
+//!    ([`Why`]), the captures of the regex that matched, whether the serving location is
+//!    `internal`, and an [`Outcome`]: served, a 301 (`auto_redirect`: the URI is a
 //!    location's name without its final `/`, and the location has a `proxy_pass` or
-//!    another `*_pass`), or unknown when a regex could not be decided by
-//!    [`crate::analysis::pcre`] (never a guess).
+//!    another `*_pass`; [`Location::escaped_name`] is where it points), or unknown when a
+//!    regex could not be decided by [`crate::analysis::pcre`] (never a guess).
 //!
 //! Prefix comparisons are case-sensitive: nginx compares case-insensitively only when
 //! built for a case-insensitive file system (macOS, Windows), where `~` regexes are
