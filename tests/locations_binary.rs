@@ -14,9 +14,10 @@
 //! it writes inside a temporary prefix, 127.0.0.1 on free ports), and generated request
 //! targets (from the locations' names: percent-encoding, `//`, `/./`, `/../` and `..` above
 //! the root, case changes, trailing slashes, suffixes, query strings, fragments, `%00`, bad
-//! escapes, bytes above 0x7F, names longer than 255 bytes) go to it as raw HTTP/1.0 requests over a `TcpStream`. Each
-//! answer (status, `X-Loc`, and for a 301 the `Location` path) is compared with
-//! `ServerLocations::select_request`. Any disagreement fails the test.
+//! escapes, bytes above 0x7F, names longer than 255 bytes) go to it as raw HTTP/1.0
+//! requests over a `TcpStream`. Each answer (status, `X-Loc`, and for a 301 the `Location`
+//! path) is compared with `ServerLocations::select_request`. Any disagreement fails the
+//! test; a regex the PCRE module cannot decide would be counted, and none is expected.
 //!
 //! A second test, [`corpus_location_sets_agree_with_nginx`], does the same with the
 //! location sets of the corpus's real servers (kinds, names, nesting and regexes as

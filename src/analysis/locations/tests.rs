@@ -351,7 +351,10 @@ fn an_exact_and_a_prefix_location_of_the_same_name_share_it() {
 
 #[test]
 fn the_single_argument_spellings_are_read_as_nginx_reads_them() {
-    let locs = server("location =/x { }\nlocation ^~/i/ { }\nlocation ~*\\.GIF$ { }\nlocation ~\\.c$ { }\nlocation ^x { }");
+    let locs = server(
+        "location =/x { }\nlocation ^~/i/ { }\nlocation ~*\\.GIF$ { }\n\
+         location ~\\.c$ { }\nlocation ^x { }",
+    );
     let kinds: Vec<(Kind, String)> = locs
         .locations()
         .iter()
