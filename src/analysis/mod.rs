@@ -2,4 +2,5 @@
 //! never rules, the CLI or the renderers.
 
 pub mod cursor;
+pub mod locations;
 pub mod pcre;

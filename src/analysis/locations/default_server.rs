@@ -1,0 +1,83 @@
+//! Which server's `merge_slashes` normalises a request: nginx parses the request line
+//! before it has read `Host`, so it uses the configuration of the default server of the
+//! address and port the connection came to (`ngx_http_process_request_uri`, with the
+//! server configuration the connection starts with). A `merge_slashes off` in any other
+//! server changes nothing. (Checked against nginx 1.22.1: a non-default server's setting
+//! is ignored either way.)
+//!
+//! The default server of an address is the one whose `listen` for it says
+//! `default_server` (or the old `default`), else the first server listening on it. A
+//! server without `listen` listens on `*:80`. Addresses are compared as written after
+//! nginx's own equivalences (`80`, `*:80` and `0.0.0.0:80` are one); a request to a
+//! specific address is served by the servers listening on exactly that address, so
+//! `127.0.0.1:80` and `*:80` are different.
+
+use crate::stack::expanded::{OccId, View};
+use crate::stack::net::Addr;
+use std::collections::HashMap;
+
+/// An address as nginx tells listening sockets apart: `None` is the wildcard host.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Unix(String),
+    Tcp(Option<String>, u16),
+}
+
+/// One server's addresses, each with whether its `listen` marks the server the default.
+fn addresses(view: &View<'_>, server: OccId) -> Vec<(Key, bool)> {
+    let listens = view.expanded.children_named(server, "listen");
+    if listens.is_empty() {
+        return vec![(Key::Tcp(None, 80), false)];
+    }
+    listens
+        .iter()
+        .filter_map(|&l| {
+            let args = view.args(l);
+            let addr = match Addr::parse(args.first()?, 80)? {
+                Addr::Tcp { host, port } => {
+                    Key::Tcp(host.filter(|h| h != "*" && h != "0.0.0.0"), port)
+                }
+                Addr::Unix(path) => Key::Unix(path),
+            };
+            let default = args[1..]
+                .iter()
+                .any(|a| a == "default_server" || a == "default");
+            Some((addr, default))
+        })
+        .collect()
+}
+
+/// For each server (by index in `servers`), the `merge_slashes` nginx applies to
+/// requests that reach it, given each server's own value: `Some` when the default
+/// servers of all its addresses agree, `None` when they differ (a request is normalised
+/// one way or the other depending on the address it came to) or its addresses cannot be
+/// read (variables).
+pub(super) fn applied(view: &View<'_>, servers: &[(OccId, bool)]) -> Vec<Option<bool>> {
+    let addrs: Vec<Vec<(Key, bool)>> = servers
+        .iter()
+        .map(|&(occ, _)| addresses(view, occ))
+        .collect();
+    // Each address's default server: the first marked, else the first listed.
+    let mut default: HashMap<&Key, (usize, bool)> = HashMap::new();
+    for (i, list) in addrs.iter().enumerate() {
+        for (addr, marked) in list {
+            match default.get(addr) {
+                None => {
+                    default.insert(addr, (i, *marked));
+                }
+                Some(&(_, false)) if *marked => {
+                    default.insert(addr, (i, true));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    addrs
+        .iter()
+        .map(|list| {
+            let mut values = list.iter().map(|(a, _)| servers[default[a].0].1);
+            let first = values.next()?;
+            values.all(|v| v == first).then_some(first)
+        })
+        .collect()
+}
