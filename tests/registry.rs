@@ -1,6 +1,7 @@
-//! Rule code, docs and fixtures stay in step: every registered rule has a valid TOML whose
-//! code and name match, every TOML is registered, every rule has fixtures, and every rule's
-//! documented example fires while its "use instead" stays silent.
+//! Rule declarations, docs and fixtures stay in step: every registered rule has a valid TOML
+//! (prose only: the facts are declared in the rule's file), every TOML is registered, the
+//! documented options are exactly the ones the rule's options struct accepts, every rule has
+//! fixtures, and every rule's documented example fires while its "use instead" stays silent.
 
 use lemplint::engine::collect;
 use lemplint::engine::StackArgs;
@@ -16,12 +17,11 @@ fn every_rule_has_matching_docs_and_fixtures() {
     for rule in RULES.iter() {
         let meta = lemplint::rules::meta::RuleMeta::parse(rule.toml)
             .unwrap_or_else(|e| panic!("rules/{}/{}.toml: {e}", rule.lang, rule.code));
-        assert_eq!(
-            meta.code, rule.code,
-            "code in rules/{}/{}.toml",
-            rule.lang, rule.code
+        assert!(
+            !meta.summary.trim().is_empty() && !meta.summary.contains('\n'),
+            "{}: the summary is one line",
+            rule.code
         );
-        assert_eq!(meta.name, rule.name, "name of {}", rule.code);
         for (section, text) in [
             ("what-it-does", &meta.docs.what_it_does),
             ("why-it-matters", &meta.docs.why_it_matters),
@@ -47,6 +47,41 @@ fn every_rule_has_matching_docs_and_fixtures() {
     names.sort_unstable();
     names.dedup();
     assert_eq!(names.len(), RULES.len(), "rule names must be unique");
+}
+
+#[test]
+fn documented_options_are_the_declared_ones() {
+    for rule in RULES.iter() {
+        let meta = rule.meta();
+        let mut documented: Vec<&str> = meta.options.keys().map(String::as_str).collect();
+        let mut declared = rule.option_names().to_vec();
+        documented.sort_unstable();
+        declared.sort_unstable();
+        assert_eq!(
+            documented, declared,
+            "{}: the options in rules/{}/{}.toml differ from the ones its options struct accepts",
+            rule.code, rule.lang, rule.code
+        );
+        // The documented default is a value the option accepts: written as the only key of
+        // the rule's table, lemplint.toml loads.
+        for (key, doc) in &meta.options {
+            let mut table = toml::Table::new();
+            table.insert(key.clone(), doc.default.clone());
+            let mut rules = toml::Table::new();
+            rules.insert(rule.code.to_string(), toml::Value::Table(table));
+            let mut root = toml::Table::new();
+            root.insert("rules".into(), toml::Value::Table(rules));
+            let text = toml::to_string(&root).unwrap();
+            let loaded = lemplint::config::parse(Path::new("lemplint.toml"), text.clone())
+                .unwrap_or_else(|e| panic!("{}: {}", rule.code, e.message));
+            if let Err(e) = lemplint::rules::RuleOptions::from_tables(&loaded.config.rules) {
+                panic!(
+                    "{}: the documented default of `{key}` is rejected: {}\n{text}",
+                    rule.code, e.message
+                );
+            }
+        }
+    }
 }
 
 #[test]

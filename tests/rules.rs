@@ -180,7 +180,7 @@ fn every_rule_fixture_reports_exactly_what_it_marks() {
                 .iter()
                 .filter(|d| d.fix.is_some())
                 .count();
-            match rule.meta().fix {
+            match rule.fix {
                 FixAvailability::None if with_fix > 0 => failures.push(format!(
                     "{}: {code} declares fix = none but offers fixes",
                     case.display()

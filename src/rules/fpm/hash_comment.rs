@@ -6,7 +6,15 @@ use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::Span;
 
-pub struct HashComment;
+declare_rule! {
+    pub struct HashComment;
+    code: FPM010,
+    name: "hash-comment",
+    lang: fpm,
+    category: Correctness,
+    severity: Error,
+    fix: Always,
+}
 
 /// The `#` that starts a line item, if the item starts with one (after blanks).
 pub fn hash_at(text: &[u8], line: Span) -> Option<u32> {

@@ -42,7 +42,15 @@ use crate::syntax::fpm::{self, Entry, Line, LineKind, Pm, StartIn};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-pub struct PmInvalid;
+declare_rule! {
+    pub struct PmInvalid;
+    code: FPM001,
+    name: "pm-invalid",
+    lang: fpm,
+    category: Correctness,
+    severity: Error,
+    fix: None,
+}
 
 impl Rule for PmInvalid {
     fn check(&self, cx: &mut Context<'_>) {

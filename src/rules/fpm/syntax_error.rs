@@ -4,7 +4,16 @@
 use super::hash_comment::hash_at;
 use crate::rules::{Context, Rule};
 
-pub struct SyntaxError;
+declare_rule! {
+    pub struct SyntaxError;
+    code: FPM000,
+    name: "fpm-syntax-error",
+    lang: fpm,
+    category: Correctness,
+    severity: Error,
+    fix: None,
+    input_error: true,
+}
 
 impl Rule for SyntaxError {
     fn check(&self, cx: &mut Context<'_>) {

@@ -24,7 +24,15 @@ use crate::stack::sizing::{
     worker_descriptors, DEFAULT_CONNECTIONS, DEFAULT_NR_OPEN, DEFAULT_SOFT_NOFILE, DESCRIPTORS_WHY,
 };
 
-pub struct WorkerConnectionsExceedNofile;
+declare_rule! {
+    pub struct WorkerConnectionsExceedNofile;
+    code: NGX007,
+    name: "worker-connections-exceed-nofile",
+    lang: nginx,
+    category: Reliability,
+    severity: Warning,
+    fix: Always,
+}
 
 impl Rule for WorkerConnectionsExceedNofile {
     fn check(&self, cx: &mut Context<'_>) {

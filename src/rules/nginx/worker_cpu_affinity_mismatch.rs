@@ -22,7 +22,15 @@ use crate::source::{Shared, Span};
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::Word;
 
-pub struct WorkerCpuAffinityMismatch;
+declare_rule! {
+    pub struct WorkerCpuAffinityMismatch;
+    code: NGX006,
+    name: "worker-cpu-affinity-mismatch",
+    lang: nginx,
+    category: Correctness,
+    severity: Warning,
+    fix: Sometimes,
+}
 
 /// The number of workers, and how it was decided (for messages).
 struct Workers {

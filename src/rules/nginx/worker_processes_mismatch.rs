@@ -19,7 +19,16 @@ use crate::stack::model::{NginxInstance, Stack};
 use crate::stack::net::{fastcgi_targets, Addr};
 use crate::syntax::nginx::{Tree, Word, ROOT};
 
-pub struct WorkerProcessesMismatch;
+declare_rule! {
+    pub struct WorkerProcessesMismatch;
+    code: NGX005,
+    name: "worker-processes-mismatch",
+    lang: nginx,
+    category: Performance,
+    severity: Warning,
+    fix: Always,
+    needs_host: true,
+}
 
 impl Rule for WorkerProcessesMismatch {
     fn check(&self, cx: &mut Context<'_>) {

@@ -27,7 +27,15 @@ use crate::stack::fpm::{FpmConfig, Listen, Pool};
 use crate::stack::net::NGINX_DEFAULT_BACKLOG;
 use std::collections::HashMap;
 
-pub struct BacklogChainOrder;
+declare_rule! {
+    pub struct BacklogChainOrder;
+    code: STK002,
+    name: "backlog-chain-order",
+    lang: stack,
+    category: Performance,
+    severity: Warning,
+    fix: None,
+}
 
 /// nginx's side of a link: the largest listen queue of a server.
 struct NginxSide {

@@ -19,7 +19,15 @@ use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 use std::collections::HashSet;
 
-pub struct BacklogExceedsSomaxconn;
+declare_rule! {
+    pub struct BacklogExceedsSomaxconn;
+    code: STK001,
+    name: "backlog-exceeds-somaxconn",
+    lang: stack,
+    category: Correctness,
+    severity: Warning,
+    fix: Sometimes,
+}
 
 /// Above this, kernels older than the 32-bit accept backlog wrap or refuse the value
 /// (domain notes: h2o PR #183, brpc PR #466); the fix never goes higher.

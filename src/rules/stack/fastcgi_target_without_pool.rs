@@ -21,7 +21,15 @@ use crate::stack::fpm::Listen;
 use crate::stack::net::{fastcgi_targets, Addr};
 use std::collections::HashSet;
 
-pub struct FastcgiTargetWithoutPool;
+declare_rule! {
+    pub struct FastcgiTargetWithoutPool;
+    code: STK003,
+    name: "fastcgi-target-without-pool",
+    lang: stack,
+    category: Correctness,
+    severity: Error,
+    fix: Sometimes,
+}
 
 /// A pool's name, its address, and where its `listen` is written.
 type PoolAddress = (String, Listen, Option<(Shared, Span)>);

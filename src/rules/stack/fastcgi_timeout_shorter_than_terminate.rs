@@ -14,7 +14,15 @@ use crate::rules::{Context, Rule};
 use crate::stack::expanded::NO_PARENT;
 use std::collections::HashSet;
 
-pub struct FastcgiTimeoutShorterThanTerminate;
+declare_rule! {
+    pub struct FastcgiTimeoutShorterThanTerminate;
+    code: STK006,
+    name: "fastcgi-timeout-shorter-than-terminate",
+    lang: stack,
+    category: Reliability,
+    severity: Info,
+    fix: Sometimes,
+}
 
 /// nginx's default `fastcgi_read_timeout`, in milliseconds.
 const DEFAULT_READ_TIMEOUT_MS: u64 = 60_000;

@@ -33,7 +33,15 @@ use crate::stack::fpm::{FpmConfig, Listen, Pool, Setting};
 use crate::syntax::fpm::LineKind;
 use std::collections::HashSet;
 
-pub struct FpmSocketPermissions;
+declare_rule! {
+    pub struct FpmSocketPermissions;
+    code: STK004,
+    name: "fpm-socket-permissions",
+    lang: stack,
+    category: Correctness,
+    severity: Error,
+    fix: Sometimes,
+}
 
 /// A user or group name (or numeric id), when known.
 type Id = Option<String>;

@@ -24,7 +24,15 @@ use crate::stack::sizing::{
     worker_descriptors, DEFAULT_CONNECTIONS, DEFAULT_NR_OPEN, DEFAULT_SOFT_NOFILE, DESCRIPTORS_WHY,
 };
 
-pub struct OpenFilesExceedKernel;
+declare_rule! {
+    pub struct OpenFilesExceedKernel;
+    code: STK005,
+    name: "open-files-exceed-kernel",
+    lang: stack,
+    category: Reliability,
+    severity: Warning,
+    fix: Sometimes,
+}
 
 /// The main-context occurrence of `name` that applies (the last one) with its arguments.
 fn main_directive(view: &View<'_>, name: &'static str) -> Option<(u32, Vec<String>)> {

@@ -17,7 +17,16 @@ use crate::fix::{Edit, Fix};
 use crate::fxhash::FxHashSet;
 use crate::rules::{Context, Rule};
 
-pub struct UnknownKey;
+declare_rule! {
+    pub struct UnknownKey;
+    code: SYS003,
+    name: "unknown-key",
+    lang: sysctl,
+    category: Correctness,
+    severity: Warning,
+    fix: Sometimes,
+    options: Options,
+}
 
 /// The subtrees this rule judges; everything else (`net.netfilter`, `net.bridge`, `user`,
 /// `abi`, `dev`, `sunrpc`, …) depends on modules and is left alone.
@@ -251,18 +260,18 @@ fn in_style_of(written: &str, dotted: &str) -> String {
     }
 }
 
+/// `[rules.SYS003]`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    /// More keys to accept: exact keys, or prefixes ending with a dot.
+    #[serde(default)]
+    known_keys: Vec<String>,
+}
+
 impl Rule for UnknownKey {
     fn check(&self, cx: &mut Context<'_>) {
-        let extra: Vec<String> = cx
-            .options
-            .get("known-keys")
-            .and_then(|v| v.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let extra = &cx.options(self).known_keys;
         for f in cx
             .stack
             .sysctl
@@ -276,7 +285,7 @@ impl Rule for UnknownKey {
                     continue;
                 }
                 let key = a.normalized_key(&src.text);
-                if is_known(&key, &extra) {
+                if is_known(&key, extra) {
                     continue;
                 }
                 let path = a.proc_path(&src.text);

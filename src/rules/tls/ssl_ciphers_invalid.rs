@@ -30,7 +30,15 @@ use crate::stack::expanded::View;
 use crate::syntax::nginx::Word;
 use crate::tls::{self, CipherError, Expansion, OpenSslVersion, SUITES};
 
-pub struct SslCiphersInvalid;
+declare_rule! {
+    pub struct SslCiphersInvalid;
+    code: NGX011,
+    name: "ssl-ciphers-invalid",
+    lang: nginx,
+    category: Correctness,
+    severity: Error,
+    fix: Sometimes,
+}
 
 impl Rule for SslCiphersInvalid {
     fn check(&self, cx: &mut Context<'_>) {

@@ -26,7 +26,15 @@ use crate::stack::expanded::{OccId, View};
 use crate::stack::model::NginxInstance;
 use crate::tls::{permitted_at_seclevel, Expansion, Kx, Suite};
 
-pub struct SslDheKeyExchange;
+declare_rule! {
+    pub struct SslDheKeyExchange;
+    code: NGX001,
+    name: "ssl-dhe-key-exchange",
+    lang: nginx,
+    category: Performance,
+    severity: Warning,
+    fix: Always,
+}
 
 /// nginx 1.11.0 stopped using its built-in DH group: no `ssl_dhparam`, no DHE.
 const BUILTIN_DH_UNTIL: NginxVersion = NginxVersion(1, 11, 0);

@@ -30,7 +30,15 @@ use crate::tls::{
     self, permitted_at_seclevel, weaknesses, Expansion, Kx, Level, OpenSslVersion, Suite, Weakness,
 };
 
-pub struct SslInsecureCiphers;
+declare_rule! {
+    pub struct SslInsecureCiphers;
+    code: NGX002,
+    name: "ssl-insecure-ciphers",
+    lang: nginx,
+    category: Security,
+    severity: Error,
+    fix: Always,
+}
 
 impl Rule for SslInsecureCiphers {
     fn check(&self, cx: &mut Context<'_>) {

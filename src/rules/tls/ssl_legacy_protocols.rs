@@ -26,7 +26,15 @@ use crate::stack::expanded::{OccId, View};
 use crate::stack::model::NginxInstance;
 use crate::tls::OpenSslVersion;
 
-pub struct SslLegacyProtocols;
+declare_rule! {
+    pub struct SslLegacyProtocols;
+    code: NGX003,
+    name: "ssl-legacy-protocols",
+    lang: nginx,
+    category: Security,
+    severity: Warning,
+    fix: Sometimes,
+}
 
 const LEGACY: [&str; 4] = ["SSLv2", "SSLv3", "TLSv1", "TLSv1.1"];
 

@@ -27,7 +27,15 @@ use crate::source::Span;
 use crate::stack::expanded::{OccId, View, NO_PARENT};
 use crate::stack::model::NginxInstance;
 
-pub struct SslSessionCacheMissing;
+declare_rule! {
+    pub struct SslSessionCacheMissing;
+    code: NGX004,
+    name: "ssl-session-cache-missing",
+    lang: nginx,
+    category: Performance,
+    severity: Warning,
+    fix: Always,
+}
 
 impl Rule for SslSessionCacheMissing {
     fn check(&self, cx: &mut Context<'_>) {
