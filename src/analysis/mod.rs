@@ -1,4 +1,10 @@
 //! Shared knowledge rules ask for (DESIGN.md, "Layers"): it reads the syntax and the model,
 //! never rules, the CLI or the renderers.
 
+pub mod ini_comments;
+pub mod nginx_main;
 pub mod pcre;
+pub mod stack_links;
+pub mod sysctl_keys;
+pub mod tls_findings;
+pub mod tls_settings;

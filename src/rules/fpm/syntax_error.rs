@@ -1,7 +1,7 @@
 //! FPM000 syntax-error: what php-fpm's INI parser rejects (lines starting with `#` are
 //! FPM010's, which can fix them).
 
-use super::hash_comment::hash_at;
+use crate::analysis::ini_comments::hash_at;
 use crate::rules::{Context, Rule};
 
 declare_rule! {

@@ -13,7 +13,7 @@
 //! `warn` level only, below the default `error_log` level); one that fits alone but not at two
 //! descriptors each runs out only when nearly every connection is proxied (info).
 
-use super::worker_processes_mismatch::{
+use crate::analysis::nginx_main::{
     insert_in_main, is_main_config, main_directive, occurrence_args,
 };
 use crate::diagnostic::Severity;

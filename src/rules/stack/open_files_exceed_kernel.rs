@@ -16,7 +16,7 @@
 //! server's settings, and is not judged. `worker_processes auto` counts the host's CPUs when
 //! `[host] cpus` is known, else at least one.
 
-use super::{kernel_setting, sysctl_number};
+use crate::analysis::stack_links::{kernel_setting, sysctl_number};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::expanded::View;
@@ -61,7 +61,8 @@ impl Rule for OpenFilesExceedKernel {
                 Some((occ, limit))
             });
             if let Some((occ, limit)) = rlimit {
-                let Some((file, span)) = super::arg_place(&view, occ, 0) else {
+                let Some((file, span)) = crate::analysis::stack_links::arg_place(&view, occ, 0)
+                else {
                     continue;
                 };
                 if limit > nr_open.value {
@@ -149,13 +150,13 @@ impl Rule for OpenFilesExceedKernel {
             let at = rlimit
                 .map(|(o, _)| o)
                 .or(wc)
-                .and_then(|o| super::arg_place(&view, o, 0));
+                .and_then(|o| crate::analysis::stack_links::arg_place(&view, o, 0));
             let Some((file, span)) = at else {
                 continue;
             };
-            let fm = super::KernelSetting {
+            let fm = crate::analysis::stack_links::KernelSetting {
                 value: file_max,
-                origin: super::Origin::Set(fm_set),
+                origin: crate::analysis::stack_links::Origin::Set(fm_set),
             };
             let d = cx.report(
                 &file,

@@ -12,7 +12,9 @@
 //! ([`OPTIONAL_SUBTREES`]). Globs and `-key` lines (the admin expects the key may be missing)
 //! are never reported. Users add keys with the `known-keys` option.
 
-use super::known_keys::{DOC_FS, DOC_KERNEL, DOC_NET_CORE, DOC_NET_IP, DOC_VM, PROC_KEYS};
+use crate::analysis::sysctl_keys::{
+    DOC_FS, DOC_KERNEL, DOC_NET_CORE, DOC_NET_IP, DOC_VM, PROC_KEYS,
+};
 use crate::fix::{Edit, Fix};
 use crate::fxhash::FxHashSet;
 use crate::rules::{Context, Rule};
@@ -208,7 +210,7 @@ fn is_known(key: &str, extra: &[String]) -> bool {
 }
 
 /// Levenshtein distance over bytes.
-pub fn distance(a: &str, b: &str) -> usize {
+fn distance(a: &str, b: &str) -> usize {
     crate::edit_distance::levenshtein(a.as_bytes(), b.as_bytes())
 }
 

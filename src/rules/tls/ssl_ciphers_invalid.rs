@@ -19,7 +19,7 @@
 //! linted on its own, which exists to be included); a warning for a string in an `http`
 //! block no TLS server uses yet (nginx only fails once one does).
 
-use super::settings::{
+use crate::analysis::tls_settings::{
     http_of, settings, single_arg, ssl_context_servers, CipherCache, Reported, Setting, Versions,
 };
 use crate::diagnostic::Severity;

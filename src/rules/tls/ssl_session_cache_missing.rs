@@ -18,7 +18,7 @@
 //! of the enclosing `http` block, which every server inherits; an explicit cache that is not
 //! shared is replaced (unsafe: someone chose it).
 
-use super::settings::{
+use crate::analysis::tls_settings::{
     http_of, insert_ssl_directives, occurrence, source, tls_servers, Reported, Source, TlsServer,
 };
 use crate::fix::{Edit, Fix};
