@@ -84,6 +84,42 @@ fn documented_options_are_the_declared_ones() {
     }
 }
 
+/// The registry lists rules in code order, grouped by language (`NGX`, `FPM`, `SYS`, `STK`,
+/// `LINT`), and a code's prefix names its language's folder.
+#[test]
+fn the_registry_is_in_code_order_and_prefixes_match_languages() {
+    const ORDER: [(&str, &str); 5] = [
+        ("NGX", "nginx"),
+        ("FPM", "fpm"),
+        ("SYS", "sysctl"),
+        ("STK", "stack"),
+        ("LINT", "lint"),
+    ];
+    let key = |code: &str| {
+        let (rank, (prefix, _)) = ORDER
+            .iter()
+            .enumerate()
+            .find(|(_, (p, _))| code.starts_with(p))
+            .unwrap_or_else(|| panic!("{code}: an unknown prefix"));
+        let number: u32 = code[prefix.len()..]
+            .parse()
+            .unwrap_or_else(|_| panic!("{code}: a prefix and a number"));
+        (rank, number)
+    };
+    for rule in RULES.iter() {
+        let (rank, _) = key(rule.code);
+        assert_eq!(rule.lang, ORDER[rank].1, "{}: declared lang", rule.code);
+    }
+    for pair in RULES.windows(2) {
+        assert!(
+            key(pair[0].code) < key(pair[1].code),
+            "the registry lists {} before {}",
+            pair[0].code,
+            pair[1].code
+        );
+    }
+}
+
 #[test]
 fn every_rule_doc_file_is_registered() {
     for lang in std::fs::read_dir(root().join("rules")).unwrap().flatten() {
