@@ -6,8 +6,8 @@
 //! facts, whether its findings are input errors (and block fixes of their file), and its typed
 //! options. `rules/<lang>/<CODE>.toml` holds only prose: the summary, the docs and the option
 //! descriptions. Adding a rule (`scripts/new-rule CODE name lang` writes the files): the rule
-//! file, its TOML, fixtures under `fixtures/<lang>/<CODE>/`, and one line in [`registry!`]
-//! below. A missing TOML is a compile error; `tests/registry.rs` keeps the rest in step.
+//! file, its TOML, fixtures under `fixtures/<lang>/<CODE>/`, its `pub mod` line, and one line
+//! in [`registry!`] below. Helpers several rules share live in [`crate::analysis`]. A missing TOML is a compile error; `tests/registry.rs` keeps the rest in step.
 
 /// Declares a rule: the unit struct and every fact about it, in the rule's own file.
 ///
@@ -28,6 +28,10 @@
 ///     options: Options,         // typed `[rules.CODE]` options (default: none accepted)
 /// }
 /// ```
+///
+/// `Options` is a `serde::Deserialize + Default` struct with `#[serde(deny_unknown_fields,
+/// rename_all = "kebab-case")]`; lemplint.toml's `[rules.CODE]` is read into it when the file
+/// loads, and the rule reads it with `cx.options(self)`.
 macro_rules! declare_rule {
     (
         $(#[$attr:meta])*
@@ -491,4 +495,53 @@ pub fn run(stack: &Stack, selection: &Selection, options: &RuleOptions) -> RunRe
     }
     result.diagnostics = all;
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The input errors and the files `fix` refuses come from the declarations: the codes
+    /// that mean "the input could not be read as a whole", and all of them but a missing
+    /// include (the includer's problem, not its own file's) block fixes.
+    #[test]
+    fn input_errors_and_fix_blockers_come_from_the_declarations() {
+        let input: Vec<&str> = RULES
+            .iter()
+            .filter(|r| r.input_error)
+            .map(|r| r.code)
+            .collect();
+        assert_eq!(
+            input,
+            ["NGX000", "NGX020", "NGX021", "FPM000", "SYS000", "LINT003", "LINT004"]
+        );
+        let blocking: Vec<&str> = RULES
+            .iter()
+            .filter(|r| r.blocks_fixes)
+            .map(|r| r.code)
+            .collect();
+        assert_eq!(
+            blocking,
+            ["NGX000", "NGX021", "FPM000", "SYS000", "LINT003", "LINT004"]
+        );
+        assert!(is_input_error("NGX020") && !blocks_fixes("NGX020"));
+        assert!(!is_input_error("NGX022") && !is_input_error("NGX999"));
+        // Input errors always run, whatever the selection.
+        let none = Selection {
+            select: vec!["SYS001".into()],
+            ignore: vec!["ALL".into()],
+        };
+        assert!(none.enabled(by_code("NGX000").unwrap()));
+        assert!(!none.enabled(by_code("NGX022").unwrap()));
+    }
+
+    #[test]
+    fn host_rules_are_declared_so() {
+        let host: Vec<&str> = RULES
+            .iter()
+            .filter(|r| r.needs_host)
+            .map(|r| r.code)
+            .collect();
+        assert_eq!(host, ["NGX005", "FPM004"]);
+    }
 }
