@@ -22,9 +22,10 @@ pub struct Config {
     #[serde(default)]
     pub per_file_ignores: BTreeMap<String, Vec<String>>,
     pub fail_on: Option<Severity>,
-    /// Per-rule options, `[rules.FPM004] worker-rss = "96MiB"`.
+    /// Per-rule options, `[rules.FPM004] worker-rss = "96MiB"`, as written: the rules layer
+    /// checks them against each rule's typed options (`crate::rules::options`).
     #[serde(default)]
-    pub rules: BTreeMap<String, toml::Table>,
+    pub rules: RuleTables,
     #[serde(default)]
     pub host: HostSpec,
     #[serde(default)]
@@ -122,6 +123,123 @@ pub fn relative_to_config(config: Option<&Path>, path: &Path) -> PathBuf {
         .unwrap_or_else(|| path.to_path_buf())
 }
 
+/// `[rules.*]` as written: rule key → option key → value, each with its place in the file.
+pub type RuleTables = BTreeMap<Spanned<String>, OptionTable>;
+/// One `[rules.CODE]` table.
+pub type OptionTable = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
+pub use toml::Spanned;
+
+/// A problem with one option value (or key), with the byte range of the offending TOML.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OptionError {
+    pub message: String,
+    pub span: Option<std::ops::Range<usize>>,
+    /// For an unknown key: the key and the keys the table accepts (from serde's
+    /// `unknown_field`), so the caller can say what was meant.
+    pub unknown: Option<(String, &'static [&'static str])>,
+}
+
+impl std::fmt::Display for OptionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for OptionError {}
+
+impl serde::de::Error for OptionError {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        OptionError {
+            message: msg.to_string(),
+            span: None,
+            unknown: None,
+        }
+    }
+
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        OptionError {
+            message: format!("unknown option `{field}`"),
+            span: None,
+            unknown: Some((field.to_string(), expected)),
+        }
+    }
+}
+
+/// A serde deserializer over one `[rules.CODE]` table: a rule's typed options are read from
+/// it, and every error comes back with the place of the key or value at fault (a value
+/// error's message starts with the key: `reserve: invalid size "lots"`).
+pub struct OptionsDeserializer<'a> {
+    table: &'a OptionTable,
+}
+
+impl<'a> OptionsDeserializer<'a> {
+    pub fn new(table: &'a OptionTable) -> Self {
+        OptionsDeserializer { table }
+    }
+}
+
+impl<'de> serde::Deserializer<'de> for OptionsDeserializer<'_> {
+    type Error = OptionError;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, OptionError> {
+        visitor.visit_map(OptionsAccess {
+            iter: self.table.iter(),
+            value: None,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
+struct OptionsAccess<'a> {
+    iter: std::collections::btree_map::Iter<'a, Spanned<String>, Spanned<toml::Value>>,
+    value: Option<(&'a Spanned<String>, &'a Spanned<toml::Value>)>,
+}
+
+impl<'de> serde::de::MapAccess<'de> for OptionsAccess<'_> {
+    type Error = OptionError;
+
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, OptionError> {
+        use serde::de::IntoDeserializer;
+        let Some((k, v)) = self.iter.next() else {
+            return Ok(None);
+        };
+        self.value = Some((k, v));
+        let key: serde::de::value::StrDeserializer<'_, OptionError> =
+            k.get_ref().as_str().into_deserializer();
+        seed.deserialize(key).map(Some).map_err(|mut e| {
+            e.span = e.span.or(Some(k.span()));
+            e
+        })
+    }
+
+    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, OptionError> {
+        let (k, v) = self
+            .value
+            .take()
+            .expect("next_value_seed is called after next_key_seed");
+        seed.deserialize(v.get_ref().clone())
+            .map_err(|e| OptionError {
+                message: format!("{}: {}", k.get_ref(), e.message()),
+                span: Some(v.span()),
+                unknown: None,
+            })
+    }
+}
+
 /// A problem in a config file, with the byte range of the offending TOML.
 #[derive(Debug)]
 pub struct ConfigError {
@@ -129,6 +247,8 @@ pub struct ConfigError {
     pub text: String,
     pub message: String,
     pub span: Option<std::ops::Range<usize>>,
+    /// What the user probably meant (a near key), shown under the code frame.
+    pub help: Option<String>,
 }
 
 impl<'de> serde::Deserialize<'de> for Severity {
@@ -172,6 +292,7 @@ pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
         text: String::new(),
         message: format!("cannot read {}: {e}", path.display()),
         span: None,
+        help: None,
     })?;
     parse(path, text)
 }
@@ -184,6 +305,7 @@ pub fn parse(path: &Path, text: String) -> Result<Loaded, ConfigError> {
                 path: path.to_path_buf(),
                 message: e.message().to_string(),
                 span: e.span(),
+                help: None,
                 text,
             })
         }
@@ -193,6 +315,7 @@ pub fn parse(path: &Path, text: String) -> Result<Loaded, ConfigError> {
         text: text.clone(),
         message,
         span: None,
+        help: None,
     };
     if config.host.paths.is_some() {
         return Err(bad(

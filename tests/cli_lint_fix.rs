@@ -125,6 +125,99 @@ fn config_errors_point_into_the_toml() {
     );
 }
 
+/// Runs `lint` with `toml` as lemplint.toml; returns the exit code and standard error.
+fn lint_with_config(toml: &str) -> (Option<i32>, String) {
+    let d = tree();
+    write(d.path(), "lemplint.toml", toml);
+    let out = run(d.path(), &["lint", "."], None);
+    assert!(
+        out.stdout.is_empty(),
+        "no rule may run on a bad option: {}",
+        text(&out.stdout)
+    );
+    (out.status.code(), text(&out.stderr))
+}
+
+#[test]
+fn an_unknown_rule_table_is_an_error_with_a_suggestion() {
+    let (code, err) = lint_with_config("fail-on = \"error\"\n\n[rules.NGX222]\nx = 1\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("unknown rule `NGX222`"), "{err}");
+    assert!(err.contains("lemplint.toml:3:8"), "{err}");
+    assert!(err.contains("did you mean [rules.NGX022]"), "{err}");
+    let (code, err) = lint_with_config("[rules.NGX999]\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("unknown rule `NGX999`") && err.contains("lemplint.toml:1:8"),
+        "{err}"
+    );
+    // A rule's name instead of its code: say how options are keyed.
+    let (code, err) = lint_with_config("[rules.server-tokens-on]\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("keyed by the rule's code: [rules.NGX022]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_option_key_is_an_error_with_a_suggestion() {
+    let (code, err) =
+        lint_with_config("[rules.FPM004]\nworker-rss = \"96MiB\"\nreserv = \"1GiB\"\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("unknown option `reserv` in [rules.FPM004]"),
+        "{err}"
+    );
+    assert!(err.contains("lemplint.toml:3:1"), "{err}");
+    assert!(err.contains("did you mean `reserve`?"), "{err}");
+    // Nothing near: the accepted keys are listed.
+    let (code, err) = lint_with_config("[rules.SYS003]\nallowed = []\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("SYS003 accepts: `known-keys`"), "{err}");
+    // A rule without options accepts no key.
+    let (code, err) = lint_with_config("[rules.NGX022]\nlevel = 1\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("NGX022 (server-tokens-on) takes no options"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_option_of_the_wrong_type_is_an_error_at_its_value() {
+    let (code, err) = lint_with_config("[rules.SYS003]\nknown-keys = \"vm.x\"\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("[rules.SYS003] known-keys: invalid type"),
+        "{err}"
+    );
+    assert!(err.contains("lemplint.toml:2:14"), "{err}");
+    let (code, err) = lint_with_config("[rules.FPM004]\nworker-rss = true\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "[rules.FPM004] worker-rss: invalid type: boolean `true`, expected a number of bytes"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("lemplint.toml:2:14"), "{err}");
+    // Well-typed options load, and the rules run with them.
+    let d = tree();
+    write(
+        d.path(),
+        "lemplint.toml",
+        "[rules.SYS003]\nknown-keys = [\"vm.x\"]\n[rules.FPM002]\nphp = 7.4\n",
+    );
+    let out = run(d.path(), &["lint", "."], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("NGX022"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 #[test]
 fn fix_writes_through_the_symlink_and_keeps_mode_and_comments() {
     let d = tree();

@@ -1,6 +1,7 @@
-//! Rule code, docs and fixtures stay in step: every registered rule has a valid TOML whose
-//! code and name match, every TOML is registered, every rule has fixtures, and every rule's
-//! documented example fires while its "use instead" stays silent.
+//! Rule declarations, docs and fixtures stay in step: every registered rule has a valid TOML
+//! (prose only: the facts are declared in the rule's file), every TOML is registered, the
+//! documented options are exactly the ones the rule's options struct accepts, every rule has
+//! fixtures, and every rule's documented example fires while its "use instead" stays silent.
 
 use lemplint::engine::collect;
 use lemplint::engine::StackArgs;
@@ -16,12 +17,11 @@ fn every_rule_has_matching_docs_and_fixtures() {
     for rule in RULES.iter() {
         let meta = lemplint::rules::meta::RuleMeta::parse(rule.toml)
             .unwrap_or_else(|e| panic!("rules/{}/{}.toml: {e}", rule.lang, rule.code));
-        assert_eq!(
-            meta.code, rule.code,
-            "code in rules/{}/{}.toml",
-            rule.lang, rule.code
+        assert!(
+            !meta.summary.trim().is_empty() && !meta.summary.contains('\n'),
+            "{}: the summary is one line",
+            rule.code
         );
-        assert_eq!(meta.name, rule.name, "name of {}", rule.code);
         for (section, text) in [
             ("what-it-does", &meta.docs.what_it_does),
             ("why-it-matters", &meta.docs.why_it_matters),
@@ -47,6 +47,77 @@ fn every_rule_has_matching_docs_and_fixtures() {
     names.sort_unstable();
     names.dedup();
     assert_eq!(names.len(), RULES.len(), "rule names must be unique");
+}
+
+#[test]
+fn documented_options_are_the_declared_ones() {
+    for rule in RULES.iter() {
+        let meta = rule.meta();
+        let mut documented: Vec<&str> = meta.options.keys().map(String::as_str).collect();
+        let mut declared = rule.option_names().to_vec();
+        documented.sort_unstable();
+        declared.sort_unstable();
+        assert_eq!(
+            documented, declared,
+            "{}: the options in rules/{}/{}.toml differ from the ones its options struct accepts",
+            rule.code, rule.lang, rule.code
+        );
+        // The documented default is a value the option accepts: written as the only key of
+        // the rule's table, lemplint.toml loads.
+        for (key, doc) in &meta.options {
+            let mut table = toml::Table::new();
+            table.insert(key.clone(), doc.default.clone());
+            let mut rules = toml::Table::new();
+            rules.insert(rule.code.to_string(), toml::Value::Table(table));
+            let mut root = toml::Table::new();
+            root.insert("rules".into(), toml::Value::Table(rules));
+            let text = toml::to_string(&root).unwrap();
+            let loaded = lemplint::config::parse(Path::new("lemplint.toml"), text.clone())
+                .unwrap_or_else(|e| panic!("{}: {}", rule.code, e.message));
+            if let Err(e) = lemplint::rules::RuleOptions::from_tables(&loaded.config.rules) {
+                panic!(
+                    "{}: the documented default of `{key}` is rejected: {}\n{text}",
+                    rule.code, e.message
+                );
+            }
+        }
+    }
+}
+
+/// The registry lists rules in code order, grouped by language (`NGX`, `FPM`, `SYS`, `STK`,
+/// `LINT`), and a code's prefix names its language's folder.
+#[test]
+fn the_registry_is_in_code_order_and_prefixes_match_languages() {
+    const ORDER: [(&str, &str); 5] = [
+        ("NGX", "nginx"),
+        ("FPM", "fpm"),
+        ("SYS", "sysctl"),
+        ("STK", "stack"),
+        ("LINT", "lint"),
+    ];
+    let key = |code: &str| {
+        let (rank, (prefix, _)) = ORDER
+            .iter()
+            .enumerate()
+            .find(|(_, (p, _))| code.starts_with(p))
+            .unwrap_or_else(|| panic!("{code}: an unknown prefix"));
+        let number: u32 = code[prefix.len()..]
+            .parse()
+            .unwrap_or_else(|_| panic!("{code}: a prefix and a number"));
+        (rank, number)
+    };
+    for rule in RULES.iter() {
+        let (rank, _) = key(rule.code);
+        assert_eq!(rule.lang, ORDER[rank].1, "{}: declared lang", rule.code);
+    }
+    for pair in RULES.windows(2) {
+        assert!(
+            key(pair[0].code) < key(pair[1].code),
+            "the registry lists {} before {}",
+            pair[0].code,
+            pair[1].code
+        );
+    }
 }
 
 #[test]
@@ -152,12 +223,34 @@ fn every_documented_example_fires_and_its_correction_does_not() {
     }
 }
 
+/// The README's rule table is generated from the registry and the TOML summaries: this
+/// fails when it differs, and `LEMPLINT_BLESS=1 cargo test --test registry` rewrites it.
 #[test]
-fn readme_lists_every_rule() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn readme_rule_table_is_generated() {
+    const START: &str = "<!-- rules:start";
+    const END: &str = "<!-- rules:end -->";
+    let path = root().join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let start = readme
+        .find(START)
+        .expect("README.md has a `<!-- rules:start` marker");
+    let body = start + readme[start..].find('\n').expect("a line after the marker") + 1;
+    let end = body
+        + readme[body..]
+            .find(END)
+            .expect("README.md has a `<!-- rules:end -->` marker");
     let table = lemplint::cli::rule::markdown_table();
-    assert!(
-        readme.contains(&table),
-        "README.md's rule table is out of date: replace it with `lemplint rules --format markdown`"
+    if readme[body..end] == table {
+        return;
+    }
+    if std::env::var_os("LEMPLINT_BLESS").is_some_and(|v| v == "1") {
+        let blessed = format!("{}{table}{}", &readme[..body], &readme[end..]);
+        std::fs::write(&path, blessed).unwrap();
+        eprintln!("README.md: rule table rewritten");
+        return;
+    }
+    panic!(
+        "README.md's rule table is out of date; rewrite it with `LEMPLINT_BLESS=1 cargo test --test registry`\n--- README\n{}--- generated\n{table}",
+        &readme[body..end]
     );
 }

@@ -690,7 +690,7 @@ fn sarif_structure() {
         assert_eq!(rule["defaultConfiguration"]["level"], level);
         assert_eq!(
             rule["properties"]["tags"],
-            serde_json::json!([meta.category.as_str()])
+            serde_json::json!([entry.category.as_str()])
         );
     }
 

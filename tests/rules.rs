@@ -113,81 +113,97 @@ fn sidecar(case: &Path) -> Option<PathBuf> {
     s.is_file().then_some(s)
 }
 
-#[test]
-fn every_rule_fixture_reports_exactly_what_it_marks() {
+/// One test per case, named `<CODE>::<case>` (`cargo test --test rules NGX022` runs one
+/// rule's cases; a failure names its case).
+fn main() -> std::process::ExitCode {
+    let args = libtest_mimic::Arguments::from_args();
     let cases = cases();
-    assert!(!cases.is_empty(), "no fixtures found");
+    if cases.is_empty() {
+        eprintln!("no fixtures found under {}", fixtures_root().display());
+        return std::process::ExitCode::FAILURE;
+    }
+    let trials = cases
+        .into_iter()
+        .map(|(code, case)| {
+            let name = format!("{code}::{}", case.file_name().unwrap().to_string_lossy());
+            libtest_mimic::Trial::test(name, move || {
+                check_case(&code, &case).map_err(|failures| failures.join("\n").into())
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// Lints one case with its rule alone and compares the findings with the case's `expect:`
+/// marks, checks the fixes and the declared fix availability, then snapshots the rendered
+/// findings (a snapshot mismatch panics, which libtest-mimic reports as the case failing).
+fn check_case(code: &str, case: &Path) -> Result<(), Vec<String>> {
     let mut failures = Vec::new();
-    for (code, case) in &cases {
-        let config = sidecar(case);
-        let args = StackArgs {
-            paths: vec![case.clone()],
-            isolated: config.is_none(),
-            config,
-            ..Default::default()
-        };
-        // Suppression rules judge the other rules' findings, so they run with all rules.
-        let select = if code.starts_with("LINT") {
-            vec![]
-        } else {
-            vec![code.clone()]
-        };
-        let (_, mut findings) = match collect(&args, &select, &[], None) {
-            Ok(r) => r,
-            Err(e) => {
-                failures.push(format!("{}: {e}", case.display()));
-                continue;
-            }
-        };
-        // Input errors always run (nothing may hide a broken file); a case judges its rule.
-        findings.diagnostics.retain(|d| d.code == code);
-        let mut got: BTreeMap<(PathBuf, u32), Vec<String>> = BTreeMap::new();
-        for d in &findings.diagnostics {
-            let line = d.file.line_of(d.span.start);
-            let shown = d.file.shown_path();
-            let path = std::fs::canonicalize(shown).unwrap_or_else(|_| shown.to_path_buf());
-            got.entry((path, line))
-                .or_default()
-                .push(d.code.to_string());
+    let config = sidecar(case);
+    let args = StackArgs {
+        paths: vec![case.to_path_buf()],
+        isolated: config.is_none(),
+        config,
+        ..Default::default()
+    };
+    // Suppression rules judge the other rules' findings, so they run with all rules.
+    let select = if code.starts_with("LINT") {
+        vec![]
+    } else {
+        vec![code.to_string()]
+    };
+    let (_, mut findings) =
+        collect(&args, &select, &[], None).map_err(|e| vec![format!("{}: {e}", case.display())])?;
+    // Input errors always run (nothing may hide a broken file); a case judges its rule.
+    findings.diagnostics.retain(|d| d.code == code);
+    let mut got: BTreeMap<(PathBuf, u32), Vec<String>> = BTreeMap::new();
+    for d in &findings.diagnostics {
+        let line = d.file.line_of(d.span.start);
+        let shown = d.file.shown_path();
+        let path = std::fs::canonicalize(shown).unwrap_or_else(|_| shown.to_path_buf());
+        got.entry((path, line))
+            .or_default()
+            .push(d.code.to_string());
+    }
+    for v in got.values_mut() {
+        v.sort();
+    }
+    let want = expectations(case);
+    if got != want {
+        failures.push(format!(
+            "{}:\n  expected {want:?}\n  got      {got:?}",
+            case.display()
+        ));
+    }
+    // Snapshot the rendered findings, with paths relative to the fixture.
+    let mut rendered = String::new();
+    for d in &findings.diagnostics {
+        rendered.push_str(&lemplint::report::full::render(d, false));
+        rendered.push('\n');
+    }
+    match check_fixes(code, case) {
+        Ok(diff) if !diff.is_empty() => {
+            rendered.push_str("--- fixes (with --unsafe-fixes) ---\n");
+            rendered.push_str(&diff);
         }
-        for v in got.values_mut() {
-            v.sort();
-        }
-        let want = expectations(case);
-        if got != want {
-            failures.push(format!(
-                "{}:\n  expected {want:?}\n  got      {got:?}",
-                case.display()
-            ));
-        }
-        // Snapshot the rendered findings, with paths relative to the fixture.
-        let mut rendered = String::new();
-        for d in &findings.diagnostics {
-            rendered.push_str(&lemplint::report::full::render(d, false));
-            rendered.push('\n');
-        }
-        match check_fixes(code, case) {
-            Ok(diff) if !diff.is_empty() => {
-                rendered.push_str("--- fixes (with --unsafe-fixes) ---\n");
-                rendered.push_str(&diff);
-            }
-            Ok(_) => {}
-            Err(e) => failures.push(format!("{}: {e}", case.display())),
-        }
-        if let Some(rule) = lemplint::rules::by_code(code) {
+        Ok(_) => {}
+        Err(e) => failures.push(format!("{}: {e}", case.display())),
+    }
+    match lemplint::rules::by_code(code) {
+        Some(rule) => {
             let with_fix = findings
                 .diagnostics
                 .iter()
                 .filter(|d| d.fix.is_some())
                 .count();
-            match rule.meta().fix {
+            match rule.fix {
                 FixAvailability::None if with_fix > 0 => failures.push(format!(
-                    "{}: {code} declares fix = none but offers fixes",
+                    "{}: {code} declares fix: None but offers fixes",
                     case.display()
                 )),
                 FixAvailability::Always if with_fix < findings.diagnostics.len() => {
                     failures.push(format!(
-                        "{}: {code} declares fix = always but {} findings have none",
+                        "{}: {code} declares fix: Always but {} findings have none",
                         case.display(),
                         findings.diagnostics.len() - with_fix
                     ))
@@ -195,15 +211,22 @@ fn every_rule_fixture_reports_exactly_what_it_marks() {
                 _ => {}
             }
         }
-        let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        let mut settings = insta::Settings::clone_current();
-        settings
-            .set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join(case.parent().unwrap()));
-        settings.set_prepend_module_to_snapshot(false);
-        settings.set_input_file(case);
-        settings.bind(|| insta::assert_snapshot!(name, rendered));
+        None => failures.push(format!(
+            "{}: {code} is not a registered rule",
+            case.display()
+        )),
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The marks and the fixes say more than a snapshot diff: report them first.
+    if !failures.is_empty() {
+        return Err(failures);
+    }
+    let name = case.file_name().unwrap().to_string_lossy().into_owned();
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join(case.parent().unwrap()));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_input_file(case);
+    settings.bind(|| insta::assert_snapshot!(name, rendered));
+    Ok(())
 }
 
 /// Copies a case to a temporary directory, fixes it to a fixpoint with its rule alone

@@ -2,5 +2,11 @@
 //! never rules, the CLI or the renderers.
 
 pub mod cursor;
+pub mod ini_comments;
 pub mod locations;
+pub mod nginx_main;
 pub mod pcre;
+pub mod stack_links;
+pub mod sysctl_keys;
+pub mod tls_findings;
+pub mod tls_settings;

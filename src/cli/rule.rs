@@ -54,10 +54,10 @@ pub fn render(rule: &RuleEntry) -> String {
         "{} {}\n{} · {} · fix: {}{}\n\n{}\n",
         rule.code,
         rule.name,
-        m.category.as_str(),
+        rule.category.as_str(),
         rule.severity().as_str(),
-        fix_text(m.fix),
-        if m.needs_host {
+        fix_text(rule.fix),
+        if rule.needs_host {
             " · needs host facts"
         } else {
             ""
@@ -118,9 +118,9 @@ pub fn run_rules(args: RulesArgs) -> i32 {
                 .map(|r| {
                     let m = r.meta();
                     serde_json::json!({
-                        "code": r.code, "name": r.name, "category": m.category.as_str(),
+                        "code": r.code, "name": r.name, "category": r.category.as_str(),
                         "severity": r.severity().as_str(), "summary": m.summary,
-                        "fix": fix_text(m.fix), "needs_host": m.needs_host,
+                        "fix": fix_text(r.fix), "needs_host": r.needs_host,
                     })
                 })
                 .collect();
@@ -135,10 +135,10 @@ pub fn run_rules(args: RulesArgs) -> i32 {
                     "{:<7} {:<width$} {:<11} {:<7} {}{}",
                     r.code,
                     r.name,
-                    m.category.as_str(),
+                    r.category.as_str(),
                     r.severity().as_str(),
                     m.summary,
-                    if m.fix != FixAvailability::None {
+                    if r.fix != FixAvailability::None {
                         " [fix]"
                     } else {
                         ""
@@ -159,10 +159,10 @@ pub fn markdown_table() -> String {
             "| {} | {} | {} | {}{} | {} | {} |\n",
             r.code,
             r.name,
-            m.category.as_str(),
+            r.category.as_str(),
             r.severity().as_str(),
-            if m.needs_host { " (host)" } else { "" },
-            fix_text(m.fix),
+            if r.needs_host { " (host)" } else { "" },
+            fix_text(r.fix),
             m.summary.replace('|', "\\|")
         ));
     }

@@ -47,7 +47,11 @@ pub enum TuneFormat {
 /// with this command's flags on top: after `tune --write`, FPM004 agrees.
 fn assumptions(args: &TuneArgs, ws: &Workspace, stack: &Stack) -> Result<Assumptions, String> {
     let memory = stack.host.memory.as_ref().map_or(0, |m| m.value);
-    let model = MemoryModel::from_options(ws.config.config.rules.get("FPM004"), &stack.host)?;
+    let model = MemoryModel::from_options(
+        ws.options
+            .get::<crate::rules::fpm::pm_max_children_exceeds_memory::PmMaxChildrenExceedsMemory>(),
+        &stack.host,
+    )?;
     let (reserve, reserve_source) = match &args.reserve {
         Some(r) => (Reserve::parse(r)?, format!("--reserve {r}")),
         None => (model.reserve, model.reserve_source.clone()),

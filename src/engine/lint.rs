@@ -69,7 +69,7 @@ pub fn collect_with(
     let mut skipped: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
     for stack in &ws.stacks {
         summary.files += stack.file_count();
-        let result = rules::run(stack, &selection, &cfg.rules);
+        let result = rules::run(stack, &selection, &ws.options);
         skipped.extend(result.skipped_for_host);
         if diagnostics.is_empty() {
             diagnostics = result.diagnostics;
@@ -131,7 +131,7 @@ pub fn stack_input_errors(ws: &Workspace, stack: &Stack) -> Vec<Diagnostic> {
             .collect(),
         ignore: Vec::new(),
     };
-    let mut out = rules::run(stack, &selection, &ws.config.config.rules).diagnostics;
+    let mut out = rules::run(stack, &selection, &ws.options).diagnostics;
     out.retain(|d| ws.in_focus(&d.file.path));
     sort_by_place(&mut out);
     out

@@ -3,6 +3,7 @@
 
 use crate::config::{self, Loaded};
 use crate::host::{HostFacts, HostSpec};
+use crate::rules::RuleOptions;
 use crate::stack::confine::{self, Confinement};
 use crate::stack::discover::{self, StackFiles};
 use crate::stack::fs::{Fs, OverlayFs, RealFs};
@@ -111,6 +112,8 @@ pub fn stdin_overlay(args: &mut StackArgs) -> Result<Option<crate::stack::fs::Ov
 
 pub struct Workspace {
     pub config: Loaded,
+    /// Every rule's options, read from `[rules.*]` and checked when the config loaded.
+    pub options: RuleOptions,
     pub stacks: Vec<Stack>,
     /// The files the user named (pre-commit passes changed files): only diagnostics that
     /// concern them are reported. `None` when directories were given.
@@ -144,14 +147,26 @@ impl Workspace {
             args.config.clone().or_else(|| config::find(&paths[0]))
         };
         let confine = confinement(args);
-        let config = match found {
+        let (config, options) = match found {
             Some(path) => {
                 let text = read_config(&confine, &path, args.config.is_some())?;
-                let loaded = config::parse(&path, text).map_err(|e| render_config_error(&e))?;
+                let loaded =
+                    config::parse(&path, text.clone()).map_err(|e| render_config_error(&e))?;
+                // Options are checked now, before any file is read: a typo in one must not
+                // silently turn a setting off, nor let a long run end in the error.
+                let options = RuleOptions::from_tables(&loaded.config.rules).map_err(|e| {
+                    render_config_error(&config::ConfigError {
+                        path: path.clone(),
+                        text,
+                        message: e.message,
+                        span: e.span,
+                        help: e.help,
+                    })
+                })?;
                 check_config_paths(&confine, &loaded)?;
-                loaded
+                (loaded, options)
             }
-            None => Loaded::default(),
+            None => (Loaded::default(), RuleOptions::default()),
         };
         let flags = HostSpec {
             cpus: args.cpus,
@@ -225,6 +240,7 @@ impl Workspace {
         release_freed_memory();
         Ok(Workspace {
             config,
+            options,
             stacks,
             focus,
         })
@@ -377,11 +393,14 @@ fn render_config_error(e: &config::ConfigError) -> String {
     };
     let (text, shifts) = crate::escape::display_text(e.text.as_bytes());
     let span = shifts.map(span.start)..shifts.map(span.end);
-    let diag = MietteDiagnostic::new(format!(
+    let mut diag = MietteDiagnostic::new(format!(
         "invalid config: {}",
         crate::escape::text(&e.message)
     ))
     .with_label(LabeledSpan::new_primary_with_span(None, span));
+    if let Some(help) = &e.help {
+        diag = diag.with_help(crate::escape::text(help));
+    }
     let report = miette::Report::new(diag)
         .with_source_code(NamedSource::new(crate::escape::path(&e.path), text));
     let mut out = String::new();

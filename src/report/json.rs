@@ -70,7 +70,7 @@ pub fn diagnostic(d: &Diagnostic) -> Value {
         "code": d.code,
         "name": rule.map(|r| r.name),
         "severity": d.severity.as_str(),
-        "category": rule.map(|r| r.meta().category.as_str()),
+        "category": rule.map(|r| r.category.as_str()),
         "message": d.message,
         "file": display_path(&d.file),
         "line": start.line,

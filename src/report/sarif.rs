@@ -117,9 +117,9 @@ fn help(entry: &RuleEntry, format: HelpFormat) -> String {
         ("Fix safety", docs.fix_safety.trim(), false),
     ];
     let mut out = if markdown {
-        format!("## {} ({})\n\n{}\n", meta.name, meta.code, meta.summary)
+        format!("## {} ({})\n\n{}\n", entry.name, entry.code, meta.summary)
     } else {
-        format!("{} ({}): {}\n", meta.name, meta.code, meta.summary)
+        format!("{} ({}): {}\n", entry.name, entry.code, meta.summary)
     };
     for (heading, body, snippet) in sections {
         out.push_str(&match (markdown, snippet) {
@@ -165,7 +165,7 @@ fn rule_descriptor(code: &str) -> Value {
             "markdown": help(entry, HelpFormat::Markdown),
         },
         "defaultConfiguration": { "level": level(entry.severity()) },
-        "properties": { "tags": [meta.category.as_str()] },
+        "properties": { "tags": [entry.category.as_str()] },
     })
 }
 

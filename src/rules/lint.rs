@@ -11,9 +11,35 @@ use crate::source::{Shared, SourceFile, Span};
 use crate::stack::confine::Refusal;
 use crate::stack::nginx::LoadProblemKind;
 
-pub struct ReportedBySuppressions;
+declare_rule! {
+    /// LINT001 unused-suppression: a suppression comment that silenced nothing. Reported
+    /// while suppressions are applied; the rule itself checks nothing.
+    pub struct UnusedSuppression;
+    code: LINT001,
+    name: "unused-suppression",
+    lang: lint,
+    category: Style,
+    severity: Warning,
+    fix: None,
+}
 
-impl Rule for ReportedBySuppressions {
+declare_rule! {
+    /// LINT002 invalid-suppression: a suppression comment naming no rule. Reported while
+    /// suppressions are applied; the rule itself checks nothing.
+    pub struct InvalidSuppression;
+    code: LINT002,
+    name: "invalid-suppression",
+    lang: lint,
+    category: Style,
+    severity: Warning,
+    fix: None,
+}
+
+impl Rule for UnusedSuppression {
+    fn check(&self, _cx: &mut Context<'_>) {}
+}
+
+impl Rule for InvalidSuppression {
     fn check(&self, _cx: &mut Context<'_>) {}
 }
 
@@ -22,9 +48,18 @@ fn whole_file(path: &std::path::Path) -> Shared {
     Shared::new(SourceFile::new(path, Vec::new()))
 }
 
-/// LINT003 unreadable-file: a configuration file that was found but could not be read
-/// (permissions, a directory where a file was expected, larger than the size cap).
-pub struct UnreadableFile;
+declare_rule! {
+    /// LINT003 unreadable-file: a configuration file that was found but could not be read
+    /// (permissions, a directory where a file was expected, larger than the size cap).
+    pub struct UnreadableFile;
+    code: LINT003,
+    name: "unreadable-file",
+    lang: lint,
+    category: Correctness,
+    severity: Error,
+    fix: None,
+    input_error: true,
+}
 
 impl Rule for UnreadableFile {
     fn check(&self, cx: &mut Context<'_>) {
@@ -38,9 +73,18 @@ impl Rule for UnreadableFile {
     }
 }
 
-/// LINT004 path-outside-tree: a path that resolves outside the linted tree (through `..`,
-/// an absolute path or a symlink), or to a secret: never opened, so never quoted.
-pub struct PathOutsideTree;
+declare_rule! {
+    /// LINT004 path-outside-tree: a path that resolves outside the linted tree (through `..`,
+    /// an absolute path or a symlink), or to a secret: never opened, so never quoted.
+    pub struct PathOutsideTree;
+    code: LINT004,
+    name: "path-outside-tree",
+    lang: lint,
+    category: Security,
+    severity: Error,
+    fix: None,
+    input_error: true,
+}
 
 const HELP: &str = "lemplint reads only inside the tree it lints (the repository, or the paths given), so an untrusted change cannot make it print files of the machine running it; pass --allow-outside DIR for a shared include directory, or lint the live system (`lemplint lint /`)";
 

@@ -1,7 +1,6 @@
-//! Rule metadata and documentation, read from `rules/<lang>/<CODE>.toml` (embedded in the
-//! binary at build time, parsed only when a rule's docs or severity are needed).
-
-use crate::diagnostic::Severity;
+//! Rule documentation, read from `rules/<lang>/<CODE>.toml` (embedded in the binary at build
+//! time, parsed only when a rule's docs are shown). The TOML holds prose only; a rule's facts
+//! (code, name, category, severity, fix, options' types) are declared in its source file.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -55,47 +54,28 @@ pub struct Docs {
     pub example_host: Option<crate::host::HostSpec>,
 }
 
+/// One option's documentation. `type` and `default` describe, for a reader, what the rule's
+/// options struct accepts and what it does when the key is not written; `tests/registry.rs`
+/// checks that every documented key is one the struct accepts, that every key the struct
+/// accepts is documented, and that the documented default is a value the struct accepts.
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct Option_ {
+pub struct OptionDoc {
     #[serde(rename = "type")]
     pub kind: String,
     pub default: toml::Value,
     pub description: String,
 }
 
+/// What `rules/<lang>/<CODE>.toml` holds.
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RuleMeta {
-    pub code: String,
-    pub name: String,
-    pub category: Category,
-    pub severity: SeverityName,
-    pub fix: FixAvailability,
-    #[serde(default)]
-    pub needs_host: bool,
+    /// One line, shown in `lemplint rules` and the README's table.
     pub summary: String,
     pub docs: Docs,
     #[serde(default)]
-    pub options: std::collections::BTreeMap<String, Option_>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SeverityName {
-    Error,
-    Warning,
-    Info,
-}
-
-impl From<SeverityName> for Severity {
-    fn from(s: SeverityName) -> Severity {
-        match s {
-            SeverityName::Error => Severity::Error,
-            SeverityName::Warning => Severity::Warning,
-            SeverityName::Info => Severity::Info,
-        }
-    }
+    pub options: std::collections::BTreeMap<String, OptionDoc>,
 }
 
 impl RuleMeta {

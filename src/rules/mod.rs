@@ -1,15 +1,89 @@
 //! The rule engine: one registry of every rule, selection, and running rules on a stack.
 //!
-//! A rule is a pure function of the [`Stack`] (with its host facts) and its options. Adding a
-//! rule means: `rules/<lang>/<CODE>.toml` (metadata and docs), one file under
-//! `src/rules/<lang>/`, one line in [`registry!`] below, and fixtures under
-//! `fixtures/<lang>/<CODE>/`. A missing TOML is a compile error; `tests/registry.rs` keeps
-//! the rest in step.
+//! A rule is a pure function of the [`Stack`] (with its host facts) and its options. Each
+//! rule file declares everything that is known about its rule once, with [`declare_rule!`]:
+//! code, name, language, category, default severity, fix availability, whether it needs host
+//! facts, whether its findings are input errors (and block fixes of their file), and its typed
+//! options. `rules/<lang>/<CODE>.toml` holds only prose: the summary, the docs and the option
+//! descriptions. Adding a rule (`scripts/new-rule CODE name lang` writes the files): the rule
+//! file, its TOML, fixtures under `fixtures/<lang>/<CODE>/`, its `pub mod` line, and one line
+//! in [`registry!`] below. Helpers several rules share live in [`crate::analysis`]. A missing TOML is a compile error; `tests/registry.rs` keeps the rest in step.
+
+/// Declares a rule: the unit struct and every fact about it, in the rule's own file.
+///
+/// ```ignore
+/// declare_rule! {
+///     /// NGX022: `server_tokens on` discloses the nginx version.
+///     pub struct ServerTokensOn;
+///     code: NGX022,
+///     name: "server-tokens-on",
+///     lang: nginx,              // rules/nginx/NGX022.toml, fixtures/nginx/NGX022/
+///     category: Security,       // meta::Category
+///     severity: Warning,        // the default; a finding may set its own
+///     fix: Always,              // meta::FixAvailability, checked against the fixtures
+///     // optional, in this order:
+///     needs_host: true,         // skipped unless host facts are given
+///     input_error: true,        // the input could not be read as a whole (exit 2)
+///     blocks_fixes: false,      // default: input_error; `fix` never writes such a file
+///     options: Options,         // typed `[rules.CODE]` options (default: none accepted)
+/// }
+/// ```
+///
+/// `Options` is a `serde::Deserialize + Default` struct with `#[serde(deny_unknown_fields,
+/// rename_all = "kebab-case")]`; lemplint.toml's `[rules.CODE]` is read into it when the file
+/// loads, and the rule reads it with `cx.options(self)`.
+macro_rules! declare_rule {
+    (
+        $(#[$attr:meta])*
+        $vis:vis struct $rule:ident;
+        code: $code:ident,
+        name: $name:literal,
+        lang: $lang:ident,
+        category: $category:ident,
+        severity: $severity:ident,
+        fix: $fix:ident,
+        $(needs_host: $needs_host:literal,)?
+        $(input_error: $input_error:literal,)?
+        $(blocks_fixes: $blocks_fixes:literal,)?
+        $(options: $options:ty,)?
+    ) => {
+        $(#[$attr])*
+        $vis struct $rule;
+
+        impl $crate::rules::Declared for $rule {
+            const DECL: $crate::rules::Decl = $crate::rules::Decl {
+                code: stringify!($code),
+                name: $name,
+                lang: stringify!($lang),
+                category: $crate::rules::meta::Category::$category,
+                severity: $crate::diagnostic::Severity::$severity,
+                fix: $crate::rules::meta::FixAvailability::$fix,
+                needs_host: false $(|| $needs_host)?,
+                input_error: false $(|| $input_error)?,
+                blocks_fixes: declare_rule!(@or [false $(|| $input_error)?] $($blocks_fixes)?),
+                toml: include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/rules/",
+                    stringify!($lang),
+                    "/",
+                    stringify!($code),
+                    ".toml"
+                )),
+            };
+            type Options = declare_rule!(@options $($options)?);
+        }
+    };
+    (@or [$($default:tt)*]) => { $($default)* };
+    (@or [$($default:tt)*] $value:literal) => { $value };
+    (@options) => { $crate::rules::NoOptions };
+    (@options $options:ty) => { $options };
+}
 
 pub mod fpm;
 pub mod lint;
 pub mod meta;
 pub mod nginx;
+pub mod options;
 pub mod stack;
 pub mod sysctl;
 pub mod tls;
@@ -20,26 +94,86 @@ use crate::host::HostFacts;
 use crate::source::{Shared, Span};
 use crate::stack::instances::{instances, Instance};
 use crate::stack::model::Stack;
-use meta::RuleMeta;
+use meta::{Category, FixAvailability, RuleMeta};
+pub use options::{NoOptions, RuleOptions};
 use std::sync::OnceLock;
 
+/// What a rule does: looks at the stack and reports through the [`Context`].
 pub trait Rule: Sync {
     fn check(&self, cx: &mut Context<'_>);
 }
 
-pub struct RuleEntry {
+/// The facts of a rule, written once in its file by [`declare_rule!`].
+pub trait Declared: Rule + Sized + 'static {
+    const DECL: Decl;
+    /// `[rules.CODE]` in lemplint.toml, checked when the file loads. A rule reads its own
+    /// with [`Context::options`].
+    type Options: options::Options;
+}
+
+/// What [`declare_rule!`] records about a rule.
+#[derive(Clone, Copy, Debug)]
+pub struct Decl {
     pub code: &'static str,
     pub name: &'static str,
     /// `nginx`, `fpm`, `sysctl`, `stack` or `lint`: the folder of its docs and fixtures.
     pub lang: &'static str,
+    pub category: Category,
+    /// The default severity of its findings.
+    pub severity: Severity,
+    pub fix: FixAvailability,
+    /// Judges the configuration against host facts: skipped when none are given.
+    pub needs_host: bool,
+    /// Its findings mean the input could not be read as a whole (exit code 2); the rule
+    /// always runs, and no suppression or selection hides it.
+    pub input_error: bool,
+    /// Its findings mean their file is never written by `fix` (its tree may be wrong).
+    pub blocks_fixes: bool,
+    /// `rules/<lang>/<CODE>.toml`: summary and docs.
     pub toml: &'static str,
+}
+
+/// A registered rule: its declaration, its docs (parsed on first use) and its options'
+/// parser.
+pub struct RuleEntry {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub lang: &'static str,
+    pub category: Category,
+    pub fix: FixAvailability,
+    pub needs_host: bool,
+    pub input_error: bool,
+    pub blocks_fixes: bool,
+    pub toml: &'static str,
+    severity: Severity,
     meta: OnceLock<RuleMeta>,
     pub rule: &'static dyn Rule,
+    pub(crate) options: options::OptionsFns,
 }
 
 impl RuleEntry {
-    /// The rule's metadata. The TOML is embedded and checked by `tests/registry.rs`, so a
-    /// parse failure here is a build defect, reported loudly.
+    /// The entry of a declared rule (what [`registry!`] builds each line into).
+    pub const fn of<R: Declared>(rule: &'static R) -> RuleEntry {
+        let d = R::DECL;
+        RuleEntry {
+            code: d.code,
+            name: d.name,
+            lang: d.lang,
+            category: d.category,
+            fix: d.fix,
+            needs_host: d.needs_host,
+            input_error: d.input_error,
+            blocks_fixes: d.blocks_fixes,
+            toml: d.toml,
+            severity: d.severity,
+            meta: OnceLock::new(),
+            rule,
+            options: options::OptionsFns::of::<R::Options>(),
+        }
+    }
+
+    /// The rule's docs. The TOML is embedded and checked by `tests/registry.rs`, so a parse
+    /// failure here is a build defect, reported loudly.
     pub fn meta(&self) -> &RuleMeta {
         self.meta.get_or_init(|| {
             RuleMeta::parse(self.toml).unwrap_or_else(|e| {
@@ -48,84 +182,90 @@ impl RuleEntry {
         })
     }
 
+    /// The default severity of its findings.
     pub fn severity(&self) -> Severity {
-        self.meta().severity.into()
+        self.severity
+    }
+
+    /// The option keys `[rules.CODE]` accepts, as written there (kebab-case).
+    pub fn option_names(&self) -> &'static [&'static str] {
+        self.options.names()
     }
 }
 
+/// Every rule, one line each, in code order (`NGX`, `FPM`, `SYS`, `STK`, `LINT`; a test
+/// keeps the order). The line names the rule's struct; its file declares the rest.
 macro_rules! registry {
-    ($($lang:literal $code:ident $name:literal => $rule:expr;)*) => {
-        const COUNT: usize = [$(stringify!($code)),*].len();
+    ($($rule:path,)*) => {
+        const COUNT: usize = [$(stringify!($rule)),*].len();
         /// Every rule, in code order.
-        pub static RULES: [RuleEntry; COUNT] = [$(RuleEntry {
-            code: stringify!($code),
-            name: $name,
-            lang: $lang,
-            toml: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/rules/", $lang, "/", stringify!($code), ".toml")),
-            meta: OnceLock::new(),
-            rule: &$rule,
-        }),*];
+        pub static RULES: [RuleEntry; COUNT] = [$(RuleEntry::of(&$rule)),*];
     };
 }
 
 registry! {
-    "nginx" NGX000 "syntax-error" => nginx::syntax_error::SyntaxError;
-    "nginx" NGX001 "ssl-dhe-key-exchange" => tls::ssl_dhe_key_exchange::SslDheKeyExchange;
-    "nginx" NGX002 "ssl-insecure-ciphers" => tls::ssl_insecure_ciphers::SslInsecureCiphers;
-    "nginx" NGX003 "ssl-legacy-protocols" => tls::ssl_legacy_protocols::SslLegacyProtocols;
-    "nginx" NGX004 "ssl-session-cache-missing" => tls::ssl_session_cache_missing::SslSessionCacheMissing;
-    "nginx" NGX005 "worker-processes-mismatch" => nginx::worker_processes_mismatch::WorkerProcessesMismatch;
-    "nginx" NGX006 "worker-cpu-affinity-mismatch" => nginx::worker_cpu_affinity_mismatch::WorkerCpuAffinityMismatch;
-    "nginx" NGX007 "worker-connections-exceed-nofile" => nginx::worker_connections_exceed_nofile::WorkerConnectionsExceedNofile;
-    "nginx" NGX008 "php-location-regex-unanchored" => nginx::php_location_regex_unanchored::PhpLocationRegexUnanchored;
-    "nginx" NGX009 "fastcgi-over-loopback-tcp" => nginx::fastcgi_over_loopback_tcp::FastcgiOverLoopbackTcp;
-    "nginx" NGX010 "gzip-types-duplicate-html" => nginx::gzip_types_duplicate_html::GzipTypesDuplicateHtml;
-    "nginx" NGX011 "ssl-ciphers-invalid" => tls::ssl_ciphers_invalid::SslCiphersInvalid;
-    "nginx" NGX020 "include-not-found" => nginx::include_not_found::IncludeNotFound;
-    "nginx" NGX021 "include-cycle" => nginx::include_cycle::IncludeCycle;
-    "nginx" NGX022 "server-tokens-on" => nginx::server_tokens_on::ServerTokensOn;
-    "nginx" NGX023 "duplicate-directive" => nginx::duplicate_directive::DuplicateDirective;
-    "fpm" FPM000 "fpm-syntax-error" => fpm::syntax_error::SyntaxError;
-    "fpm" FPM001 "pm-invalid" => fpm::pm_invalid::PmInvalid;
-    "fpm" FPM002 "unknown-directive" => fpm::unknown_directive::UnknownDirective;
-    "fpm" FPM003 "invalid-php-ini-value" => fpm::invalid_php_ini_value::InvalidPhpIniValue;
-    "fpm" FPM004 "pm-max-children-exceeds-memory" => fpm::pm_max_children_exceeds_memory::PmMaxChildrenExceedsMemory;
-    "fpm" FPM005 "pm-max-requests-unset" => fpm::pm_max_requests_unset::PmMaxRequestsUnset;
-    "fpm" FPM010 "hash-comment" => fpm::hash_comment::HashComment;
-    "sysctl" SYS000 "sysctl-syntax-error" => sysctl::syntax_error::SyntaxError;
-    "sysctl" SYS001 "tcp-tw-recycle" => sysctl::tcp_tw_recycle::TcpTwRecycle;
-    "sysctl" SYS002 "shadowed-setting" => sysctl::shadowed_setting::ShadowedSetting;
-    "sysctl" SYS003 "unknown-key" => sysctl::unknown_key::UnknownKey;
-    "sysctl" SYS010 "inline-comment-in-value" => sysctl::inline_comment::InlineComment;
-    "stack" STK001 "backlog-exceeds-somaxconn" => stack::backlog_exceeds_somaxconn::BacklogExceedsSomaxconn;
-    "stack" STK002 "backlog-chain-order" => stack::backlog_chain_order::BacklogChainOrder;
-    "stack" STK003 "fastcgi-target-without-pool" => stack::fastcgi_target_without_pool::FastcgiTargetWithoutPool;
-    "stack" STK004 "fpm-socket-permissions" => stack::fpm_socket_permissions::FpmSocketPermissions;
-    "stack" STK005 "open-files-exceed-kernel" => stack::open_files_exceed_kernel::OpenFilesExceedKernel;
-    "stack" STK006 "fastcgi-timeout-shorter-than-terminate" => stack::fastcgi_timeout_shorter_than_terminate::FastcgiTimeoutShorterThanTerminate;
-    "lint" LINT001 "unused-suppression" => lint::ReportedBySuppressions;
-    "lint" LINT002 "invalid-suppression" => lint::ReportedBySuppressions;
-    "lint" LINT003 "unreadable-file" => lint::UnreadableFile;
-    "lint" LINT004 "path-outside-tree" => lint::PathOutsideTree;
+    nginx::syntax_error::SyntaxError,
+    tls::ssl_dhe_key_exchange::SslDheKeyExchange,
+    tls::ssl_insecure_ciphers::SslInsecureCiphers,
+    tls::ssl_legacy_protocols::SslLegacyProtocols,
+    tls::ssl_session_cache_missing::SslSessionCacheMissing,
+    nginx::worker_processes_mismatch::WorkerProcessesMismatch,
+    nginx::worker_cpu_affinity_mismatch::WorkerCpuAffinityMismatch,
+    nginx::worker_connections_exceed_nofile::WorkerConnectionsExceedNofile,
+    nginx::php_location_regex_unanchored::PhpLocationRegexUnanchored,
+    nginx::fastcgi_over_loopback_tcp::FastcgiOverLoopbackTcp,
+    nginx::gzip_types_duplicate_html::GzipTypesDuplicateHtml,
+    tls::ssl_ciphers_invalid::SslCiphersInvalid,
+    nginx::include_not_found::IncludeNotFound,
+    nginx::include_cycle::IncludeCycle,
+    nginx::server_tokens_on::ServerTokensOn,
+    nginx::duplicate_directive::DuplicateDirective,
+    fpm::syntax_error::SyntaxError,
+    fpm::pm_invalid::PmInvalid,
+    fpm::unknown_directive::UnknownDirective,
+    fpm::invalid_php_ini_value::InvalidPhpIniValue,
+    fpm::pm_max_children_exceeds_memory::PmMaxChildrenExceedsMemory,
+    fpm::pm_max_requests_unset::PmMaxRequestsUnset,
+    fpm::hash_comment::HashComment,
+    sysctl::syntax_error::SyntaxError,
+    sysctl::tcp_tw_recycle::TcpTwRecycle,
+    sysctl::shadowed_setting::ShadowedSetting,
+    sysctl::unknown_key::UnknownKey,
+    sysctl::inline_comment::InlineComment,
+    stack::backlog_exceeds_somaxconn::BacklogExceedsSomaxconn,
+    stack::backlog_chain_order::BacklogChainOrder,
+    stack::fastcgi_target_without_pool::FastcgiTargetWithoutPool,
+    stack::fpm_socket_permissions::FpmSocketPermissions,
+    stack::open_files_exceed_kernel::OpenFilesExceedKernel,
+    stack::fastcgi_timeout_shorter_than_terminate::FastcgiTimeoutShorterThanTerminate,
+    lint::UnusedSuppression,
+    lint::InvalidSuppression,
+    lint::UnreadableFile,
+    lint::PathOutsideTree,
 }
 
-/// Codes whose findings mean the input could not be read as a whole (exit code 2).
+/// Whether findings of `code` mean the input could not be read as a whole (exit code 2):
+/// the rule's declared `input_error`.
 pub fn is_input_error(code: &str) -> bool {
-    matches!(
-        code,
-        "NGX000" | "NGX020" | "NGX021" | "FPM000" | "SYS000" | "LINT003" | "LINT004"
-    )
+    by_code(code).is_some_and(|r| r.input_error)
 }
 
-/// Codes whose finding means its file is never written by `fix` (its tree may be wrong): the
-/// input errors, but a missing include (NGX020), which is the includer's problem, not its
-/// file's.
+/// Whether a finding of `code` means its file is never written by `fix` (its tree may be
+/// wrong): the rule's declared `blocks_fixes` (the input errors, but a missing include,
+/// NGX020, which is the includer's problem, not its file's).
 pub fn blocks_fixes(code: &str) -> bool {
-    is_input_error(code) && code != "NGX020"
+    by_code(code).is_some_and(|r| r.blocks_fixes)
+}
+
+/// The position of each code in [`RULES`], built on first use (findings are looked up by
+/// code once or twice each).
+fn index() -> &'static crate::fxhash::FxHashMap<&'static str, usize> {
+    static INDEX: OnceLock<crate::fxhash::FxHashMap<&'static str, usize>> = OnceLock::new();
+    INDEX.get_or_init(|| RULES.iter().enumerate().map(|(i, r)| (r.code, i)).collect())
 }
 
 pub fn by_code(code: &str) -> Option<&'static RuleEntry> {
-    RULES.iter().find(|r| r.code == code)
+    index().get(code).map(|&i| &RULES[i])
 }
 
 /// Finds a rule by code (case-insensitive) or name.
@@ -165,7 +305,7 @@ impl Selection {
     /// include that cannot be read, a path out of the tree): no selection can make a broken
     /// configuration look clean.
     pub fn enabled(&self, rule: &RuleEntry) -> bool {
-        if is_input_error(rule.code) {
+        if rule.input_error {
             return true;
         }
         let sel = if self.select.is_empty() {
@@ -210,7 +350,8 @@ const CLAIMED: &str = "\0claimed";
 pub struct Context<'a> {
     pub stack: &'a Stack,
     pub host: &'a HostFacts,
-    pub options: &'a toml::Table,
+    /// The rule's `[rules.CODE]` options, parsed when lemplint.toml was loaded.
+    options: &'a (dyn std::any::Any + Send + Sync),
     entry: &'static RuleEntry,
     out: Vec<Diagnostic>,
     /// Findings per file so far (by the source's address), and the first one past the cap.
@@ -252,7 +393,20 @@ impl<'a> Context<'a> {
     }
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
+    /// The running rule's options, as its [`declare_rule!`] typed them: a rule passes
+    /// itself (`cx.options(self)`). Asking for another rule's is a defect, reported loudly.
+    pub fn options<R: Declared>(&self, _rule: &R) -> &'a R::Options {
+        assert_eq!(
+            R::DECL.code,
+            self.entry.code,
+            "a rule reads only its own options"
+        );
+        self.options
+            .downcast_ref()
+            .expect("the registry parsed these options with the rule's declared type")
+    }
+
     /// Reports a problem with the rule's code and default severity; returns it so the rule
     /// can add labels, help or a fix.
     pub fn report(
@@ -362,19 +516,14 @@ pub struct RunResult {
     pub skipped_for_host: Vec<&'static str>,
 }
 
-/// Runs every selected rule on a stack.
-pub fn run(
-    stack: &Stack,
-    selection: &Selection,
-    options: &std::collections::BTreeMap<String, toml::Table>,
-) -> RunResult {
+/// Runs every selected rule on a stack, each with its options.
+pub fn run(stack: &Stack, selection: &Selection, options: &RuleOptions) -> RunResult {
     use rayon::prelude::*;
     let mut result = RunResult::default();
-    let empty = toml::Table::new();
     let cache = RunCache::default();
     let mut enabled = Vec::new();
     for entry in RULES.iter().filter(|r| selection.enabled(r)) {
-        if entry.meta().needs_host && stack.host.is_empty() {
+        if entry.needs_host && stack.host.is_empty() {
             result.skipped_for_host.push(entry.code);
         } else {
             enabled.push(entry);
@@ -388,7 +537,7 @@ pub fn run(
             let mut cx = Context {
                 stack,
                 host: &stack.host,
-                options: options.get(entry.code).unwrap_or(&empty),
+                options: options.of(entry),
                 entry,
                 out: Vec::new(),
                 per_file: Default::default(),
@@ -413,4 +562,53 @@ pub fn run(
     }
     result.diagnostics = all;
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The input errors and the files `fix` refuses come from the declarations: the codes
+    /// that mean "the input could not be read as a whole", and all of them but a missing
+    /// include (the includer's problem, not its own file's) block fixes.
+    #[test]
+    fn input_errors_and_fix_blockers_come_from_the_declarations() {
+        let input: Vec<&str> = RULES
+            .iter()
+            .filter(|r| r.input_error)
+            .map(|r| r.code)
+            .collect();
+        assert_eq!(
+            input,
+            ["NGX000", "NGX020", "NGX021", "FPM000", "SYS000", "LINT003", "LINT004"]
+        );
+        let blocking: Vec<&str> = RULES
+            .iter()
+            .filter(|r| r.blocks_fixes)
+            .map(|r| r.code)
+            .collect();
+        assert_eq!(
+            blocking,
+            ["NGX000", "NGX021", "FPM000", "SYS000", "LINT003", "LINT004"]
+        );
+        assert!(is_input_error("NGX020") && !blocks_fixes("NGX020"));
+        assert!(!is_input_error("NGX022") && !is_input_error("NGX999"));
+        // Input errors always run, whatever the selection.
+        let none = Selection {
+            select: vec!["SYS001".into()],
+            ignore: vec!["ALL".into()],
+        };
+        assert!(none.enabled(by_code("NGX000").unwrap()));
+        assert!(!none.enabled(by_code("NGX022").unwrap()));
+    }
+
+    #[test]
+    fn host_rules_are_declared_so() {
+        let host: Vec<&str> = RULES
+            .iter()
+            .filter(|r| r.needs_host)
+            .map(|r| r.code)
+            .collect();
+        assert_eq!(host, ["NGX005", "FPM004"]);
+    }
 }

@@ -68,24 +68,69 @@ pub struct MemoryModel {
     pub reserve_source: String,
 }
 
+/// `[rules.FPM004]`: the options of the memory check, which `tune` sizes with too. Their
+/// types are checked when lemplint.toml loads; their values when the model is built (a
+/// reserve can also come from `[host]`, and FPM004 reports a bad one at the pool it judges).
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct MemoryOptions {
+    /// Memory of one PHP worker.
+    pub worker_rss: Option<SizeOption>,
+    /// Memory kept for everything but PHP: a percentage or a size.
+    pub reserve: Option<SizeOption>,
+}
+
+/// A size as written in TOML: a number of bytes, or a string (`96MiB`, `25%`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeOption {
+    Number(i64),
+    Text(String),
+}
+
+impl<'de> serde::Deserialize<'de> for SizeOption {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = SizeOption;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number of bytes or a string such as \"96MiB\"")
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<SizeOption, E> {
+                Ok(SizeOption::Number(n))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<SizeOption, E> {
+                i64::try_from(n)
+                    .map(SizeOption::Number)
+                    .map_err(|_| E::custom(format!("{n} bytes is out of range")))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<SizeOption, E> {
+                Ok(SizeOption::Text(s.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 impl MemoryModel {
     /// From `[rules.FPM004]` (`worker-rss`, `reserve`), then `[host] reserve`, then the
     /// defaults: what FPM004 judges with, and what `tune` starts from (its flags override).
     /// `Err` names the bad option.
-    pub fn from_options(fpm004: Option<&toml::Table>, host: &HostFacts) -> Result<Self, String> {
-        let (worker_rss, worker_rss_source) = match fpm004.and_then(|t| t.get("worker-rss")) {
+    pub fn from_options(fpm004: &MemoryOptions, host: &HostFacts) -> Result<Self, String> {
+        let (worker_rss, worker_rss_source) = match &fpm004.worker_rss {
             None => (DEFAULT_WORKER_RSS, "default".to_string()),
-            Some(toml::Value::Integer(n)) if *n > 0 => {
+            Some(SizeOption::Number(n)) if *n > 0 => {
                 (*n as u64, format!("[rules.FPM004] worker-rss = {n}"))
             }
-            Some(toml::Value::String(s)) => match parse_size(s) {
+            Some(SizeOption::Text(s)) => match parse_size(s) {
                 Ok(0) => return Err("[rules.FPM004] worker-rss must be more than 0".into()),
                 Ok(n) => (n, format!("[rules.FPM004] worker-rss = {s:?}")),
                 Err(e) => return Err(format!("[rules.FPM004] worker-rss: {e}")),
             },
-            Some(v) => return Err(format!("[rules.FPM004] worker-rss: invalid size {v}")),
+            Some(SizeOption::Number(n)) => {
+                return Err(format!("[rules.FPM004] worker-rss: invalid size {n}"))
+            }
         };
-        let (reserve, reserve_source) = match fpm004.and_then(|t| t.get("reserve")) {
+        let (reserve, reserve_source) = match &fpm004.reserve {
             None => match &host.reserve {
                 Some(r) => (
                     Reserve::parse(&r.value).map_err(|e| format!("[host] reserve: {e}"))?,
@@ -93,15 +138,17 @@ impl MemoryModel {
                 ),
                 None => (DEFAULT_RESERVE, "default: 25% of memory".to_string()),
             },
-            Some(toml::Value::String(s)) => (
+            Some(SizeOption::Text(s)) => (
                 Reserve::parse(s).map_err(|e| format!("[rules.FPM004] reserve: {e}"))?,
                 format!("[rules.FPM004] reserve = {s:?}"),
             ),
-            Some(toml::Value::Integer(n)) if *n >= 0 => (
+            Some(SizeOption::Number(n)) if *n >= 0 => (
                 Reserve::Bytes(*n as u64),
                 format!("[rules.FPM004] reserve = {n}"),
             ),
-            Some(v) => return Err(format!("[rules.FPM004] reserve: invalid value {v}")),
+            Some(SizeOption::Number(n)) => {
+                return Err(format!("[rules.FPM004] reserve: invalid value {n}"))
+            }
         };
         Ok(MemoryModel {
             worker_rss,
@@ -172,18 +219,25 @@ mod tests {
     #[test]
     fn options_then_host_then_defaults() {
         let host = HostFacts::default();
-        let m = MemoryModel::from_options(None, &host).unwrap();
+        let m = MemoryModel::from_options(&MemoryOptions::default(), &host).unwrap();
         assert_eq!(
             (m.worker_rss, m.reserve),
             (DEFAULT_WORKER_RSS, DEFAULT_RESERVE)
         );
-        let t: toml::Table = toml::from_str("worker-rss = \"96MiB\"\nreserve = \"60%\"").unwrap();
-        let m = MemoryModel::from_options(Some(&t), &host).unwrap();
+        let t: MemoryOptions = toml::from_str("worker-rss = \"96MiB\"\nreserve = \"60%\"").unwrap();
+        let m = MemoryModel::from_options(&t, &host).unwrap();
         assert_eq!(
             (m.worker_rss, m.reserve),
             (96 << 20, Reserve::Percent(60.0))
         );
-        let t: toml::Table = toml::from_str("worker-rss = \"lots\"").unwrap();
-        assert!(MemoryModel::from_options(Some(&t), &host).is_err());
+        let t: MemoryOptions = toml::from_str("worker-rss = \"lots\"").unwrap();
+        assert!(MemoryModel::from_options(&t, &host).is_err());
+        let t: MemoryOptions = toml::from_str("worker-rss = 0\nreserve = 1024").unwrap();
+        assert!(MemoryModel::from_options(&t, &host).is_err());
+        let t: MemoryOptions = toml::from_str("reserve = 1024").unwrap();
+        let m = MemoryModel::from_options(&t, &host).unwrap();
+        assert_eq!(m.reserve, Reserve::Bytes(1024));
+        assert!(toml::from_str::<MemoryOptions>("worker-rss = 1.5").is_err());
+        assert!(toml::from_str::<MemoryOptions>("worker_rss = 1").is_err());
     }
 }

@@ -2,17 +2,19 @@
 //! comments; a `# note` line is a key with no value, and php-fpm refuses to start
 //! (`value is NULL for a ZEND_INI_PARSER_ENTRY`).
 
+use crate::analysis::ini_comments::hash_at;
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::Span;
 
-pub struct HashComment;
-
-/// The `#` that starts a line item, if the item starts with one (after blanks).
-pub fn hash_at(text: &[u8], line: Span) -> Option<u32> {
-    let bytes = &text[line.range()];
-    let p = bytes.iter().position(|&b| b != b' ' && b != b'\t')?;
-    (bytes[p] == b'#').then_some(line.start + p as u32)
+declare_rule! {
+    pub struct HashComment;
+    code: FPM010,
+    name: "hash-comment",
+    lang: fpm,
+    category: Correctness,
+    severity: Error,
+    fix: Always,
 }
 
 impl Rule for HashComment {

@@ -29,7 +29,15 @@ use crate::stack::fpm::eval_value;
 use crate::stack::instances::{entry_contexts, value_span};
 use crate::syntax::fpm::{self, Entry};
 
-pub struct InvalidPhpIniValue;
+declare_rule! {
+    pub struct InvalidPhpIniValue;
+    code: FPM003,
+    name: "invalid-php-ini-value",
+    lang: fpm,
+    category: Correctness,
+    severity: Warning,
+    fix: Sometimes,
+}
 
 /// Size-valued settings parsed with `zend_ini_parse_quantity` (PHP 8.2 `OnUpdateLong` /
 /// `OnUpdateMemoryLimit`), each with what a wrong value does.

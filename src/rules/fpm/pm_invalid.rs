@@ -38,7 +38,15 @@ use crate::stack::instances::{is_unknown_name, value_span, At, Instance, PoolVie
 use crate::syntax::fpm::{self, Pm};
 use std::collections::HashMap;
 
-pub struct PmInvalid;
+declare_rule! {
+    pub struct PmInvalid;
+    code: FPM001,
+    name: "pm-invalid",
+    lang: fpm,
+    category: Correctness,
+    severity: Error,
+    fix: None,
+}
 
 impl Rule for PmInvalid {
     fn check(&self, cx: &mut Context<'_>) {

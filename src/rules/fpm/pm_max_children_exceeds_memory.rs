@@ -26,7 +26,17 @@ use crate::stack::instances::Val;
 use crate::stack::sizing::MemoryModel;
 use std::collections::HashMap;
 
-pub struct PmMaxChildrenExceedsMemory;
+declare_rule! {
+    pub struct PmMaxChildrenExceedsMemory;
+    code: FPM004,
+    name: "pm-max-children-exceeds-memory",
+    lang: fpm,
+    category: Reliability,
+    severity: Warning,
+    fix: None,
+    needs_host: true,
+    options: crate::stack::sizing::MemoryOptions,
+}
 
 impl Rule for PmMaxChildrenExceedsMemory {
     fn check(&self, cx: &mut Context<'_>) {
@@ -70,7 +80,7 @@ impl Rule for PmMaxChildrenExceedsMemory {
         else {
             return;
         };
-        let model = match MemoryModel::from_options(Some(cx.options), cx.host) {
+        let model = match MemoryModel::from_options(cx.options(self), cx.host) {
             Ok(m) => m,
             Err(e) => {
                 let (_, _, v) = &pools[0];

@@ -17,7 +17,15 @@ use crate::stack::fpm::Setting;
 use crate::stack::instances::{value_span, At, PoolView};
 use crate::syntax::fpm;
 
-pub struct PmMaxRequestsUnset;
+declare_rule! {
+    pub struct PmMaxRequestsUnset;
+    code: FPM005,
+    name: "pm-max-requests-unset",
+    lang: fpm,
+    category: Reliability,
+    severity: Info,
+    fix: Always,
+}
 
 const RECOMMENDED: &str = "500";
 

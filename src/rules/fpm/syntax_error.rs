@@ -1,10 +1,19 @@
 //! FPM000 syntax-error: what php-fpm's INI parser rejects (lines starting with `#` are
 //! FPM010's, which can fix them).
 
-use super::hash_comment::hash_at;
+use crate::analysis::ini_comments::hash_at;
 use crate::rules::{Context, Rule};
 
-pub struct SyntaxError;
+declare_rule! {
+    pub struct SyntaxError;
+    code: FPM000,
+    name: "fpm-syntax-error",
+    lang: fpm,
+    category: Correctness,
+    severity: Error,
+    fix: None,
+    input_error: true,
+}
 
 impl Rule for SyntaxError {
     fn check(&self, cx: &mut Context<'_>) {

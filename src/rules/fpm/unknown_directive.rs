@@ -22,7 +22,16 @@ use crate::rules::{Context, Rule};
 use crate::stack::instances::{entry_contexts, is_unknown_name, Instance};
 use crate::syntax::fpm::{self, Entry};
 
-pub struct UnknownDirective;
+declare_rule! {
+    pub struct UnknownDirective;
+    code: FPM002,
+    name: "unknown-directive",
+    lang: fpm,
+    category: Correctness,
+    severity: Error,
+    fix: Sometimes,
+    options: Options,
+}
 
 impl Rule for UnknownDirective {
     fn check(&self, cx: &mut Context<'_>) {
@@ -215,12 +224,47 @@ const ADDED_IN: &[(&str, (u32, u32))] = &[
     ("access.suppress_path", (8, 2)),
 ];
 
+/// `[rules.FPM002]`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    /// The PHP version the configuration is for.
+    php: Option<Version>,
+}
+
+/// A version as written in TOML: `"7.4"`, or the bare number `7.4` (or `8`) people write.
+#[derive(Debug)]
+struct Version(String);
+
+impl<'de> serde::Deserialize<'de> for Version {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Version;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a PHP version such as \"8.1\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Version, E> {
+                Ok(Version(s.to_string()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Version, E> {
+                Ok(Version(n.to_string()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Version, E> {
+                Ok(Version(n.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Version, E> {
+                Ok(Version(n.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// The PHP version the configuration is for: `[rules.FPM002] php`, else `[host] php`.
 fn target_version(cx: &Context<'_>) -> Option<(u32, u32)> {
-    let text = match cx.options.get("php") {
-        Some(toml::Value::String(s)) => s.clone(),
-        Some(toml::Value::Float(f)) => f.to_string(),
-        Some(toml::Value::Integer(n)) => n.to_string(),
+    let text = match &cx.options(&UnknownDirective).php {
+        Some(Version(v)) if !v.is_empty() => v.clone(),
         _ => cx.host.php.as_ref()?.value.clone(),
     };
     parse_version(&text)

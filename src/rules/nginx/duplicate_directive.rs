@@ -7,7 +7,15 @@ use crate::rules::{Context, Rule};
 use crate::stack::expanded::{NameId, OccId, NO_PARENT};
 use crate::syntax::nginx::BlockKind;
 
-pub struct DuplicateDirective;
+declare_rule! {
+    pub struct DuplicateDirective;
+    code: NGX023,
+    name: "duplicate-directive",
+    lang: nginx,
+    category: Correctness,
+    severity: Error,
+    fix: Sometimes,
+}
 
 /// Directives whose setters reject a second value in one block. Each entry was checked by
 /// writing it twice in its context and running `nginx -t` (nginx 1.22.1): all of them fail

@@ -23,7 +23,15 @@ use crate::syntax::nginx::{NodeId, Word};
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-pub struct FastcgiOverLoopbackTcp;
+declare_rule! {
+    pub struct FastcgiOverLoopbackTcp;
+    code: NGX009,
+    name: "fastcgi-over-loopback-tcp",
+    lang: nginx,
+    category: Performance,
+    severity: Info,
+    fix: Sometimes,
+}
 
 /// Where the socket goes when no other pool of the stack shows a socket directory: Debian's
 /// and Ubuntu's php-fpm packages create it.

@@ -18,7 +18,15 @@ use crate::syntax::nginx::{NodeId, Tree};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub struct GzipTypesDuplicateHtml;
+declare_rule! {
+    pub struct GzipTypesDuplicateHtml;
+    code: NGX010,
+    name: "gzip-types-duplicate-html",
+    lang: nginx,
+    category: Correctness,
+    severity: Warning,
+    fix: Always,
+}
 
 /// What one occurrence of a `gzip_types` directive says about one of its files' nodes.
 #[derive(Clone, Copy, PartialEq, Eq)]

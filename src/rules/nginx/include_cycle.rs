@@ -4,7 +4,16 @@
 use crate::rules::{Context, Rule};
 use crate::stack::nginx::LoadProblemKind;
 
-pub struct IncludeCycle;
+declare_rule! {
+    pub struct IncludeCycle;
+    code: NGX021,
+    name: "include-cycle",
+    lang: nginx,
+    category: Correctness,
+    severity: Error,
+    fix: None,
+    input_error: true,
+}
 
 impl Rule for IncludeCycle {
     fn check(&self, cx: &mut Context<'_>) {

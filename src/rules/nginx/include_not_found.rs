@@ -4,7 +4,17 @@
 use crate::rules::{Context, Rule};
 use crate::stack::nginx::LoadProblemKind;
 
-pub struct IncludeNotFound;
+declare_rule! {
+    pub struct IncludeNotFound;
+    code: NGX020,
+    name: "include-not-found",
+    lang: nginx,
+    category: Correctness,
+    severity: Error,
+    fix: None,
+    input_error: true,
+    blocks_fixes: false,
+}
 
 /// Files the nginx package installs next to nginx.conf. A repository often carries only its
 /// own files and relies on the package (or the container image) for these, so their absence

@@ -36,7 +36,15 @@ use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::tree::unescape;
 use crate::syntax::nginx::Word;
 
-pub struct PhpLocationRegexUnanchored;
+declare_rule! {
+    pub struct PhpLocationRegexUnanchored;
+    code: NGX008,
+    name: "php-location-regex-unanchored",
+    lang: nginx,
+    category: Security,
+    severity: Warning,
+    fix: Sometimes,
+}
 
 /// URIs that are not PHP scripts, with what matching them reveals.
 const BAD_URIS: [(&str, &str); 3] = [

@@ -8,7 +8,15 @@
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 
-pub struct ServerTokensOn;
+declare_rule! {
+    pub struct ServerTokensOn;
+    code: NGX022,
+    name: "server-tokens-on",
+    lang: nginx,
+    category: Security,
+    severity: Warning,
+    fix: Always,
+}
 
 impl Rule for ServerTokensOn {
     fn check(&self, cx: &mut Context<'_>) {

@@ -4,7 +4,16 @@
 use crate::rules::{Context, Rule};
 use crate::syntax::encoding::BOM;
 
-pub struct SyntaxError;
+declare_rule! {
+    pub struct SyntaxError;
+    code: NGX000,
+    name: "syntax-error",
+    lang: nginx,
+    category: Correctness,
+    severity: Error,
+    fix: None,
+    input_error: true,
+}
 
 /// nginx's error for a file that starts with a byte order mark: the mark is the start of
 /// the first word, so the first directive is unknown (a tokenizer like crossplane's does not

@@ -13,7 +13,7 @@
 //! `warn` level only, below the default `error_log` level); one that fits alone but not at two
 //! descriptors each runs out only when nearly every connection is proxied (info).
 
-use super::worker_processes_mismatch::{
+use crate::analysis::nginx_main::{
     insert_in_main, is_main_config, main_directive, occurrence_args,
 };
 use crate::diagnostic::Severity;
@@ -24,7 +24,15 @@ use crate::stack::sizing::{
     worker_descriptors, DEFAULT_CONNECTIONS, DEFAULT_NR_OPEN, DEFAULT_SOFT_NOFILE, DESCRIPTORS_WHY,
 };
 
-pub struct WorkerConnectionsExceedNofile;
+declare_rule! {
+    pub struct WorkerConnectionsExceedNofile;
+    code: NGX007,
+    name: "worker-connections-exceed-nofile",
+    lang: nginx,
+    category: Reliability,
+    severity: Warning,
+    fix: Always,
+}
 
 impl Rule for WorkerConnectionsExceedNofile {
     fn check(&self, cx: &mut Context<'_>) {

@@ -15,14 +15,22 @@
 //! `worker_cpu_affinity auto` (nginx 1.9.10) binds worker n to the n-th CPU and is the fix,
 //! offered when there is one worker per CPU.
 
-use super::worker_processes_mismatch::{is_main_config, main_directive, occurrence_args};
+use crate::analysis::nginx_main::{is_main_config, main_directive, occurrence_args};
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::Word;
 
-pub struct WorkerCpuAffinityMismatch;
+declare_rule! {
+    pub struct WorkerCpuAffinityMismatch;
+    code: NGX006,
+    name: "worker-cpu-affinity-mismatch",
+    lang: nginx,
+    category: Correctness,
+    severity: Warning,
+    fix: Sometimes,
+}
 
 /// The number of workers, and how it was decided (for messages).
 struct Workers {

@@ -9,17 +9,28 @@
 //! host. Only main configurations are judged (an `nginx.conf` with an `events` block): a
 //! snippet does not set the process model.
 //!
-//! The main-context helpers here are shared with NGX007 (worker-connections-exceed-nofile).
+//! The main-context helpers it shares with NGX006 and NGX007 are in
+//! [`crate::analysis::nginx_main`].
 
-use crate::fix::{edits, Edit, Fix};
+use crate::analysis::nginx_main::{
+    insert_in_main, is_main_config, main_directive, occurrence_args,
+};
+use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
-use crate::source::{FileId, Shared};
-use crate::stack::expanded::{OccId, View, NO_PARENT};
+use crate::stack::expanded::OccId;
 use crate::stack::model::{NginxInstance, Stack};
 use crate::stack::net::{fastcgi_targets, Addr};
-use crate::syntax::nginx::{Tree, Word, ROOT};
 
-pub struct WorkerProcessesMismatch;
+declare_rule! {
+    pub struct WorkerProcessesMismatch;
+    code: NGX005,
+    name: "worker-processes-mismatch",
+    lang: nginx,
+    category: Performance,
+    severity: Warning,
+    fix: Always,
+    needs_host: true,
+}
 
 impl Rule for WorkerProcessesMismatch {
     fn check(&self, cx: &mut Context<'_>) {
@@ -101,73 +112,9 @@ fn report_unset(cx: &mut Context<'_>, inst: &NginxInstance, cpus: u32) {
 
 /// Whether PHP-FPM runs on the same host as this nginx: the stack holds pools, or a
 /// `fastcgi_pass` goes to a unix socket or a loopback address.
-pub(super) fn php_on_host(stack: &Stack, inst: &NginxInstance) -> bool {
+fn php_on_host(stack: &Stack, inst: &NginxInstance) -> bool {
     stack.pools().next().is_some()
         || fastcgi_targets(inst)
             .iter()
             .any(|t| matches!(t.addr, Addr::Unix(_)) || t.addr.is_loopback_tcp())
-}
-
-/// A main configuration: an `nginx.conf` entry point with an `events` block in its main
-/// context. Snippets and vhosts linted on their own are not, and neither is a configuration
-/// with `master_process off` (a development mode: one process, no workers to size or bind).
-pub(super) fn is_main_config(inst: &NginxInstance) -> bool {
-    if inst.standalone {
-        return false;
-    }
-    let view = inst.view();
-    if main_directive(&view, "master_process")
-        .is_some_and(|o| view.args(o).first().is_some_and(|a| a == "off"))
-    {
-        return false;
-    }
-    let main = inst.config.file(FileId(0));
-    main.source
-        .path
-        .file_name()
-        .is_some_and(|n| n == "nginx.conf")
-        && main_directive(&inst.view(), "events").is_some()
-}
-
-/// The first occurrence of `name` in the main context (through includes).
-pub(super) fn main_directive(view: &View<'_>, name: &str) -> Option<OccId> {
-    view.expanded
-        .children(NO_PARENT)
-        .find(|&o| view.name(o) == name)
-}
-
-/// The file, tree and argument words of an occurrence.
-pub(super) fn occurrence_args(inst: &NginxInstance, occ: OccId) -> (Shared, &Tree, &[Word]) {
-    let o = inst.expanded.get(occ);
-    let f = inst.config.file(o.file);
-    let tree = &f.parsed.tree;
-    let args = tree
-        .directive(o.node)
-        .map(|d| tree.args(d))
-        .unwrap_or_default();
-    (f.source.clone(), tree, args)
-}
-
-/// Inserts `statement` in the main context: after the first main-context directive named in
-/// `after` (in that order of preference), else after the main file's first top-level simple
-/// directive, else at the top of the main file.
-pub(super) fn insert_in_main(inst: &NginxInstance, after: &[&str], statement: &str) -> Edit {
-    let view = inst.view();
-    for name in after {
-        if let Some(occ) = main_directive(&view, name) {
-            let o = inst.expanded.get(occ);
-            let f = inst.config.file(o.file);
-            return edits::insert_after(&f.source, &f.parsed.tree, o.node, statement);
-        }
-    }
-    let main = inst.config.file(FileId(0));
-    let tree = &main.parsed.tree;
-    let first_simple = tree.children(ROOT).find(|&n| {
-        tree.directive(n)
-            .is_some_and(|d| d.block().is_none() && d.semicolon().is_some())
-    });
-    match first_simple {
-        Some(n) => edits::insert_after(&main.source, tree, n, statement),
-        None => edits::insert_at_block_start(&main.source, tree, ROOT, statement),
-    }
 }

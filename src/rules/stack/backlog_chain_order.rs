@@ -19,7 +19,9 @@
 //!   (`net.ipv4.tcp_syncookies = 0`); with cookies on (the default) "there is no logical maximum
 //!   length and this setting is ignored" (listen(2)).
 
-use super::{php_version, pool_links, server_of, setting_place, somaxconn, Assume, PoolLink};
+use crate::analysis::stack_links::{
+    php_version, pool_links, server_of, setting_place, somaxconn, Assume, PoolLink,
+};
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 use crate::stack::expanded::OccId;
@@ -27,7 +29,15 @@ use crate::stack::fpm::{FpmConfig, Listen, Pool};
 use crate::stack::net::NGINX_DEFAULT_BACKLOG;
 use std::collections::HashMap;
 
-pub struct BacklogChainOrder;
+declare_rule! {
+    pub struct BacklogChainOrder;
+    code: STK002,
+    name: "backlog-chain-order",
+    lang: stack,
+    category: Performance,
+    severity: Warning,
+    fix: None,
+}
 
 /// nginx's side of a link: the largest listen queue of a server.
 struct NginxSide {
@@ -59,7 +69,7 @@ fn server_backlog(view: &crate::stack::expanded::View<'_>, server: OccId) -> Ngi
             Some((i, n)) => (
                 n,
                 format!("nginx's `listen {addr} backlog={n}`"),
-                super::arg_place(view, l, i),
+                crate::analysis::stack_links::arg_place(view, l, i),
             ),
             None => (
                 u64::from(NGINX_DEFAULT_BACKLOG),
@@ -150,7 +160,7 @@ fn nginx_to_pool(cx: &mut Context<'_>) {
             continue;
         }
         let unix = matches!(
-            super::pool_listen(link.cfg, link.pool),
+            crate::analysis::stack_links::pool_listen(link.cfg, link.pool),
             Some((_, Listen::Unix { .. }))
         );
         let symptom = if unix {
@@ -183,14 +193,15 @@ fn nginx_to_pool(cx: &mut Context<'_>) {
 fn somaxconn_to_syn_backlog(cx: &mut Context<'_>) {
     let stack = cx.stack;
     // Only with SYN cookies explicitly off does tcp_max_syn_backlog bound the SYN queue.
-    let cookies = super::sysctl_number(cx.stack, "net.ipv4.tcp_syncookies");
+    let cookies = crate::analysis::stack_links::sysctl_number(cx.stack, "net.ipv4.tcp_syncookies");
     if !matches!(cookies, Some(Some((_, 0)))) {
         return;
     }
     if cx.stack.nginx.is_empty() {
         return;
     }
-    let Some(Some((syn_set, syn))) = super::sysctl_number(cx.stack, "net.ipv4.tcp_max_syn_backlog")
+    let Some(Some((syn_set, syn))) =
+        crate::analysis::stack_links::sysctl_number(cx.stack, "net.ipv4.tcp_max_syn_backlog")
     else {
         return;
     };

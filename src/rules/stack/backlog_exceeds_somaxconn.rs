@@ -13,12 +13,20 @@
 //! A negative `listen.backlog` (php-fpm 8.2's default on Linux, -1) means "somaxconn" and is
 //! never reported.
 
-use super::{arg_place, setting_place, somaxconn, Assume};
+use crate::analysis::stack_links::{arg_place, setting_place, somaxconn, Assume};
 use crate::fix::Fix;
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 
-pub struct BacklogExceedsSomaxconn;
+declare_rule! {
+    pub struct BacklogExceedsSomaxconn;
+    code: STK001,
+    name: "backlog-exceeds-somaxconn",
+    lang: stack,
+    category: Correctness,
+    severity: Warning,
+    fix: Sometimes,
+}
 
 /// Above this, kernels older than the 32-bit accept backlog wrap or refuse the value
 /// (domain notes: h2o PR #183, brpc PR #466); the fix never goes higher.
@@ -33,7 +41,7 @@ struct Backlog {
 }
 
 fn nginx_backlogs(cx: &Context<'_>, out: &mut Vec<Backlog>) {
-    for (_, inst) in super::active_nginx(cx.stack) {
+    for (_, inst) in crate::analysis::stack_links::active_nginx(cx.stack) {
         let view = inst.view();
         for l in view.named("listen") {
             if view.context(l).last().map(|c| c.as_ref()) != Some("server") {
@@ -105,7 +113,9 @@ impl Rule for BacklogExceedsSomaxconn {
             .unwrap_or(0)
             .min(SAFE_MAX);
         let edits = (target > max.value)
-            .then(|| super::set_sysctl(cx.stack, "net.core.somaxconn", target))
+            .then(|| {
+                crate::analysis::stack_links::set_sysctl(cx.stack, "net.core.somaxconn", target)
+            })
             .flatten();
         let limit = max.describe(cx.stack, "net.core.somaxconn");
         let place = max.place(cx.stack);

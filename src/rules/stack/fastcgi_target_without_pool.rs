@@ -12,15 +12,22 @@
 //! variables is decided per request: both are left alone. `/var/run` and `/run` are one
 //! directory (a symlink on every current distribution).
 
-use super::{active_nginx, pool_listen, reaches, same_server};
+use crate::analysis::stack_links::{active_nginx, pool_listen, reaches, same_server};
 use crate::fix::{edits, Fix};
-use crate::rules::sysctl::unknown_key::distance;
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 use crate::stack::fpm::Listen;
 use crate::stack::net::{fastcgi_targets, Addr};
 
-pub struct FastcgiTargetWithoutPool;
+declare_rule! {
+    pub struct FastcgiTargetWithoutPool;
+    code: STK003,
+    name: "fastcgi-target-without-pool",
+    lang: stack,
+    category: Correctness,
+    severity: Error,
+    fix: Sometimes,
+}
 
 /// A pool's name, its address, and where its `listen` is written.
 type PoolAddress = (String, Listen, Option<(Shared, Span)>);
@@ -73,7 +80,8 @@ impl Rule for FastcgiTargetWithoutPool {
                     continue;
                 }
                 let occ = t.server.unwrap_or(t.pass);
-                let Some((file, span)) = super::arg_place(&view, occ, 0) else {
+                let Some((file, span)) = crate::analysis::stack_links::arg_place(&view, occ, 0)
+                else {
                     continue;
                 };
                 if !cx.claim(&file, span) {
@@ -94,7 +102,11 @@ impl Rule for FastcgiTargetWithoutPool {
                     .iter()
                     .map(|(name, l, _)| {
                         let a = nginx_address(l);
-                        (distance(&written, &a), a, name.as_str())
+                        (
+                            crate::edit_distance::levenshtein(written.as_bytes(), a.as_bytes()),
+                            a,
+                            name.as_str(),
+                        )
                     })
                     .collect();
                 by_distance.sort();

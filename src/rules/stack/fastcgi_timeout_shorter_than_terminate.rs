@@ -8,12 +8,20 @@
 //! keeps running, holding a slot of `pm.max_children`, and whatever the script does after that
 //! (sending mail, writing an order) happens for a client that already saw an error.
 
-use super::{pool_links, PoolLink};
+use crate::analysis::stack_links::{pool_links, PoolLink};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::expanded::NO_PARENT;
 
-pub struct FastcgiTimeoutShorterThanTerminate;
+declare_rule! {
+    pub struct FastcgiTimeoutShorterThanTerminate;
+    code: STK006,
+    name: "fastcgi-timeout-shorter-than-terminate",
+    lang: stack,
+    category: Reliability,
+    severity: Info,
+    fix: Sometimes,
+}
 
 /// nginx's default `fastcgi_read_timeout`, in milliseconds.
 const DEFAULT_READ_TIMEOUT_MS: u64 = 60_000;
@@ -22,7 +30,7 @@ const DEFAULT_READ_TIMEOUT_MS: u64 = 60_000;
 /// units `w d h m s ms` in decreasing order (`1m30s`, `1h 30m`), a bare number last meaning
 /// seconds. `y` and `M` exist only in seconds mode: nginx refuses them here, as it refuses
 /// anything else, and so does this function (`None`).
-pub fn parse_nginx_time(value: &str) -> Option<u64> {
+fn parse_nginx_time(value: &str) -> Option<u64> {
     let mut total: u64 = 0;
     let mut rest = value.trim();
     if rest.is_empty() {
@@ -141,7 +149,7 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
                     link.pool.name
                 ),
             );
-            if let Some((f, s)) = super::setting_place(link.cfg, setting) {
+            if let Some((f, s)) = crate::analysis::stack_links::setting_place(link.cfg, setting) {
                 d.label(f, s, "php-fpm lets the request run this long");
             }
             if explicit.is_none()

@@ -24,7 +24,7 @@
 //! some other group counts as denied only when neither its group nor its "other" bits allow
 //! writing. One assumption: a service user is not a member of group `root`.
 
-use super::{pool_links, pool_listen, setting_place};
+use crate::analysis::stack_links::{pool_links, pool_listen, setting_place};
 use crate::fix::{edits, Edit, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::Shared;
@@ -33,7 +33,15 @@ use crate::stack::fpm::{FpmConfig, Listen, Pool, Setting};
 use crate::syntax::fpm::LineKind;
 use std::collections::HashSet;
 
-pub struct FpmSocketPermissions;
+declare_rule! {
+    pub struct FpmSocketPermissions;
+    code: STK004,
+    name: "fpm-socket-permissions",
+    lang: stack,
+    category: Correctness,
+    severity: Error,
+    fix: Sometimes,
+}
 
 /// A user or group name (or numeric id), when known.
 type Id = Option<String>;
@@ -104,7 +112,7 @@ fn socket(cx: &Context<'_>, cfg: &FpmConfig, pool: &Pool) -> Option<Socket> {
     let master: Id = user.is_some().then(|| "root".to_string());
     let mode = match mode {
         Some(m) => parse_mode(&m),
-        None => match super::php_version(cx.host, cfg) {
+        None => match crate::analysis::stack_links::php_version(cx.host, cfg) {
             Some(v) if v < (5, 6) => return None,
             _ => 0o660,
         },

@@ -16,7 +16,7 @@
 //! server's settings, and is not judged. `worker_processes auto` counts the host's CPUs when
 //! `[host] cpus` is known, else at least one.
 
-use super::{kernel_setting, sysctl_number};
+use crate::analysis::stack_links::{kernel_setting, sysctl_number};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::expanded::View;
@@ -24,7 +24,15 @@ use crate::stack::sizing::{
     worker_descriptors, DEFAULT_CONNECTIONS, DEFAULT_NR_OPEN, DEFAULT_SOFT_NOFILE, DESCRIPTORS_WHY,
 };
 
-pub struct OpenFilesExceedKernel;
+declare_rule! {
+    pub struct OpenFilesExceedKernel;
+    code: STK005,
+    name: "open-files-exceed-kernel",
+    lang: stack,
+    category: Reliability,
+    severity: Warning,
+    fix: Sometimes,
+}
 
 /// The main-context occurrence of `name` that applies (the last one) with its arguments.
 fn main_directive(view: &View<'_>, name: &'static str) -> Option<(u32, Vec<String>)> {
@@ -53,7 +61,8 @@ impl Rule for OpenFilesExceedKernel {
                 Some((occ, limit))
             });
             if let Some((occ, limit)) = rlimit {
-                let Some((file, span)) = super::arg_place(&view, occ, 0) else {
+                let Some((file, span)) = crate::analysis::stack_links::arg_place(&view, occ, 0)
+                else {
                     continue;
                 };
                 if limit > nr_open.value {
@@ -141,13 +150,13 @@ impl Rule for OpenFilesExceedKernel {
             let at = rlimit
                 .map(|(o, _)| o)
                 .or(wc)
-                .and_then(|o| super::arg_place(&view, o, 0));
+                .and_then(|o| crate::analysis::stack_links::arg_place(&view, o, 0));
             let Some((file, span)) = at else {
                 continue;
             };
-            let fm = super::KernelSetting {
+            let fm = crate::analysis::stack_links::KernelSetting {
                 value: file_max,
-                origin: super::Origin::Set(fm_set),
+                origin: crate::analysis::stack_links::Origin::Set(fm_set),
             };
             let d = cx.report(
                 &file,

@@ -70,7 +70,15 @@ use crate::rules::{Context, Rule};
 use crate::source::Span;
 use crate::syntax::sysctl::LineKind;
 
-pub struct InlineComment;
+declare_rule! {
+    pub struct InlineComment;
+    code: SYS010,
+    name: "inline-comment-in-value",
+    lang: sysctl,
+    category: Correctness,
+    severity: Warning,
+    fix: Always,
+}
 
 /// Keys the kernel stores as text (`proc_dostring`): a comment becomes part of the value.
 const STORED: &[&str] = &[

@@ -1,7 +1,6 @@
 //! Rules about sysctl files alone.
 
 pub mod inline_comment;
-pub mod known_keys;
 pub mod shadowed_setting;
 pub mod syntax_error;
 pub mod tcp_tw_recycle;

@@ -19,7 +19,15 @@ use crate::source::Span;
 use crate::stack::sysctl::{Set, SysctlSet};
 use std::path::Path;
 
-pub struct ShadowedSetting;
+declare_rule! {
+    pub struct ShadowedSetting;
+    code: SYS002,
+    name: "shadowed-setting",
+    lang: sysctl,
+    category: Correctness,
+    severity: Info,
+    fix: None,
+}
 
 /// A value compared as the kernel parses it: runs of blanks are one separator.
 fn canonical(value: &str) -> String {

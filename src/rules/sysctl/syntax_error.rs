@@ -2,7 +2,16 @@
 
 use crate::rules::{Context, Rule};
 
-pub struct SyntaxError;
+declare_rule! {
+    pub struct SyntaxError;
+    code: SYS000,
+    name: "sysctl-syntax-error",
+    lang: sysctl,
+    category: Correctness,
+    severity: Error,
+    fix: None,
+    input_error: true,
+}
 
 impl Rule for SyntaxError {
     fn check(&self, cx: &mut Context<'_>) {

@@ -12,7 +12,15 @@ use crate::host::KernelVersion;
 use crate::rules::{Context, Rule};
 use crate::syntax::sysctl::LineKind;
 
-pub struct TcpTwRecycle;
+declare_rule! {
+    pub struct TcpTwRecycle;
+    code: SYS001,
+    name: "tcp-tw-recycle",
+    lang: sysctl,
+    category: Correctness,
+    severity: Error,
+    fix: Always,
+}
 
 const KEY: &str = "net.ipv4.tcp_tw_recycle";
 

@@ -12,12 +12,23 @@
 //! ([`OPTIONAL_SUBTREES`]). Globs and `-key` lines (the admin expects the key may be missing)
 //! are never reported. Users add keys with the `known-keys` option.
 
-use super::known_keys::{DOC_FS, DOC_KERNEL, DOC_NET_CORE, DOC_NET_IP, DOC_VM, PROC_KEYS};
+use crate::analysis::sysctl_keys::{
+    DOC_FS, DOC_KERNEL, DOC_NET_CORE, DOC_NET_IP, DOC_VM, PROC_KEYS,
+};
 use crate::fix::{Edit, Fix};
 use crate::fxhash::FxHashSet;
 use crate::rules::{Context, Rule};
 
-pub struct UnknownKey;
+declare_rule! {
+    pub struct UnknownKey;
+    code: SYS003,
+    name: "unknown-key",
+    lang: sysctl,
+    category: Correctness,
+    severity: Warning,
+    fix: Sometimes,
+    options: Options,
+}
 
 /// The subtrees this rule judges; everything else (`net.netfilter`, `net.bridge`, `user`,
 /// `abi`, `dev`, `sunrpc`, …) depends on modules and is left alone.
@@ -199,7 +210,7 @@ fn is_known(key: &str, extra: &[String]) -> bool {
 }
 
 /// Levenshtein distance over bytes.
-pub fn distance(a: &str, b: &str) -> usize {
+fn distance(a: &str, b: &str) -> usize {
     crate::edit_distance::levenshtein(a.as_bytes(), b.as_bytes())
 }
 
@@ -251,18 +262,18 @@ fn in_style_of(written: &str, dotted: &str) -> String {
     }
 }
 
+/// `[rules.SYS003]`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    /// More keys to accept: exact keys, or prefixes ending with a dot.
+    #[serde(default)]
+    known_keys: Vec<String>,
+}
+
 impl Rule for UnknownKey {
     fn check(&self, cx: &mut Context<'_>) {
-        let extra: Vec<String> = cx
-            .options
-            .get("known-keys")
-            .and_then(|v| v.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let extra = &cx.options(self).known_keys;
         for f in cx
             .stack
             .sysctl
@@ -276,7 +287,7 @@ impl Rule for UnknownKey {
                     continue;
                 }
                 let key = a.normalized_key(&src.text);
-                if is_known(&key, &extra) {
+                if is_known(&key, extra) {
                     continue;
                 }
                 let path = a.proc_path(&src.text);

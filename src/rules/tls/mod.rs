@@ -5,61 +5,14 @@
 //! the configuration: nginx's (its defaults changed over time) and the OpenSSL it is linked
 //! with (which suites exist, which keywords it knows, its default security level). Both come
 //! from `[host] nginx` and `[host] openssl`; without them the rules assume the current nginx
-//! stable (1.30) and OpenSSL 3.0 and say so where it matters ([`settings::Versions`]).
+//! stable (1.30) and OpenSSL 3.0 and say so where it matters ([`crate::analysis::tls_settings::Versions`]).
 //!
 //! A directive is judged where it is written (that is where its fix goes), in the light of
 //! the TLS servers that use it; a TLS server relying on nginx's defaults is judged on those,
-//! once per `http` block ([`settings::settings`]).
+//! once per `http` block ([`crate::analysis::tls_settings::settings`]).
 
-pub mod settings;
 pub mod ssl_ciphers_invalid;
 pub mod ssl_dhe_key_exchange;
 pub mod ssl_insecure_ciphers;
 pub mod ssl_legacy_protocols;
 pub mod ssl_session_cache_missing;
-
-use crate::diagnostic::Diagnostic;
-use crate::stack::expanded::{OccId, View};
-use crate::tls::{Kx, Suite};
-
-/// Whether nginx can negotiate `suite` with an ordinary certificate through the cipher
-/// string: a TLS ≤ 1.2 suite with RSA, ephemeral DH or ephemeral ECDH key exchange
-/// (anonymous ones included: they need no certificate). PSK and SRP need callbacks nginx
-/// never sets, fixed-DH/ECDH need DH/ECDH certificates, Kerberos needs a keytab.
-pub fn negotiable(suite: &Suite) -> bool {
-    !suite.is_tls13() && matches!(suite.kx, Kx::Rsa | Kx::Dhe | Kx::Ecdhe)
-}
-
-/// `a`, `a and b`, `a, b and c`.
-pub fn join_and(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// `N suite(s): A, B, …` with at most `shown` names.
-pub fn suite_list(names: &[&str], shown: usize) -> String {
-    let n = names.len();
-    let plural = if n == 1 { "suite" } else { "suites" };
-    let mut list = names
-        .iter()
-        .take(shown)
-        .copied()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if n > shown {
-        list.push_str(", …");
-    }
-    format!("{n} {plural}: {list}")
-}
-
-/// Points at the first three `servers` relying on a default, with `text` on each: enough
-/// to find them without burying the diagnostic in labels.
-pub fn label_users(d: &mut Diagnostic, view: &View<'_>, servers: &[OccId], text: &str) {
-    for &s in servers.iter().take(3) {
-        let (file, span) = view.location(s);
-        d.label(file, span, text);
-    }
-}

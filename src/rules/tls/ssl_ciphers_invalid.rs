@@ -19,7 +19,7 @@
 //! linted on its own, which exists to be included); a warning for a string in an `http`
 //! block no TLS server uses yet (nginx only fails once one does).
 
-use super::settings::{
+use crate::analysis::tls_settings::{
     http_of, settings, single_arg, ssl_context_servers, CipherCache, Reported, Setting, Versions,
 };
 use crate::diagnostic::Severity;
@@ -30,7 +30,15 @@ use crate::stack::expanded::View;
 use crate::syntax::nginx::Word;
 use crate::tls::{self, CipherError, Expansion, OpenSslVersion, SUITES};
 
-pub struct SslCiphersInvalid;
+declare_rule! {
+    pub struct SslCiphersInvalid;
+    code: NGX011,
+    name: "ssl-ciphers-invalid",
+    lang: nginx,
+    category: Correctness,
+    severity: Error,
+    fix: Sometimes,
+}
 
 impl Rule for SslCiphersInvalid {
     fn check(&self, cx: &mut Context<'_>) {

@@ -15,18 +15,26 @@
 //! (it works on every nginx and OpenSSL version, and keeps the list's intent readable);
 //! with the default list it deletes the `ssl_dhparam` that is the only thing enabling DHE.
 
-use super::settings::{
+use crate::analysis::tls_findings::{label_users, negotiable};
+use crate::analysis::tls_settings::{
     cipher_settings, fix_in_http, http_of, protocols_of, single_arg, source, uses_cipher_string,
     CipherCache, NginxVersion, Reported, Setting, Source, Versions,
 };
-use super::{label_users, negotiable};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::expanded::{OccId, View};
 use crate::stack::model::NginxInstance;
 use crate::tls::{permitted_at_seclevel, Expansion, Kx, Suite};
 
-pub struct SslDheKeyExchange;
+declare_rule! {
+    pub struct SslDheKeyExchange;
+    code: NGX001,
+    name: "ssl-dhe-key-exchange",
+    lang: nginx,
+    category: Performance,
+    severity: Warning,
+    fix: Always,
+}
 
 /// nginx 1.11.0 stopped using its built-in DH group: no `ssl_dhparam`, no DHE.
 const BUILTIN_DH_UNTIL: NginxVersion = NginxVersion(1, 11, 0);
@@ -104,7 +112,9 @@ fn help(
     let names: Vec<&str> = dhe.iter().map(|s| s.name_in(v.openssl)).collect();
     let listed = match names.len() {
         n if n > 3 => format!("{} and {} more", names[..3].join(", "), n - 3),
-        _ => super::join_and(&names.iter().map(|n| n.to_string()).collect::<Vec<_>>()),
+        _ => crate::analysis::tls_findings::join_and(
+            &names.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+        ),
     };
     let mut text = format!(
         "The DHE {}: {listed}. Measured with `openssl speed` (OpenSSL 3.0): 1,804 FFDH-2048 \
@@ -217,7 +227,7 @@ fn default_list(
     cache: &mut CipherCache,
     reported: &mut Reported,
 ) {
-    let spec = super::settings::default_ciphers(v.nginx);
+    let spec = crate::analysis::tls_settings::default_ciphers(v.nginx);
     let Ok(e) = cache.expand(spec, v.openssl) else {
         return;
     };

@@ -16,11 +16,11 @@
 //! only TLS-1.3-only servers use is not judged (the cipher string does not apply to TLS 1.3).
 //! The fix replaces the list with Mozilla's intermediate one.
 
-use super::settings::{
+use crate::analysis::tls_findings::{join_and, label_users, negotiable, suite_list};
+use crate::analysis::tls_settings::{
     cipher_settings, fix_in_http, protocols_of, single_arg, uses_cipher_string, CipherCache,
     Reported, Setting, Versions, MOZILLA_INTERMEDIATE,
 };
-use super::{join_and, label_users, negotiable, suite_list};
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
@@ -30,7 +30,15 @@ use crate::tls::{
     self, permitted_at_seclevel, weaknesses, Expansion, Kx, Level, OpenSslVersion, Suite, Weakness,
 };
 
-pub struct SslInsecureCiphers;
+declare_rule! {
+    pub struct SslInsecureCiphers;
+    code: NGX002,
+    name: "ssl-insecure-ciphers",
+    lang: nginx,
+    category: Security,
+    severity: Error,
+    fix: Always,
+}
 
 impl Rule for SslInsecureCiphers {
     fn check(&self, cx: &mut Context<'_>) {
@@ -290,7 +298,7 @@ fn judge(
         }
         None => {
             let Some(http) = setting.http else { return };
-            let spec = super::settings::default_ciphers(v.nginx);
+            let spec = crate::analysis::tls_settings::default_ciphers(v.nginx);
             let Ok(e) = cache.expand(spec, v.openssl) else {
                 return;
             };

@@ -13,11 +13,11 @@
 //! The fix removes the legacy protocols, leaving `TLSv1.2 TLSv1.3` when nothing else
 //! remains; for servers on nginx's default it adds `ssl_protocols TLSv1.2 TLSv1.3` to `http`.
 
-use super::settings::{
+use crate::analysis::tls_findings::{join_and, label_users};
+use crate::analysis::tls_settings::{
     ciphers_of, fix_in_http, modern_protocols, tls_settings, CipherCache, Reported, Setting,
     Versions,
 };
-use super::{join_and, label_users};
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
@@ -26,7 +26,15 @@ use crate::stack::expanded::{OccId, View};
 use crate::stack::model::NginxInstance;
 use crate::tls::OpenSslVersion;
 
-pub struct SslLegacyProtocols;
+declare_rule! {
+    pub struct SslLegacyProtocols;
+    code: NGX003,
+    name: "ssl-legacy-protocols",
+    lang: nginx,
+    category: Security,
+    severity: Warning,
+    fix: Sometimes,
+}
 
 const LEGACY: [&str; 4] = ["SSLv2", "SSLv3", "TLSv1", "TLSv1.1"];
 
@@ -112,7 +120,7 @@ fn judge(
 ) {
     let listed: Vec<String> = match setting.occ {
         Some(occ) => view.args(occ).iter().map(|a| a.to_string()).collect(),
-        None => super::settings::default_protocols(v.nginx)
+        None => crate::analysis::tls_settings::default_protocols(v.nginx)
             .iter()
             .map(|p| p.to_string())
             .collect(),
@@ -219,7 +227,7 @@ fn explicit(
     help: Vec<String>,
     reported: &mut Reported,
 ) {
-    let (file, tree, args) = super::settings::occurrence(inst, view, occ);
+    let (file, tree, args) = crate::analysis::tls_settings::occurrence(inst, view, occ);
     let (Some(first), Some(last)) = (args.first(), args.last()) else {
         return;
     };

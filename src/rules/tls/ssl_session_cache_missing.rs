@@ -18,7 +18,7 @@
 //! of the enclosing `http` block, which every server inherits; an explicit cache that is not
 //! shared is replaced (unsafe: someone chose it).
 
-use super::settings::{
+use crate::analysis::tls_settings::{
     http_of, insert_ssl_directives, occurrence, source, tls_servers, Reported, Source, TlsServer,
 };
 use crate::fix::{Edit, Fix};
@@ -27,7 +27,15 @@ use crate::source::Span;
 use crate::stack::expanded::{OccId, View, NO_PARENT};
 use crate::stack::model::NginxInstance;
 
-pub struct SslSessionCacheMissing;
+declare_rule! {
+    pub struct SslSessionCacheMissing;
+    code: NGX004,
+    name: "ssl-session-cache-missing",
+    lang: nginx,
+    category: Performance,
+    severity: Warning,
+    fix: Always,
+}
 
 impl Rule for SslSessionCacheMissing {
     fn check(&self, cx: &mut Context<'_>) {

@@ -1,0 +1,387 @@
+//! What the rules across files (nginx, PHP-FPM, the kernel's sysctl settings) ask: which value of a
+//! kernel setting applies (the stack's sysctl files, else the kernel's default), which PHP-FPM
+//! pool an nginx `fastcgi_pass` reaches, which nginx `server` a directive belongs to, and how
+//! to change a sysctl setting so that the change wins.
+
+use crate::fix::{edits, Edit};
+use crate::host::HostFacts;
+use crate::source::{Shared, Span};
+use crate::stack::expanded::{OccId, View};
+use crate::stack::fpm::{FpmConfig, Listen, Pool, Setting};
+use crate::stack::model::{NginxInstance, Stack};
+use crate::stack::net::{self, Addr, FastcgiTarget};
+use crate::stack::sizing;
+use crate::stack::sysctl::Set;
+use std::path::Path;
+
+/// `path` relative to the stack's root, for messages.
+pub fn shown(stack: &Stack, path: &Path) -> String {
+    path.strip_prefix(&stack.root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Where the value of a kernel setting comes from.
+#[derive(Clone, Debug)]
+pub enum Origin {
+    /// The assignment that wins in the stack's sysctl files.
+    Set(Set),
+    /// Not set: the kernel's default, with the words that say which.
+    Default(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct KernelSetting {
+    pub value: u64,
+    pub origin: Origin,
+}
+
+impl KernelSetting {
+    /// `net.core.somaxconn = 128 (etc/sysctl.d/60-web.conf:2)` or
+    /// `net.core.somaxconn = 4096 (not set: the kernel default since Linux 5.4)`.
+    pub fn describe(&self, stack: &Stack, key: &str) -> String {
+        match &self.origin {
+            Origin::Set(s) => {
+                let f = &stack.sysctl.files[s.file].source;
+                let line = stack
+                    .sysctl
+                    .assignment(*s)
+                    .map_or(0, |a| f.line_of(a.key.start));
+                format!("{key} = {} ({}:{line})", self.value, shown(stack, &f.path))
+            }
+            Origin::Default(why) => format!("{key} = {} ({why})", self.value),
+        }
+    }
+
+    /// The file and span of the assignment, for a label.
+    pub fn place(&self, stack: &Stack) -> Option<(Shared, Span)> {
+        let Origin::Set(s) = &self.origin else {
+            return None;
+        };
+        let a = stack.sysctl.assignment(*s)?;
+        Some((
+            stack.sysctl.files[s.file].source.clone(),
+            a.key.cover(a.value),
+        ))
+    }
+}
+
+/// The value the stack's sysctl files give `key`: `None` when it cannot be known (the stack
+/// has no sysctl file, so the server's settings are elsewhere; or the value is not a number),
+/// `Some(None)` when the files do not set it (the kernel default applies).
+pub fn sysctl_number(stack: &Stack, key: &str) -> Option<Option<(Set, u64)>> {
+    if stack.sysctl.files.iter().all(|f| f.masked_by.is_some()) {
+        return None;
+    }
+    match stack.sysctl.effective(key) {
+        None => Some(None),
+        Some((s, v)) => v.trim().parse().ok().map(|n| Some((s, n))),
+    }
+}
+
+/// A kernel setting with a fixed default: the stack's value, else `default`.
+pub fn kernel_setting(stack: &Stack, key: &str, default: u64, why: &str) -> Option<KernelSetting> {
+    Some(match sysctl_number(stack, key)? {
+        Some((s, value)) => KernelSetting {
+            value,
+            origin: Origin::Set(s),
+        },
+        None => KernelSetting {
+            value: default,
+            origin: Origin::Default(why.to_string()),
+        },
+    })
+}
+
+/// Which side of an unknown kernel version to assume.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Assume {
+    /// The largest default any kernel has: a value above it is above the default everywhere.
+    Largest,
+    /// The smallest default any kernel has.
+    Smallest,
+}
+
+/// `net.core.somaxconn`: the stack's value, else the kernel default (4096 since Linux 5.4, 128
+/// before: ip-sysctl.rst, listen(2)); with no kernel version, the default on the `assume` side,
+/// so that a finding holds on every kernel.
+pub fn somaxconn(stack: &Stack, host: &HostFacts, assume: Assume) -> Option<KernelSetting> {
+    let key = "net.core.somaxconn";
+    let (value, why) = match &host.kernel {
+        Some(k) => {
+            let value = sizing::default_somaxconn(k.value);
+            let when = if k.value >= sizing::SOMAXCONN_4096_SINCE {
+                "since"
+            } else {
+                "before"
+            };
+            (
+                value,
+                format!(
+                    "not set: the kernel default {when} Linux 5.4, host kernel {}",
+                    k.value
+                ),
+            )
+        }
+        None if assume == Assume::Largest => (
+            4096,
+            "not set: the kernel default since Linux 5.4, 128 before".to_string(),
+        ),
+        None => (
+            128,
+            "not set: the kernel default before Linux 5.4, 4096 since".to_string(),
+        ),
+    };
+    kernel_setting(stack, key, value, &why)
+}
+
+/// Whether a sysctl file may be edited by a fix: the admin's own files (`/etc`,
+/// `/usr/local/lib`, a repository's layout), not the packages' (`/usr/lib`, `/lib`) nor the
+/// runtime ones (`/run`).
+fn editable(stack: &Stack, path: &Path) -> bool {
+    let rel = path.strip_prefix(&stack.root).unwrap_or(path);
+    let rel = rel.to_string_lossy();
+    let rel = rel.trim_start_matches('/');
+    !(rel.starts_with("usr/lib/") || rel.starts_with("lib/") || rel.starts_with("run/"))
+}
+
+/// Edits that make `key = value` the setting the kernel ends up with: the winning assignment
+/// changed in place when it is in an editable file, else a line appended to the editable file
+/// applied last (when no later file sets the key). `None` when no such edit exists.
+pub fn set_sysctl(stack: &Stack, key: &str, value: u64) -> Option<Vec<Edit>> {
+    let set = &stack.sysctl;
+    let winner = set.effective(key).map(|(s, _)| s);
+    if let Some(s) = winner {
+        let f = &set.files[s.file];
+        if editable(stack, &f.source.path) {
+            let a = set.assignment(s)?;
+            return Some(vec![Edit::replace(&f.source, a.value, value.to_string())]);
+        }
+    }
+    let (idx, last) = set
+        .files
+        .iter()
+        .enumerate()
+        .rfind(|(_, f)| f.masked_by.is_none() && editable(stack, &f.source.path))?;
+    if winner.is_some_and(|s| s.file > idx) {
+        return None;
+    }
+    Some(vec![edits::append_line(
+        &last.source,
+        &format!("{key} = {value}"),
+    )])
+}
+
+/// The PHP version of a PHP-FPM configuration: the `[host] php` fact, else the version in its
+/// path (`/etc/php/8.2/fpm`, `/etc/php82`, `/usr/local/php74`, `php-fpm-7.4`).
+pub fn php_version(host: &HostFacts, cfg: &FpmConfig) -> Option<(u32, u32)> {
+    if let Some(f) = &host.php {
+        let mut parts = f.value.split(|c: char| !c.is_ascii_digit());
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next().and_then(|m| m.parse().ok()).unwrap_or(0);
+        return Some((major, minor));
+    }
+    let path = &cfg.files.first()?.source.path;
+    let parts: Vec<String> = path
+        .iter()
+        .map(|c| c.to_string_lossy().into_owned())
+        .collect();
+    for (i, part) in parts.iter().enumerate() {
+        if part == "php" || part == "php-fpm" {
+            if let Some(v) = parts.get(i + 1).and_then(|n| dotted_version(n)) {
+                return Some(v);
+            }
+        }
+        if let Some(rest) = part.strip_prefix("php") {
+            let rest = rest.trim_start_matches("-fpm").trim_start_matches('-');
+            if let Some(v) = dotted_version(rest).or_else(|| packed_version(rest)) {
+                return Some(v);
+            }
+        }
+    }
+    None
+}
+
+/// `8.2` → (8, 2).
+fn dotted_version(s: &str) -> Option<(u32, u32)> {
+    let (a, b) = s.split_once('.')?;
+    let major: u32 = a.parse().ok()?;
+    let minor: u32 = b.parse().ok()?;
+    (5..=9).contains(&major).then_some((major, minor))
+}
+
+/// `74` → (7, 4): the two-digit names of source builds and RHEL's SCL packages.
+fn packed_version(s: &str) -> Option<(u32, u32)> {
+    let b = s.as_bytes();
+    (b.len() == 2 && b.iter().all(u8::is_ascii_digit) && (b'5'..=b'8').contains(&b[0]))
+        .then(|| (u32::from(b[0] - b'0'), u32::from(b[1] - b'0')))
+}
+
+/// A unix socket path as the kernel resolves it: `/var/run` is a symlink to `/run` on every
+/// current distribution, so `/var/run/php/x.sock` and `/run/php/x.sock` are one socket.
+fn canonical_socket(path: &str) -> String {
+    match path.strip_prefix("/var/run/") {
+        Some(rest) => format!("/run/{rest}"),
+        None => path.to_string(),
+    }
+}
+
+/// [`net::reaches`], with `/var/run` and `/run` taken as one directory.
+pub fn reaches(target: &Addr, listen: &Listen) -> bool {
+    match (target, listen) {
+        (Addr::Unix(a), Listen::Unix { path }) => net::reaches(
+            &Addr::Unix(canonical_socket(a)),
+            &Listen::Unix {
+                path: canonical_socket(path),
+            },
+        ),
+        _ => net::reaches(target, listen),
+    }
+}
+
+/// Where a pool listens, when it is known for sure: not for `${VAR}` values (the server's
+/// environment decides) nor for relative socket paths (php-fpm's prefix decides).
+pub fn pool_listen(cfg: &FpmConfig, pool: &Pool) -> Option<(Setting, Listen)> {
+    let (s, value) = cfg.get(pool, "listen")?;
+    if value.contains("${") {
+        return None;
+    }
+    let listen = Listen::parse(&value)?;
+    match &listen {
+        Listen::Unix { path } if !path.starts_with('/') => None,
+        _ => Some((s, listen)),
+    }
+}
+
+/// The nginx configurations that run: when the stack has a main `nginx.conf`, a file nothing
+/// includes (a vhost left in `sites-available`, a snippet) is not part of the server's
+/// configuration; only a repository of lone vhost files is judged file by file.
+pub fn active_nginx(stack: &Stack) -> impl Iterator<Item = (usize, &NginxInstance)> {
+    let has_main = stack.nginx.iter().any(|i| !i.standalone);
+    stack
+        .nginx
+        .iter()
+        .enumerate()
+        .filter(move |(_, i)| !has_main || !i.standalone)
+}
+
+/// Top-level directories of a server's file system: files under them belong to one machine.
+const SERVER_DIRS: &[&str] = &["etc", "usr", "opt", "srv", "var", "run", "home"];
+
+/// Whether an nginx configuration and a PHP-FPM configuration of the stack describe the same
+/// machine. Under a server layout (`etc/nginx`, `etc/php`, `usr/local/…`) they do. A
+/// repository without one (a collection of examples, a compose project with a directory per
+/// container) pairs them when both live in the same top-level directory (`config/nginx.conf`
+/// with `config/fpm-pool.conf`, not `demo-a/nginx.conf` with `demo-b/www.conf`), or when nginx
+/// passes to a unix socket one of the configuration's pools listens on (`nginx/nginx.conf`
+/// with `php/php-fpm.d/www.conf`); a shared `127.0.0.1:9000` is too common to tell.
+pub fn same_server(stack: &Stack, nginx: &NginxInstance, cfg: &FpmConfig) -> bool {
+    let (Some(a), Some(b)) = (nginx.config.files.first(), cfg.files.first()) else {
+        return false;
+    };
+    let top = |p: &Path| -> (bool, String) {
+        let rel = p.strip_prefix(&stack.root).unwrap_or(p);
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let first = match parts.as_slice() {
+            [dir, _, ..] => dir.clone(),
+            _ => String::new(),
+        };
+        (SERVER_DIRS.contains(&first.as_str()), first)
+    };
+    let (a_server, a_top) = top(&a.source.path);
+    let (b_server, b_top) = top(&b.source.path);
+    if (a_server && b_server) || a_top == b_top {
+        return true;
+    }
+    let sockets: Vec<Listen> = cfg
+        .pools
+        .iter()
+        .filter_map(|p| pool_listen(cfg, p).map(|(_, l)| l))
+        .filter(|l| matches!(l, Listen::Unix { .. }))
+        .collect();
+    net::fastcgi_targets(nginx)
+        .iter()
+        .any(|t| sockets.iter().any(|l| reaches(&t.addr, l)))
+}
+
+/// One `fastcgi_pass` target that reaches a pool of the stack.
+pub struct PoolLink<'a> {
+    /// Index into `stack.nginx`.
+    pub inst: usize,
+    pub target: FastcgiTarget,
+    pub cfg: &'a FpmConfig,
+    pub pool: &'a Pool,
+    pub listen: Setting,
+}
+
+/// Every (nginx `fastcgi_pass` target, pool) pair where the target reaches the pool.
+pub fn pool_links(stack: &Stack) -> Vec<PoolLink<'_>> {
+    let pools: Vec<(&FpmConfig, &Pool, Setting, Listen)> = stack
+        .pools()
+        .filter_map(|(c, p)| pool_listen(c, p).map(|(s, l)| (c, p, s, l)))
+        .collect();
+    let mut out = Vec::new();
+    for (i, inst) in active_nginx(stack) {
+        for t in net::fastcgi_targets(inst).iter() {
+            for (cfg, pool, s, l) in &pools {
+                if reaches(&t.addr, l) && same_server(stack, inst, cfg) {
+                    out.push(PoolLink {
+                        inst: i,
+                        target: t.clone(),
+                        cfg,
+                        pool,
+                        listen: *s,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The `server` block an occurrence belongs to.
+pub fn server_of(view: &View<'_>, occ: OccId) -> Option<OccId> {
+    view.expanded
+        .ancestors(occ)
+        .find(|&a| view.name(a) == "server")
+}
+
+/// The file and span of an occurrence's `i`-th argument.
+pub fn arg_place(view: &View<'_>, occ: OccId, i: usize) -> Option<(Shared, Span)> {
+    let o = view.expanded.get(occ);
+    let f = view.config.file(o.file);
+    let w = f.parsed.tree.args(view.directive(occ)).get(i)?;
+    Some((f.source.clone(), w.raw()))
+}
+
+/// A pool setting's value span, for reports and labels.
+pub fn setting_place(cfg: &FpmConfig, s: Setting) -> Option<(Shared, Span)> {
+    let e = cfg.entry(s)?;
+    Some((cfg.source(s).clone(), e.key.cover(e.raw_value)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn socket_aliases() {
+        let t = Addr::Unix("/var/run/php/php8.2-fpm.sock".into());
+        let l = Listen::parse("/run/php/php8.2-fpm.sock").unwrap();
+        assert!(reaches(&t, &l));
+        let l = Listen::parse("/run/php/php8.1-fpm.sock").unwrap();
+        assert!(!reaches(&t, &l));
+    }
+
+    #[test]
+    fn versions_in_paths() {
+        assert_eq!(dotted_version("8.2"), Some((8, 2)));
+        assert_eq!(packed_version("74"), Some((7, 4)));
+        assert_eq!(packed_version("7"), None);
+        assert_eq!(dotted_version("1.2"), None);
+    }
+}
