@@ -1,0 +1,265 @@
+//! "nginx -t without nginx": the errors nginx's `ngx_conf_handler` and the generic set
+//! handlers give while reading a configuration, found from the catalogue: an unknown name
+//! (only a likely typo: real configurations use modules no catalogue has), a directive in a
+//! context that does not allow it, a wrong argument count, a flag that is not `on`/`off`,
+//! and a second value nginx rejects in one block.
+//!
+//! Contexts are the ones nginx would be in. The top of a main configuration is `main` when
+//! it shows it is one (a directive only `main` allows: `http`, `events`, `user`, …); the
+//! top of any other file, which may be included anywhere, is every context at once. Blocks
+//! narrow it as the parser's table says (`server` at the top is http's, stream's or mail's;
+//! `if` in a `location` is `if in location`). A verdict is given only when it holds in
+//! every context the directive may be in. Inside a block lemplint does not model (a
+//! third-party module's), nothing is judged.
+
+use super::{ctx, lookup, suggest, Ctx, Entry};
+use crate::source::{Shared, Span};
+use crate::stack::expanded::{OccId, NO_PARENT};
+use crate::stack::model::{NginxInstance, Stack};
+use crate::syntax::nginx::{known, NodeId};
+use std::collections::{HashMap, HashSet};
+
+/// The classes of error, one per rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// NGX024 `unknown directive "x"; did you mean "y"?`
+    Unknown,
+    /// NGX025 `"x" directive is not allowed here`
+    NotAllowed,
+    /// NGX026 `invalid number of arguments in "x" directive`
+    ArgCount,
+    /// NGX027 `invalid value "v" in "x" directive, it must be "on" or "off"`
+    FlagValue,
+    /// NGX023 `"x" directive is duplicate`
+    Duplicate,
+}
+
+/// One error, at one directive of one configuration.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub kind: Kind,
+    pub file: Shared,
+    pub node: NodeId,
+    /// The configuration (index into `Stack::nginx`) and occurrence it was found in.
+    pub instance: usize,
+    pub occ: OccId,
+    pub span: Span,
+    pub message: String,
+    pub help: Option<String>,
+    /// For a typo, the name meant; for a duplicate, where the first one is.
+    pub suggestion: Option<&'static str>,
+    pub earlier: Option<(Shared, Span)>,
+}
+
+/// The findings of one configuration, computed once for the five rules that ask.
+struct Findings(Vec<Finding>);
+
+/// Suggestions are looked for at most this many times per configuration (each scans the
+/// catalogue): a hostile file of a million distinct names costs a bounded time, and past
+/// the bound unknown names are simply not reported.
+const MAX_SUGGESTIONS: usize = 10_000;
+
+/// The findings of `kind` in the whole stack, each directive once however many
+/// configurations read its file, in configuration order.
+pub fn findings(stack: &Stack, kind: Kind) -> Vec<Finding> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (i, inst) in stack.nginx.iter().enumerate() {
+        let all = inst.memo.get(|| Findings(check(i, inst)));
+        for f in all.0.iter().filter(|f| f.kind == kind) {
+            if seen.insert((f.file.path.clone(), f.node)) {
+                out.push(f.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Whether the top of this configuration is certainly nginx's main context.
+fn top_is_main(inst: &NginxInstance) -> bool {
+    if inst.standalone {
+        return false;
+    }
+    let view = inst.view();
+    inst.expanded.children(NO_PARENT).any(|o| {
+        let c = super::contexts(view.name(o));
+        c != 0 && c & !ctx::MAIN == 0
+    })
+}
+
+/// The contexts inside the block of a directive named `name` opened in one of `c`; 0 when
+/// it is not a block lemplint models there (nothing inside is judged).
+fn inner(name: &str, c: Ctx) -> Ctx {
+    let info = known::lookup(name.as_bytes());
+    match known::get(info) {
+        Some(k) if k.block_contexts() & c != 0 => k.inner(c),
+        _ => 0,
+    }
+}
+
+/// The entries of a directive nginx would try in one of the contexts `c`, as written
+/// (block or not): nginx takes the first command of that name allowed in the context, and a
+/// module's other commands of the name elsewhere do not apply.
+fn applicable(entries: &'static [Entry], c: Ctx, block: bool) -> Vec<&'static Entry> {
+    entries
+        .iter()
+        .filter(|e| e.allowed_in(c) && e.block == block)
+        .collect()
+}
+
+pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
+    let view = inst.view();
+    let ex = &inst.expanded;
+    let top = if top_is_main(inst) { ctx::MAIN } else { ctx::ANY };
+    // The contexts each occurrence is in; its parent comes before it.
+    let mut within: Vec<Ctx> = Vec::with_capacity(ex.occurrences.len());
+    let mut out = Vec::new();
+    let mut suggested: HashMap<String, Option<&'static str>> = HashMap::new();
+    for (id, occ) in ex.occurrences.iter().enumerate() {
+        let id = id as OccId;
+        let c = if occ.parent == NO_PARENT {
+            top
+        } else {
+            let p = occ.parent;
+            inner(view.name(p), within[p as usize])
+        };
+        within.push(c);
+        if c == 0 {
+            continue;
+        }
+        let name = view.name(id);
+        let d = view.directive(id);
+        let file = inst.config.file(occ.file);
+        let src = &file.source;
+        let tree = &file.parsed.tree;
+        let name_span = tree.name(d).raw();
+        let finding = |kind, span, message: String| Finding {
+            kind,
+            file: src.clone(),
+            node: occ.node,
+            instance,
+            occ: id,
+            span,
+            message,
+            help: None,
+            suggestion: None,
+            earlier: None,
+        };
+        let entries = lookup(name);
+        if entries.is_empty() {
+            let guess = if let Some(g) = suggested.get(name) {
+                *g
+            } else if suggested.len() < MAX_SUGGESTIONS {
+                let g = suggest(name, c);
+                suggested.insert(name.to_string(), g);
+                g
+            } else {
+                None
+            };
+            if let Some(g) = guess {
+                let mut f = finding(
+                    Kind::Unknown,
+                    name_span,
+                    format!("unknown directive \"{name}\"; did you mean \"{g}\"?"),
+                );
+                f.suggestion = Some(g);
+                out.push(f);
+            }
+            continue;
+        }
+        let allowed = super::contexts(name);
+        if allowed & c == 0 {
+            let mut f = finding(
+                Kind::NotAllowed,
+                name_span,
+                format!("\"{name}\" directive is not allowed here"),
+            );
+            f.help = Some(format!(
+                "`{name}` is allowed in: {}",
+                ctx::names(allowed & !ctx::OTHER).join(", ")
+            ));
+            out.push(f);
+            continue;
+        }
+        // Ended the wrong way (`{` for a simple directive, `;` for a block) is the
+        // parser's to say, where it knows; otherwise nothing applies.
+        let applies = applicable(entries, c, d.block().is_some());
+        if applies.is_empty() {
+            continue;
+        }
+        let args = tree.args(d);
+        if !applies.iter().any(|e| e.arity.accepts(args.len())) {
+            out.push(finding(
+                Kind::ArgCount,
+                name_span,
+                format!("invalid number of arguments in \"{name}\" directive"),
+            ));
+            continue;
+        }
+        if applies.iter().all(|e| e.is_flag()) {
+            if let [arg] = args {
+                let v = arg.value(&src.text);
+                if !v.eq_ignore_ascii_case(b"on") && !v.eq_ignore_ascii_case(b"off") {
+                    let shown = String::from_utf8_lossy(&v);
+                    out.push(finding(
+                        Kind::FlagValue,
+                        arg.raw(),
+                        format!(
+                            "invalid value \"{shown}\" in \"{name}\" directive, it must be \
+                             \"on\" or \"off\""
+                        ),
+                    ));
+                    continue;
+                }
+            }
+        }
+    }
+    duplicates(instance, inst, &within, &mut out);
+    out
+}
+
+/// A second directive of a name whose every applicable handler rejects a second value in
+/// one block, after the first of that block.
+fn duplicates(instance: usize, inst: &NginxInstance, within: &[Ctx], out: &mut Vec<Finding>) {
+    let view = inst.view();
+    let ex = &inst.expanded;
+    // Occurrences already in error are not counted again (nginx would have stopped there).
+    let failed: HashSet<OccId> = out.iter().map(|f| f.occ).collect();
+    let blocks = std::iter::once(NO_PARENT)
+        .chain((0..ex.occurrences.len() as OccId).filter(|&o| ex.has_children(o)));
+    for block in blocks {
+        // Children sorted by name: each run of one name starts with the first set.
+        let mut first: Option<(u32, OccId)> = None;
+        for &child in ex.children_by_name(block) {
+            let c = within[child as usize];
+            if c == 0 || failed.contains(&child) {
+                continue;
+            }
+            let occ = ex.get(child);
+            match first {
+                Some((n, earlier)) if n == occ.name => {
+                    let name = view.name(child);
+                    let d = view.directive(child);
+                    let applies = applicable(lookup(name), c, d.block().is_some());
+                    if applies.is_empty() || !applies.iter().all(|e| e.is_duplicate_checked()) {
+                        continue;
+                    }
+                    let (file, span) = view.location(child);
+                    out.push(Finding {
+                        kind: Kind::Duplicate,
+                        file,
+                        node: occ.node,
+                        instance,
+                        occ: child,
+                        span,
+                        message: format!("\"{name}\" directive is duplicate"),
+                        help: Some(format!("nginx refuses to start; keep one `{name}`")),
+                        suggestion: None,
+                        earlier: Some(view.location(earlier)),
+                    });
+                }
+                _ => first = Some((occ.name, child)),
+            }
+        }
+    }
+}
