@@ -83,6 +83,10 @@ registry! {
     "nginx" NGX021 "include-cycle" => nginx::include_cycle::IncludeCycle;
     "nginx" NGX022 "server-tokens-on" => nginx::server_tokens_on::ServerTokensOn;
     "nginx" NGX023 "duplicate-directive" => nginx::duplicate_directive::DuplicateDirective;
+    "nginx" NGX024 "unknown-nginx-directive" => nginx::unknown_directive::UnknownDirective;
+    "nginx" NGX025 "directive-not-allowed-here" => nginx::directive_not_allowed::DirectiveNotAllowed;
+    "nginx" NGX026 "invalid-argument-count" => nginx::invalid_argument_count::InvalidArgumentCount;
+    "nginx" NGX027 "invalid-flag-value" => nginx::invalid_flag_value::InvalidFlagValue;
     "fpm" FPM000 "fpm-syntax-error" => fpm::syntax_error::SyntaxError;
     "fpm" FPM001 "pm-invalid" => fpm::pm_invalid::PmInvalid;
     "fpm" FPM002 "unknown-directive" => fpm::unknown_directive::UnknownDirective;

@@ -46,8 +46,10 @@ pub struct Finding {
     pub span: Span,
     pub message: String,
     pub help: Option<String>,
-    /// For a typo, the name meant; for a duplicate, where the first one is.
+    /// For a typo, the name meant; for a flag, `on` or `off` when the value clearly means
+    /// one.
     pub suggestion: Option<&'static str>,
+    /// For a duplicate, where the first one is.
     pub earlier: Option<(Shared, Span)>,
 }
 
@@ -201,14 +203,16 @@ pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
                 let v = arg.value(&src.text);
                 if !v.eq_ignore_ascii_case(b"on") && !v.eq_ignore_ascii_case(b"off") {
                     let shown = String::from_utf8_lossy(&v);
-                    out.push(finding(
+                    let mut f = finding(
                         Kind::FlagValue,
                         arg.raw(),
                         format!(
                             "invalid value \"{shown}\" in \"{name}\" directive, it must be \
                              \"on\" or \"off\""
                         ),
-                    ));
+                    );
+                    f.suggestion = flag_meant(&shown);
+                    out.push(f);
                     continue;
                 }
             }
@@ -216,6 +220,15 @@ pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
     }
     duplicates(instance, inst, &within, &mut out);
     out
+}
+
+/// The flag a common spelling of yes or no means, for the fix.
+fn flag_meant(value: &str) -> Option<&'static str> {
+    match value.to_ascii_lowercase().as_str() {
+        "yes" | "true" | "1" | "enable" | "enabled" => Some("on"),
+        "no" | "false" | "0" | "disable" | "disabled" => Some("off"),
+        _ => None,
+    }
 }
 
 /// A second directive of a name whose every applicable handler rejects a second value in

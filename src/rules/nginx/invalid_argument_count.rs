@@ -1,0 +1,16 @@
+//! NGX026 invalid-argument-count: a directive with more or fewer arguments than every
+//! module defining it there takes: nginx refuses to start with `invalid number of
+//! arguments in "x" directive`.
+
+use crate::analysis::catalogue::check::{findings, Kind};
+use crate::rules::{Context, Rule};
+
+pub struct InvalidArgumentCount;
+
+impl Rule for InvalidArgumentCount {
+    fn check(&self, cx: &mut Context<'_>) {
+        for f in findings(cx.stack, Kind::ArgCount) {
+            cx.report(&f.file, f.span, f.message);
+        }
+    }
+}
