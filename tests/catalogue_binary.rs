@@ -83,11 +83,15 @@ impl Nginx {
             .find_map(|a| a.strip_prefix("--modules-path="))
             .unwrap_or("/usr/lib/nginx/modules");
         // ndk before lua (lua needs it); the others in any order.
-        let modules = ["ndk_http_module.so", "ngx_http_lua_module.so", "ngx_http_echo_module.so"]
-            .iter()
-            .map(|m| Path::new(dir).join(m))
-            .filter(|p| p.is_file())
-            .collect();
+        let modules = [
+            "ndk_http_module.so",
+            "ngx_http_lua_module.so",
+            "ngx_http_echo_module.so",
+        ]
+        .iter()
+        .map(|m| Path::new(dir).join(m))
+        .filter(|p| p.is_file())
+        .collect();
         Some(Nginx { bin, modules })
     }
 
@@ -256,7 +260,10 @@ fn terminator_line(tree: &Tree, src: &[u8], at: u32) -> u32 {
             };
         }
     }
-    1 + src[..line_of as usize].iter().filter(|&&b| b == b'\n').count() as u32
+    1 + src[..line_of as usize]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u32
 }
 
 /// The outcome of one case.
@@ -300,7 +307,9 @@ fn compare(verdict: &Verdict, ours: &[(u32, String)]) -> Outcome {
 
 fn same(ours: &str, nginx: &str) -> bool {
     ours == nginx
-        || ours.split_once("; did you mean").is_some_and(|(m, _)| m == nginx)
+        || ours
+            .split_once("; did you mean")
+            .is_some_and(|(m, _)| m == nginx)
         || (ours.ends_with(" directive is duplicate") && nginx.starts_with(ours))
 }
 
@@ -337,7 +346,13 @@ impl Rng {
 }
 
 const KINDS: [&str; 7] = [
-    "drop", "duplicate", "move", "rename", "add-arg", "remove-arg", "flag-yes",
+    "drop",
+    "duplicate",
+    "move",
+    "rename",
+    "add-arg",
+    "remove-arg",
+    "flag-yes",
 ];
 
 /// One mutation of `src`: (kind, new text), or None when the kind does not apply.

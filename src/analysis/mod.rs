@@ -1,5 +1,5 @@
 //! Shared knowledge rules ask for (DESIGN.md, "Layers"): it reads the syntax and the model,
 //! never rules, the CLI or the renderers.
 
-pub mod pcre;
 pub mod catalogue;
+pub mod pcre;

@@ -99,6 +99,35 @@ fn inner(name: &str, c: Ctx) -> Ctx {
     }
 }
 
+/// Where each file's first syntax error is, by file id: nginx stops there and never reads
+/// what follows, and the parser's recovery may have cut it oddly (a `{` inside a regex), so
+/// nothing ending after it is judged.
+struct FirstErrors(Vec<u32>);
+
+impl FirstErrors {
+    fn of(inst: &NginxInstance) -> FirstErrors {
+        FirstErrors(
+            inst.config
+                .files
+                .iter()
+                .map(|f| {
+                    f.parsed
+                        .errors
+                        .iter()
+                        .map(|e| e.span.start)
+                        .min()
+                        .unwrap_or(u32::MAX)
+                })
+                .collect(),
+        )
+    }
+
+    fn after(&self, inst: &NginxInstance, file: crate::source::FileId, node: NodeId) -> bool {
+        let first = self.0.get(file.0 as usize).copied().unwrap_or(u32::MAX);
+        first != u32::MAX && inst.config.file(file).parsed.tree.node(node).span.end > first
+    }
+}
+
 /// The entries of a directive nginx would try in one of the contexts `c`, as written
 /// (block or not): nginx takes the first command of that name allowed in the context, and a
 /// module's other commands of the name elsewhere do not apply.
@@ -112,7 +141,20 @@ fn applicable(entries: &'static [Entry], c: Ctx, block: bool) -> Vec<&'static En
 pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
     let view = inst.view();
     let ex = &inst.expanded;
-    let top = if top_is_main(inst) { ctx::MAIN } else { ctx::ANY };
+    let top = if top_is_main(inst) {
+        ctx::MAIN
+    } else {
+        ctx::ANY
+    };
+    let errors = FirstErrors::of(inst);
+    // The catalogue's entries for each distinct name, looked up once (a large tree has a
+    // million directives and a few hundred names).
+    let names: Vec<(&'static [Entry], Ctx)> = (0..ex.name_count() as u32)
+        .map(|n| {
+            let e = lookup(ex.name_text(n));
+            (e, e.iter().fold(0, |c, e| c | e.contexts))
+        })
+        .collect();
     // The contexts each occurrence is in; its parent comes before it.
     let mut within: Vec<Ctx> = Vec::with_capacity(ex.occurrences.len());
     let mut out = Vec::new();
@@ -126,7 +168,7 @@ pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
             inner(view.name(p), within[p as usize])
         };
         within.push(c);
-        if c == 0 {
+        if c == 0 || errors.after(inst, occ.file, occ.node) {
             continue;
         }
         let name = view.name(id);
@@ -147,7 +189,7 @@ pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
             suggestion: None,
             earlier: None,
         };
-        let entries = lookup(name);
+        let (entries, allowed) = names[occ.name as usize];
         if entries.is_empty() {
             let guess = if let Some(g) = suggested.get(name) {
                 *g
@@ -169,7 +211,6 @@ pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
             }
             continue;
         }
-        let allowed = super::contexts(name);
         if allowed & c == 0 {
             let mut f = finding(
                 Kind::NotAllowed,
@@ -218,7 +259,7 @@ pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
             }
         }
     }
-    duplicates(instance, inst, &within, &mut out);
+    duplicates(instance, inst, &within, &errors, &names, &mut out);
     out
 }
 
@@ -233,7 +274,14 @@ fn flag_meant(value: &str) -> Option<&'static str> {
 
 /// A second directive of a name whose every applicable handler rejects a second value in
 /// one block, after the first of that block.
-fn duplicates(instance: usize, inst: &NginxInstance, within: &[Ctx], out: &mut Vec<Finding>) {
+fn duplicates(
+    instance: usize,
+    inst: &NginxInstance,
+    within: &[Ctx],
+    errors: &FirstErrors,
+    names: &[(&'static [Entry], Ctx)],
+    out: &mut Vec<Finding>,
+) {
     let view = inst.view();
     let ex = &inst.expanded;
     // Occurrences already in error are not counted again (nginx would have stopped there).
@@ -245,15 +293,15 @@ fn duplicates(instance: usize, inst: &NginxInstance, within: &[Ctx], out: &mut V
         let mut first: Option<(u32, OccId)> = None;
         for &child in ex.children_by_name(block) {
             let c = within[child as usize];
-            if c == 0 || failed.contains(&child) {
+            let occ = ex.get(child);
+            if c == 0 || failed.contains(&child) || errors.after(inst, occ.file, occ.node) {
                 continue;
             }
-            let occ = ex.get(child);
             match first {
                 Some((n, earlier)) if n == occ.name => {
                     let name = view.name(child);
                     let d = view.directive(child);
-                    let applies = applicable(lookup(name), c, d.block().is_some());
+                    let applies = applicable(names[occ.name as usize].0, c, d.block().is_some());
                     if applies.is_empty() || !applies.iter().all(|e| e.is_duplicate_checked()) {
                         continue;
                     }

@@ -63,7 +63,10 @@ fn facts_read_from_nginx_sources() {
     let http = one("http", "ngx_http_module");
     assert!(http.block && http.contexts == MAIN && http.arity.accepts(0));
     assert!(!http.arity.accepts(1));
-    assert_eq!(one("absolute_redirect", "ngx_http_core_module").since, "1.11.8");
+    assert_eq!(
+        one("absolute_redirect", "ngx_http_core_module").since,
+        "1.11.8"
+    );
 }
 
 #[test]
@@ -148,7 +151,10 @@ fn parser_block_table_agrees_with_catalogue() {
         .filter(|e| e.block && !e.dynamic && e.removed.is_empty())
     {
         if known::get(known::lookup(e.name.as_bytes())).is_none() {
-            mismatches.push(format!("{} ({}) is missing from known.rs", e.name, e.module));
+            mismatches.push(format!(
+                "{} ({}) is missing from known.rs",
+                e.name, e.module
+            ));
         }
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
