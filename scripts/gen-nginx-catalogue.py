@@ -228,14 +228,15 @@ def flags(expr):
 
 
 class Repo:
-    def __init__(self, name, rev="HEAD", only_src=False):
+    def __init__(self, name, rev="HEAD", keep=None):
+        """`keep(path, text)`: which files to read (default: all)."""
         self.name = name
         self.dir = repo_dir(name)
         self.rev = rev
         self.commit = git(self.dir, "rev-parse", rev + "^{commit}").decode().strip()
         files = sources(self.dir, self.commit)
-        if only_src:
-            files = {p: t for p, t in files.items() if p.startswith("src/")}
+        if keep:
+            files = {p: t for p, t in files.items() if keep(p, t)}
         self.files = {p: strip_comments(t) for p, t in sorted(files.items())}
         self.raw = files
         self.funcs = {}
@@ -542,8 +543,19 @@ def generate():
     # Directives of older releases that HEAD no longer has: kept, marked with the last
     # release that had them.
     removed = {}
+    names_re = re.compile(r'ngx_string\(\s*"([^"]*)"\s*\)')
+
+    def keep_old(path, text):
+        # The generic handlers, and the files defining a name HEAD does not have: reading
+        # every function of 22 releases would take minutes.
+        if path in ("src/core/ngx_conf_file.c", "src/core/ngx_file.c"):
+            return True
+        if not path.startswith("src/") or "ngx_command_t" not in text:
+            return False
+        return any(n not in head_names for n in names_re.findall(text))
+
     for tag in release_tags(core.dir):
-        old = Repo(NGINX, tag, only_src=True)
+        old = Repo(NGINX, tag, keep=keep_old)
         for e in read_repo(old, old, False):
             if e["name"] not in head_names:
                 e["removed"] = tag.split("-", 1)[1]
