@@ -131,11 +131,14 @@ impl FirstErrors {
 /// The entries of a directive nginx would try in one of the contexts `c`, as written
 /// (block or not): nginx takes the first command of that name allowed in the context, and a
 /// module's other commands of the name elsewhere do not apply.
-fn applicable(entries: &'static [Entry], c: Ctx, block: bool) -> Vec<&'static Entry> {
+fn applicable(
+    entries: &'static [Entry],
+    c: Ctx,
+    block: bool,
+) -> impl Iterator<Item = &'static Entry> {
     entries
         .iter()
-        .filter(|e| e.allowed_in(c) && e.block == block)
-        .collect()
+        .filter(move |e| e.allowed_in(c) && e.block == block)
 }
 
 pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
@@ -159,20 +162,26 @@ pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
     let mut within: Vec<Ctx> = Vec::with_capacity(ex.occurrences.len());
     let mut out = Vec::new();
     let mut suggested: HashMap<String, Option<&'static str>> = HashMap::new();
+    // The contexts inside each occurrence's block (0: none, or not modelled).
+    let mut inside: Vec<Ctx> = Vec::with_capacity(ex.occurrences.len());
     for (id, occ) in ex.occurrences.iter().enumerate() {
         let id = id as OccId;
         let c = if occ.parent == NO_PARENT {
             top
         } else {
-            let p = occ.parent;
-            inner(view.name(p), within[p as usize])
+            inside[occ.parent as usize]
         };
+        let name = view.name(id);
+        let d = view.directive(id);
         within.push(c);
+        inside.push(if c != 0 && d.block().is_some() {
+            inner(name, c)
+        } else {
+            0
+        });
         if c == 0 || errors.after(inst, occ.file, occ.node) {
             continue;
         }
-        let name = view.name(id);
-        let d = view.directive(id);
         let file = inst.config.file(occ.file);
         let src = &file.source;
         let tree = &file.parsed.tree;
@@ -226,12 +235,13 @@ pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
         }
         // Ended the wrong way (`{` for a simple directive, `;` for a block) is the
         // parser's to say, where it knows; otherwise nothing applies.
-        let applies = applicable(entries, c, d.block().is_some());
-        if applies.is_empty() {
+        let block = d.block().is_some();
+        let mut applies = applicable(entries, c, block).peekable();
+        if applies.peek().is_none() {
             continue;
         }
         let args = tree.args(d);
-        if !applies.iter().any(|e| e.arity.accepts(args.len())) {
+        if !applies.any(|e| e.arity.accepts(args.len())) {
             out.push(finding(
                 Kind::ArgCount,
                 name_span,
@@ -239,7 +249,7 @@ pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
             ));
             continue;
         }
-        if applies.iter().all(|e| e.is_flag()) {
+        if applicable(entries, c, block).all(|e| e.is_flag()) {
             if let [arg] = args {
                 let v = arg.value(&src.text);
                 if !v.eq_ignore_ascii_case(b"on") && !v.eq_ignore_ascii_case(b"off") {
@@ -286,14 +296,22 @@ fn duplicates(
     let ex = &inst.expanded;
     // Occurrences already in error are not counted again (nginx would have stopped there).
     let failed: HashSet<OccId> = out.iter().map(|f| f.occ).collect();
+    let may_dup: Vec<bool> = names
+        .iter()
+        .map(|(entries, _)| entries.iter().any(|e| e.is_duplicate_checked()))
+        .collect();
     let blocks = std::iter::once(NO_PARENT)
         .chain((0..ex.occurrences.len() as OccId).filter(|&o| ex.has_children(o)));
     for block in blocks {
         // Children sorted by name: each run of one name starts with the first set.
         let mut first: Option<(u32, OccId)> = None;
         for &child in ex.children_by_name(block) {
-            let c = within[child as usize];
             let occ = ex.get(child);
+            // Most names are never "is duplicate": skip them before anything else.
+            if !may_dup[occ.name as usize] {
+                continue;
+            }
+            let c = within[child as usize];
             if c == 0 || failed.contains(&child) || errors.after(inst, occ.file, occ.node) {
                 continue;
             }
@@ -301,8 +319,10 @@ fn duplicates(
                 Some((n, earlier)) if n == occ.name => {
                     let name = view.name(child);
                     let d = view.directive(child);
-                    let applies = applicable(names[occ.name as usize].0, c, d.block().is_some());
-                    if applies.is_empty() || !applies.iter().all(|e| e.is_duplicate_checked()) {
+                    let entries = names[occ.name as usize].0;
+                    let block = d.block().is_some();
+                    let mut applies = applicable(entries, c, block).peekable();
+                    if applies.peek().is_none() || !applies.all(|e| e.is_duplicate_checked()) {
                         continue;
                     }
                     let (file, span) = view.location(child);
