@@ -89,7 +89,13 @@ impl Verdict {
 }
 
 impl Known {
-    fn block_contexts(&self) -> Ctx {
+    /// Where a `;` ends it.
+    pub fn simple_contexts(&self) -> Ctx {
+        self.simple
+    }
+
+    /// Where it takes a block.
+    pub fn block_contexts(&self) -> Ctx {
         self.blocks.iter().fold(0, |all, &(at, _)| all | at)
     }
 
@@ -343,6 +349,11 @@ pub fn lookup(name: &[u8]) -> u8 {
         }
         slot = (slot + 1) % SLOTS;
     }
+}
+
+/// Every entry, sorted by name (for the directive catalogue's consistency test).
+pub fn all() -> &'static [Known] {
+    TABLE
 }
 
 /// In a [`lookup`] result: the name is a block directive in some context.

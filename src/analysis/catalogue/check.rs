@@ -1,0 +1,347 @@
+//! "nginx -t without nginx": the errors nginx's `ngx_conf_handler` and the generic set
+//! handlers give while reading a configuration, found from the catalogue: an unknown name
+//! (only a likely typo: real configurations use modules no catalogue has), a directive in a
+//! context that does not allow it, a wrong argument count, a flag that is not `on`/`off`,
+//! and a second value nginx rejects in one block.
+//!
+//! Contexts are the ones nginx would be in. The top of a main configuration is `main` when
+//! it shows it is one (a directive only `main` allows: `http`, `events`, `user`, …); the
+//! top of any other file, which may be included anywhere, is every context at once. Blocks
+//! narrow it as the parser's table says (`server` at the top is http's, stream's or mail's;
+//! `if` in a `location` is `if in location`). A verdict is given only when it holds in
+//! every context the directive may be in. Inside a block lemplint does not model (a
+//! third-party module's), nothing is judged.
+
+use super::{ctx, lookup, suggest, Ctx, Entry};
+use crate::source::{Shared, Span};
+use crate::stack::expanded::{OccId, NO_PARENT};
+use crate::stack::model::{NginxInstance, Stack};
+use crate::syntax::nginx::{known, NodeId};
+use std::collections::{HashMap, HashSet};
+
+/// The classes of error, one per rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// NGX024 `unknown directive "x"; did you mean "y"?`
+    Unknown,
+    /// NGX025 `"x" directive is not allowed here`
+    NotAllowed,
+    /// NGX026 `invalid number of arguments in "x" directive`
+    ArgCount,
+    /// NGX027 `invalid value "v" in "x" directive, it must be "on" or "off"`
+    FlagValue,
+    /// NGX023 `"x" directive is duplicate`
+    Duplicate,
+}
+
+/// One error, at one directive of one configuration.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub kind: Kind,
+    pub file: Shared,
+    pub node: NodeId,
+    /// The configuration (index into `Stack::nginx`) and occurrence it was found in.
+    pub instance: usize,
+    pub occ: OccId,
+    pub span: Span,
+    pub message: String,
+    pub help: Option<String>,
+    /// For a typo, the name meant; for a flag, `on` or `off` when the value clearly means
+    /// one.
+    pub suggestion: Option<&'static str>,
+    /// For a duplicate, where the first one is.
+    pub earlier: Option<(Shared, Span)>,
+}
+
+/// The findings of one configuration, computed once for the five rules that ask.
+struct Findings(Vec<Finding>);
+
+/// Suggestions are looked for at most this many times per configuration (each scans the
+/// catalogue, about 90 µs): a hostile file of a million distinct names costs at most about
+/// 0.2 s here, and past the bound unknown names are simply not reported. No real
+/// configuration has a thousand distinct unknown names.
+const MAX_SUGGESTIONS: usize = 2_000;
+
+/// The findings of `kind` in the whole stack, each directive once however many
+/// configurations read its file, in configuration order.
+pub fn findings(stack: &Stack, kind: Kind) -> Vec<Finding> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (i, inst) in stack.nginx.iter().enumerate() {
+        let all = inst.memo.get(|| Findings(check(i, inst)));
+        for f in all.0.iter().filter(|f| f.kind == kind) {
+            if seen.insert((f.file.path.clone(), f.node)) {
+                out.push(f.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Whether the top of this configuration is certainly nginx's main context.
+fn top_is_main(inst: &NginxInstance) -> bool {
+    if inst.standalone {
+        return false;
+    }
+    let view = inst.view();
+    inst.expanded.children(NO_PARENT).any(|o| {
+        let c = super::contexts(view.name(o));
+        c != 0 && c & !ctx::MAIN == 0
+    })
+}
+
+/// The contexts inside the block of a directive named `name` opened in one of `c`; 0 when
+/// it is not a block lemplint models there (nothing inside is judged).
+fn inner(name: &str, c: Ctx) -> Ctx {
+    let info = known::lookup(name.as_bytes());
+    match known::get(info) {
+        Some(k) if k.block_contexts() & c != 0 => k.inner(c),
+        _ => 0,
+    }
+}
+
+/// Where each file's first syntax error is, by file id: nginx stops there and never reads
+/// what follows, and the parser's recovery may have cut it oddly (a `{` inside a regex), so
+/// nothing ending after it is judged.
+struct FirstErrors(Vec<u32>);
+
+impl FirstErrors {
+    fn of(inst: &NginxInstance) -> FirstErrors {
+        FirstErrors(
+            inst.config
+                .files
+                .iter()
+                .map(|f| {
+                    f.parsed
+                        .errors
+                        .iter()
+                        .map(|e| e.span.start)
+                        .min()
+                        .unwrap_or(u32::MAX)
+                })
+                .collect(),
+        )
+    }
+
+    fn after(&self, inst: &NginxInstance, file: crate::source::FileId, node: NodeId) -> bool {
+        let first = self.0.get(file.0 as usize).copied().unwrap_or(u32::MAX);
+        first != u32::MAX && inst.config.file(file).parsed.tree.node(node).span.end > first
+    }
+}
+
+/// The entries of a directive nginx would try in one of the contexts `c`, as written
+/// (block or not): nginx takes the first command of that name allowed in the context, and a
+/// module's other commands of the name elsewhere do not apply.
+fn applicable(
+    entries: &'static [Entry],
+    c: Ctx,
+    block: bool,
+) -> impl Iterator<Item = &'static Entry> {
+    entries
+        .iter()
+        .filter(move |e| e.allowed_in(c) && e.block == block)
+}
+
+pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
+    let view = inst.view();
+    let ex = &inst.expanded;
+    let top = if top_is_main(inst) {
+        ctx::MAIN
+    } else {
+        ctx::ANY
+    };
+    let errors = FirstErrors::of(inst);
+    // The catalogue's entries for each distinct name, looked up once (a large tree has a
+    // million directives and a few hundred names).
+    let names: Vec<(&'static [Entry], Ctx)> = (0..ex.name_count() as u32)
+        .map(|n| {
+            let e = lookup(ex.name_text(n));
+            (e, e.iter().fold(0, |c, e| c | e.contexts))
+        })
+        .collect();
+    // The contexts each occurrence is in; its parent comes before it.
+    let mut within: Vec<Ctx> = Vec::with_capacity(ex.occurrences.len());
+    let mut out = Vec::new();
+    let mut suggested: HashMap<String, Option<&'static str>> = HashMap::new();
+    // The contexts inside each occurrence's block (0: none, or not modelled).
+    let mut inside: Vec<Ctx> = Vec::with_capacity(ex.occurrences.len());
+    for (id, occ) in ex.occurrences.iter().enumerate() {
+        let id = id as OccId;
+        let c = if occ.parent == NO_PARENT {
+            top
+        } else {
+            inside[occ.parent as usize]
+        };
+        let name = view.name(id);
+        let d = view.directive(id);
+        within.push(c);
+        inside.push(if c != 0 && d.block().is_some() {
+            inner(name, c)
+        } else {
+            0
+        });
+        if c == 0 || errors.after(inst, occ.file, occ.node) {
+            continue;
+        }
+        let file = inst.config.file(occ.file);
+        let src = &file.source;
+        let tree = &file.parsed.tree;
+        let name_span = tree.name(d).raw();
+        let finding = |kind, span, message: String| Finding {
+            kind,
+            file: src.clone(),
+            node: occ.node,
+            instance,
+            occ: id,
+            span,
+            message,
+            help: None,
+            suggestion: None,
+            earlier: None,
+        };
+        let (entries, allowed) = names[occ.name as usize];
+        if entries.is_empty() {
+            let guess = if let Some(g) = suggested.get(name) {
+                *g
+            } else if suggested.len() < MAX_SUGGESTIONS {
+                let g = suggest(name, c);
+                suggested.insert(name.to_string(), g);
+                g
+            } else {
+                None
+            };
+            if let Some(g) = guess {
+                let mut f = finding(
+                    Kind::Unknown,
+                    name_span,
+                    format!("unknown directive \"{name}\"; did you mean \"{g}\"?"),
+                );
+                f.suggestion = Some(g);
+                out.push(f);
+            }
+            continue;
+        }
+        if allowed & c == 0 {
+            let mut f = finding(
+                Kind::NotAllowed,
+                name_span,
+                format!("\"{name}\" directive is not allowed here"),
+            );
+            f.help = Some(format!(
+                "`{name}` is allowed in: {}",
+                ctx::names(allowed & !ctx::OTHER).join(", ")
+            ));
+            out.push(f);
+            continue;
+        }
+        // Ended the wrong way (`{` for a simple directive, `;` for a block) is the
+        // parser's to say, where it knows; otherwise nothing applies.
+        let block = d.block().is_some();
+        let mut applies = applicable(entries, c, block).peekable();
+        if applies.peek().is_none() {
+            continue;
+        }
+        let args = tree.args(d);
+        if !applies.any(|e| e.arity.accepts(args.len())) {
+            out.push(finding(
+                Kind::ArgCount,
+                name_span,
+                format!("invalid number of arguments in \"{name}\" directive"),
+            ));
+            continue;
+        }
+        if applicable(entries, c, block).all(|e| e.is_flag()) {
+            if let [arg] = args {
+                let v = arg.value(&src.text);
+                if !v.eq_ignore_ascii_case(b"on") && !v.eq_ignore_ascii_case(b"off") {
+                    let shown = String::from_utf8_lossy(&v);
+                    let mut f = finding(
+                        Kind::FlagValue,
+                        arg.raw(),
+                        format!(
+                            "invalid value \"{shown}\" in \"{name}\" directive, it must be \
+                             \"on\" or \"off\""
+                        ),
+                    );
+                    f.suggestion = flag_meant(&shown);
+                    out.push(f);
+                    continue;
+                }
+            }
+        }
+    }
+    duplicates(instance, inst, &within, &errors, &names, &mut out);
+    out
+}
+
+/// The flag a common spelling of yes or no means, for the fix.
+fn flag_meant(value: &str) -> Option<&'static str> {
+    match value.to_ascii_lowercase().as_str() {
+        "yes" | "true" | "1" | "enable" | "enabled" => Some("on"),
+        "no" | "false" | "0" | "disable" | "disabled" => Some("off"),
+        _ => None,
+    }
+}
+
+/// A second directive of a name whose every applicable handler rejects a second value in
+/// one block, after the first of that block.
+fn duplicates(
+    instance: usize,
+    inst: &NginxInstance,
+    within: &[Ctx],
+    errors: &FirstErrors,
+    names: &[(&'static [Entry], Ctx)],
+    out: &mut Vec<Finding>,
+) {
+    let view = inst.view();
+    let ex = &inst.expanded;
+    // Occurrences already in error are not counted again (nginx would have stopped there).
+    let failed: HashSet<OccId> = out.iter().map(|f| f.occ).collect();
+    let may_dup: Vec<bool> = names
+        .iter()
+        .map(|(entries, _)| entries.iter().any(|e| e.is_duplicate_checked()))
+        .collect();
+    let blocks = std::iter::once(NO_PARENT)
+        .chain((0..ex.occurrences.len() as OccId).filter(|&o| ex.has_children(o)));
+    for block in blocks {
+        // Children sorted by name: each run of one name starts with the first set.
+        let mut first: Option<(u32, OccId)> = None;
+        for &child in ex.children_by_name(block) {
+            let occ = ex.get(child);
+            // Most names are never "is duplicate": skip them before anything else.
+            if !may_dup[occ.name as usize] {
+                continue;
+            }
+            let c = within[child as usize];
+            if c == 0 || failed.contains(&child) || errors.after(inst, occ.file, occ.node) {
+                continue;
+            }
+            match first {
+                Some((n, earlier)) if n == occ.name => {
+                    let name = view.name(child);
+                    let d = view.directive(child);
+                    let entries = names[occ.name as usize].0;
+                    let block = d.block().is_some();
+                    let mut applies = applicable(entries, c, block).peekable();
+                    if applies.peek().is_none() || !applies.all(|e| e.is_duplicate_checked()) {
+                        continue;
+                    }
+                    let (file, span) = view.location(child);
+                    out.push(Finding {
+                        kind: Kind::Duplicate,
+                        file,
+                        node: occ.node,
+                        instance,
+                        occ: child,
+                        span,
+                        message: format!("\"{name}\" directive is duplicate"),
+                        help: Some(format!("nginx refuses to start; keep one `{name}`")),
+                        suggestion: None,
+                        earlier: Some(view.location(earlier)),
+                    });
+                }
+                _ => first = Some((occ.name, child)),
+            }
+        }
+    }
+}
