@@ -3,6 +3,7 @@
 //! with `"x" directive is not allowed here`. Reported only where the block is certain.
 
 use crate::analysis::catalogue::check::{findings, Kind};
+use crate::analysis::cursor::Directive;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -18,8 +19,24 @@ declare_rule! {
 impl Rule for DirectiveNotAllowed {
     fn check(&self, cx: &mut Context<'_>) {
         for f in findings(cx.stack, Kind::NotAllowed) {
+            let here = Directive::new(&cx.stack.nginx[f.instance], f.occ);
             let d = cx.report(&f.file, f.span, f.message);
             d.help = f.help;
+            // The block it is in, which an include may have put in another file: that is
+            // where the mistake usually is (a snippet meant for `http` included in a server).
+            if let Some(block) = here.parent() {
+                let path = here.block_path().join(" > ");
+                let through = if std::sync::Arc::ptr_eq(block.file(), here.file()) {
+                    String::new()
+                } else {
+                    " (through an include)".to_string()
+                };
+                d.label(
+                    block.file().clone(),
+                    block.span(),
+                    format!("in `{path}`{through}"),
+                );
+            }
         }
     }
 }
