@@ -95,6 +95,12 @@ impl<'a> Directive<'a> {
             .source
     }
 
+    /// Whether `other` (of the same configuration) is written in the same file.
+    pub fn same_file(self, other: Directive<'_>) -> bool {
+        std::ptr::eq(self.inst, other.inst)
+            && self.inst.expanded.get(self.occ).file == self.inst.expanded.get(other.occ).file
+    }
+
     /// The name's value (quotes and escapes resolved).
     pub fn name(self) -> &'a str {
         self.inst
@@ -170,6 +176,15 @@ impl<'a> Directive<'a> {
         })
     }
 
+    /// The nearest enclosing block named `name` (the `server` a `fastcgi_pass` is in).
+    pub fn enclosing(self, name: &str) -> Option<Directive<'a>> {
+        let inst = self.inst;
+        inst.expanded
+            .ancestors(self.occ)
+            .find(|&a| inst.expanded.name_text(inst.expanded.get(a).name) == name)
+            .map(|occ| Directive { inst, occ })
+    }
+
     /// The enclosing blocks' names, outermost first: `["http", "server", "location"]`.
     pub fn block_path(self) -> Vec<&'a str> {
         self.inst.view().context(self.occ)
@@ -216,9 +231,10 @@ impl<'a> Directive<'a> {
         occs.iter().map(move |&occ| Directive { inst, occ })
     }
 
-    /// What this block would get for `name` from the levels around it if it set none: the
+    /// The directives that set `name` where this directive stands: the
     /// [`Directive::effective`] of the enclosing level (the main context at the top level).
-    /// Empty for a directive that is not inherited.
+    /// For a block, what it would inherit if it set none itself; for a `fastcgi_pass`, the
+    /// `fastcgi_read_timeout` it runs with. Empty for a directive that is not inherited.
     pub fn inherited(self, name: &str) -> impl Iterator<Item = Directive<'a>> {
         let inst = self.inst;
         let occs: &'a [OccId] = match merge(name) {
@@ -502,6 +518,14 @@ mod tests {
         );
         assert_eq!(loc.inherited("listen").count(), 0);
         assert_ne!(all[2], all[3]);
+        assert_eq!(all[2].enclosing("server"), Some(server));
+        assert!(all[2].same_file(all[0]));
+        assert_eq!(all[0].enclosing("server"), None);
+        assert_eq!(
+            server.enclosing("server"),
+            None,
+            "a block does not enclose itself"
+        );
     }
 
     #[test]
