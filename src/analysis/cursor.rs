@@ -35,6 +35,14 @@ impl PartialEq for Directive<'_> {
 
 impl Eq for Directive<'_> {}
 
+/// Hashes what [`PartialEq`] compares, so a rule can key a per-block cache by a directive.
+impl std::hash::Hash for Directive<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::ptr::hash(self.inst, state);
+        self.occ.hash(state);
+    }
+}
+
 impl std::fmt::Debug for Directive<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Directive")
@@ -93,6 +101,12 @@ impl<'a> Directive<'a> {
             .config
             .file(self.inst.expanded.get(self.occ).file)
             .source
+    }
+
+    /// Whether this directive comes before `other` of the same configuration as nginx reads
+    /// it (includes expanded); false for directives of different configurations.
+    pub fn is_before(self, other: Directive<'_>) -> bool {
+        std::ptr::eq(self.inst, other.inst) && self.occ < other.occ
     }
 
     /// Whether `other` (of the same configuration) is written in the same file.
@@ -520,6 +534,13 @@ mod tests {
         assert_ne!(all[2], all[3]);
         assert_eq!(all[2].enclosing("server"), Some(server));
         assert!(all[2].same_file(all[0]));
+        assert!(all[2].is_before(all[3]) && !all[3].is_before(all[2]));
+        assert!(
+            all[0].is_before(loc),
+            "a block comes after what precedes it"
+        );
+        let set: std::collections::HashSet<_> = all.iter().chain(&all).copied().collect();
+        assert_eq!(set.len(), all.len());
         assert_eq!(all[0].enclosing("server"), None);
         assert_eq!(
             server.enclosing("server"),
