@@ -11,6 +11,7 @@
 //! stands is a *set* of them: the top of a file nothing includes may be any context (a
 //! snippet can be included anywhere), and each enclosing block narrows it.
 
+use crate::fix::{edits, Edit};
 use crate::source::{Shared, Span};
 use crate::stack::expanded::{OccId, NO_PARENT};
 use crate::stack::model::NginxInstance;
@@ -25,6 +26,23 @@ pub struct Directive<'a> {
     occ: OccId,
 }
 
+/// The same occurrence of the same configuration.
+impl PartialEq for Directive<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.inst, other.inst) && self.occ == other.occ
+    }
+}
+
+impl Eq for Directive<'_> {}
+
+/// Hashes what [`PartialEq`] compares, so a rule can key a per-block cache by a directive.
+impl std::hash::Hash for Directive<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::ptr::hash(self.inst, state);
+        self.occ.hash(state);
+    }
+}
+
 impl std::fmt::Debug for Directive<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Directive")
@@ -33,6 +51,13 @@ impl std::fmt::Debug for Directive<'_> {
             .field("span", &self.span())
             .finish()
     }
+}
+
+/// The directives of the configuration's main context (through includes), in order.
+pub fn top_level<'a>(inst: &'a NginxInstance) -> impl Iterator<Item = Directive<'a>> {
+    inst.expanded
+        .children(NO_PARENT)
+        .map(move |occ| Directive { inst, occ })
 }
 
 /// Every directive named `name` in the configuration, in configuration order: a lookup in
@@ -78,6 +103,18 @@ impl<'a> Directive<'a> {
             .source
     }
 
+    /// Whether this directive comes before `other` of the same configuration as nginx reads
+    /// it (includes expanded); false for directives of different configurations.
+    pub fn is_before(self, other: Directive<'_>) -> bool {
+        std::ptr::eq(self.inst, other.inst) && self.occ < other.occ
+    }
+
+    /// Whether `other` (of the same configuration) is written in the same file.
+    pub fn same_file(self, other: Directive<'_>) -> bool {
+        std::ptr::eq(self.inst, other.inst)
+            && self.inst.expanded.get(self.occ).file == self.inst.expanded.get(other.occ).file
+    }
+
     /// The name's value (quotes and escapes resolved).
     pub fn name(self) -> &'a str {
         self.inst
@@ -116,6 +153,29 @@ impl<'a> Directive<'a> {
         })
     }
 
+    /// Whether a comment is written between the directive's words: an edit that rewrites
+    /// them would drop it.
+    pub fn has_comments(self) -> bool {
+        !self
+            .tree()
+            .comments_in(self.inst.expanded.get(self.occ).node)
+            .is_empty()
+    }
+
+    /// The edit inserting `statement` on its own line after this directive, with its
+    /// indentation (in the file the directive is written in, so the statement lands in
+    /// the same block of every configuration that reads that file).
+    pub fn insert_after(self, statement: &str) -> Edit {
+        let node = self.inst.expanded.get(self.occ).node;
+        edits::insert_after(self.file(), self.tree(), node, statement)
+    }
+
+    /// The edit deleting the directive (its lines, when it stands alone on them).
+    pub fn delete(self) -> Edit {
+        let node = self.inst.expanded.get(self.occ).node;
+        edits::delete_directive(self.file(), self.tree(), node)
+    }
+
     /// Whether the directive opens a block (`server { … }`).
     pub fn has_block(self) -> bool {
         self.node().block().is_some()
@@ -130,6 +190,15 @@ impl<'a> Directive<'a> {
         })
     }
 
+    /// The nearest enclosing block named `name` (the `server` a `fastcgi_pass` is in).
+    pub fn enclosing(self, name: &str) -> Option<Directive<'a>> {
+        let inst = self.inst;
+        inst.expanded
+            .ancestors(self.occ)
+            .find(|&a| inst.expanded.name_text(inst.expanded.get(a).name) == name)
+            .map(|occ| Directive { inst, occ })
+    }
+
     /// The enclosing blocks' names, outermost first: `["http", "server", "location"]`.
     pub fn block_path(self) -> Vec<&'a str> {
         self.inst.view().context(self.occ)
@@ -140,6 +209,17 @@ impl<'a> Directive<'a> {
         let inst = self.inst;
         inst.expanded
             .children_named(self.occ, name)
+            .iter()
+            .map(move |&occ| Directive { inst, occ })
+    }
+
+    /// The directives named `name` in the block this one stands in (the main context at the
+    /// top level), itself included when it has that name, in order.
+    pub fn siblings(self, name: &str) -> impl Iterator<Item = Directive<'a>> {
+        let inst = self.inst;
+        let parent = inst.expanded.get(self.occ).parent;
+        inst.expanded
+            .children_named(parent, name)
             .iter()
             .map(move |&occ| Directive { inst, occ })
     }
@@ -161,6 +241,21 @@ impl<'a> Directive<'a> {
         let occs: &'a [OccId] = match merge(name) {
             Merge::NotInherited => inst.expanded.children_named(self.occ, name),
             Merge::Inherited | Merge::Replaced => inst.view().effective(self.occ, name),
+        };
+        occs.iter().map(move |&occ| Directive { inst, occ })
+    }
+
+    /// The directives that set `name` where this directive stands: the
+    /// [`Directive::effective`] of the enclosing level (the main context at the top level).
+    /// For a block, what it would inherit if it set none itself; for a `fastcgi_pass`, the
+    /// `fastcgi_read_timeout` it runs with. Empty for a directive that is not inherited.
+    pub fn inherited(self, name: &str) -> impl Iterator<Item = Directive<'a>> {
+        let inst = self.inst;
+        let occs: &'a [OccId] = match merge(name) {
+            Merge::NotInherited => &[],
+            Merge::Inherited | Merge::Replaced => inst
+                .view()
+                .effective(inst.expanded.get(self.occ).parent, name),
         };
         occs.iter().map(move |&occ| Directive { inst, occ })
     }
@@ -374,6 +469,102 @@ mod tests {
             .collect();
         assert_eq!(headers, ["B"]);
         assert_eq!(loc.effective("listen").count(), 0);
+    }
+
+    #[test]
+    fn top_level_reads_through_includes_and_edits_land_in_the_written_file() {
+        let s = stack(&[
+            (
+                "etc/nginx/nginx.conf",
+                "include main.d/*.conf;\nevents {}\n",
+            ),
+            (
+                "etc/nginx/main.d/workers.conf",
+                "worker_processes 4; # four\n",
+            ),
+        ]);
+        let inst = s
+            .nginx
+            .iter()
+            .find(|i| !i.standalone)
+            .expect("the main configuration");
+        let names: Vec<_> = top_level(inst).map(|d| d.name()).collect();
+        // The include stays where it is written; what it reads follows it.
+        assert_eq!(names, ["include", "worker_processes", "events"]);
+        let wp = top_level(inst).nth(1).unwrap();
+        assert!(wp.file().path.ends_with("workers.conf"));
+        // A comment after the `;` is not between the words.
+        assert!(!wp.has_comments());
+        let line = "worker_processes 4; # four\n".len() as u32;
+        let edit = wp.insert_after("worker_rlimit_nofile 8192;");
+        assert_eq!(edit.file.path, wp.file().path);
+        assert_eq!(
+            (edit.range, edit.content.as_str()),
+            (Span::new(line, line), "worker_rlimit_nofile 8192;\n")
+        );
+        let del = wp.delete();
+        assert_eq!(del.file.path, wp.file().path);
+        assert_eq!((del.range, del.content.as_str()), (Span::new(0, line), ""));
+    }
+
+    #[test]
+    fn siblings_and_inherited_read_the_enclosing_levels() {
+        let s = stack(&[(
+            "etc/nginx/nginx.conf",
+            "http {\n  gzip_types text/css;\n  server {\n    gzip_types a/b;\n    location / { gzip_types c/d; gzip_types e/f; listen 80; }\n  }\n}\n",
+        )]);
+        let inst = &s.nginx[0];
+        let all: Vec<_> = named(inst, "gzip_types").collect();
+        let loc = all[2].parent().unwrap();
+        assert_eq!(loc.name(), "location");
+        // Siblings: the block's own, in order, whichever of them asks.
+        assert_eq!(
+            all[3].siblings("gzip_types").collect::<Vec<_>>(),
+            &all[2..4]
+        );
+        assert_eq!(all[0].siblings("gzip_types").collect::<Vec<_>>(), &all[..1]);
+        // The location inherits the server's list, the server http's; listen is never.
+        assert_eq!(loc.inherited("gzip_types").collect::<Vec<_>>(), &all[1..2]);
+        let server = loc.parent().unwrap();
+        assert_eq!(
+            server.inherited("gzip_types").collect::<Vec<_>>(),
+            &all[..1]
+        );
+        assert_eq!(loc.inherited("listen").count(), 0);
+        assert_ne!(all[2], all[3]);
+        assert_eq!(all[2].enclosing("server"), Some(server));
+        assert!(all[2].same_file(all[0]));
+        assert!(all[2].is_before(all[3]) && !all[3].is_before(all[2]));
+        assert!(
+            all[0].is_before(loc),
+            "a block comes after what precedes it"
+        );
+        // A directive hashes its configuration's address, never the configuration's
+        // (lazily filled) contents, so the lint's worry does not apply.
+        #[allow(clippy::mutable_key_type)]
+        let set: std::collections::HashSet<_> = all.iter().chain(&all).copied().collect();
+        assert_eq!(set.len(), all.len());
+        assert_eq!(all[0].enclosing("server"), None);
+        assert_eq!(
+            server.enclosing("server"),
+            None,
+            "a block does not enclose itself"
+        );
+    }
+
+    #[test]
+    fn has_comments_sees_a_comment_between_the_arguments() {
+        let s = stack(&[(
+            "etc/nginx/nginx.conf",
+            "worker_cpu_affinity 01 # first\n 10;\nworker_processes 2;\nevents {}\n",
+        )]);
+        let inst = &s.nginx[0];
+        let wca = named(inst, "worker_cpu_affinity").next().unwrap();
+        assert!(wca.has_comments());
+        assert!(!named(inst, "worker_processes")
+            .next()
+            .unwrap()
+            .has_comments());
     }
 
     #[test]

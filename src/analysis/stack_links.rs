@@ -1,12 +1,12 @@
 //! What the rules across files (nginx, PHP-FPM, the kernel's sysctl settings) ask: which value of a
 //! kernel setting applies (the stack's sysctl files, else the kernel's default), which PHP-FPM
-//! pool an nginx `fastcgi_pass` reaches, which nginx `server` a directive belongs to, and how
-//! to change a sysctl setting so that the change wins.
+//! pool an nginx `fastcgi_pass` reaches, which directive writes a target's address or a
+//! `listen`'s backlog, and how to change a sysctl setting so that the change wins.
 
+use crate::analysis::cursor::{self, Directive, Word};
 use crate::fix::{edits, Edit};
 use crate::host::HostFacts;
 use crate::source::{Shared, Span};
-use crate::stack::expanded::{OccId, View};
 use crate::stack::fpm::{FpmConfig, Listen, Pool, Setting};
 use crate::stack::model::{NginxInstance, Stack};
 use crate::stack::net::{self, Addr, FastcgiTarget};
@@ -257,13 +257,41 @@ pub fn pool_listen(cfg: &FpmConfig, pool: &Pool) -> Option<(Setting, Listen)> {
 /// The nginx configurations that run: when the stack has a main `nginx.conf`, a file nothing
 /// includes (a vhost left in `sites-available`, a snippet) is not part of the server's
 /// configuration; only a repository of lone vhost files is judged file by file.
-pub fn active_nginx(stack: &Stack) -> impl Iterator<Item = (usize, &NginxInstance)> {
+pub fn active_nginx(stack: &Stack) -> impl Iterator<Item = &NginxInstance> {
     let has_main = stack.nginx.iter().any(|i| !i.standalone);
     stack
         .nginx
         .iter()
-        .enumerate()
-        .filter(move |(_, i)| !has_main || !i.standalone)
+        .filter(move |i| !has_main || !i.standalone)
+}
+
+/// Every directive named `name` in the configurations that run ([`active_nginx`]).
+pub fn active_directives<'a>(
+    stack: &'a Stack,
+    name: &'a str,
+) -> impl Iterator<Item = Directive<'a>> + 'a {
+    active_nginx(stack).flat_map(move |inst| cursor::named(inst, name))
+}
+
+/// The directive that writes a FastCGI target's address (its first argument): the upstream
+/// `server` it comes from, else the `fastcgi_pass` itself.
+pub fn target_directive<'a>(inst: &'a NginxInstance, t: &FastcgiTarget) -> Directive<'a> {
+    Directive::new(inst, t.server.unwrap_or(t.pass))
+}
+
+/// The `backlog=N` parameter of a `listen`, with its value: digits only, as `ngx_atoi`
+/// reads it (anything else is nginx's error, not a backlog).
+pub fn listen_backlog(listen: Directive<'_>) -> Option<(Word<'_>, u64)> {
+    listen.args().find_map(|a| {
+        let value = a.value();
+        let n = value.strip_prefix("backlog=")?;
+        let n = n
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| n.parse::<u64>().ok())
+            .flatten()?;
+        Some((a, n))
+    })
 }
 
 /// Top-level directories of a server's file system: files under them belong to one machine.
@@ -310,8 +338,8 @@ pub fn same_server(stack: &Stack, nginx: &NginxInstance, cfg: &FpmConfig) -> boo
 
 /// One `fastcgi_pass` target that reaches a pool of the stack.
 pub struct PoolLink<'a> {
-    /// Index into `stack.nginx`.
-    pub inst: usize,
+    /// The `fastcgi_pass` (of one configuration) the target comes from.
+    pub pass: Directive<'a>,
     pub target: FastcgiTarget,
     pub cfg: &'a FpmConfig,
     pub pool: &'a Pool,
@@ -325,12 +353,12 @@ pub fn pool_links(stack: &Stack) -> Vec<PoolLink<'_>> {
         .filter_map(|(c, p)| pool_listen(c, p).map(|(s, l)| (c, p, s, l)))
         .collect();
     let mut out = Vec::new();
-    for (i, inst) in active_nginx(stack) {
+    for inst in active_nginx(stack) {
         for t in net::fastcgi_targets(inst).iter() {
             for (cfg, pool, s, l) in &pools {
                 if reaches(&t.addr, l) && same_server(stack, inst, cfg) {
                     out.push(PoolLink {
-                        inst: i,
+                        pass: Directive::new(inst, t.pass),
                         target: t.clone(),
                         cfg,
                         pool,
@@ -341,21 +369,6 @@ pub fn pool_links(stack: &Stack) -> Vec<PoolLink<'_>> {
         }
     }
     out
-}
-
-/// The `server` block an occurrence belongs to.
-pub fn server_of(view: &View<'_>, occ: OccId) -> Option<OccId> {
-    view.expanded
-        .ancestors(occ)
-        .find(|&a| view.name(a) == "server")
-}
-
-/// The file and span of an occurrence's `i`-th argument.
-pub fn arg_place(view: &View<'_>, occ: OccId, i: usize) -> Option<(Shared, Span)> {
-    let o = view.expanded.get(occ);
-    let f = view.config.file(o.file);
-    let w = f.parsed.tree.args(view.directive(occ)).get(i)?;
-    Some((f.source.clone(), w.raw()))
 }
 
 /// A pool setting's value span, for reports and labels.

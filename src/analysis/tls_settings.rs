@@ -15,13 +15,12 @@
 use crate::fix::{edits, Edit, Fix};
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::host::HostFacts;
-use crate::source::{Shared, Span};
+use crate::source::Shared;
 use crate::stack::expanded::{OccId, View, NO_PARENT};
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::{Tree, Word};
 use crate::tls::{self, CipherError, Expansion, OpenSslVersion};
 use std::fmt;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// An nginx release, `major.minor.patch`.
@@ -492,25 +491,6 @@ pub fn settings(
         });
     }
     out
-}
-
-/// Remembers what was reported, so a file read by several configurations (or a setting
-/// shared by several servers) is reported once.
-#[derive(Default)]
-pub struct Reported(HashSet<(PathBuf, u32)>);
-
-impl Reported {
-    /// True the first time `(file, offset)` is seen.
-    pub fn first(&mut self, file: &Shared, offset: u32) -> bool {
-        self.0.insert((file.path.clone(), offset))
-    }
-
-    /// Where the directive `occ` is written (its name), the first time that place is seen;
-    /// `None` when it was reported already.
-    pub fn first_at(&mut self, view: &View<'_>, occ: OccId) -> Option<(Shared, Span)> {
-        let (file, span) = view.location(occ);
-        self.first(&file, span.start).then_some((file, span))
-    }
 }
 
 /// Adds `statements` (`ssl_session_cache shared:SSL:10m;` …) to `block`: after the last

@@ -12,16 +12,13 @@
 //! connect. Without a known `user` (or with a `fastcgi_pass` whose target is a variable,
 //! which might reach the pool too) no fix is offered.
 
+use crate::analysis::cursor::{self, Directive};
 use crate::fix::{edits, Edit, Fix};
 use crate::rules::{Context, Rule};
-use crate::source::Shared;
-use crate::stack::expanded::{OccId, NO_PARENT};
 use crate::stack::fpm::{FpmConfig, Listen, Pool, Setting};
-use crate::stack::model::{NginxInstance, Stack};
+use crate::stack::model::Stack;
 use crate::stack::net::{fastcgi_targets, is_loopback, reaches, Addr};
-use crate::syntax::nginx::{NodeId, Word};
 use std::collections::HashSet;
-use std::path::PathBuf;
 
 declare_rule! {
     pub struct FastcgiOverLoopbackTcp;
@@ -39,36 +36,22 @@ const DEFAULT_SOCKET_DIR: &str = "/run/php";
 
 /// One loopback address written in an nginx file.
 struct Hit<'a> {
-    inst: &'a NginxInstance,
-    /// The `fastcgi_pass` or upstream `server` occurrence holding the address.
-    occ: OccId,
+    /// The `fastcgi_pass` or upstream `server` directive holding the address (its first
+    /// argument).
+    directive: Directive<'a>,
     via_upstream: bool,
     addr: Addr,
-}
-
-impl Hit<'_> {
-    fn key(&self) -> (PathBuf, NodeId) {
-        let o = self.inst.expanded.get(self.occ);
-        (self.inst.config.file(o.file).source.path.clone(), o.node)
-    }
-
-    fn word(&self) -> Option<(Shared, Word)> {
-        let o = self.inst.expanded.get(self.occ);
-        let f = self.inst.config.file(o.file);
-        let d = f.parsed.tree.directive(o.node)?;
-        let w = *f.parsed.tree.args(d).first()?;
-        Some((f.source.clone(), w))
-    }
 }
 
 impl Rule for FastcgiOverLoopbackTcp {
     fn check(&self, cx: &mut Context<'_>) {
         let hits = loopback_hits(cx.stack);
         for hit in &hits {
-            let Some((file, word)) = hit.word() else {
+            let file = hit.directive.file();
+            let Some(word) = hit.directive.arg(0) else {
                 continue;
             };
-            if !cx.claim(&file, word.raw()) {
+            if !cx.claim(file, word.raw()) {
                 continue;
             }
             let fix = unix_socket_fix(cx.stack, &hits, &hit.addr);
@@ -91,7 +74,7 @@ impl Rule for FastcgiOverLoopbackTcp {
                          `fastcgi_pass unix:/run/php/www.sock`"
                     .into(),
             };
-            let d = cx.report(&file, word.raw(), message);
+            let d = cx.report(file, word.raw(), message);
             d.help = Some(help);
             if let Some((fix, _, _)) = fix {
                 d.with_fix(fix);
@@ -107,8 +90,7 @@ fn loopback_hits(stack: &Stack) -> Vec<Hit<'_>> {
         for t in fastcgi_targets(inst).iter() {
             if t.addr.is_loopback_tcp() {
                 out.push(Hit {
-                    inst,
-                    occ: t.server.unwrap_or(t.pass),
+                    directive: Directive::new(inst, t.server.unwrap_or(t.pass)),
                     via_upstream: t.server.is_some(),
                     addr: t.addr.clone(),
                 });
@@ -155,13 +137,19 @@ fn unix_socket_fix(stack: &Stack, hits: &[Hit<'_>], addr: &Addr) -> Option<(Fix,
     let reaching: Vec<&Hit<'_>> = hits.iter().filter(|h| reaches(&h.addr, &listen)).collect();
     let (user, group) = nginx_user(&reaching)?;
     let mut edits_out = Vec::new();
+    // One edit per written directive, however many configurations reach it.
     let mut done = HashSet::new();
     for h in &reaching {
-        if !done.insert(h.key()) {
+        let d = h.directive;
+        if !done.insert((&d.file().path, d.span())) {
             continue;
         }
-        let (file, word) = h.word()?;
-        edits_out.push(edits::replace_arg(&file, &word, &format!("unix:{path}")));
+        let word = d.arg(0)?;
+        edits_out.push(edits::replace_arg(
+            d.file(),
+            &word.tree_word(),
+            &format!("unix:{path}"),
+        ));
     }
     let entry = cfg.entry(listen_at)?;
     edits_out.push(edits::replace_fpm_value(
@@ -240,17 +228,15 @@ fn owner_edits(
 fn nginx_user(hits: &[&Hit<'_>]) -> Option<(String, String)> {
     let mut found: Option<(String, String)> = None;
     for h in hits {
-        if h.inst.standalone {
+        let inst = h.directive.instance();
+        if inst.standalone {
             return None;
         }
-        let view = h.inst.view();
-        let occ = view
-            .expanded
-            .children(NO_PARENT)
-            .find(|&o| view.name(o) == "user")?;
-        let args = view.args(occ);
-        let user = args.first()?.to_string();
-        let group = args.get(1).map_or_else(|| user.clone(), |g| g.to_string());
+        let d = cursor::top_level(inst).find(|d| d.name() == "user")?;
+        let user = d.arg(0)?.value().into_owned();
+        let group = d
+            .arg(1)
+            .map_or_else(|| user.clone(), |g| g.value().into_owned());
         if user.contains('$') || group.contains('$') {
             return None;
         }
@@ -266,11 +252,8 @@ fn nginx_user(hits: &[&Hit<'_>]) -> Option<(String, String)> {
 /// A `fastcgi_pass` whose target is decided per request might reach the pool too.
 fn has_variable_pass(stack: &Stack) -> bool {
     stack.nginx.iter().any(|inst| {
-        let view = inst.view();
-        let found = view
-            .named("fastcgi_pass")
-            .any(|o| view.args(o).first().is_some_and(|a| a.contains('$')));
-        found
+        cursor::named(inst, "fastcgi_pass")
+            .any(|d| d.arg(0).is_some_and(|a| a.value().contains('$')))
     })
 }
 

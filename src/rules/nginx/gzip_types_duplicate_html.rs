@@ -10,11 +10,10 @@
 //! directive, except where that `gzip_types text/html;` overrides a list inherited from an
 //! enclosing block: there it is the only way to say "just HTML" and the rule stays silent.
 
-use crate::fix::{edits, Edit, Fix};
+use crate::analysis::cursor::Directive;
+use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
-use crate::stack::expanded::{OccId, View, NO_PARENT};
-use crate::syntax::nginx::{NodeId, Tree};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -28,7 +27,7 @@ declare_rule! {
     fix: Always,
 }
 
-/// What one occurrence of a `gzip_types` directive says about one of its files' nodes.
+/// What one occurrence of a `gzip_types` directive says about one of its words.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Verdict {
     /// Not a duplicate here (after a `*`), or an override nginx needs.
@@ -37,11 +36,10 @@ enum Verdict {
     Duplicate,
 }
 
-/// Per directive node: its source, tree position, and the verdicts of every occurrence.
+/// One written `gzip_types` directive (the first occurrence that reached it), with the
+/// verdicts of every occurrence about each of its `text/html` words.
 struct Found<'a> {
-    file: Shared,
-    tree: &'a Tree,
-    node: NodeId,
+    directive: Directive<'a>,
     /// Argument indexes that are `text/html`, with the verdict of every occurrence.
     verdicts: BTreeMap<usize, Vec<Verdict>>,
 }
@@ -49,18 +47,13 @@ struct Found<'a> {
 impl Rule for GzipTypesDuplicateHtml {
     fn check(&self, cx: &mut Context<'_>) {
         // A file included in several blocks is judged in each; it is reported only when
-        // `text/html` is a removable duplicate in all of them.
-        let mut found: BTreeMap<(PathBuf, NodeId), Found<'_>> = BTreeMap::new();
-        for inst in &cx.stack.nginx {
-            let view = inst.view();
-            let mut blocks: Vec<OccId> = view
-                .named("gzip_types")
-                .map(|o| inst.expanded.get(o).parent)
-                .collect();
-            blocks.sort_unstable();
-            blocks.dedup();
-            for block in blocks {
-                judge_block(&view, block, &mut found);
+        // `text/html` is a removable duplicate in all of them. Written directives are told
+        // apart by file path and the span of their name.
+        let mut found: BTreeMap<(PathBuf, Span), Found<'_>> = BTreeMap::new();
+        for d in cx.nginx_directives("gzip_types") {
+            // Each block is judged once, from its first `gzip_types`.
+            if d.siblings("gzip_types").next() == Some(d) {
+                judge_block(d, &mut found);
             }
         }
         for f in found.into_values() {
@@ -69,32 +62,25 @@ impl Rule for GzipTypesDuplicateHtml {
     }
 }
 
-/// Walks the `gzip_types` of one block in order, as nginx builds its list.
-fn judge_block<'a>(
-    view: &View<'a>,
-    block: OccId,
-    found: &mut BTreeMap<(PathBuf, NodeId), Found<'a>>,
-) {
-    let directives: Vec<OccId> = view.expanded.children_named(block, "gzip_types").to_vec();
-    let overrides_inherited = block != NO_PARENT
-        && !view
-            .effective(view.expanded.get(block).parent, "gzip_types")
-            .is_empty();
+/// Walks the `gzip_types` of the block `first` stands in, in order, as nginx builds its
+/// list.
+fn judge_block<'a>(first: Directive<'a>, found: &mut BTreeMap<(PathBuf, Span), Found<'a>>) {
+    let count = first.siblings("gzip_types").count();
+    let overrides_inherited = first
+        .parent()
+        .is_some_and(|block| block.inherited("gzip_types").next().is_some());
     let mut star = false;
-    for &occ in &directives {
-        let o = view.expanded.get(occ);
-        let nf = view.config.file(o.file);
-        let args = view.args(occ);
-        let only_html = args.len() == 1 && directives.len() == 1;
-        for (i, a) in args.iter().enumerate() {
+    for d in first.siblings("gzip_types") {
+        let only_html = d.args().len() == 1 && count == 1;
+        for (i, a) in d.args().enumerate() {
             if star {
                 break;
             }
-            if a.as_ref() == "*" {
+            if a.bytes().as_ref() == b"*" {
                 star = true;
                 break;
             }
-            if !a.eq_ignore_ascii_case("text/html") {
+            if !a.is("text/html") {
                 continue;
             }
             let verdict = if only_html && overrides_inherited {
@@ -103,11 +89,9 @@ fn judge_block<'a>(
                 Verdict::Duplicate
             };
             let entry = found
-                .entry((nf.source.path.clone(), o.node))
+                .entry((d.file().path.clone(), d.span()))
                 .or_insert_with(|| Found {
-                    file: nf.source.clone(),
-                    tree: &nf.parsed.tree,
-                    node: o.node,
+                    directive: d,
                     verdicts: BTreeMap::new(),
                 });
             entry.verdicts.entry(i).or_default().push(verdict);
@@ -116,30 +100,28 @@ fn judge_block<'a>(
 }
 
 fn report(cx: &mut Context<'_>, f: Found<'_>) {
-    let Some(d) = f.tree.directive(f.node) else {
-        return;
-    };
-    let words = f.tree.args(d);
-    let dups: Vec<usize> = f
+    let d = f.directive;
+    let file = d.file();
+    let only_word = d.args().len() == 1;
+    let dups = f
         .verdicts
         .iter()
         .filter(|(_, v)| v.iter().all(|&x| x == Verdict::Duplicate))
-        .map(|(&i, _)| i)
-        .collect();
-    for &i in &dups {
-        let Some(word) = words.get(i) else { continue };
-        let edit = if words.len() == 1 {
-            edits::delete_directive(&f.file, f.tree, f.node)
+        .map(|(&i, _)| i);
+    for i in dups {
+        let Some(word) = d.arg(i) else { continue };
+        let edit = if only_word {
+            d.delete()
         } else {
-            remove_word(&f.file, word.raw())
+            remove_word(file, word.raw())
         };
-        let title = if words.len() == 1 {
+        let title = if only_word {
             "Remove `gzip_types text/html;` (text/html is always compressed)"
         } else {
             "Remove `text/html` from `gzip_types`"
         };
         // Deleting the directive's line also deletes a comment after it: not safe then.
-        let drops_comment = f.file.text[edit.range.range()].contains(&b'#');
+        let drops_comment = file.text[edit.range.range()].contains(&b'#');
         let fix = if drops_comment {
             Fix::unsafe_(title, vec![edit])
         } else {
@@ -147,7 +129,7 @@ fn report(cx: &mut Context<'_>, f: Found<'_>) {
         };
         let diag = cx
             .report(
-                &f.file,
+                file,
                 word.raw(),
                 "`text/html` in `gzip_types` is a duplicate: nginx always compresses it and \
                  warns `duplicate MIME type \"text/html\"`",

@@ -25,16 +25,14 @@
 //! With `cgi.fix_pathinfo=1` (PHP's default) PHP walks back to `/uploads/evil.jpg`; only
 //! PHP-FPM's `security.limit_extensions` then stops it from running the upload.
 
+use crate::analysis::cursor::{Directive, Word};
 use crate::analysis::pcre::{Captures, Kind, Node, Regex, SetKind};
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Edit, Fix};
 use crate::fxhash::FxHashMap;
 use crate::rules::{Context, Rule};
-use crate::source::{Shared, Span};
-use crate::stack::expanded::{OccId, View};
-use crate::stack::model::NginxInstance;
+use crate::source::Span;
 use crate::syntax::nginx::tree::unescape;
-use crate::syntax::nginx::Word;
 
 declare_rule! {
     pub struct PhpLocationRegexUnanchored;
@@ -67,58 +65,51 @@ const UPLOAD_URI: &str = "/uploads/evil.jpg/x.php";
 
 /// A regex location and where its regex is written.
 struct PhpLocation<'a> {
-    occ: OccId,
-    file: Shared,
-    word: Word,
+    location: Directive<'a>,
+    /// The word holding the regex.
+    word: Word<'a>,
     /// Bytes of the modifier written in the same word (`~\.php$`): 0, 1 or 2.
     prefix: usize,
     pattern: String,
     caseless: bool,
-    view: View<'a>,
 }
 
 impl Rule for PhpLocationRegexUnanchored {
     fn check(&self, cx: &mut Context<'_>) {
-        let stack = cx.stack;
         // Thousands of vhosts share a handful of PHP regexes: analyse each once.
         let mut analyses: FxHashMap<String, Vec<AnalysisFor>> = FxHashMap::default();
         let mut catchers = Catchers::default();
-        for (i, inst) in stack.nginx.iter().enumerate() {
-            catchers.config = i;
-            let view = inst.view();
-            for occ in view.named("location") {
-                let Some(loc) = php_location(inst, occ) else {
-                    continue;
-                };
-                // A file read by several configurations is judged once.
-                let file = &inst.config.file(inst.expanded.get(occ).file).source;
-                if !cx.claim(file, loc.word.raw()) {
-                    continue;
+        for location in cx.nginx_directives("location") {
+            let Some(loc) = php_location(location) else {
+                continue;
+            };
+            // A file read by several configurations is judged once.
+            if !cx.claim(loc.word.file(), loc.word.raw()) {
+                continue;
+            }
+            let split = split_path_info(location);
+            let known = match analyses.get_mut(loc.pattern.as_str()) {
+                Some(known) => known,
+                None => analyses.entry(loc.pattern.clone()).or_default(),
+            };
+            let at = match known
+                .iter()
+                .position(|a| a.caseless == loc.caseless && a.split == split)
+            {
+                Some(at) => at,
+                None => {
+                    let analysis = analyse(&loc.pattern, loc.caseless, split.as_deref());
+                    known.push(AnalysisFor {
+                        caseless: loc.caseless,
+                        split,
+                        analysis,
+                    });
+                    known.len() - 1
                 }
-                let split = split_path_info(&loc.view, loc.occ);
-                let known = match analyses.get_mut(loc.pattern.as_str()) {
-                    Some(known) => known,
-                    None => analyses.entry(loc.pattern.clone()).or_default(),
-                };
-                let at = match known
-                    .iter()
-                    .position(|a| a.caseless == loc.caseless && a.split == split)
-                {
-                    Some(at) => at,
-                    None => {
-                        let analysis = analyse(&loc.pattern, loc.caseless, split.as_deref());
-                        known.push(AnalysisFor {
-                            caseless: loc.caseless,
-                            split,
-                            analysis,
-                        });
-                        known.len() - 1
-                    }
-                };
-                let analysis = &known[at].analysis;
-                if let Some(analysis) = analysis {
-                    judge(cx, &loc, analysis, &mut catchers);
-                }
+            };
+            let analysis = &known[at].analysis;
+            if let Some(analysis) = analysis {
+                judge(cx, &loc, analysis, &mut catchers);
             }
         }
     }
@@ -163,68 +154,73 @@ fn analyse(pattern: &str, caseless: bool, split: Option<&str>) -> Option<Analysi
     })
 }
 
-/// The regex location at `occ` if it is meant for PHP.
-fn php_location(inst: &NginxInstance, occ: OccId) -> Option<PhpLocation<'_>> {
-    let view = inst.view();
-    let o = inst.expanded.get(occ);
-    let f = inst.config.file(o.file);
-    let tree = &f.parsed.tree;
-    let d = tree.directive(o.node)?;
-    d.block()?;
-    let src = &f.source.text;
-    let (word, modifier, prefix) = match tree.args(d) {
-        [m, w] => (*w, m.text(src).into_owned(), 0),
-        [w] => {
-            let t = w.text(src);
-            let m = if t.starts_with("~*") {
-                "~*"
-            } else if t.starts_with('~') {
-                "~"
-            } else {
-                return None;
+/// The regex of a regex location: its word, whether it is caseless (`~*`), and how many
+/// bytes of the word the modifier takes (`location ~\.php$`: 1; `location ~ \.php$`: 0).
+fn regex_word(location: Directive<'_>) -> Option<(Word<'_>, bool, usize)> {
+    match location.args().len() {
+        2 => {
+            let caseless = match location.arg(0)?.value().as_ref() {
+                "~" => false,
+                "~*" => true,
+                _ => return None,
             };
-            (*w, m.to_string(), m.len())
+            Some((location.arg(1)?, caseless, 0))
         }
-        _ => return None,
-    };
-    if modifier != "~" && modifier != "~*" {
+        1 => {
+            let word = location.arg(0)?;
+            let value = word.value();
+            if value.starts_with("~*") {
+                Some((word, true, 2))
+            } else if value.starts_with('~') {
+                Some((word, false, 1))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The regex location if it is meant for PHP. Runs for every `location`, so nothing is
+/// allocated before the pattern is known to name `php`.
+fn php_location(location: Directive<'_>) -> Option<PhpLocation<'_>> {
+    if !location.has_block() {
         return None;
     }
-    let value = word.text(src);
-    let pattern = value.get(prefix..)?.to_string();
-    if !pattern.to_ascii_lowercase().contains("php") || !passes_to_fastcgi(&view, occ) {
+    let (word, caseless, prefix) = regex_word(location)?;
+    let value = word.value();
+    let pattern = value.get(prefix..)?;
+    let names_php = pattern
+        .as_bytes()
+        .windows(3)
+        .any(|w| w.eq_ignore_ascii_case(b"php"));
+    if !names_php || !passes_to_fastcgi(location) {
         return None;
     }
     Some(PhpLocation {
-        occ,
-        file: f.source.clone(),
+        location,
         word,
         prefix,
-        pattern,
-        caseless: modifier == "~*",
-        view,
+        pattern: pattern.to_string(),
+        caseless,
     })
 }
 
-fn passes_to_fastcgi(view: &View<'_>, loc: OccId) -> bool {
-    view.expanded
-        .children(loc)
-        .any(|c| view.name(c) == "fastcgi_pass")
+fn passes_to_fastcgi(location: Directive<'_>) -> bool {
+    location.children("fastcgi_pass").next().is_some()
 }
 
 /// The first argument of the block's `fastcgi_split_path_info`, if any.
-fn split_path_info(view: &View<'_>, loc: OccId) -> Option<String> {
-    view.expanded
-        .children(loc)
-        .find(|&c| view.name(c) == "fastcgi_split_path_info")
-        .and_then(|c| view.arg(c, 0).map(|a| a.into_owned()))
+fn split_path_info(location: Directive<'_>) -> Option<String> {
+    let split = location.children("fastcgi_split_path_info").next()?;
+    Some(split.arg(0)?.value().into_owned())
 }
 
-fn judge(
+fn judge<'a>(
     cx: &mut Context<'_>,
-    loc: &PhpLocation<'_>,
+    loc: &PhpLocation<'a>,
     analysis: &Analysis,
-    catchers: &mut Catchers,
+    catchers: &mut Catchers<'a>,
 ) {
     let bad = &analysis.bad;
     if bad.is_empty() {
@@ -248,7 +244,7 @@ fn judge(
         Some((_, new)) => format!("use `{new}`"),
         None => "write the extension as `\\.php$` (`\\.php(/|$)` with PATH_INFO)".into(),
     };
-    let d = cx.report(&loc.file, loc.word.raw(), message);
+    let d = cx.report(loc.word.file(), loc.word.raw(), message);
     d.help = Some(format!("{}; {advice}", causes.join("; ")));
     if let Some((fix, _)) = fix {
         d.with_fix(fix);
@@ -322,7 +318,7 @@ fn fixed_pattern(pattern: &str, caseless: bool, split: Option<&Regex>) -> Option
 
 /// The edit writing `new` in place of the location's regex, keeping the word's quotes.
 fn fix_edit(loc: &PhpLocation<'_>, new: &str) -> Option<(Fix, String)> {
-    let src = &loc.file.text;
+    let src = &loc.word.file().text;
     let inner = &src[loc.word.inner().range()];
     if unescape(inner).as_ref() != inner {
         return None; // nginx escapes in the word: offsets would not map
@@ -335,22 +331,22 @@ fn fix_edit(loc: &PhpLocation<'_>, new: &str) -> Option<(Fix, String)> {
     let span = Span::new(start, loc.word.inner().end);
     let fix = Fix::unsafe_(
         format!("Use `{new}`"),
-        vec![Edit::replace(&loc.file, span, new)],
+        vec![Edit::replace(loc.word.file(), span, new)],
     );
     Some((fix, new.to_string()))
 }
 
 /// The info-level check, for a generic PHP location that matches [`UPLOAD_URI`]: is there a
 /// file check?
-fn check_guard(cx: &mut Context<'_>, loc: &PhpLocation<'_>, catchers: &mut Catchers) {
-    if has_file_check(&loc.view, loc.occ) {
+fn check_guard<'a>(cx: &mut Context<'_>, loc: &PhpLocation<'a>, catchers: &mut Catchers<'a>) {
+    if has_file_check(loc.location) {
         return;
     }
-    if catchers.earlier_sibling_catches(&loc.view, loc.occ) {
+    if catchers.earlier_sibling_catches(loc.location) {
         return;
     }
     let d = cx.report(
-        &loc.file,
+        loc.word.file(),
         loc.word.raw(),
         format!(
             "PHP location `{}` passes scripts that do not exist to PHP-FPM: `{UPLOAD_URI}` \
@@ -367,13 +363,15 @@ fn check_guard(cx: &mut Context<'_>, loc: &PhpLocation<'_>, catchers: &mut Catch
 }
 
 /// `try_files`, `internal`, or an `if` testing a file (`-f`, `-e`) in the location.
-fn has_file_check(view: &View<'_>, loc: OccId) -> bool {
-    view.expanded.children(loc).any(|c| match view.name(c) {
+fn has_file_check(location: Directive<'_>) -> bool {
+    location.all_children().any(|c| match c.name() {
         "try_files" | "internal" => true,
-        "if" => view
-            .args(c)
-            .iter()
-            .any(|a| matches!(a.trim_start_matches('('), "-f" | "!-f" | "-e" | "!-e")),
+        "if" => c.args().any(|a| {
+            matches!(
+                a.value().trim_start_matches('('),
+                "-f" | "!-f" | "-e" | "!-e"
+            )
+        }),
         _ => false,
     })
 }
@@ -383,56 +381,49 @@ fn has_file_check(view: &View<'_>, loc: OccId) -> bool {
 /// location after it never sees the URI. Found once per block, each distinct regex run once,
 /// so a server of thousands of locations costs a walk over them, not one per pair.
 #[derive(Default)]
-struct Catchers {
-    /// The configuration being judged (occurrence ids are per configuration).
-    config: usize,
-    first: FxHashMap<(usize, OccId), Option<OccId>>,
+struct Catchers<'a> {
+    /// Per block (keyed by its first `location`), the first location that catches.
+    first: FxHashMap<Directive<'a>, Option<Directive<'a>>>,
     runs: FxHashMap<(String, bool), bool>,
 }
 
-impl Catchers {
-    fn earlier_sibling_catches(&mut self, view: &View<'_>, loc: OccId) -> bool {
-        let parent = view.expanded.get(loc).parent;
-        let key = (self.config, parent);
+impl<'a> Catchers<'a> {
+    fn earlier_sibling_catches(&mut self, location: Directive<'a>) -> bool {
+        let Some(key) = location.siblings("location").next() else {
+            return false;
+        };
         let first = match self.first.get(&key) {
             Some(&f) => f,
             None => {
-                let f = self.first_catcher(view, parent);
+                let f = self.first_catcher(key);
                 self.first.insert(key, f);
                 f
             }
         };
-        // Occurrences are numbered in document order.
-        first.is_some_and(|c| c < loc)
+        first.is_some_and(|c| c.is_before(location))
     }
 
-    fn first_catcher(&mut self, view: &View<'_>, parent: OccId) -> Option<OccId> {
-        view.expanded
-            .children_named(parent, "location")
-            .iter()
-            .copied()
-            .find(|&c| {
-                let args = view.args(c);
-                let (m, re) = match args.as_slice() {
-                    [m, r] => (m.to_string(), r.to_string()),
-                    [w] if w.starts_with("~*") => ("~*".into(), w[2..].to_string()),
-                    [w] if w.starts_with('~') => ("~".into(), w[1..].to_string()),
-                    _ => return false,
-                };
-                if (m != "~" && m != "~*") || passes_to_fastcgi(view, c) {
-                    return false;
-                }
-                let caseless = m == "~*";
-                *self
-                    .runs
-                    .entry((re, caseless))
-                    .or_insert_with_key(|(re, caseless)| {
-                        Regex::parse(re, *caseless)
-                            .ok()
-                            .and_then(|r| find(&r, UPLOAD_URI))
-                            == Some(true)
-                    })
-            })
+    fn first_catcher(&mut self, first: Directive<'a>) -> Option<Directive<'a>> {
+        first.siblings("location").find(|&c| {
+            let Some((word, caseless, prefix)) = regex_word(c) else {
+                return false;
+            };
+            if passes_to_fastcgi(c) {
+                return false;
+            }
+            let Some(re) = word.value().get(prefix..).map(str::to_string) else {
+                return false;
+            };
+            *self
+                .runs
+                .entry((re, caseless))
+                .or_insert_with_key(|(re, caseless)| {
+                    Regex::parse(re, *caseless)
+                        .ok()
+                        .and_then(|r| find(&r, UPLOAD_URI))
+                        == Some(true)
+                })
+        })
     }
 }
 

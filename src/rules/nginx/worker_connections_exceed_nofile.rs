@@ -13,13 +13,11 @@
 //! `warn` level only, below the default `error_log` level); one that fits alone but not at two
 //! descriptors each runs out only when nearly every connection is proxied (info).
 
-use crate::analysis::nginx_main::{
-    insert_in_main, is_main_config, main_directive, occurrence_args,
-};
+use crate::analysis::cursor::{Directive, Word};
+use crate::analysis::nginx_main::{main_configs, MainConfig};
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
-use crate::stack::model::NginxInstance;
 use crate::stack::sizing::{
     worker_descriptors, DEFAULT_CONNECTIONS, DEFAULT_NR_OPEN, DEFAULT_SOFT_NOFILE, DESCRIPTORS_WHY,
 };
@@ -48,10 +46,8 @@ impl Rule for WorkerConnectionsExceedNofile {
             .sysctl
             .effective_u64("fs.nr_open")
             .map_or(DEFAULT_NR_OPEN, |(_, v)| v);
-        for inst in &cx.stack.nginx {
-            if is_main_config(inst) {
-                check_instance(cx, inst, &inherited, nr_open);
-            }
+        for main in main_configs(cx.stack) {
+            check_instance(cx, main, &inherited, nr_open);
         }
     }
 }
@@ -59,24 +55,18 @@ impl Rule for WorkerConnectionsExceedNofile {
 /// `inherited` is the open-files limit workers start with, and how it is known.
 fn check_instance(
     cx: &mut Context<'_>,
-    inst: &NginxInstance,
+    main: MainConfig<'_>,
     (soft, soft_why): &(u64, String),
     nr_open: u64,
 ) {
     let soft = *soft;
-    let view = inst.view();
-    let Some(events) = main_directive(&view, "events") else {
+    let Some(events) = main.directive("events") else {
         return;
     };
-    let wc_occ = view
-        .expanded
-        .children(events)
-        .find(|&o| view.name(o) == "worker_connections");
-    let connections = match wc_occ {
-        Some(occ) => {
-            let (file, _, args) = occurrence_args(inst, occ);
-            let [arg] = args else { return };
-            let Ok(n) = arg.text(&file.text).parse::<u64>() else {
+    let wc = events.children("worker_connections").next();
+    let connections = match wc {
+        Some(d) => {
+            let Some(n) = only_arg(d).and_then(|a| a.value().parse::<u64>().ok()) else {
                 return;
             };
             n
@@ -85,15 +75,14 @@ fn check_instance(
     };
     let need = worker_descriptors(connections);
     let wanted = need.min(nr_open);
-    let wc_text = match wc_occ {
+    let wc_text = match wc {
         Some(_) => format!("`worker_connections {connections}`"),
         None => format!("the default `worker_connections` ({connections})"),
     };
-    match main_directive(&view, "worker_rlimit_nofile") {
-        Some(occ) => {
-            let (file, _, args) = occurrence_args(inst, occ);
-            let [arg] = args else { return };
-            let Ok(limit) = arg.text(&file.text).parse::<u64>() else {
+    match main.directive("worker_rlimit_nofile") {
+        Some(d) => {
+            let Some(arg) = only_arg(d) else { return };
+            let Ok(limit) = arg.value().parse::<u64>() else {
                 return;
             };
             if limit >= wanted {
@@ -120,9 +109,13 @@ fn check_instance(
             let value = wanted.max(limit);
             let fix = Fix::unsafe_(
                 format!("Raise `worker_rlimit_nofile` to {value}"),
-                vec![edits::replace_arg(&file, arg, &value.to_string())],
+                vec![edits::replace_arg(
+                    d.file(),
+                    &arg.tree_word(),
+                    &value.to_string(),
+                )],
             );
-            let d = cx.report(&file, arg.raw(), message).with_fix(fix);
+            let d = cx.report(d.file(), arg.raw(), message).with_fix(fix);
             d.severity = severity;
             d.help = Some(format!("raise it to {}", advice(connections, wanted)));
         }
@@ -130,17 +123,16 @@ fn check_instance(
             if wanted <= soft {
                 return;
             }
-            let (file, span) = match wc_occ {
-                Some(occ) => {
-                    let (file, _, args) = occurrence_args(inst, occ);
-                    let Some(arg) = args.first() else { return };
-                    (file, arg.raw())
+            let (file, span) = match wc {
+                Some(d) => {
+                    let Some(arg) = d.arg(0) else { return };
+                    (d.file(), arg.raw())
                 }
-                None => view.location(events),
+                None => (events.file(), events.span()),
             };
             let value = wanted.max(soft);
             let statement = format!("worker_rlimit_nofile {value};");
-            let edit = insert_in_main(inst, &["worker_processes", "user", "pid"], &statement);
+            let edit = main.insert(&["worker_processes", "user", "pid"], &statement);
             let fix = Fix::safe(format!("Add `{statement}`"), vec![edit]);
             let (message, severity) = if connections > soft {
                 (
@@ -161,7 +153,7 @@ fn check_instance(
                     Severity::Info,
                 )
             };
-            let d = cx.report(&file, span, message).with_fix(fix);
+            let d = cx.report(file, span, message).with_fix(fix);
             d.severity = severity;
             d.help = Some(format!(
                 "set `worker_rlimit_nofile` to {}; nginx itself warns only when \
@@ -169,6 +161,15 @@ fn check_instance(
                 advice(connections, wanted)
             ));
         }
+    }
+}
+
+/// The argument of a directive that has exactly one.
+fn only_arg(d: Directive<'_>) -> Option<Word<'_>> {
+    let mut args = d.args();
+    match (args.next(), args.next()) {
+        (Some(a), None) => Some(a),
+        _ => None,
     }
 }
 

@@ -15,12 +15,10 @@
 //! `worker_cpu_affinity auto` (nginx 1.9.10) binds worker n to the n-th CPU and is the fix,
 //! offered when there is one worker per CPU.
 
-use crate::analysis::nginx_main::{is_main_config, main_directive, occurrence_args};
+use crate::analysis::nginx_main::{main_configs, MainConfig};
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
-use crate::stack::model::NginxInstance;
-use crate::syntax::nginx::Word;
 
 declare_rule! {
     pub struct WorkerCpuAffinityMismatch;
@@ -44,43 +42,44 @@ struct Workers {
 impl Rule for WorkerCpuAffinityMismatch {
     fn check(&self, cx: &mut Context<'_>) {
         let cpus = cx.host.cpus.as_ref().map(|f| f.value);
-        for inst in &cx.stack.nginx {
-            if is_main_config(inst) {
-                check_instance(cx, inst, cpus);
-            }
+        for main in main_configs(cx.stack) {
+            check_instance(cx, main, cpus);
         }
     }
 }
 
-fn check_instance(cx: &mut Context<'_>, inst: &NginxInstance, cpus: Option<u32>) {
-    let view = inst.view();
-    let Some(occ) = main_directive(&view, "worker_cpu_affinity") else {
+fn check_instance(cx: &mut Context<'_>, main: MainConfig<'_>, cpus: Option<u32>) {
+    let Some(d) = main.directive("worker_cpu_affinity") else {
         return;
     };
-    let Some(workers) = workers(inst, cpus) else {
+    let Some(workers) = workers(main, cpus) else {
         return;
     };
-    let (file, tree, args) = occurrence_args(inst, occ);
-    let Some(first) = args.first() else { return };
-    let is_auto = first.text(&file.text) == "auto";
-    let mask_words: &[Word] = if is_auto { &args[1..] } else { args };
+    let file = d.file();
+    let (Some(first), Some(last)) = (d.arg(0), d.args().last()) else {
+        return;
+    };
+    let is_auto = first.value() == "auto";
+    let mut mask_words = Vec::new();
     let mut masks = Vec::new();
-    for w in mask_words {
-        match parse_mask(&w.text(&file.text)) {
-            Some(m) => masks.push(m),
+    for w in d.args().skip(usize::from(is_auto)) {
+        match parse_mask(&w.value()) {
+            Some(m) => {
+                mask_words.push(w);
+                masks.push(m);
+            }
             None => return, // nginx rejects the directive; NGX000's territory
         }
     }
-    let has_comments = !tree.comments_in(inst.expanded.get(occ).node).is_empty();
+    let has_comments = d.has_comments();
     let fix = || -> Option<Fix> {
         if is_auto || !workers.one_per_cpu || has_comments {
             return None;
         }
-        let last = args.last()?;
         Some(Fix::unsafe_(
             "Use `worker_cpu_affinity auto` (worker n on CPU n)",
             vec![Edit::replace(
-                &file,
+                file,
                 Span::new(first.raw().start, last.raw().end),
                 "auto",
             )],
@@ -96,14 +95,14 @@ fn check_instance(cx: &mut Context<'_>, inst: &NginxInstance, cpus: Option<u32>)
             }
             let message = format!(
                 "mask `{}` names {} but this host has {cpus} CPU{} (CPU0–CPU{})",
-                w.text(&file.text),
+                w.value(),
                 cpu_list(&missing),
                 if cpus == 1 { "" } else { "s" },
                 cpus - 1
             );
             report(
                 cx,
-                &file,
+                file,
                 w.raw(),
                 message,
                 fix(),
@@ -116,10 +115,7 @@ fn check_instance(cx: &mut Context<'_>, inst: &NginxInstance, cpus: Option<u32>)
         return;
     }
     let Some(count) = workers.count else { return };
-    let span = Span::new(
-        first.raw().start,
-        args.last().map_or(first.raw().end, |w| w.raw().end),
-    );
+    let span = Span::new(first.raw().start, last.raw().end);
     if masks.len() != 1 && masks.len() != count as usize {
         let what = if masks.len() < count as usize {
             "nginx binds the remaining workers to the last mask"
@@ -131,7 +127,7 @@ fn check_instance(cx: &mut Context<'_>, inst: &NginxInstance, cpus: Option<u32>)
             masks.len(),
             workers.text
         );
-        let d = cx.report(&file, span, message);
+        let d = cx.report(file, span, message);
         d.fix = fix();
         d.help = Some(
             "nginx warns \"the number of \"worker_processes\" is not equal to the number of \
@@ -150,7 +146,7 @@ fn check_instance(cx: &mut Context<'_>, inst: &NginxInstance, cpus: Option<u32>)
             workers_text(busy_load),
             workers_text(idle_load)
         );
-        let d = cx.report(&file, span, message);
+        let d = cx.report(file, span, message);
         d.fix = fix();
         d.help = Some(
             "workers sharing a CPU compete for it; give each worker its own CPU, or use \
@@ -180,17 +176,15 @@ fn report(
 
 /// How many workers nginx starts: `worker_processes N`, `auto` (the host's CPU count), or
 /// the default 1. `None` when it cannot be known.
-fn workers(inst: &NginxInstance, cpus: Option<u32>) -> Option<Workers> {
-    let view = inst.view();
-    let Some(occ) = main_directive(&view, "worker_processes") else {
+fn workers(main: MainConfig<'_>, cpus: Option<u32>) -> Option<Workers> {
+    let Some(d) = main.directive("worker_processes") else {
         return Some(Workers {
             count: Some(1),
             text: "the default of 1 worker".into(),
             one_per_cpu: cpus == Some(1),
         });
     };
-    let (file, _, args) = occurrence_args(inst, occ);
-    let value = args.first()?.text(&file.text);
+    let value = d.arg(0)?.value();
     if value == "auto" {
         return Some(Workers {
             count: cpus,

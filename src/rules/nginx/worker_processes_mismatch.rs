@@ -12,13 +12,11 @@
 //! The main-context helpers it shares with NGX006 and NGX007 are in
 //! [`crate::analysis::nginx_main`].
 
-use crate::analysis::nginx_main::{
-    insert_in_main, is_main_config, main_directive, occurrence_args,
-};
+use crate::analysis::cursor::Directive;
+use crate::analysis::nginx_main::{main_configs, MainConfig};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
-use crate::stack::expanded::OccId;
-use crate::stack::model::{NginxInstance, Stack};
+use crate::stack::model::Stack;
 use crate::stack::net::{fastcgi_targets, Addr};
 
 declare_rule! {
@@ -37,14 +35,10 @@ impl Rule for WorkerProcessesMismatch {
         let Some(cpus) = cx.host.cpus.as_ref().map(|f| f.value) else {
             return;
         };
-        for inst in &cx.stack.nginx {
-            if !is_main_config(inst) {
-                continue;
-            }
-            let view = inst.view();
-            match main_directive(&view, "worker_processes") {
-                Some(occ) => check_value(cx, inst, occ, cpus),
-                None if cpus > 1 => report_unset(cx, inst, cpus),
+        for main in main_configs(cx.stack) {
+            match main.directive("worker_processes") {
+                Some(d) => check_value(cx, main, d, cpus),
+                None if cpus > 1 => report_unset(cx, main, cpus),
                 None => {}
             }
         }
@@ -52,13 +46,15 @@ impl Rule for WorkerProcessesMismatch {
 }
 
 /// Judges `worker_processes N`.
-fn check_value(cx: &mut Context<'_>, inst: &NginxInstance, occ: OccId, cpus: u32) {
-    let (file, _, args) = occurrence_args(inst, occ);
-    let [arg] = args else { return };
-    let Ok(workers) = arg.text(&file.text).parse::<u32>() else {
+fn check_value(cx: &mut Context<'_>, main: MainConfig<'_>, d: Directive<'_>, cpus: u32) {
+    let mut args = d.args();
+    let (Some(arg), None) = (args.next(), args.next()) else {
+        return;
+    };
+    let Ok(workers) = arg.value().parse::<u32>() else {
         return; // `auto`, or a value nginx itself rejects
     };
-    let php = php_on_host(cx.stack, inst);
+    let php = php_on_host(cx.stack, main);
     let cpu_word = if cpus == 1 { "CPU" } else { "CPUs" };
     let message = if workers < cpus {
         format!(
@@ -80,27 +76,25 @@ fn check_value(cx: &mut Context<'_>, inst: &NginxInstance, occ: OccId, cpus: u32
     };
     let fix = Fix::unsafe_(
         "Set `worker_processes auto` (one worker per CPU)",
-        vec![edits::replace_arg(&file, arg, "auto")],
+        vec![edits::replace_arg(d.file(), &arg.tree_word(), "auto")],
     );
-    let d = cx.report(&file, arg.raw(), message).with_fix(fix);
+    let d = cx.report(d.file(), arg.raw(), message).with_fix(fix);
     d.help = Some(format!(
         "`auto` starts one worker per CPU ({cpus} here) and follows the host if it is resized"
     ));
 }
 
 /// `worker_processes` is not set: nginx starts one worker.
-fn report_unset(cx: &mut Context<'_>, inst: &NginxInstance, cpus: u32) {
-    let view = inst.view();
-    let Some(events) = main_directive(&view, "events") else {
+fn report_unset(cx: &mut Context<'_>, main: MainConfig<'_>, cpus: u32) {
+    let Some(events) = main.directive("events") else {
         return;
     };
-    let (file, span) = view.location(events);
-    let edit = insert_in_main(inst, &["user", "pid"], "worker_processes auto;");
+    let edit = main.insert(&["user", "pid"], "worker_processes auto;");
     let fix = Fix::unsafe_("Add `worker_processes auto;`", vec![edit]);
     let d = cx
         .report(
-            &file,
-            span,
+            events.file(),
+            events.span(),
             format!(
                 "`worker_processes` is not set: nginx runs a single worker on this host with \
                  {cpus} CPUs"
@@ -112,9 +106,9 @@ fn report_unset(cx: &mut Context<'_>, inst: &NginxInstance, cpus: u32) {
 
 /// Whether PHP-FPM runs on the same host as this nginx: the stack holds pools, or a
 /// `fastcgi_pass` goes to a unix socket or a loopback address.
-fn php_on_host(stack: &Stack, inst: &NginxInstance) -> bool {
+fn php_on_host(stack: &Stack, main: MainConfig<'_>) -> bool {
     stack.pools().next().is_some()
-        || fastcgi_targets(inst)
+        || fastcgi_targets(main.instance())
             .iter()
             .any(|t| matches!(t.addr, Addr::Unix(_)) || t.addr.is_loopback_tcp())
 }

@@ -19,12 +19,12 @@
 //!   (`net.ipv4.tcp_syncookies = 0`); with cookies on (the default) "there is no logical maximum
 //!   length and this setting is ignored" (listen(2)).
 
+use crate::analysis::cursor::Directive;
 use crate::analysis::stack_links::{
-    php_version, pool_links, server_of, setting_place, somaxconn, Assume, PoolLink,
+    listen_backlog, php_version, pool_links, setting_place, somaxconn, Assume, PoolLink,
 };
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
-use crate::stack::expanded::OccId;
 use crate::stack::fpm::{FpmConfig, Listen, Pool};
 use crate::stack::net::NGINX_DEFAULT_BACKLOG;
 use std::collections::HashMap;
@@ -48,33 +48,24 @@ struct NginxSide {
 }
 
 /// The largest backlog among the `listen`s of `server` (a missing `backlog=` is 511).
-fn server_backlog(view: &crate::stack::expanded::View<'_>, server: OccId) -> NginxSide {
+fn server_backlog(server: Directive<'_>) -> NginxSide {
     let mut best = NginxSide {
         backlog: u64::from(NGINX_DEFAULT_BACKLOG),
         place: None,
         text: format!("nginx's default backlog {NGINX_DEFAULT_BACKLOG}"),
     };
-    for &l in view.expanded.children_named(server, "listen") {
-        let args = view.args(l);
-        let addr = args.first().map(|a| a.to_string()).unwrap_or_default();
-        let explicit = args.iter().enumerate().find_map(|(i, a)| {
-            let n = a.strip_prefix("backlog=")?;
-            n.bytes()
-                .all(|b| b.is_ascii_digit())
-                .then(|| n.parse::<u64>().ok())
-                .flatten()
-                .map(|n| (i, n))
-        });
-        let (value, text, place) = match explicit {
-            Some((i, n)) => (
+    for l in server.children("listen") {
+        let addr = l.arg(0).map(|a| a.value()).unwrap_or_default();
+        let (value, text, place) = match listen_backlog(l) {
+            Some((word, n)) => (
                 n,
                 format!("nginx's `listen {addr} backlog={n}`"),
-                crate::analysis::stack_links::arg_place(view, l, i),
+                Some((l.file().clone(), word.raw())),
             ),
             None => (
                 u64::from(NGINX_DEFAULT_BACKLOG),
                 format!("nginx's `listen {addr}` (default backlog {NGINX_DEFAULT_BACKLOG})"),
-                Some(view.location(l)),
+                Some((l.file().clone(), l.span())),
             ),
         };
         if value > best.backlog || best.place.is_none() {
@@ -129,11 +120,10 @@ fn nginx_to_pool(cx: &mut Context<'_>) {
         HashMap::new();
     let links = pool_links(cx.stack);
     for link in &links {
-        let view = cx.stack.nginx[link.inst].view();
-        let Some(server) = server_of(&view, link.target.pass) else {
+        let Some(server) = link.pass.enclosing("server") else {
             continue;
         };
-        let side = server_backlog(&view, server);
+        let side = server_backlog(server);
         let key = (link.cfg.source(link.listen).path.clone(), link.listen.line);
         match worst.get(&key) {
             Some((w, _)) if w.backlog >= side.backlog => {}

@@ -13,7 +13,9 @@
 //! A negative `listen.backlog` (php-fpm 8.2's default on Linux, -1) means "somaxconn" and is
 //! never reported.
 
-use crate::analysis::stack_links::{arg_place, setting_place, somaxconn, Assume};
+use crate::analysis::stack_links::{
+    active_directives, listen_backlog, setting_place, somaxconn, Assume,
+};
 use crate::fix::Fix;
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
@@ -41,34 +43,21 @@ struct Backlog {
 }
 
 fn nginx_backlogs(cx: &Context<'_>, out: &mut Vec<Backlog>) {
-    for (_, inst) in crate::analysis::stack_links::active_nginx(cx.stack) {
-        let view = inst.view();
-        for l in view.named("listen") {
-            if view.context(l).last().map(|c| c.as_ref()) != Some("server") {
-                continue;
-            }
-            let args = view.args(l);
-            let Some((i, n)) = args.iter().enumerate().find_map(|(i, a)| {
-                let n = a.strip_prefix("backlog=")?;
-                // ngx_atoi: digits only.
-                (n.bytes().all(|b| b.is_ascii_digit()))
-                    .then(|| n.parse::<u64>().ok())
-                    .flatten()
-                    .map(|n| (i, n))
-            }) else {
-                continue;
-            };
-            let Some((file, span)) = arg_place(&view, l, i) else {
-                continue;
-            };
-            let addr = args.first().map(|a| a.to_string()).unwrap_or_default();
-            out.push(Backlog {
-                file,
-                span,
-                value: n,
-                what: format!("nginx's `listen {addr} backlog={n}`"),
-            });
+    for l in active_directives(cx.stack, "listen") {
+        // Only a `listen` of a `server` block binds a socket; elsewhere nginx rejects it.
+        if l.parent().is_none_or(|p| p.name() != "server") {
+            continue;
         }
+        let Some((word, n)) = listen_backlog(l) else {
+            continue;
+        };
+        let addr = l.arg(0).map(|a| a.value()).unwrap_or_default();
+        out.push(Backlog {
+            file: l.file().clone(),
+            span: word.raw(),
+            value: n,
+            what: format!("nginx's `listen {addr} backlog={n}`"),
+        });
     }
 }
 

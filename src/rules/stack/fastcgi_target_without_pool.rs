@@ -12,7 +12,9 @@
 //! variables is decided per request: both are left alone. `/var/run` and `/run` are one
 //! directory (a symlink on every current distribution).
 
-use crate::analysis::stack_links::{active_nginx, pool_listen, reaches, same_server};
+use crate::analysis::stack_links::{
+    active_nginx, pool_listen, reaches, same_server, target_directive,
+};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
@@ -51,7 +53,7 @@ fn nginx_address(listen: &Listen) -> String {
 
 impl Rule for FastcgiTargetWithoutPool {
     fn check(&self, cx: &mut Context<'_>) {
-        for (_, inst) in active_nginx(cx.stack) {
+        for inst in active_nginx(cx.stack) {
             // The pools of the same machine, all with a known address, and where each
             // `listen` is written (labelled, so that a pre-commit run given only the pool file
             // still reports the nginx line it stopped serving).
@@ -70,7 +72,6 @@ impl Rule for FastcgiTargetWithoutPool {
             if pools.is_empty() {
                 continue;
             }
-            let view = inst.view();
             for t in fastcgi_targets(inst).iter() {
                 let local = match &t.addr {
                     Addr::Unix(p) => p.starts_with('/'),
@@ -79,12 +80,13 @@ impl Rule for FastcgiTargetWithoutPool {
                 if !local || pools.iter().any(|(_, l, _)| reaches(&t.addr, l)) {
                     continue;
                 }
-                let occ = t.server.unwrap_or(t.pass);
-                let Some((file, span)) = crate::analysis::stack_links::arg_place(&view, occ, 0)
-                else {
+                let holder = target_directive(inst, t);
+                let file = holder.file();
+                let Some(word) = holder.arg(0) else {
                     continue;
                 };
-                if !cx.claim(&file, span) {
+                let span = word.raw();
+                if !cx.claim(file, span) {
                     continue;
                 }
                 let errno = match t.addr {
@@ -120,7 +122,7 @@ impl Rule for FastcgiTargetWithoutPool {
                     .map(|(_, a, n)| format!("{a} (pool {n})"))
                     .collect();
                 let d = cx.report(
-                    &file,
+                    file,
                     span,
                     format!(
                         "{via}: no PHP-FPM pool of this stack listens there; nginx's connect() \
@@ -146,14 +148,10 @@ impl Rule for FastcgiTargetWithoutPool {
                     format!("the stack's pools listen on {}", listening.join(", "))
                 });
                 if unique {
-                    let o = view.expanded.get(occ);
-                    let f = view.config.file(o.file);
-                    if let Some(w) = f.parsed.tree.args(view.directive(occ)).first() {
-                        d.with_fix(Fix::unsafe_(
-                            format!("Point it at `{}` (pool {})", nearest.1, nearest.2),
-                            vec![edits::replace_arg(&f.source, w, &nearest.1)],
-                        ));
-                    }
+                    d.with_fix(Fix::unsafe_(
+                        format!("Point it at `{}` (pool {})", nearest.1, nearest.2),
+                        vec![edits::replace_arg(file, &word.tree_word(), &nearest.1)],
+                    ));
                 }
             }
         }

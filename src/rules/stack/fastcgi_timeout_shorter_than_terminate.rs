@@ -11,7 +11,6 @@
 use crate::analysis::stack_links::{pool_links, PoolLink};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
-use crate::stack::expanded::NO_PARENT;
 
 declare_rule! {
     pub struct FastcgiTimeoutShorterThanTerminate;
@@ -92,25 +91,18 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
             let Some((s, t)) = terminate_timeout(link) else {
                 continue;
             };
-            match best
-                .iter_mut()
-                .find(|(l, _, _)| l.inst == link.inst && l.target.pass == link.target.pass)
-            {
+            match best.iter_mut().find(|(l, _, _)| l.pass == link.pass) {
                 Some(b) if b.2 >= t => {}
                 Some(b) => *b = (link, s, t),
                 None => best.push((link, s, t)),
             }
         }
         for (link, setting, terminate) in best {
-            let view = cx.stack.nginx[link.inst].view();
-            let pass = link.target.pass;
-            let parent = view.expanded.get(pass).parent;
-            let explicit = view
-                .effective(parent, "fastcgi_read_timeout")
-                .last()
-                .copied();
+            let pass = link.pass;
+            let parent = pass.parent();
+            let explicit = pass.inherited("fastcgi_read_timeout").last();
             let read_ms = match explicit {
-                Some(occ) => match view.args(occ).first().and_then(|a| parse_nginx_time(a)) {
+                Some(d) => match d.arg(0).and_then(|a| parse_nginx_time(&a.value())) {
                     Some(ms) => ms,
                     None => continue,
                 },
@@ -120,17 +112,14 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
                 continue;
             }
             let at = explicit.unwrap_or(pass);
-            let (file, span) = view.location(at);
-            if !cx.claim(&file, span) {
+            let (file, span) = (at.file(), at.span());
+            if !cx.claim(file, span) {
                 continue;
             }
             let read_text = match explicit {
-                Some(occ) => format!(
+                Some(d) => format!(
                     "fastcgi_read_timeout {}",
-                    view.args(occ)
-                        .first()
-                        .map(|a| a.to_string())
-                        .unwrap_or_default()
+                    d.arg(0).map(|a| a.value()).unwrap_or_default()
                 ),
                 None => "fastcgi_read_timeout (default 60s)".to_string(),
             };
@@ -140,7 +129,7 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
                 .map(|(_, v)| (v.trim().to_string(), ()))
                 .unwrap_or_default();
             let d = cx.report(
-                &file,
+                file,
                 span,
                 format!(
                     "{read_text} is shorter than pool `{}`'s request_terminate_timeout = {tv}: a \
@@ -152,12 +141,12 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
             if let Some((f, s)) = crate::analysis::stack_links::setting_place(link.cfg, setting) {
                 d.label(f, s, "php-fpm lets the request run this long");
             }
-            if explicit.is_none()
-                && parent != NO_PARENT
-                && view.expanded.get(parent).file != view.expanded.get(pass).file
-            {
-                let (f, s) = view.location(parent);
-                d.label(f, s, "for the requests of this block");
+            if let Some(block) = parent.filter(|b| explicit.is_none() && !b.same_file(pass)) {
+                d.label(
+                    block.file().clone(),
+                    block.span(),
+                    "for the requests of this block",
+                );
             }
             d.help = Some(format!(
                 "set fastcgi_read_timeout to at least {} where these requests pass, or lower \
@@ -165,25 +154,15 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
                 nginx_seconds(terminate)
             ));
             let value = nginx_seconds(terminate);
-            let o = view.expanded.get(at);
-            let f = view.config.file(o.file);
             let edit = match explicit {
-                Some(occ) => f
-                    .parsed
-                    .tree
-                    .args(view.directive(occ))
-                    .first()
-                    .map(|w| edits::replace_arg(&f.source, w, &value)),
+                Some(d) => d
+                    .arg(0)
+                    .map(|w| edits::replace_arg(d.file(), &w.tree_word(), &value)),
                 // Only into the block the `fastcgi_pass` is written in: a snippet included by
                 // several locations may meet one that sets the timeout itself, and nginx
                 // refuses a duplicate.
-                None if parent != NO_PARENT && view.expanded.get(parent).file == o.file => {
-                    Some(edits::insert_after(
-                        &f.source,
-                        &f.parsed.tree,
-                        o.node,
-                        &format!("fastcgi_read_timeout {value};"),
-                    ))
+                None if parent.is_some_and(|b| b.same_file(pass)) => {
+                    Some(pass.insert_after(&format!("fastcgi_read_timeout {value};")))
                 }
                 None => None,
             };

@@ -24,14 +24,14 @@
 //! some other group counts as denied only when neither its group nor its "other" bits allow
 //! writing. One assumption: a service user is not a member of group `root`.
 
+use crate::analysis::cursor::{self, Directive};
 use crate::analysis::stack_links::{pool_links, pool_listen, setting_place};
 use crate::fix::{edits, Edit, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::Shared;
-use crate::stack::expanded::View;
 use crate::stack::fpm::{FpmConfig, Listen, Pool, Setting};
+use crate::stack::model::NginxInstance;
 use crate::syntax::fpm::LineKind;
-use std::collections::HashSet;
 
 declare_rule! {
     pub struct FpmSocketPermissions;
@@ -178,19 +178,18 @@ fn allowed(user: &str, group: &str, s: &Socket) -> Option<bool> {
 }
 
 /// nginx's worker user and group, with the `user` directive's place.
-fn nginx_user(view: &View<'_>) -> Option<(String, String, Shared, crate::source::Span)> {
-    let occ = view
-        .named("user")
-        .filter(|&o| view.context(o).is_empty())
+fn nginx_user(inst: &NginxInstance) -> Option<(String, String, Directive<'_>)> {
+    let d = cursor::named(inst, "user")
+        .filter(|d| d.parent().is_none())
         .last()?;
-    let args = view.args(occ);
-    let user = args.first()?.to_string();
-    let group = args.get(1).map_or_else(|| user.clone(), |g| g.to_string());
+    let user = d.arg(0)?.value().into_owned();
+    let group = d
+        .arg(1)
+        .map_or_else(|| user.clone(), |g| g.value().into_owned());
     if user.contains('$') || group.contains('$') {
         return None;
     }
-    let (file, span) = view.location(occ);
-    Some((user, group, file, span))
+    Some((user, group, d))
 }
 
 fn describe(id: &Id, what: &str) -> String {
@@ -230,23 +229,19 @@ fn insert_after_entry(
 
 impl Rule for FpmSocketPermissions {
     fn check(&self, cx: &mut Context<'_>) {
-        let mut seen = HashSet::new();
+        // A pool reached from several configurations (or `fastcgi_pass`es) with the same
+        // nginx user is one finding: `Context::report` keeps one per place and message.
         for link in pool_links(cx.stack) {
             let Some((_, Listen::Unix { path })) = pool_listen(link.cfg, link.pool) else {
                 continue;
             };
-            let inst = &cx.stack.nginx[link.inst];
+            let inst = link.pass.instance();
             if inst.standalone {
                 continue;
             }
-            let view = inst.view();
-            let Some((user, group, ufile, uspan)) = nginx_user(&view) else {
+            let Some((user, group, user_at)) = nginx_user(inst) else {
                 continue;
             };
-            let listen_file = link.cfg.source(link.listen).path.clone();
-            if !seen.insert((listen_file, link.listen.line, user.clone(), group.clone())) {
-                continue;
-            }
             let Some(sock) = socket(cx, link.cfg, link.pool) else {
                 continue;
             };
@@ -286,7 +281,11 @@ impl Rule for FpmSocketPermissions {
                     link.pool.name
                 ),
             );
-            d.label(ufile, uspan, "nginx's workers run as this user");
+            d.label(
+                user_at.file().clone(),
+                user_at.span(),
+                "nginx's workers run as this user",
+            );
             for key in [
                 "listen.owner",
                 "listen.group",

@@ -16,10 +16,11 @@
 //! server's settings, and is not judged. `worker_processes auto` counts the host's CPUs when
 //! `[host] cpus` is known, else at least one.
 
+use crate::analysis::cursor::{self, Directive};
 use crate::analysis::stack_links::{kernel_setting, sysctl_number};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
-use crate::stack::expanded::View;
+use crate::stack::model::NginxInstance;
 use crate::stack::sizing::{
     worker_descriptors, DEFAULT_CONNECTIONS, DEFAULT_NR_OPEN, DEFAULT_SOFT_NOFILE, DESCRIPTORS_WHY,
 };
@@ -34,13 +35,16 @@ declare_rule! {
     fix: Sometimes,
 }
 
-/// The main-context occurrence of `name` that applies (the last one) with its arguments.
-fn main_directive(view: &View<'_>, name: &'static str) -> Option<(u32, Vec<String>)> {
-    let occ = view
-        .named(name)
-        .filter(|&o| view.context(o).is_empty())
-        .last()?;
-    Some((occ, view.args(occ).iter().map(|a| a.to_string()).collect()))
+/// The main-context occurrence of `name` that applies (the last one).
+fn main_directive<'a>(inst: &'a NginxInstance, name: &str) -> Option<Directive<'a>> {
+    cursor::named(inst, name)
+        .filter(|d| d.parent().is_none())
+        .last()
+}
+
+/// A directive's first argument as a number.
+fn number(d: Directive<'_>) -> Option<u64> {
+    d.arg(0)?.value().parse().ok()
 }
 
 impl Rule for OpenFilesExceedKernel {
@@ -55,20 +59,16 @@ impl Rule for OpenFilesExceedKernel {
         let file_max = sysctl_number(cx.stack, "fs.file-max").flatten();
         let Some(nr_open) = nr_open else { return };
         for inst in cx.stack.nginx.iter().filter(|i| !i.standalone) {
-            let view = inst.view();
-            let rlimit = main_directive(&view, "worker_rlimit_nofile").and_then(|(occ, args)| {
-                let limit = args.first().and_then(|a| a.parse::<u64>().ok())?;
-                Some((occ, limit))
-            });
-            if let Some((occ, limit)) = rlimit {
-                let Some((file, span)) = crate::analysis::stack_links::arg_place(&view, occ, 0)
-                else {
+            let rlimit =
+                main_directive(inst, "worker_rlimit_nofile").and_then(|d| Some((d, number(d)?)));
+            if let Some((rl, limit)) = rlimit {
+                let Some(word) = rl.arg(0) else {
                     continue;
                 };
                 if limit > nr_open.value {
                     let d = cx.report(
-                        &file,
-                        span,
+                        rl.file(),
+                        word.raw(),
                         format!(
                             "worker_rlimit_nofile {limit} is above {}: setrlimit() fails with EPERM \
                              and each worker keeps its inherited open-files limit",
@@ -83,47 +83,39 @@ impl Rule for OpenFilesExceedKernel {
                          permitted)`; lower worker_rlimit_nofile to at most {} or raise fs.nr_open",
                         nr_open.value
                     ));
-                    let o = view.expanded.get(occ);
-                    let f = view.config.file(o.file);
-                    if let Some(w) = f.parsed.tree.args(view.directive(occ)).first() {
-                        d.with_fix(Fix::unsafe_(
-                            format!("Lower worker_rlimit_nofile to {}", nr_open.value),
-                            vec![edits::replace_arg(&f.source, w, &nr_open.value.to_string())],
-                        ));
-                    }
+                    d.with_fix(Fix::unsafe_(
+                        format!("Lower worker_rlimit_nofile to {}", nr_open.value),
+                        vec![edits::replace_arg(
+                            rl.file(),
+                            &word.tree_word(),
+                            &nr_open.value.to_string(),
+                        )],
+                    ));
                     continue;
                 }
             }
             let Some((fm_set, file_max)) = file_max else {
                 continue;
             };
-            let (workers, workers_text) = match main_directive(&view, "worker_processes") {
+            let (workers, workers_text) = match main_directive(inst, "worker_processes") {
                 None => (1, "worker_processes 1 (the default)".to_string()),
-                Some((_, a)) if a.first().map(String::as_str) == Some("auto") => {
-                    match &cx.host.cpus {
-                        Some(c) => (
-                            u64::from(c.value),
-                            format!("worker_processes auto ({} CPUs)", c.value),
-                        ),
-                        None => (1, "worker_processes auto (at least 1)".to_string()),
-                    }
-                }
-                Some((_, a)) => match a.first().and_then(|n| n.parse::<u64>().ok()) {
+                Some(d) if d.arg(0).is_some_and(|a| a.value() == "auto") => match &cx.host.cpus {
+                    Some(c) => (
+                        u64::from(c.value),
+                        format!("worker_processes auto ({} CPUs)", c.value),
+                    ),
+                    None => (1, "worker_processes auto (at least 1)".to_string()),
+                },
+                Some(d) => match number(d) {
                     Some(n) => (n, format!("worker_processes {n}")),
                     None => continue,
                 },
             };
             // What a worker can open at full load: two descriptors per connection, up to its
             // open-files limit.
-            let events = view.named("events").find(|&o| view.context(o).is_empty());
-            let wc = events.and_then(|e| {
-                view.expanded
-                    .children(e)
-                    .find(|&o| view.name(o) == "worker_connections")
-            });
-            let connections = wc
-                .and_then(|o| view.args(o).first().and_then(|a| a.parse::<u64>().ok()))
-                .unwrap_or(DEFAULT_CONNECTIONS);
+            let events = cursor::named(inst, "events").find(|d| d.parent().is_none());
+            let wc = events.and_then(|e| e.children("worker_connections").next());
+            let connections = wc.and_then(number).unwrap_or(DEFAULT_CONNECTIONS);
             let limit = rlimit.map_or_else(
                 || {
                     cx.host
@@ -147,11 +139,8 @@ impl Rule for OpenFilesExceedKernel {
             } else {
                 format!("{per_worker} descriptors (worker_connections {connections}, two each)")
             };
-            let at = rlimit
-                .map(|(o, _)| o)
-                .or(wc)
-                .and_then(|o| crate::analysis::stack_links::arg_place(&view, o, 0));
-            let Some((file, span)) = at else {
+            let at = rlimit.map(|(d, _)| d).or(wc);
+            let Some((file, span)) = at.and_then(|d| Some((d.file(), d.arg(0)?.raw()))) else {
                 continue;
             };
             let fm = crate::analysis::stack_links::KernelSetting {
@@ -159,7 +148,7 @@ impl Rule for OpenFilesExceedKernel {
                 origin: crate::analysis::stack_links::Origin::Set(fm_set),
             };
             let d = cx.report(
-                &file,
+                file,
                 span,
                 format!(
                     "{workers_text} × {each} = {total} open files at full load, above {}: the \

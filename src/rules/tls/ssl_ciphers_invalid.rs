@@ -20,7 +20,7 @@
 //! block no TLS server uses yet (nginx only fails once one does).
 
 use crate::analysis::tls_settings::{
-    http_of, settings, single_arg, ssl_context_servers, CipherCache, Reported, Setting, Versions,
+    http_of, settings, single_arg, ssl_context_servers, CipherCache, Setting, Versions,
 };
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Fix};
@@ -44,7 +44,6 @@ impl Rule for SslCiphersInvalid {
     fn check(&self, cx: &mut Context<'_>) {
         let v = Versions::of(cx.host);
         let mut cache = CipherCache::default();
-        let mut reported = Reported::default();
         for inst in &cx.stack.nginx {
             let view = inst.view();
             let servers = ssl_context_servers(&view);
@@ -53,7 +52,7 @@ impl Rule for SslCiphersInvalid {
                 let Some((file, word, spec)) = single_arg(inst, &view, occ) else {
                     continue;
                 };
-                if !reported.first(&file, word.raw().start) {
+                if !cx.claim(&file, word.raw()) {
                     continue;
                 }
                 match cache.expand(&spec, v.openssl) {

@@ -18,7 +18,7 @@
 use crate::analysis::tls_findings::{label_users, negotiable};
 use crate::analysis::tls_settings::{
     cipher_settings, fix_in_http, http_of, protocols_of, single_arg, source, uses_cipher_string,
-    CipherCache, NginxVersion, Reported, Setting, Source, Versions,
+    CipherCache, NginxVersion, Setting, Source, Versions,
 };
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
@@ -43,15 +43,12 @@ impl Rule for SslDheKeyExchange {
     fn check(&self, cx: &mut Context<'_>) {
         let v = Versions::of(cx.host);
         let mut cache = CipherCache::default();
-        let mut reported = Reported::default();
         for inst in &cx.stack.nginx {
             let view = inst.view();
             for setting in cipher_settings(inst).iter() {
                 match setting.occ {
-                    Some(occ) => {
-                        explicit(cx, inst, &view, setting, occ, v, &mut cache, &mut reported)
-                    }
-                    None => default_list(cx, inst, &view, setting, v, &mut cache, &mut reported),
+                    Some(occ) => explicit(cx, inst, &view, setting, occ, v, &mut cache),
+                    None => default_list(cx, inst, &view, setting, v, &mut cache),
                 }
             }
         }
@@ -156,7 +153,6 @@ fn explicit(
     occ: OccId,
     v: Versions,
     cache: &mut CipherCache,
-    reported: &mut Reported,
 ) {
     let Some((file, word, spec)) = single_arg(inst, view, occ) else {
         return;
@@ -176,7 +172,7 @@ fn explicit(
             }
         }
     }
-    if enablers.is_empty() || !reported.first(&file, word.raw().start) {
+    if enablers.is_empty() || !cx.claim(&file, word.raw()) {
         return;
     }
     let why = if enablers.contains(&Enabler::BuiltinGroup) {
@@ -225,7 +221,6 @@ fn default_list(
     setting: &Setting,
     v: Versions,
     cache: &mut CipherCache,
-    reported: &mut Reported,
 ) {
     let spec = crate::analysis::tls_settings::default_ciphers(v.nginx);
     let Ok(e) = cache.expand(spec, v.openssl) else {
@@ -249,9 +244,10 @@ fn default_list(
         let help = help(&dhe, e, view, &servers, v);
         match en {
             Enabler::Dhparam(p) => {
-                let Some((file, span)) = reported.first_at(view, p) else {
+                let (file, span) = view.location(p);
+                if !cx.claim(&file, span) {
                     continue;
-                };
+                }
                 let o = view.expanded.get(p);
                 let tree = &inst.config.file(o.file).parsed.tree;
                 let fix = Fix::unsafe_(
@@ -276,9 +272,10 @@ fn default_list(
                 let Some(http) = setting.http.or_else(|| http_of(view, servers[0])) else {
                     continue;
                 };
-                let Some((file, span)) = reported.first_at(view, http) else {
+                let (file, span) = view.location(http);
+                if !cx.claim(&file, span) {
                     continue;
-                };
+                }
                 let Some(fix) = fix_in_http(
                     inst,
                     view,

@@ -19,7 +19,7 @@
 use crate::analysis::tls_findings::{join_and, label_users, negotiable, suite_list};
 use crate::analysis::tls_settings::{
     cipher_settings, fix_in_http, protocols_of, single_arg, uses_cipher_string, CipherCache,
-    Reported, Setting, Versions, MOZILLA_INTERMEDIATE,
+    Setting, Versions, MOZILLA_INTERMEDIATE,
 };
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Fix};
@@ -44,7 +44,6 @@ impl Rule for SslInsecureCiphers {
     fn check(&self, cx: &mut Context<'_>) {
         let v = Versions::of(cx.host);
         let mut cache = CipherCache::default();
-        let mut reported = Reported::default();
         for inst in &cx.stack.nginx {
             let view = inst.view();
             for setting in cipher_settings(inst).iter() {
@@ -53,7 +52,7 @@ impl Rule for SslInsecureCiphers {
                     .iter()
                     .any(|&c| uses_cipher_string(protocols_of(&view, c, v.nginx).as_deref()));
                 if used {
-                    judge(cx, inst, &view, setting, v, &mut cache, &mut reported);
+                    judge(cx, inst, &view, setting, v, &mut cache);
                 }
             }
         }
@@ -272,7 +271,6 @@ fn judge(
     setting: &Setting,
     v: Versions,
     cache: &mut CipherCache,
-    reported: &mut Reported,
 ) {
     match setting.occ {
         Some(occ) => {
@@ -285,7 +283,7 @@ fn judge(
             let Some((message, severity, help)) = verdict(e, v, "`ssl_ciphers`") else {
                 return;
             };
-            if !reported.first(&file, word.raw().start) {
+            if !cx.claim(&file, word.raw()) {
                 return;
             }
             let fix = Fix::unsafe_(
@@ -306,9 +304,10 @@ fn judge(
             let Some((message, severity, help)) = verdict(e, v, &subject) else {
                 return;
             };
-            let Some((file, span)) = reported.first_at(view, http) else {
+            let (file, span) = view.location(http);
+            if !cx.claim(&file, span) {
                 return;
-            };
+            }
             let Some(fix) = fix_in_http(
                 inst,
                 view,

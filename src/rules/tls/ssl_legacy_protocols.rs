@@ -15,8 +15,7 @@
 
 use crate::analysis::tls_findings::{join_and, label_users};
 use crate::analysis::tls_settings::{
-    ciphers_of, fix_in_http, modern_protocols, tls_settings, CipherCache, Reported, Setting,
-    Versions,
+    ciphers_of, fix_in_http, modern_protocols, tls_settings, CipherCache, Setting, Versions,
 };
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
@@ -42,12 +41,11 @@ impl Rule for SslLegacyProtocols {
     fn check(&self, cx: &mut Context<'_>) {
         let v = Versions::of(cx.host);
         let mut cache = CipherCache::default();
-        let mut reported = Reported::default();
         let overrides = ["Protocol", "MinProtocol", "MaxProtocol"];
         for inst in &cx.stack.nginx {
             let view = inst.view();
             for setting in tls_settings(inst, "ssl_protocols", &overrides) {
-                judge(cx, inst, &view, &setting, v, &mut cache, &mut reported);
+                judge(cx, inst, &view, &setting, v, &mut cache);
             }
         }
     }
@@ -116,7 +114,6 @@ fn judge(
     setting: &Setting,
     v: Versions,
     cache: &mut CipherCache,
-    reported: &mut Reported,
 ) {
     let listed: Vec<String> = match setting.occ {
         Some(occ) => view.args(occ).iter().map(|a| a.to_string()).collect(),
@@ -208,10 +205,8 @@ fn judge(
     }
     help.push("Every browser since 2020 and every current client speaks TLS 1.2.".into());
     match setting.occ {
-        Some(occ) => explicit(cx, inst, view, occ, v, message, severity, help, reported),
-        None => defaults(
-            cx, inst, view, setting, v, message, severity, help, reported,
-        ),
+        Some(occ) => explicit(cx, inst, view, occ, v, message, severity, help),
+        None => defaults(cx, inst, view, setting, v, message, severity, help),
     }
 }
 
@@ -225,13 +220,12 @@ fn explicit(
     message: String,
     severity: Severity,
     help: Vec<String>,
-    reported: &mut Reported,
 ) {
     let (file, tree, args) = crate::analysis::tls_settings::occurrence(inst, view, occ);
     let (Some(first), Some(last)) = (args.first(), args.last()) else {
         return;
     };
-    if !reported.first(&file, first.raw().start) {
+    if !cx.claim(&file, first.raw()) {
         return;
     }
     let keep: Vec<String> = args
@@ -267,12 +261,12 @@ fn defaults(
     message: String,
     severity: Severity,
     help: Vec<String>,
-    reported: &mut Reported,
 ) {
     let Some(http) = setting.http else { return };
-    let Some((file, span)) = reported.first_at(view, http) else {
+    let (file, span) = view.location(http);
+    if !cx.claim(&file, span) {
         return;
-    };
+    }
     let new = modern_protocols(v.nginx);
     let Some(fix) = fix_in_http(
         inst,

@@ -19,7 +19,7 @@
 //! shared is replaced (unsafe: someone chose it).
 
 use crate::analysis::tls_settings::{
-    http_of, insert_ssl_directives, occurrence, source, tls_servers, Reported, Source, TlsServer,
+    http_of, insert_ssl_directives, occurrence, source, tls_servers, Source, TlsServer,
 };
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
@@ -39,7 +39,6 @@ declare_rule! {
 
 impl Rule for SslSessionCacheMissing {
     fn check(&self, cx: &mut Context<'_>) {
-        let mut reported = Reported::default();
         for inst in &cx.stack.nginx {
             let view = inst.view();
             let mut groups: Vec<(OccId, Cache, Vec<TlsServer>)> = Vec::new();
@@ -59,7 +58,7 @@ impl Rule for SslSessionCacheMissing {
                 }
             }
             for (tickets, cache, servers) in groups {
-                report(cx, inst, &view, tickets, cache, &servers, &mut reported);
+                report(cx, inst, &view, tickets, cache, &servers);
             }
         }
     }
@@ -139,7 +138,6 @@ fn report(
     tickets: OccId,
     cache: Cache,
     servers: &[TlsServer],
-    reported: &mut Reported,
 ) {
     let shared = shared_cache_arg(view);
     let (tfile, tspan) = view.location(tickets);
@@ -149,7 +147,7 @@ fn report(
         Cache::Default => {
             let (file, _, args) = occurrence(inst, view, tickets);
             let Some(off) = args.first() else { return };
-            if !reported.first(&file, off.raw().start) {
+            if !cx.claim(&file, off.raw()) {
                 return;
             }
             let parent = view.expanded.get(tickets).parent;
@@ -189,7 +187,7 @@ fn report(
             let (Some(first), Some(last)) = (args.first(), args.last()) else {
                 return;
             };
-            if !reported.first(&file, first.raw().start) {
+            if !cx.claim(&file, first.raw()) {
                 return;
             }
             let value = view.args(c).join(" ");
