@@ -224,6 +224,7 @@ registry! {
     nginx::directive_not_allowed::DirectiveNotAllowed,
     nginx::invalid_argument_count::InvalidArgumentCount,
     nginx::invalid_flag_value::InvalidFlagValue,
+    nginx::removed_directive::RemovedDirective,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

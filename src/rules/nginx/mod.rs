@@ -9,6 +9,7 @@ pub mod include_not_found;
 pub mod invalid_argument_count;
 pub mod invalid_flag_value;
 pub mod php_location_regex_unanchored;
+pub mod removed_directive;
 pub mod server_tokens_on;
 pub mod syntax_error;
 pub mod unknown_directive;
