@@ -2,3 +2,4 @@
 //! never rules, the CLI or the renderers.
 
 pub mod pcre;
+pub mod variables;

@@ -1,0 +1,974 @@
+//! Where a variable's value comes from at a place in the configuration, and so what a
+//! client can put into an argument there.
+//!
+//! nginx's rules, as this module applies them:
+//! - `set`, `rewrite` and `if` run in the rewrite phases: the server's own ones (at server
+//!   level and in its `if` blocks), then those of the one location that serves the request —
+//!   not those of the locations around it (`ngx_http_rewrite_merge_loc_conf` never inherits
+//!   the codes). A rewrite-phase directive sees only what ran before it; any other directive
+//!   sees all of them. When no `set` of a variable can have run on the way, one elsewhere
+//!   in the same server still can (after an internal redirect: `try_files`, `error_page`,
+//!   `rewrite … last` keep variables), so those count, said as such.
+//! - `$1`…`$9` are the captures of the last regex that matched (`ngx_http_regex_exec`; a
+//!   regex that fails leaves them). Before a place come: the server's `server_name ~`
+//!   regexes, its server-level `if`/`rewrite` regexes, the regex of the serving location
+//!   (and of regex locations around it), then the location's own `if`/`rewrite` regexes.
+//!   A regex that certainly matched — the serving location's, an `if` the place is inside —
+//!   hides those before it; those after it may win.
+//! - a named capture `(?<n>…)` is a variable set by whichever regex defines it.
+//! - `map` values are scripts: a literal is the configuration's, a variable is whatever it
+//!   holds, and `$1` in an entry with a regex key is that regex's capture of the map's
+//!   source. `geo` and `split_clients` values are literals.
+//! - a location, `rewrite` or `fastcgi_split_path_info` regex matches `$uri`; a
+//!   `server_name` regex, `$host`; an `if`, its variable; a map regex, the map's source.
+//!   What a capture can hold is what its subject can hold, narrowed by the bytes the group
+//!   can match ([`Regex::can_contain`]): a group that cannot hold `/` carries no `/`.
+//!
+//! A danger survives a capture when the group can hold its bytes: CR or LF for CR/LF, `/`
+//! for `/`, `.` for a `..` segment and for a host (a name of one label, without a dot, is
+//! not counted as an arbitrary host).
+//!
+//! Unknown variables (set by Lua, Perl, njs, a module this catalogue lacks) carry nothing:
+//! rules built on this report what is shown, not what is guessed.
+//!
+//! Bounds: one query visits each (variable, place) once, follows at most [`MAX_DEPTH`]
+//! links and [`MAX_VISITS`] definitions; past that the answer says [`Answer::truncated`].
+
+use super::builtin::{self, Origin};
+use super::danger::{Danger, Dangers};
+use super::parse::{PartKind, Script};
+use crate::analysis::pcre::{Possible, Regex, Target};
+use crate::fxhash::{FxHashMap, FxHashSet};
+use crate::source::{Shared, Span};
+use crate::stack::expanded::{OccId, View};
+use crate::syntax::nginx::{NodeKind, Word};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The longest chain of definitions followed.
+pub const MAX_DEPTH: usize = 32;
+/// The most definitions one query looks at.
+pub const MAX_VISITS: usize = 20_000;
+
+/// One link of a reason: where, and what happens there.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub file: Shared,
+    pub span: Span,
+    pub note: String,
+}
+
+/// What a client can put into a value, with for each danger one chain of steps from the
+/// value to where the client's bytes come from.
+#[derive(Clone, Debug, Default)]
+pub struct Answer {
+    chains: [Option<Vec<Step>>; 4],
+    /// A bound was hit: there may be more.
+    pub truncated: bool,
+}
+
+impl Answer {
+    pub fn dangers(&self) -> Dangers {
+        Danger::ALL
+            .into_iter()
+            .filter(|d| self.chains[d.index()].is_some())
+            .fold(Dangers::NONE, Dangers::with)
+    }
+
+    pub fn can(&self, d: Danger) -> bool {
+        self.chains[d.index()].is_some()
+    }
+
+    /// Why the value can hold `d`: from the value to the client.
+    pub fn why(&self, d: Danger) -> Option<&[Step]> {
+        self.chains[d.index()].as_deref()
+    }
+
+    /// The reason as lines a message can carry (`file:line: note`).
+    pub fn explain(&self, d: Danger) -> Vec<String> {
+        self.why(d)
+            .unwrap_or_default()
+            .iter()
+            .map(|s| {
+                let lc = s.file.line_col(s.span.start);
+                format!("{}:{}: {}", s.file.path.display(), lc.line, s.note)
+            })
+            .collect()
+    }
+
+    fn leaf(dangers: Dangers, step: Step) -> Answer {
+        let mut a = Answer::default();
+        for d in dangers.iter() {
+            a.chains[d.index()] = Some(vec![step.clone()]);
+        }
+        a
+    }
+
+    /// Adds what `o` can hold (the first chain found for a danger stays).
+    fn merge(&mut self, o: Answer) {
+        self.truncated |= o.truncated;
+        for (mine, theirs) in self.chains.iter_mut().zip(o.chains) {
+            if mine.is_none() {
+                *mine = theirs;
+            }
+        }
+    }
+
+    /// Keeps only `keep`.
+    fn narrow(mut self, keep: Dangers) -> Answer {
+        for d in Danger::ALL {
+            if !keep.has(d) {
+                self.chains[d.index()] = None;
+            }
+        }
+        self
+    }
+
+    /// Puts `step` in front of every chain.
+    fn through(mut self, step: &Step) -> Answer {
+        for c in self.chains.iter_mut().flatten() {
+            c.insert(0, step.clone());
+        }
+        self
+    }
+}
+
+/// Where a regex is and what it matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Site {
+    /// `location ~ re`: matches `$uri`.
+    Location(OccId),
+    /// `rewrite re …`: matches `$uri`.
+    Rewrite(OccId),
+    /// `if ($v ~ re)`: matches the variable.
+    If(OccId),
+    /// `server_name ~re`, its argument `i`: matches `$host`.
+    ServerName(OccId, usize),
+    /// `fastcgi_split_path_info re`: matches `$uri`.
+    SplitPath(OccId),
+}
+
+/// A parsed `if` condition with a regex.
+struct IfRegex {
+    subject: Vec<u8>,
+    pattern: Vec<u8>,
+    caseless: bool,
+}
+
+/// The directives of the rewrite phases.
+fn is_rewrite_phase(name: &str) -> bool {
+    matches!(name, "set" | "rewrite" | "if" | "return" | "break")
+}
+
+/// Answers provenance questions about one configuration. Indexes are built once; parsed
+/// regexes and per-block directive lists are kept as they are first needed.
+pub struct Provenance<'a> {
+    view: View<'a>,
+    sets: FxHashMap<String, Vec<OccId>>,
+    maps: FxHashMap<String, Vec<OccId>>,
+    literal_defs: FxHashMap<String, Vec<OccId>>,
+    /// Named captures: the regexes (sites) that define each name, and map entries
+    /// (map occurrence, entry node) with such keys.
+    named: FxHashMap<String, Vec<Site>>,
+    named_in_maps: FxHashMap<String, Vec<OccId>>,
+    regexes: RefCell<FxHashMap<(u8, OccId, usize), Option<Rc<Regex>>>>,
+    rewrite_lists: RefCell<FxHashMap<OccId, Rc<Vec<OccId>>>>,
+}
+
+/// What one query carries along.
+struct Walk {
+    visited: FxHashSet<(String, OccId)>,
+    visits: usize,
+    truncated: bool,
+}
+
+impl<'a> Provenance<'a> {
+    pub fn new(view: View<'a>) -> Provenance<'a> {
+        let mut p = Provenance {
+            view: View {
+                config: view.config,
+                expanded: view.expanded,
+            },
+            sets: FxHashMap::default(),
+            maps: FxHashMap::default(),
+            literal_defs: FxHashMap::default(),
+            named: FxHashMap::default(),
+            named_in_maps: FxHashMap::default(),
+            regexes: RefCell::default(),
+            rewrite_lists: RefCell::default(),
+        };
+        let var_name = |s: &str| s.strip_prefix('$').map(|n| n.to_ascii_lowercase());
+        for occ in view.named("set") {
+            if let Some(n) = view.arg(occ, 0).as_deref().and_then(var_name) {
+                p.sets.entry(n).or_default().push(occ);
+            }
+        }
+        for occ in view.named("map") {
+            if let Some(n) = view.arg(occ, 1).as_deref().and_then(var_name) {
+                p.maps.entry(n).or_default().push(occ);
+            }
+            let text = &view.config.file(view.expanded.get(occ).file).source.text;
+            for (key, _) in p.map_entries(occ) {
+                if let Some((pattern, _)) = regex_key(&key.text(text)) {
+                    for n in names_in(pattern.as_bytes()) {
+                        p.named_in_maps.entry(n).or_default().push(occ);
+                    }
+                }
+            }
+        }
+        // Their variable is the last argument: `geo [$src] $var`, `split_clients $src $var`.
+        for dir in ["geo", "split_clients"] {
+            for occ in view.named(dir) {
+                let args = view.args(occ);
+                if let Some(n) = args.last().and_then(|a| var_name(a)) {
+                    p.literal_defs.entry(n).or_default().push(occ);
+                }
+            }
+        }
+        let mut sites = Vec::new();
+        for occ in view.named("location") {
+            sites.push(Site::Location(occ));
+        }
+        for occ in view.named("rewrite") {
+            sites.push(Site::Rewrite(occ));
+        }
+        for occ in view.named("if") {
+            sites.push(Site::If(occ));
+        }
+        for occ in view.named("server_name") {
+            for i in 0..args_len(&view, occ) {
+                sites.push(Site::ServerName(occ, i));
+            }
+        }
+        for site in sites {
+            let Some((pattern, _)) = p.site_pattern(site) else {
+                continue;
+            };
+            for n in names_in(&pattern) {
+                p.named.entry(n).or_default().push(site);
+            }
+        }
+        p
+    }
+
+    pub fn view(&self) -> &View<'a> {
+        &self.view
+    }
+
+    /// What a client can put into argument `index` of directive `occ`, there.
+    pub fn argument(&self, occ: OccId, index: usize) -> Answer {
+        let Some((file, word)) = self.word(occ, index) else {
+            return Answer::default();
+        };
+        let script = Script::parse_word(&word, &file.text);
+        self.script(occ, &file, &script)
+    }
+
+    /// What a client can put into `script` (written in `file`) evaluated at `place`.
+    pub fn script(&self, place: OccId, file: &Shared, script: &Script) -> Answer {
+        let mut walk = Walk {
+            visited: FxHashSet::default(),
+            visits: 0,
+            truncated: false,
+        };
+        let mut a = self.script_at(place, file, script, None, &mut walk, 0);
+        a.truncated |= walk.truncated;
+        a
+    }
+
+    /// What a client can put into the variable `name` (without `$`) at `place`.
+    pub fn variable(&self, place: OccId, name: &str) -> Answer {
+        let mut walk = Walk {
+            visited: FxHashSet::default(),
+            visits: 0,
+            truncated: false,
+        };
+        let (file, span) = self.view.location(place);
+        let mut a = self.var_at(place, &name.to_ascii_lowercase(), &file, span, &mut walk, 0);
+        a.truncated |= walk.truncated;
+        a
+    }
+
+    /// `captures`: for `$1`… inside a map entry, the entry's regex and its subject's answer.
+    fn script_at(
+        &self,
+        place: OccId,
+        file: &Shared,
+        script: &Script,
+        captures: Option<(&Regex, &Answer, &Step)>,
+        walk: &mut Walk,
+        depth: usize,
+    ) -> Answer {
+        let mut out = Answer::default();
+        for part in script.references() {
+            match &part.kind {
+                PartKind::Variable { name, .. } => {
+                    let key = name.to_ascii_lowercase();
+                    out.merge(self.var_at(place, &key, file, part.span, walk, depth));
+                }
+                PartKind::Capture(k) => {
+                    let at = Step {
+                        file: file.clone(),
+                        span: part.span,
+                        note: format!("`${k}`"),
+                    };
+                    let a = match captures {
+                        Some((re, subject, step)) => {
+                            capture_answer(re, *k as u32, subject.clone()).through(step)
+                        }
+                        None => self.capture_at(place, *k as u32, walk, depth),
+                    };
+                    out.merge(a.through(&at));
+                }
+                PartKind::Literal => {}
+            }
+        }
+        out
+    }
+
+    fn var_at(
+        &self,
+        place: OccId,
+        name: &str,
+        file: &Shared,
+        span: Span,
+        walk: &mut Walk,
+        depth: usize,
+    ) -> Answer {
+        if depth >= MAX_DEPTH || walk.visits >= MAX_VISITS {
+            walk.truncated = true;
+            return Answer::default();
+        }
+        // A cycle (`set $a $b; set $b $a;`) adds nothing the other definitions do not.
+        if !walk.visited.insert((name.to_string(), place)) {
+            return Answer::default();
+        }
+        walk.visits += 1;
+        let here = |note: String| Step {
+            file: file.clone(),
+            span,
+            note,
+        };
+        let mut out = Answer::default();
+        let mut defined = false;
+
+        // `set`.
+        let (sets, elsewhere) = self.sets_reaching(place, name);
+        for (occ, note) in sets
+            .iter()
+            .map(|o| (*o, "is set here"))
+            .chain(elsewhere.iter().map(|o| {
+            (
+                *o,
+                "is set here, in another block of the server (reachable by an internal redirect)",
+            )
+        })) {
+            defined = true;
+            let Some((f, word)) = self.word(occ, 1) else {
+                continue;
+            };
+            let step = Step {
+                file: f.clone(),
+                span: word.raw(),
+                note: format!("`${name}` {note}"),
+            };
+            let s = Script::parse_word(&word, &f.text);
+            let a = self.script_at(occ, &f, &s, None, walk, depth + 1);
+            out.merge(a.through(&step));
+        }
+        // `map`.
+        for &m in self.maps.get(name).into_iter().flatten() {
+            defined = true;
+            out.merge(self.map_at(place, m, name, walk, depth + 1));
+        }
+        defined |= self.literal_defs.contains_key(name);
+        // Named captures.
+        for &site in self.named.get(name).into_iter().flatten() {
+            defined = true;
+            if !self.site_may_run(site, place) {
+                continue;
+            }
+            let Some(re) = self.site_regex(site) else {
+                continue;
+            };
+            let Some(k) = re.capture_table().index(name) else {
+                continue;
+            };
+            out.merge(self.site_capture(site, &re, k, walk, depth + 1));
+        }
+        for &m in self.named_in_maps.get(name).into_iter().flatten() {
+            defined = true;
+            out.merge(self.map_named_capture(place, m, name, walk, depth + 1));
+        }
+        if !defined {
+            if let Some(b) = builtin::lookup(name) {
+                let step = here(format!("`${name}` is {}", b.why));
+                out.merge(if b.origin == Origin::Config {
+                    self.configured(place, name, b.dangers, &step, walk, depth + 1)
+                } else {
+                    Answer::leaf(b.dangers, step)
+                });
+            }
+        }
+        out
+    }
+
+    /// The `set $name` that can have run before `place` (rewrite-phase directives in the
+    /// server and in the serving location), else those elsewhere in the server.
+    fn sets_reaching(&self, place: OccId, name: &str) -> (Vec<OccId>, Vec<OccId>) {
+        let Some(all) = self.sets.get(name) else {
+            return (Vec::new(), Vec::new());
+        };
+        let ran: Vec<OccId> = self
+            .rewrite_phase_before(place)
+            .into_iter()
+            .filter(|o| all.contains(o))
+            .collect();
+        if !ran.is_empty() {
+            return (ran, Vec::new());
+        }
+        // Re-entering the place's own location (or server level) runs its rewrite phase
+        // from the start again, so only other locations' `set`s can precede it that way.
+        let server = self.enclosing(place, "server");
+        let location = self.enclosing(place, "location");
+        let others = all
+            .iter()
+            .copied()
+            .filter(|o| {
+                let l = self.enclosing(*o, "location");
+                server.is_some()
+                    && self.enclosing(*o, "server") == server
+                    && l.is_some()
+                    && l != location
+            })
+            .collect();
+        (Vec::new(), others)
+    }
+
+    /// The rewrite-phase directives that may run before `place`, in order.
+    fn rewrite_phase_before(&self, place: OccId) -> Vec<OccId> {
+        let phase = is_rewrite_phase(self.view.name(place));
+        let mut out = Vec::new();
+        let scopes = [
+            self.enclosing(place, "server"),
+            self.enclosing(place, "location"),
+        ];
+        for scope in scopes.into_iter().flatten() {
+            for &o in self.rewrite_list(scope).iter() {
+                // A rewrite-phase directive sees what ran before it; others see it all.
+                if !phase || o < place {
+                    out.push(o);
+                }
+            }
+        }
+        out
+    }
+
+    /// The rewrite-phase directives of a server or location, its `if` blocks included, its
+    /// locations not.
+    fn rewrite_list(&self, scope: OccId) -> Rc<Vec<OccId>> {
+        if let Some(l) = self.rewrite_lists.borrow().get(&scope) {
+            return l.clone();
+        }
+        let ex = self.view.expanded;
+        let mut out = Vec::new();
+        let end = ex.end(scope);
+        let mut o = scope + 1;
+        while o < end {
+            let name = self.view.name(o);
+            if name == "location" {
+                o = ex.end(o);
+                continue;
+            }
+            if matches!(name, "set" | "rewrite" | "if") {
+                out.push(o);
+            }
+            o += 1;
+        }
+        let l = Rc::new(out);
+        self.rewrite_lists.borrow_mut().insert(scope, l.clone());
+        l
+    }
+
+    /// The nearest enclosing `name` block of `occ` (not `occ` itself).
+    fn enclosing(&self, occ: OccId, name: &str) -> Option<OccId> {
+        self.view
+            .expanded
+            .ancestors(occ)
+            .find(|a| self.view.name(*a) == name)
+    }
+
+    /// Whether a regex site can be evaluated for a request reaching `place`.
+    fn site_may_run(&self, site: Site, place: OccId) -> bool {
+        let ex = self.view.expanded;
+        let server = self.enclosing(place, "server");
+        match site {
+            Site::Location(l) => ex.ancestors(place).any(|a| a == l),
+            Site::ServerName(o, _) => server.is_some() && ex.get(o).parent == server.unwrap(),
+            Site::Rewrite(o) | Site::If(o) => {
+                self.rewrite_phase_before(place).contains(&o) || ex.ancestors(place).any(|a| a == o)
+            }
+            Site::SplitPath(_) => true,
+        }
+    }
+
+    /// `$k` at `place`: the captures of the regexes that may have matched last.
+    fn capture_at(&self, place: OccId, k: u32, walk: &mut Walk, depth: usize) -> Answer {
+        let ex = self.view.expanded;
+        let mut sites: Vec<(Site, bool)> = Vec::new();
+        let server = self.enclosing(place, "server");
+        let location = self.enclosing(place, "location");
+        let inside = |o: OccId| ex.ancestors(place).any(|a| a == o);
+        if let Some(s) = server {
+            for &sn in ex.children_named(s, "server_name") {
+                for i in 0..args_len(&self.view, sn) {
+                    sites.push((Site::ServerName(sn, i), false));
+                }
+            }
+        }
+        let events = self.rewrite_phase_before(place);
+        let (server_events, location_events): (Vec<OccId>, Vec<OccId>) = events
+            .into_iter()
+            .partition(|o| location.is_none_or(|l| !ex.ancestors(*o).any(|a| a == l)));
+        let push_events = |sites: &mut Vec<(Site, bool)>, evs: &[OccId]| {
+            for &o in evs {
+                if self.view.name(o) == "if" {
+                    sites.push((Site::If(o), inside(o)));
+                } else {
+                    sites.push((Site::Rewrite(o), false));
+                }
+            }
+        };
+        push_events(&mut sites, &server_events);
+        let mut locs: Vec<OccId> = ex
+            .ancestors(place)
+            .filter(|a| self.view.name(*a) == "location")
+            .collect();
+        locs.reverse();
+        for l in locs {
+            sites.push((Site::Location(l), true));
+        }
+        push_events(&mut sites, &location_events);
+        // An `if` the place is inside is evaluated before what is in it, after the rest.
+        let start = sites
+            .iter()
+            .rposition(|(s, definite)| *definite && self.site_regex(*s).is_some())
+            .unwrap_or(0);
+        let mut out = Answer::default();
+        for &(site, _) in &sites[start..] {
+            let Some(re) = self.site_regex(site) else {
+                continue;
+            };
+            if re.capture_table().count() < k {
+                continue;
+            }
+            out.merge(self.site_capture(site, &re, k, walk, depth + 1));
+        }
+        out
+    }
+
+    /// What capture `k` of the regex at `site` can hold.
+    fn site_capture(
+        &self,
+        site: Site,
+        re: &Regex,
+        k: u32,
+        walk: &mut Walk,
+        depth: usize,
+    ) -> Answer {
+        let (occ, what, subject) = match site {
+            Site::Location(o) => (o, "location", None),
+            Site::Rewrite(o) => (o, "rewrite", None),
+            Site::SplitPath(o) => (o, "fastcgi_split_path_info", None),
+            Site::ServerName(o, _) => (o, "server_name", Some("host")),
+            Site::If(o) => (o, "if", Some("")),
+        };
+        let (file, span) = self.view.location(occ);
+        let step = Step {
+            file: file.clone(),
+            span,
+            note: format!(
+                "captured (group {k}) by the `{what}` regex `{}`",
+                String::from_utf8_lossy(re.pattern())
+            ),
+        };
+        let subject = match (site, subject) {
+            (Site::If(o), _) => match self.if_regex(o) {
+                Some(c) => {
+                    let s = Script::parse_value(&c.subject);
+                    let here = self.view.location(o);
+                    self.script_at(o, &here.0, &with_span(s, here.1), None, walk, depth)
+                }
+                None => Answer::default(),
+            },
+            (_, Some(v)) => self.var_at(occ, v, &file, span, walk, depth),
+            // Location, rewrite and split regexes match `$uri` as it is there.
+            _ => self.var_at(occ, "uri", &file, span, walk, depth),
+        };
+        capture_answer(re, k, subject).through(&step)
+    }
+
+    /// `$name` of a map: its entries' values (a value's `$k` from the entry's regex key).
+    fn map_at(&self, place: OccId, m: OccId, name: &str, walk: &mut Walk, depth: usize) -> Answer {
+        let Some((file, src_word)) = self.word(m, 0) else {
+            return Answer::default();
+        };
+        let mut subject: Option<Answer> = None;
+        let mut out = Answer::default();
+        for (key, value) in self.map_entries(m) {
+            let Some(value) = value else { continue };
+            let vs = Script::parse_word(&value, &file.text);
+            if vs.is_literal() {
+                continue;
+            }
+            let key_text = key.text(&file.text).into_owned();
+            let step = Step {
+                file: file.clone(),
+                span: value.raw(),
+                note: format!("`${name}` is mapped to this for `{key_text}`"),
+            };
+            let regex = regex_key(&key_text).and_then(|(p, ci)| Regex::parse(p, ci).ok());
+            let a = match &regex {
+                Some(re) => {
+                    let subj = subject.get_or_insert_with(|| {
+                        let s = Script::parse_word(&src_word, &file.text);
+                        self.script_at(place, &file, &s, None, walk, depth)
+                    });
+                    let subj = subj.clone();
+                    let key_step = Step {
+                        file: file.clone(),
+                        span: key.raw(),
+                        note: format!(
+                            "captured by the map key `{key_text}` from `{}`",
+                            src_word.text(&file.text)
+                        ),
+                    };
+                    self.script_at(place, &file, &vs, Some((re, &subj, &key_step)), walk, depth)
+                }
+                None => self.script_at(place, &file, &vs, None, walk, depth),
+            };
+            out.merge(a.through(&step));
+        }
+        out
+    }
+
+    /// A named capture defined by a regex key of map `m`.
+    fn map_named_capture(
+        &self,
+        place: OccId,
+        m: OccId,
+        name: &str,
+        walk: &mut Walk,
+        depth: usize,
+    ) -> Answer {
+        let Some((file, src_word)) = self.word(m, 0) else {
+            return Answer::default();
+        };
+        let s = Script::parse_word(&src_word, &file.text);
+        let subject = self.script_at(place, &file, &s, None, walk, depth);
+        let mut out = Answer::default();
+        for (key, _) in self.map_entries(m) {
+            let key_text = key.text(&file.text).into_owned();
+            let Some((p, ci)) = regex_key(&key_text) else {
+                continue;
+            };
+            let Ok(re) = Regex::parse(p, ci) else {
+                continue;
+            };
+            let Some(k) = re.capture_table().index(name) else {
+                continue;
+            };
+            let step = Step {
+                file: file.clone(),
+                span: key.raw(),
+                note: format!("`${name}` is captured by the map key `{key_text}`"),
+            };
+            out.merge(capture_answer(&re, k, subject.clone()).through(&step));
+        }
+        out
+    }
+
+    /// Built-in variables whose value the configuration decides.
+    fn configured(
+        &self,
+        place: OccId,
+        name: &str,
+        fallback: Dangers,
+        step: &Step,
+        walk: &mut Walk,
+        depth: usize,
+    ) -> Answer {
+        let block = self.block_of(place);
+        let effective_arg = |directive: &str| -> Option<OccId> {
+            self.view.effective(block, directive).first().copied()
+        };
+        match name {
+            "remote_addr" | "binary_remote_addr" => match effective_arg("real_ip_header") {
+                // ngx_http_realip_set_addr takes the header's value only when it parses as
+                // an address (ngx_parse_addr): an address of the sender's choosing.
+                Some(o) => {
+                    let (f, span) = self.view.location(o);
+                    let why = Step {
+                        file: f,
+                        span,
+                        note: "realip replaces it with a request header's address".into(),
+                    };
+                    let d = if name == "remote_addr" {
+                        Dangers::of(&[Danger::Host])
+                    } else {
+                        Dangers::NONE
+                    };
+                    Answer::leaf(d, why).through(step)
+                }
+                None => Answer::default(),
+            },
+            "document_root" | "realpath_root" | "request_filename" => {
+                let mut a = match effective_arg("alias").or_else(|| effective_arg("root")) {
+                    Some(o) => {
+                        let mut a = self.argument_inner(o, 0, walk, depth);
+                        if name == "realpath_root" {
+                            // realpath() resolves every `..`.
+                            a = a.narrow(Dangers::ALL.without(Danger::DotDot));
+                        }
+                        a
+                    }
+                    None => Answer::default(),
+                };
+                if name == "request_filename" {
+                    let (f, s) = (step.file.clone(), step.span);
+                    a.merge(self.var_at(place, "uri", &f, s, walk, depth));
+                }
+                a.through(step)
+            }
+            "fastcgi_script_name" | "fastcgi_path_info" => {
+                let k = if name == "fastcgi_script_name" { 1 } else { 2 };
+                match effective_arg("fastcgi_split_path_info") {
+                    Some(o) => {
+                        let site = Site::SplitPath(o);
+                        match self.site_regex(site) {
+                            Some(re) if re.capture_table().count() >= k => {
+                                self.site_capture(site, &re, k, walk, depth).through(step)
+                            }
+                            _ => self.uri_like(place, step, walk, depth, k == 1),
+                        }
+                    }
+                    None => self.uri_like(place, step, walk, depth, k == 1),
+                }
+            }
+            "proxy_host" | "proxy_port" => match effective_arg("proxy_pass") {
+                Some(o) => self
+                    .argument_inner(o, 0, walk, depth)
+                    .narrow(Dangers::of(&[Danger::Host]))
+                    .through(step),
+                None => Answer::default(),
+            },
+            _ => Answer::leaf(fallback, step.clone()),
+        }
+    }
+
+    /// `$fastcgi_script_name` without a split: `$uri`; `$fastcgi_path_info`: empty.
+    fn uri_like(
+        &self,
+        place: OccId,
+        step: &Step,
+        walk: &mut Walk,
+        depth: usize,
+        is: bool,
+    ) -> Answer {
+        if !is {
+            return Answer::default();
+        }
+        let (f, s) = (step.file.clone(), step.span);
+        self.var_at(place, "uri", &f, s, walk, depth).through(step)
+    }
+
+    fn argument_inner(&self, occ: OccId, index: usize, walk: &mut Walk, depth: usize) -> Answer {
+        let Some((file, word)) = self.word(occ, index) else {
+            return Answer::default();
+        };
+        let s = Script::parse_word(&word, &file.text);
+        self.script_at(occ, &file, &s, None, walk, depth)
+    }
+
+    /// The block whose settings apply at `place`: the place itself when it is a block.
+    fn block_of(&self, place: OccId) -> OccId {
+        if self.view.expanded.has_children(place) {
+            place
+        } else {
+            self.view.expanded.get(place).parent
+        }
+    }
+
+    /// The `index`-th argument of `occ`, and its file.
+    fn word(&self, occ: OccId, index: usize) -> Option<(Shared, Word)> {
+        let o = self.view.expanded.get(occ);
+        let f = self.view.config.file(o.file);
+        let w = *f.parsed.tree.args(self.view.directive(occ)).get(index)?;
+        Some((f.source.clone(), w))
+    }
+
+    /// A map's entries: key and value words (the value absent for `hostnames`,
+    /// `volatile`). Entries an `include` inside the map reads are not seen.
+    fn map_entries(&self, m: OccId) -> Vec<(Word, Option<Word>)> {
+        let o = self.view.expanded.get(m);
+        let f = self.view.config.file(o.file);
+        let tree = &f.parsed.tree;
+        let mut out = Vec::new();
+        for id in tree.children(o.node) {
+            if let NodeKind::Entry(d) = &tree.node(id).kind {
+                let key = tree.name(d);
+                if key.is(&f.source.text, "include") {
+                    continue;
+                }
+                out.push((key, tree.args(d).first().copied()));
+            }
+        }
+        out
+    }
+
+    /// The pattern a site matches with, and whether it is caseless.
+    fn site_pattern(&self, site: Site) -> Option<(Vec<u8>, bool)> {
+        let v = &self.view;
+        match site {
+            Site::Location(o) => {
+                let args = v.args(o);
+                match args.as_slice() {
+                    [m, re] if m == "~" || m == "~*" => Some((re.as_bytes().to_vec(), m == "~*")),
+                    // `location ~^/x` is not a regex: the modifier must be its own word.
+                    _ => None,
+                }
+            }
+            Site::Rewrite(o) | Site::SplitPath(o) => {
+                v.arg(o, 0).map(|a| (a.as_bytes().to_vec(), false))
+            }
+            Site::ServerName(o, i) => {
+                let a = v.arg(o, i)?;
+                a.strip_prefix('~').map(|p| (p.as_bytes().to_vec(), false))
+            }
+            Site::If(o) => self.if_regex(o).map(|c| (c.pattern, c.caseless)),
+        }
+    }
+
+    fn site_regex(&self, site: Site) -> Option<Rc<Regex>> {
+        let key = match site {
+            Site::Location(o) => (0, o, 0),
+            Site::Rewrite(o) => (1, o, 0),
+            Site::If(o) => (2, o, 0),
+            Site::ServerName(o, i) => (3, o, i),
+            Site::SplitPath(o) => (4, o, 0),
+        };
+        if let Some(r) = self.regexes.borrow().get(&key) {
+            return r.clone();
+        }
+        let r = self
+            .site_pattern(site)
+            .and_then(|(p, ci)| Regex::parse_bytes(&p, ci).ok())
+            .map(Rc::new);
+        self.regexes.borrow_mut().insert(key, r.clone());
+        r
+    }
+
+    /// An `if`'s condition when it is `$v ~ re`, `~*`, `!~` or `!~*` (nginx reads it as
+    /// words, the first starting with `(`, the last ending with `)`: ngx_http_rewrite_if).
+    fn if_regex(&self, o: OccId) -> Option<IfRegex> {
+        let mut args: Vec<String> = self
+            .view
+            .args(o)
+            .into_iter()
+            .map(|a| a.into_owned())
+            .collect();
+        let first = args.first_mut()?;
+        *first = first.strip_prefix('(')?.to_string();
+        let last = args.last_mut()?;
+        *last = last.strip_suffix(')')?.to_string();
+        args.retain(|a| !a.is_empty());
+        match args.as_slice() {
+            [subject, op, pattern] if matches!(op.as_str(), "~" | "~*" | "!~" | "!~*") => {
+                Some(IfRegex {
+                    subject: subject.as_bytes().to_vec(),
+                    pattern: pattern.as_bytes().to_vec(),
+                    caseless: op.ends_with('*'),
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// How many arguments a directive has.
+fn args_len(view: &View<'_>, occ: OccId) -> usize {
+    let o = view.expanded.get(occ);
+    view.config
+        .file(o.file)
+        .parsed
+        .tree
+        .args(view.directive(occ))
+        .len()
+}
+
+/// A script parsed from a value whose spans all become `span` (an `if` subject, whose
+/// text was rebuilt from its words).
+fn with_span(mut s: Script, span: Span) -> Script {
+    for p in &mut s.parts {
+        p.span = span;
+    }
+    s
+}
+
+/// What capture `k` of `re` holds when the subject holds `subject`: the dangers whose
+/// bytes the group can match.
+fn capture_answer(re: &Regex, k: u32, subject: Answer) -> Answer {
+    let can = |b: u8| re.can_contain(Target::Group(k), b) == Possible::Maybe;
+    let mut keep = Dangers::NONE;
+    if can(b'\r') || can(b'\n') {
+        keep = keep.with(Danger::CrLf);
+    }
+    if can(b'/') {
+        keep = keep.with(Danger::Slash);
+    }
+    if can(b'.') {
+        keep = keep.with(Danger::DotDot).with(Danger::Host);
+    }
+    subject.narrow(keep)
+}
+
+/// A map key's regex (`~re`, `~*re`), unless escaped (`\~`).
+fn regex_key(key: &str) -> Option<(&str, bool)> {
+    if let Some(p) = key.strip_prefix("~*") {
+        return Some((p, true));
+    }
+    key.strip_prefix('~').map(|p| (p, false))
+}
+
+/// Names of named groups in a pattern (`(?<n>`, `(?P<n>`, `(?'n'`), lowercased as nginx
+/// looks variables up. A cheap scan: the regex parser confirms them when asked.
+fn names_in(pattern: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 3 < pattern.len() {
+        if pattern[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if pattern[i] == b'(' && pattern[i + 1] == b'?' {
+            let rest = &pattern[i + 2..];
+            let (skip, close) = match rest {
+                [b'P', b'<', ..] => (2, b'>'),
+                [b'<', c, ..] if *c != b'=' && *c != b'!' => (1, b'>'),
+                [b'\'', ..] => (1, b'\''),
+                _ => (0, 0),
+            };
+            if skip > 0 {
+                let body = &rest[skip..];
+                if let Some(end) = body.iter().position(|b| *b == close) {
+                    out.push(String::from_utf8_lossy(&body[..end]).to_ascii_lowercase());
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
