@@ -13,9 +13,10 @@
 //!   `%0d%0a` becomes CR LF (only a decoded NUL is refused);
 //! - a `Host` header, the host of an absolute request line and the TLS SNI name all pass
 //!   `ngx_http_validate_host` (called from `ngx_http_process_host`,
-//!   `ngx_http_process_request_line` and `ngx_http_ssl_servername`), else 400: letters,
-//!   digits, `-._~`, sub-delims, `%`, an IP literal and a port; no `/`, no CR/LF, no two
-//!   dots in a row. It is still a host the client picked.
+//!   `ngx_http_process_request_line` and `ngx_http_ssl_servername`), else 400: no `/`, no
+//!   CR/LF, no two dots in a row in every version (recent ones also keep to letters,
+//!   digits, `-._~`, sub-delims, `%`, an IP literal and a port; 1.22 still takes a `\`).
+//!   It is still a host the client picked.
 
 use super::danger::{Danger, Dangers};
 

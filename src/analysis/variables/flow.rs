@@ -171,9 +171,12 @@ pub struct Provenance<'a> {
     /// (map occurrence, entry node) with such keys.
     named: FxHashMap<String, Vec<Site>>,
     named_in_maps: FxHashMap<String, Vec<OccId>>,
-    regexes: RefCell<FxHashMap<(u8, OccId, usize), Option<Rc<Regex>>>>,
+    regexes: RegexCache,
     rewrite_lists: RefCell<FxHashMap<OccId, Rc<Vec<OccId>>>>,
 }
+
+/// Parsed regexes by site (kind, occurrence, argument): `None` when the pattern is refused.
+type RegexCache = RefCell<FxHashMap<(u8, OccId, usize), Option<Rc<Regex>>>>;
 
 /// What one query carries along.
 struct Walk {
@@ -358,11 +361,12 @@ impl<'a> Provenance<'a> {
             .iter()
             .map(|o| (*o, "is set here"))
             .chain(elsewhere.iter().map(|o| {
-            (
+                (
                 *o,
                 "is set here, in another block of the server (reachable by an internal redirect)",
             )
-        })) {
+            }))
+        {
             defined = true;
             let Some((f, word)) = self.word(occ, 1) else {
                 continue;

@@ -11,5 +11,6 @@ pub mod parse;
 
 pub use builtin::{Builtin, Origin};
 pub use danger::{Danger, Dangers};
+pub use flow::{Answer, Provenance, Step};
 
 pub use parse::{Part, PartKind, Script, ScriptError};
