@@ -111,15 +111,15 @@ pub static BUILTINS: &[Builtin] = &[
     v("request", CORE, Client, RAW, "the request line as sent (ngx_http_parse_request_line ends it at CR/LF)"),
     v("args", CORE, Client, RAW, ARGS),
     v("query_string", CORE, Client, RAW, ARGS),
-    v("uri", CORE, Normalised, PATH, "the path percent-decoded and normalised by ngx_http_parse_complex_uri: `%0d%0a` becomes CR LF, `/../` is folded"),
-    v("document_uri", CORE, Normalised, PATH, "the same as `$uri` (ngx_http_parse_complex_uri)"),
+    v("uri", CORE, Config, PATH, "the path percent-decoded and normalised by ngx_http_parse_complex_uri: `%0d%0a` becomes CR LF, `/../` is folded"),
+    v("document_uri", CORE, Config, PATH, "the same as `$uri` (ngx_http_parse_complex_uri)"),
     v("is_args", CORE, Server, NONE, "`?` or nothing"),
     v("request_method", CORE, Server, NONE, "a method token of A-Z, `_`, `-` (ngx_http_parse_request_line)"),
     v("server_protocol", CORE, Server, NONE, "`HTTP/d.d` (ngx_http_parse_request_line)"),
     v("scheme", CORE, Server, NONE, "`http` or `https`"),
     v("https", CORE, Server, NONE, "`on` or nothing"),
     // Host.
-    v("host", CORE, Validated, HOST, "the Host header or request-line host after ngx_http_validate_host (no `/`, CR/LF or `..`), else the server name"),
+    v("host", CORE, Config, HOST, "the Host header or request-line host after ngx_http_validate_host (no `/`, CR/LF or `..`), else the server name"),
     v("http_host", CORE, Validated, HOST, "the Host header as sent, which ngx_http_process_host validated (ngx_http_validate_host) or refused with 400"),
     // Headers the client sends.
     v("http_user_agent", CORE, Client, RAW, HEADER),

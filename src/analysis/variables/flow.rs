@@ -759,6 +759,36 @@ impl<'a> Provenance<'a> {
                     None => self.uri_like(place, step, walk, depth, k == 1),
                 }
             }
+            "uri" | "document_uri" => {
+                let mut a = Answer::leaf(fallback, step.clone());
+                if let Some(o) = effective_arg("merge_slashes") {
+                    if self
+                        .view
+                        .arg(o, 0)
+                        .is_some_and(|v| v.eq_ignore_ascii_case("off"))
+                    {
+                        // ngx_http_parse_complex_uri keeps `//x` unmerged: a path that
+                        // reads as a protocol-relative URL to a host of the client's choice.
+                        let (f, span) = self.view.location(o);
+                        let why = Step {
+                            file: f,
+                            span,
+                            note: "`merge_slashes off` lets it start with `//`".into(),
+                        };
+                        a.merge(Answer::leaf(Dangers::of(&[Danger::Host]), why).through(step));
+                    }
+                }
+                for r in self.rewrite_phase_before(place) {
+                    if self.view.name(r) == "rewrite" {
+                        a.merge(self.rewritten_uri(r, walk, depth).through(step));
+                    }
+                }
+                a
+            }
+            "host" => match self.fixed_host(place) {
+                Some(_) => Answer::default(),
+                None => Answer::leaf(fallback, step.clone()),
+            },
             "proxy_host" | "proxy_port" => match effective_arg("proxy_pass") {
                 Some(o) => self
                     .argument_inner(o, 0, walk, depth)
@@ -768,6 +798,109 @@ impl<'a> Provenance<'a> {
             },
             _ => Answer::leaf(fallback, step.clone()),
         }
+    }
+
+    /// What `rewrite` `r` puts into `$uri`: its replacement up to a literal `?` (the rest
+    /// is the arguments), unless the replacement is a redirect (`http://`, `https://`,
+    /// `$scheme`: ngx_http_rewrite). nginx copies captures and variables there unescaped
+    /// and does not normalise the result (ngx_http_script_regex_end_code), so a rewritten
+    /// `$uri` can hold anything its parts can, `..` included.
+    fn rewritten_uri(&self, r: OccId, walk: &mut Walk, depth: usize) -> Answer {
+        let Some((file, word)) = self.word(r, 1) else {
+            return Answer::default();
+        };
+        let value = word.value(&file.text);
+        if [&b"http://"[..], b"https://", b"$scheme"]
+            .iter()
+            .any(|p| value.starts_with(p))
+        {
+            return Answer::default();
+        }
+        let mut script = Script::parse_word(&word, &file.text);
+        if let Some(cut) = script
+            .parts
+            .iter()
+            .position(|p| p.kind == PartKind::Literal && value[p.value.range()].contains(&b'?'))
+        {
+            script.parts.truncate(cut);
+        }
+        let step = Step {
+            file: file.clone(),
+            span: word.raw(),
+            note: "`rewrite` sets `$uri` to this".into(),
+        };
+        self.script_at(r, &file, &script, None, walk, depth)
+            .through(&step)
+    }
+
+    /// The names `$host` can be in the server serving `place`, when the server is reached
+    /// only by them: it is not a default server (`default_server`, or the first server of
+    /// a `listen` address) and its names are exact or `*.`/`.` suffix wildcards (a client
+    /// picks at most a subdomain). `None`: any host the client sends.
+    fn fixed_host(&self, place: OccId) -> Option<Vec<String>> {
+        let ex = self.view.expanded;
+        let server = self.enclosing(place, "server")?;
+        let http = ex.get(server).parent;
+        let mut names = Vec::new();
+        for &sn in ex.children_named(server, "server_name") {
+            for a in self.view.args(sn) {
+                let open = a.starts_with('~') || a.ends_with('*') || a.is_empty();
+                if open {
+                    return None;
+                }
+                names.push(a.to_ascii_lowercase());
+            }
+        }
+        if names.is_empty() {
+            return None;
+        }
+        let own = self.listens(server);
+        if own.iter().any(|(_, default)| *default) {
+            return None;
+        }
+        let servers = ex.children_named(http, "server");
+        let listens: Vec<(OccId, Vec<(String, bool)>)> =
+            servers.iter().map(|&s| (s, self.listens(s))).collect();
+        for (key, _) in &own {
+            // ngx_http_add_addresses: the first server of an address is its default,
+            // unless one says `default_server`.
+            let has = |ls: &[(String, bool)], explicit: bool| {
+                ls.iter().any(|(k, d)| k == key && (*d || !explicit))
+            };
+            let default = listens
+                .iter()
+                .find(|(_, ls)| has(ls, true))
+                .or_else(|| listens.iter().find(|(_, ls)| has(ls, false)))
+                .map(|(s, _)| *s);
+            if default == Some(server) {
+                return None;
+            }
+        }
+        Some(names)
+    }
+
+    /// A server's listen addresses, normalised (`80`, `*:80`, `0.0.0.0:80` alike; none
+    /// written: `*:80`), and whether each is marked `default_server` (or `default`).
+    fn listens(&self, server: OccId) -> Vec<(String, bool)> {
+        let listens = self.view.expanded.children_named(server, "listen");
+        if listens.is_empty() {
+            return vec![("*:80".into(), false)];
+        }
+        let mut out = Vec::new();
+        for &l in listens {
+            let args = self.view.args(l);
+            let default = args.iter().any(|a| a == "default_server" || a == "default");
+            let Some(addr) = args.first() else { continue };
+            let addr = addr.strip_prefix("0.0.0.0:").unwrap_or(addr);
+            let addr = addr.strip_prefix("*:").unwrap_or(addr);
+            let key = if addr.parse::<u16>().is_ok() {
+                format!("*:{addr}")
+            } else {
+                addr.to_string()
+            };
+            out.push((key, default));
+        }
+        out
     }
 
     /// `$fastcgi_script_name` without a split: `$uri`; `$fastcgi_path_info`: empty.

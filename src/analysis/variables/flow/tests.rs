@@ -278,3 +278,58 @@ fn a_huge_map_is_read_once_per_question() {
     assert!(c.ask("add_header", "X").can(CrLf));
     assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
 }
+
+#[test]
+fn host_is_fixed_only_in_a_server_reached_by_exact_names() {
+    let c = conf_http(
+        "server { listen 80; server_name first.example; location / { add_header A $host; } }\n\
+         server { listen 80; server_name b.example *.c.example; location / { add_header B $host; } }\n\
+         server { listen 80; server_name d.example www.d.*; location / { add_header C $host; } }\n\
+         server { listen 81 default_server; server_name e.example; location / { add_header D $host; } }\n\
+         server { listen 81; server_name f.example; location / { add_header E $host; add_header F $http_host; } }",
+    );
+    // The first server of `*:80` is its default: any Host reaches it.
+    assert_eq!(c.ask("add_header", "A").dangers(), d(&[Host]));
+    assert!(c.ask("add_header", "B").dangers().is_empty());
+    assert_eq!(
+        c.ask("add_header", "C").dangers(),
+        d(&[Host]),
+        "a trailing wildcard"
+    );
+    assert_eq!(c.ask("add_header", "D").dangers(), d(&[Host]));
+    assert!(
+        c.ask("add_header", "E").dangers().is_empty(),
+        "81's default is the other"
+    );
+    // The Host header need not be what chose the server (an absolute request line).
+    assert_eq!(c.ask("add_header", "F").dangers(), d(&[Host]));
+}
+
+#[test]
+fn a_rewrite_puts_its_replacement_into_uri() {
+    let c = conf(
+        "location /a {\n rewrite ^ /b/$arg_next?x=1;\n add_header X $uri;\n}\n\
+         location /r {\n rewrite ^ https://example.com/$arg_next;\n add_header Y $uri;\n}\n\
+         location /q {\n rewrite ^ /b?$arg_next;\n add_header Z $uri;\n}",
+    );
+    let a = c.ask("add_header", "X");
+    assert!(
+        a.can(DotDot) && a.can(CrLf),
+        "the argument, raw, and the decoded path"
+    );
+    assert!(a
+        .explain(DotDot)
+        .join("\n")
+        .contains("`rewrite` sets `$uri`"));
+    // A redirect leaves `$uri`; what follows `?` goes to the arguments.
+    assert_eq!(c.ask("add_header", "Y").dangers(), d(&[CrLf, Slash]));
+    assert_eq!(c.ask("add_header", "Z").dangers(), d(&[CrLf, Slash]));
+}
+
+#[test]
+fn merge_slashes_off_lets_uri_name_a_host() {
+    let c = conf("merge_slashes off;\nlocation / { return 302 $uri; }");
+    let a = c.ask("return", "302");
+    assert!(a.can(Host));
+    assert!(a.explain(Host).join("\n").contains("merge_slashes off"));
+}
