@@ -60,10 +60,35 @@ fn config(port: u16, prefix: &Path) -> String {
          fastcgi_temp_path {p}/fastcgi;\n uwsgi_temp_path {p}/uwsgi;\n scgi_temp_path {p}/scgi;\n \
          server {{\n  listen 127.0.0.1:{port};\n  \
          location / {{ return 200 \"{body}\"; }}\n  \
-         location ~ ^/c/(.*)$ {{ return 200 \"<cap>$1</cap>\"; }}\n }}\n}}\n",
+         location ~ ^/c/([^?]*)$ {{ return 200 \"<cap>$1</cap>\"; }}\n  \
+         location ~ ^/d/(.*)$ {{ return 200 \"<cap>$1</cap>\"; }}\n  \
+         {ESCAPES}\n }}\n}}\n",
         p = prefix.display()
     )
 }
+
+/// Where nginx URL-escapes a capture and where it copies it as it is: each location
+/// answers `/X/a%0d%0ab`; the directive that puts the value in the response is the one
+/// [`ESCAPE_CASES`] asks lemplint about.
+const ESCAPES: &str = "\
+    location ~ ^/s/([^/]*)$ { set $p $1; return 200 \"<v>$p</v>\"; }
+    location ~ ^/t/([^/]*)$ { rewrite ^/t/([^/]*)$ /u/$1; set $p $1; return 200 \"<v>$p</v>\"; }
+    location ~ ^/r/([^/]*)$ { rewrite ^/r/([^/]*)$ http://x/$1 redirect; }
+    location ~ ^/n/([^/]*)$ { rewrite ^/n/(?<q>[^/]*)$ http://x/$q redirect; }
+    location ~ ^/h/([^/]*)$ { add_header X-A \"<v>$1</v>\"; return 200 ok; }
+    location ~ ^/z/([^/]*)$ { return 302 \"http://x/$1\"; }
+    location ~ ^/v/(?<v>[^/]*)$ { set $p $v; return 200 \"<v>$p</v>\"; }";
+
+/// (path letter, directive, argument index, the directive's first argument).
+const ESCAPE_CASES: &[(&str, &str, usize, &str)] = &[
+    ("s", "return", 1, "200"),
+    ("t", "return", 1, "200"),
+    ("r", "rewrite", 1, "^/r/"),
+    ("n", "rewrite", 1, "^/n/"),
+    ("h", "add_header", 1, "X-A"),
+    ("z", "return", 1, "302"),
+    ("v", "return", 1, "200"),
+];
 
 struct Server(Child);
 
@@ -94,7 +119,8 @@ fn between<'a>(body: &'a [u8], name: &str) -> &'a [u8] {
 
 fn observed(value: &[u8]) -> Dangers {
     let mut d = Dangers::NONE;
-    if value.iter().any(|b| *b == b'\r' || *b == b'\n') {
+    // Only an LF splits a header (`Danger::CrLf`).
+    if value.contains(&b'\n') {
         d = d.with(Danger::CrLf);
     }
     if value.contains(&b'/') {
@@ -179,13 +205,13 @@ fn catalogue_claims_hold_against_nginx() {
     }
 
     // A location regex capture holds the decoded URI, as lemplint answers.
-    // `.` takes the CR but not the LF (no `(?s)`), in nginx as in lemplint's PCRE model.
-    let resp = request(port, "GET /c/a%0db%2fc HTTP/1.0\r\nHost: h\r\n\r\n");
-    assert_eq!(between(&resp, "cap"), b"a\rb/c");
-    let resp = request(port, "GET /c/a%0ab HTTP/1.0\r\nHost: h\r\n\r\n");
+    let resp = request(port, "GET /c/a%0d%0ab%2fc HTTP/1.0\r\nHost: h\r\n\r\n");
+    assert_eq!(between(&resp, "cap"), b"a\r\nb/c");
+    // `.` takes no LF (no `(?s)`), in nginx as in lemplint's PCRE model.
+    let resp = request(port, "GET /d/a%0ab HTTP/1.0\r\nHost: h\r\n\r\n");
     assert_eq!(
         between(&resp, "uri"),
-        b"/c/a\nb",
+        b"/d/a\nb",
         "the regex location did not match"
     );
     let path = dir.path().join("nginx.conf");
@@ -197,13 +223,52 @@ fn catalogue_claims_hold_against_nginx() {
         config: &config,
         expanded: &expanded,
     });
-    let ret: Vec<_> = p.view().named("return").collect();
-    let capture = p.argument(ret[1], 1);
+    let view = p.view();
+    let in_location = |letter: &str, directive: &str, first: &str| {
+        let location = view
+            .named("location")
+            .find(|l| {
+                view.arg(*l, 1)
+                    .is_some_and(|a| a.starts_with(&format!("^/{letter}/")))
+            })
+            .unwrap();
+        view.named(directive)
+            .find(|o| {
+                view.expanded.get(*o).parent == location
+                    && view.arg(*o, 0).is_some_and(|a| a.starts_with(first))
+            })
+            .unwrap()
+    };
+    let capture = p.argument(in_location("c", "return", "200"), 1);
     let why = capture.explain(Danger::CrLf).join("\n");
-    assert!(why.contains("`location` regex `^/c/(.*)$`"), "{why}");
+    assert!(why.contains("`location` regex `^/c/([^?]*)$`"), "{why}");
     assert!(capture.can(Danger::CrLf) && capture.can(Danger::Slash));
     assert!(
         !capture.can(Danger::DotDot),
         "$uri has no `..` segment, nor its captures"
     );
+    let dot = p.argument(in_location("d", "return", "200"), 1);
+    assert!(!dot.can(Danger::CrLf), "`(.*)` holds no LF");
+
+    // Escaped or not: nginx's response has the raw line break exactly when lemplint says
+    // the argument can hold one.
+    for (letter, directive, index, first) in ESCAPE_CASES {
+        let resp = request(
+            port,
+            &format!("GET /{letter}/a%0d%0ab HTTP/1.0\r\nHost: h\r\n\r\n"),
+        );
+        let raw = resp.windows(4).any(|w| w == b"a\r\nb");
+        let escaped = resp.windows(8).any(|w| w == b"a%0D%0Ab");
+        assert!(
+            raw != escaped,
+            "/{letter}/: {:?}",
+            String::from_utf8_lossy(&resp)
+        );
+        let occ = in_location(letter, directive, first);
+        let says = p.argument(occ, *index).can(Danger::CrLf);
+        assert_eq!(
+            says, raw,
+            "/{letter}/: nginx copied it raw: {raw}; lemplint says CR/LF: {says}"
+        );
+    }
 }

@@ -3,7 +3,10 @@
 /// One kind of client-chosen content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Danger {
-    /// A CR or LF byte: header splitting when the value lands in a response header.
+    /// A line break — an LF, alone or after a CR: header splitting when the value lands in
+    /// a header. A bare CR splits nothing: RFC 9112 (section 2.2) has a recipient refuse it
+    /// or read it as a space, and nginx's own `ngx_http_parse_header_line` refuses it, so
+    /// a value that can hold CR but not LF (a `(.*)` capture) is not counted.
     CrLf,
     /// A `/`: a path separator where a file name or one path segment was meant.
     Slash,

@@ -24,7 +24,17 @@
 //!   What a capture can hold is what its subject can hold, narrowed by the bytes the group
 //!   can match ([`Regex::can_contain`]): a group that cannot hold `/` carries no `/`.
 //!
-//! A danger survives a capture when the group can hold its bytes: CR or LF for CR/LF, `/`
+//! - `$1`…`$9` are URL-escaped (`ngx_escape_uri`, `NGX_ESCAPE_ARGS`: CR and LF become
+//!   `%0D` `%0A`; `/` and `.` stay) where the rewrite module copies them with its `quote`
+//!   flag on (ngx_http_script_copy_capture_code): in a `set` value before any `rewrite` of
+//!   the same block has run (ngx_http_rewrite_handler starts with `quote = 1`; a rewrite's
+//!   end code clears it), and in the replacement of a redirecting `rewrite`. nginx escapes
+//!   only when the URI was percent-encoded — as it must be to hold a decoded LF — so this
+//!   clears CR/LF for captures of `$uri` (location, rewrite) and not others. Named captures
+//!   are variables and are never escaped; `return`, `add_header`, `proxy_pass` copy
+//!   captures as they are.
+//!
+//! A danger survives a capture when the group can hold its bytes: LF for CR/LF, `/`
 //! for `/`, `.` for a `..` segment and for a host (a name of one label, without a dot, is
 //! not counted as an arbitrary host).
 //!
@@ -264,7 +274,15 @@ impl<'a> Provenance<'a> {
             return Answer::default();
         };
         let script = Script::parse_word(&word, &file.text);
-        self.script(occ, &file, &script)
+        let mut walk = Walk {
+            visited: FxHashSet::default(),
+            visits: 0,
+            truncated: false,
+        };
+        let escaped = self.escapes_captures(occ, index);
+        let mut a = self.script_escaping(occ, &file, &script, None, escaped, &mut walk, 0);
+        a.truncated |= walk.truncated;
+        a
     }
 
     /// What a client can put into `script` (written in `file`) evaluated at `place`.
@@ -302,6 +320,22 @@ impl<'a> Provenance<'a> {
         walk: &mut Walk,
         depth: usize,
     ) -> Answer {
+        self.script_escaping(place, file, script, captures, false, walk, depth)
+    }
+
+    /// [`Provenance::script_at`], with `$1`… URL-escaped when `escaped` (see the module's
+    /// comment).
+    #[allow(clippy::too_many_arguments)]
+    fn script_escaping(
+        &self,
+        place: OccId,
+        file: &Shared,
+        script: &Script,
+        captures: Option<(&Regex, &Answer, &Step)>,
+        escaped: bool,
+        walk: &mut Walk,
+        depth: usize,
+    ) -> Answer {
         let mut out = Answer::default();
         for part in script.references() {
             match &part.kind {
@@ -319,7 +353,7 @@ impl<'a> Provenance<'a> {
                         Some((re, subject, step)) => {
                             capture_answer(re, *k as u32, subject.clone()).through(step)
                         }
-                        None => self.capture_at(place, *k as u32, walk, depth),
+                        None => self.capture_at(place, *k as u32, escaped, walk, depth),
                     };
                     out.merge(a.through(&at));
                 }
@@ -377,7 +411,8 @@ impl<'a> Provenance<'a> {
                 note: format!("`${name}` {note}"),
             };
             let s = Script::parse_word(&word, &f.text);
-            let a = self.script_at(occ, &f, &s, None, walk, depth + 1);
+            let escaped = self.escapes_captures(occ, 1);
+            let a = self.script_escaping(occ, &f, &s, None, escaped, walk, depth + 1);
             out.merge(a.through(&step));
         }
         // `map`.
@@ -509,15 +544,25 @@ impl<'a> Provenance<'a> {
         match site {
             Site::Location(l) => ex.ancestors(place).any(|a| a == l),
             Site::ServerName(o, _) => server.is_some() && ex.get(o).parent == server.unwrap(),
+            // A rewrite's replacement sees its own regex's captures.
             Site::Rewrite(o) | Site::If(o) => {
-                self.rewrite_phase_before(place).contains(&o) || ex.ancestors(place).any(|a| a == o)
+                o == place
+                    || self.rewrite_phase_before(place).contains(&o)
+                    || ex.ancestors(place).any(|a| a == o)
             }
             Site::SplitPath(_) => true,
         }
     }
 
     /// `$k` at `place`: the captures of the regexes that may have matched last.
-    fn capture_at(&self, place: OccId, k: u32, walk: &mut Walk, depth: usize) -> Answer {
+    fn capture_at(
+        &self,
+        place: OccId,
+        k: u32,
+        escaped: bool,
+        walk: &mut Walk,
+        depth: usize,
+    ) -> Answer {
         let ex = self.view.expanded;
         let mut sites: Vec<(Site, bool)> = Vec::new();
         let server = self.enclosing(place, "server");
@@ -553,6 +598,10 @@ impl<'a> Provenance<'a> {
             sites.push((Site::Location(l), true));
         }
         push_events(&mut sites, &location_events);
+        // A rewrite's replacement: its own regex has just matched.
+        if self.view.name(place) == "rewrite" {
+            sites.push((Site::Rewrite(place), true));
+        }
         // An `if` the place is inside is evaluated before what is in it, after the rest.
         let start = sites
             .iter()
@@ -566,9 +615,48 @@ impl<'a> Provenance<'a> {
             if re.capture_table().count() < k {
                 continue;
             }
-            out.merge(self.site_capture(site, &re, k, walk, depth + 1));
+            let a = self.site_capture(site, &re, k, walk, depth + 1);
+            let of_uri = matches!(site, Site::Location(_) | Site::Rewrite(_));
+            out.merge(if escaped && of_uri {
+                a.narrow(Dangers::ALL.without(Danger::CrLf))
+            } else {
+                a
+            });
         }
         out
+    }
+
+    /// Whether nginx URL-escapes the captures in argument `index` of `occ`: a `set` value
+    /// with no `rewrite` before it in its block, a redirecting `rewrite`'s replacement.
+    fn escapes_captures(&self, occ: OccId, index: usize) -> bool {
+        match (self.view.name(occ), index) {
+            ("set", 1) => {
+                let scope = self
+                    .enclosing(occ, "location")
+                    .or_else(|| self.enclosing(occ, "server"));
+                scope.is_some_and(|s| {
+                    !self
+                        .rewrite_list(s)
+                        .iter()
+                        .any(|&o| o < occ && self.view.name(o) == "rewrite")
+                })
+            }
+            ("rewrite", 1) => self.is_redirect(occ),
+            _ => false,
+        }
+    }
+
+    /// A `rewrite` that redirects: its replacement starts with `http://`, `https://` or
+    /// `$scheme`, or its flag is `redirect` or `permanent` (ngx_http_rewrite).
+    fn is_redirect(&self, r: OccId) -> bool {
+        let v = self.view.args(r);
+        v.get(1).is_some_and(|t| {
+            ["http://", "https://", "$scheme"]
+                .iter()
+                .any(|p| t.starts_with(p))
+        }) || v
+            .get(2)
+            .is_some_and(|f| f == "redirect" || f == "permanent")
     }
 
     /// What capture `k` of the regex at `site` can hold.
@@ -809,13 +897,10 @@ impl<'a> Provenance<'a> {
         let Some((file, word)) = self.word(r, 1) else {
             return Answer::default();
         };
-        let value = word.value(&file.text);
-        if [&b"http://"[..], b"https://", b"$scheme"]
-            .iter()
-            .any(|p| value.starts_with(p))
-        {
+        if self.is_redirect(r) {
             return Answer::default();
         }
+        let value = word.value(&file.text);
         let mut script = Script::parse_word(&word, &file.text);
         if let Some(cut) = script
             .parts
@@ -1057,7 +1142,8 @@ fn with_span(mut s: Script, span: Span) -> Script {
 fn capture_answer(re: &Regex, k: u32, subject: Answer) -> Answer {
     let can = |b: u8| re.can_contain(Target::Group(k), b) == Possible::Maybe;
     let mut keep = Dangers::NONE;
-    if can(b'\r') || can(b'\n') {
+    // Only the LF splits a header (see `Danger::CrLf`).
+    if can(b'\n') {
         keep = keep.with(Danger::CrLf);
     }
     if can(b'/') {

@@ -133,7 +133,7 @@ fn an_outer_locations_set_does_not_run_in_a_nested_one() {
 fn map_values_are_literals_or_carry_their_variables_and_key_captures() {
     let c = conf_http(
         "map $http_x $lit { default a; b c; }\n\
-         map $uri $cap { default none; ~^/r/(.*)$ $1; }\n\
+         map $uri $cap { default none; ~^/r/([^?]*)$ $1; }\n\
          map $uri $word { ~^/w/([a-z]+)$ $1; }\n\
          map $host $via { default $arg_next; }\n\
          server { listen 80;\n location / {\n add_header A $lit;\n add_header B $cap;\n \
@@ -143,7 +143,7 @@ fn map_values_are_literals_or_carry_their_variables_and_key_captures() {
     let cap = c.ask("add_header", "B");
     assert_eq!(cap.dangers(), d(&[CrLf, Slash]));
     let why = cap.explain(CrLf).join("\n");
-    assert!(why.contains("mapped to this for `~^/r/(.*)$`"), "{why}");
+    assert!(why.contains("mapped to this for `~^/r/([^?]*)$`"), "{why}");
     assert!(why.contains("captured by the map key"), "{why}");
     // `[a-z]+` holds no CR, LF, `/` or `.`.
     assert!(c.ask("add_header", "C").dangers().is_empty());
@@ -166,9 +166,12 @@ fn geo_and_split_clients_values_are_the_configurations() {
 #[test]
 fn a_location_regex_capture_is_narrowed_by_its_group() {
     let c = conf(
-        "location ~ ^/p/(.*)$ { return 302 https://x/$1; }\n\
-         location ~ ^/q/([^/]+)$ { return 301 /$1; }",
+        "location ~ ^/p/([^?]*)$ { return 302 https://x/$1; }\n\
+         location ~ ^/q/([^/]+)$ { return 301 /$1; }\n\
+         location ~ ^/d/(.*)$ { return 303 /$1; }",
     );
+    // `.` takes no LF (without `(?s)`), and a bare CR splits no header.
+    assert_eq!(c.ask("return", "303").dangers(), d(&[Slash]));
     assert_eq!(c.ask("return", "302").dangers(), d(&[CrLf, Slash]));
     // `[^/]` still holds CR and LF: the subject is the decoded `$uri`.
     assert_eq!(c.ask("return", "301").dangers(), d(&[CrLf]));
@@ -178,20 +181,32 @@ fn a_location_regex_capture_is_narrowed_by_its_group() {
 
 #[test]
 fn an_if_the_place_is_inside_hides_the_location_captures() {
-    let c = conf("location ~ ^/(.*)$ {\n if ($http_x ~ ^([a-z]+)$) { return 302 /$1; }\n}");
+    let c = conf("location ~ ^/([^?]*)$ {\n if ($http_x ~ ^([a-z]+)$) { return 302 /$1; }\n}");
     assert!(c.ask("return", "302").dangers().is_empty());
     // Outside the if, the location's capture may still be the last one that matched.
-    let c =
-        conf("location ~ ^/(.*)$ {\n if ($http_x ~ ^([a-z]+)$) { set $z 1; }\n return 302 /$1;\n}");
+    let c = conf(
+        "location ~ ^/([^?]*)$ {\n if ($http_x ~ ^([a-z]+)$) { set $z 1; }\n return 302 /$1;\n}",
+    );
     assert!(c.ask("return", "302").can(CrLf));
 }
 
 #[test]
+fn a_rewrite_replacement_uses_its_own_captures() {
+    let c = conf("location ~ ^/([a-z]+)$ {\n rewrite ^/x/([^?]*)$ /y/$1;\n}");
+    let p = Provenance::new(c.view());
+    let r = p.view().named("rewrite").next().unwrap();
+    assert!(
+        p.argument(r, 1).can(CrLf),
+        "its own ([^?]*), not the location's [a-z]+"
+    );
+}
+
+#[test]
 fn a_later_rewrite_regex_may_replace_the_captures() {
-    let c = conf("location ~ ^/([a-z]+)$ {\n rewrite ^/(.*)$ /x;\n return 302 /$1;\n}");
+    let c = conf("location ~ ^/([a-z]+)$ {\n rewrite ^/([^?]*)$ /x;\n return 302 /$1;\n}");
     let a = c.ask("return", "302");
-    assert!(a.can(CrLf), "the rewrite's (.*) on $uri");
-    let c = conf("location ~ ^/([a-z]+)$ {\n return 302 /$1;\n rewrite ^/(.*)$ /x;\n}");
+    assert!(a.can(CrLf), "the rewrite's ([^?]*) on $uri");
+    let c = conf("location ~ ^/([a-z]+)$ {\n return 302 /$1;\n rewrite ^/([^?]*)$ /x;\n}");
     assert!(
         c.ask("return", "302").dangers().is_empty(),
         "the rewrite runs after"
@@ -242,7 +257,7 @@ fn file_names_follow_root_and_the_uri() {
 #[test]
 fn fastcgi_path_info_comes_from_the_split_regex() {
     let c = conf(
-        "location ~ \\.php {\n fastcgi_split_path_info ^(.+?\\.php)(/[a-z]*)$;\n \
+        "location ~ \\.php {\n fastcgi_split_path_info ^([^?]+?\\.php)(/[a-z]*)$;\n \
          fastcgi_param PATH_INFO $fastcgi_path_info;\n fastcgi_param SCRIPT $fastcgi_script_name;\n}",
     );
     assert_eq!(c.ask("fastcgi_param", "PATH_INFO").dangers(), d(&[Slash]));
@@ -272,7 +287,9 @@ fn a_huge_map_is_read_once_per_question() {
     for i in 0..50_000 {
         http.push_str(&format!(" /p{i} v{i};\n"));
     }
-    http.push_str(" ~^/z/(.*)$ $1;\n}\nserver { listen 80; location / { add_header X $m$m$m; } }");
+    http.push_str(
+        " ~^/z/([^?]*)$ $1;\n}\nserver { listen 80; location / { add_header X $m$m$m; } }",
+    );
     let c = conf_http(&http);
     let t = std::time::Instant::now();
     assert!(c.ask("add_header", "X").can(CrLf));
@@ -332,4 +349,46 @@ fn merge_slashes_off_lets_uri_name_a_host() {
     let a = c.ask("return", "302");
     assert!(a.can(Host));
     assert!(a.explain(Host).join("\n").contains("merge_slashes off"));
+}
+
+#[test]
+fn captures_are_escaped_where_the_rewrite_module_quotes_them() {
+    // Each case was checked against nginx 1.22 (tests/variables_binary.rs repeats it).
+    let c = conf(
+        "location ~ ^/s/([^/]*)$ { set $p $1; return 200 \"s$p\"; }\n\
+         location ~ ^/t/([^/]*)$ { rewrite ^/t/([^/]*)$ /u/$1; set $p $1; return 200 \"t$p\"; }\n\
+         location ~ ^/r/([^/]*)$ { rewrite ^/r/([^/]*)$ http://x/$1 redirect; }\n\
+         location ~ ^/n/([^/]*)$ { rewrite ^/n/(?<q>[^/]*)$ http://x/$q redirect; }\n\
+         location ~ ^/h/([^/]*)$ { add_header X-A \"$1\"; }\n\
+         location ~ ^/v/(?<v>[^/]*)$ { set $p $v; return 200 \"v$p\"; }",
+    );
+    let p = Provenance::new(c.view());
+    let view = p.view();
+    let answer = |name: &str, last: &str| {
+        let occ = view
+            .named(name)
+            .find(|o| view.args(*o).last().is_some_and(|a| a.starts_with(last)))
+            .unwrap();
+        let n = view.args(occ).len();
+        p.argument(occ, n - 1).can(CrLf)
+    };
+    assert!(!answer("return", "s"), "set before any rewrite escapes $1");
+    assert!(
+        answer("return", "t"),
+        "after a rewrite the quote flag is off"
+    );
+    let rewrite = |prefix: &str| {
+        let occ = view
+            .named("rewrite")
+            .find(|o| view.arg(*o, 0).is_some_and(|a| a.starts_with(prefix)))
+            .unwrap();
+        p.argument(occ, 1).can(CrLf)
+    };
+    assert!(!rewrite("^/r/"), "a redirect escapes $1");
+    assert!(
+        rewrite("^/n/"),
+        "a named capture is a variable, copied as it is"
+    );
+    assert!(answer("add_header", "$1"));
+    assert!(answer("return", "v"));
 }
