@@ -62,6 +62,8 @@ fn config(port: u16, prefix: &Path) -> String {
          location / {{ return 200 \"{body}\"; }}\n  \
          location ~ ^/c/([^?]*)$ {{ return 200 \"<cap>$1</cap>\"; }}\n  \
          location ~ ^/d/(.*)$ {{ return 200 \"<cap>$1</cap>\"; }}\n  \
+         location ~ ^/dots(.*)$ {{ return 200 \"<cap>$1</cap>\"; }}\n  \
+         location ~ ^/g/(.*)\\.php$ {{ return 200 \"<cap>$1</cap>\"; }}\n  \
          {ESCAPES}\n }}\n}}\n",
         p = prefix.display()
     )
@@ -249,6 +251,24 @@ fn catalogue_claims_hold_against_nginx() {
     );
     let dot = p.argument(in_location("d", "return", "200"), 1);
     assert!(!dot.can(Danger::CrLf), "`(.*)` holds no LF");
+
+    // A capture cut inside a segment can be a `..` segment that `$uri` never has.
+    for (letter, probe, cap) in [
+        ("dots", "/dots..", &b".."[..]),
+        ("g", "/g/a/...php", b"a/.."),
+    ] {
+        let resp = request(port, &format!("GET {probe} HTTP/1.0\r\nHost: h\r\n\r\n"));
+        assert_eq!(between(&resp, "cap"), cap, "{probe}");
+        let location = view
+            .named("location")
+            .find(|l| {
+                view.arg(*l, 1)
+                    .is_some_and(|a| a.starts_with(&format!("^/{letter}")))
+            })
+            .unwrap();
+        let ret = view.expanded.children_named(location, "return")[0];
+        assert!(p.argument(ret, 1).can(Danger::DotDot), "{probe}");
+    }
 
     // Escaped or not: nginx's response has the raw line break exactly when lemplint says
     // the argument can hold one.

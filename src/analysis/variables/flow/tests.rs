@@ -141,7 +141,8 @@ fn map_values_are_literals_or_carry_their_variables_and_key_captures() {
     );
     assert!(c.ask("add_header", "A").dangers().is_empty());
     let cap = c.ask("add_header", "B");
-    assert_eq!(cap.dangers(), d(&[CrLf, Slash]));
+    // A piece of the path can be any host name (`/r/evil.com`).
+    assert_eq!(cap.dangers(), d(&[CrLf, Slash, Host]));
     let why = cap.explain(CrLf).join("\n");
     assert!(why.contains("mapped to this for `~^/r/([^?]*)$`"), "{why}");
     assert!(why.contains("captured by the map key"), "{why}");
@@ -171,10 +172,11 @@ fn a_location_regex_capture_is_narrowed_by_its_group() {
          location ~ ^/d/(.*)$ { return 303 /$1; }",
     );
     // `.` takes no LF (without `(?s)`), and a bare CR splits no header.
-    assert_eq!(c.ask("return", "303").dangers(), d(&[Slash]));
-    assert_eq!(c.ask("return", "302").dangers(), d(&[CrLf, Slash]));
-    // `[^/]` still holds CR and LF: the subject is the decoded `$uri`.
-    assert_eq!(c.ask("return", "301").dangers(), d(&[CrLf]));
+    assert_eq!(c.ask("return", "303").dangers(), d(&[Slash, Host]));
+    assert_eq!(c.ask("return", "302").dangers(), d(&[CrLf, Slash, Host]));
+    // `[^/]` still holds CR and LF: the subject is the decoded `$uri`. Between `/` and the
+    // end, the group is a whole segment of `$uri`, which is never `..`.
+    assert_eq!(c.ask("return", "301").dangers(), d(&[CrLf, Host]));
     let why = c.ask("return", "301").explain(CrLf).join("\n");
     assert!(why.contains("`location` regex `^/q/([^/]+)$`"), "{why}");
 }
@@ -263,7 +265,7 @@ fn fastcgi_path_info_comes_from_the_split_regex() {
     assert_eq!(c.ask("fastcgi_param", "PATH_INFO").dangers(), d(&[Slash]));
     assert_eq!(
         c.ask("fastcgi_param", "SCRIPT").dangers(),
-        d(&[CrLf, Slash])
+        d(&[CrLf, Slash, Host])
     );
 }
 
@@ -391,4 +393,27 @@ fn captures_are_escaped_where_the_rewrite_module_quotes_them() {
     );
     assert!(answer("add_header", "$1"));
     assert!(answer("return", "v"));
+}
+
+#[test]
+fn a_capture_cut_inside_a_segment_can_be_dot_dot() {
+    // `/p..` is a path nginx keeps (`p..` is no `..` segment); `$1` is then `..`.
+    let c = conf(
+        "location ~ ^/p(.*)$ { alias /srv/$1; }\n\
+         location ~ ^/files/([^/]+)$ { alias /srv/files/$1; }\n\
+         location ~ ^/x/(.*)\\.php$ { alias /srv/x/$1; }",
+    );
+    let p = Provenance::new(c.view());
+    let view = p.view();
+    let alias = |prefix: &str| {
+        let o = view
+            .named("alias")
+            .find(|o| view.arg(*o, 0).is_some_and(|a| a.starts_with(prefix)))
+            .unwrap();
+        p.argument(o, 0)
+    };
+    assert!(alias("/srv/$").can(DotDot));
+    assert!(!alias("/srv/files/").can(DotDot), "a whole segment of $uri");
+    // `/x/a/...php`: the greedy group stops at `/x/a/..`.
+    assert!(alias("/srv/x/").can(DotDot));
 }
