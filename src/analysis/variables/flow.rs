@@ -41,7 +41,9 @@
 //! Unknown variables (set by Lua, Perl, njs, a module this catalogue lacks) carry nothing:
 //! rules built on this report what is shown, not what is guessed.
 //!
-//! Bounds: one query visits each (variable, place) once, follows at most [`MAX_DEPTH`]
+//! Bounds: one query works out each (variable, place) once (a cycle is cut where it
+//! closes, so an answer found inside a cycle may miss what only the cycle adds), follows
+//! at most [`MAX_DEPTH`]
 //! links and [`MAX_VISITS`] definitions; past that the answer says [`Answer::truncated`].
 
 use super::builtin::{self, Origin};
@@ -190,7 +192,11 @@ type RegexCache = RefCell<FxHashMap<(u8, OccId, usize), Option<Rc<Regex>>>>;
 
 /// What one query carries along.
 struct Walk {
-    visited: FxHashSet<(String, OccId)>,
+    /// The (variable, place) pairs being worked out: meeting one again is a cycle.
+    open: FxHashSet<(String, OccId)>,
+    /// Those worked out, so a variable met twice (`$1` and `$p` of one regex both read
+    /// `$uri`) costs once and answers the same.
+    done: FxHashMap<(String, OccId), Answer>,
     visits: usize,
     truncated: bool,
 }
@@ -275,7 +281,8 @@ impl<'a> Provenance<'a> {
         };
         let script = Script::parse_word(&word, &file.text);
         let mut walk = Walk {
-            visited: FxHashSet::default(),
+            open: FxHashSet::default(),
+            done: FxHashMap::default(),
             visits: 0,
             truncated: false,
         };
@@ -288,7 +295,8 @@ impl<'a> Provenance<'a> {
     /// What a client can put into `script` (written in `file`) evaluated at `place`.
     pub fn script(&self, place: OccId, file: &Shared, script: &Script) -> Answer {
         let mut walk = Walk {
-            visited: FxHashSet::default(),
+            open: FxHashSet::default(),
+            done: FxHashMap::default(),
             visits: 0,
             truncated: false,
         };
@@ -300,7 +308,8 @@ impl<'a> Provenance<'a> {
     /// What a client can put into the variable `name` (without `$`) at `place`.
     pub fn variable(&self, place: OccId, name: &str) -> Answer {
         let mut walk = Walk {
-            visited: FxHashSet::default(),
+            open: FxHashSet::default(),
+            done: FxHashMap::default(),
             visits: 0,
             truncated: false,
         };
@@ -376,11 +385,31 @@ impl<'a> Provenance<'a> {
             walk.truncated = true;
             return Answer::default();
         }
+        let key = (name.to_string(), place);
+        if let Some(a) = walk.done.get(&key) {
+            return a.clone();
+        }
         // A cycle (`set $a $b; set $b $a;`) adds nothing the other definitions do not.
-        if !walk.visited.insert((name.to_string(), place)) {
+        if !walk.open.insert(key.clone()) {
             return Answer::default();
         }
         walk.visits += 1;
+        let out = self.var_defined(place, name, file, span, walk, depth);
+        walk.open.remove(&key);
+        walk.done.insert(key, out.clone());
+        out
+    }
+
+    /// [`Provenance::var_at`] once the bounds and the memo are checked.
+    fn var_defined(
+        &self,
+        place: OccId,
+        name: &str,
+        file: &Shared,
+        span: Span,
+        walk: &mut Walk,
+        depth: usize,
+    ) -> Answer {
         let here = |note: String| Step {
             file: file.clone(),
             span,
@@ -433,7 +462,8 @@ impl<'a> Provenance<'a> {
             let Some(k) = re.capture_table().index(name) else {
                 continue;
             };
-            out.merge(self.site_capture(site, &re, k, walk, depth + 1));
+            let a = self.site_capture(site, &re, k, walk, depth + 1);
+            out.merge(a.through(&here(format!("`${name}` is a named capture"))));
         }
         for &m in self.named_in_maps.get(name).into_iter().flatten() {
             defined = true;

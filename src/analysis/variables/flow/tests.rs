@@ -417,3 +417,15 @@ fn a_capture_cut_inside_a_segment_can_be_dot_dot() {
     // `/x/a/...php`: the greedy group stops at `/x/a/..`.
     assert!(alias("/srv/x/").can(DotDot));
 }
+
+#[test]
+fn two_references_to_one_regex_both_count() {
+    // `$1` and `$p` both come from the location regex on `$uri`, read once.
+    let c = conf(
+        "location ~ /proxy/(a|b)/(?<p>\\W*)$ {\n set $upstream \"http://$1/$p?\";\n \
+         proxy_pass $upstream;\n}",
+    );
+    let a = c.ask("proxy_pass", "$");
+    assert!(a.can(CrLf), "{:?}", a.dangers());
+    assert!(a.explain(CrLf).join("\n").contains("`$p`"));
+}
