@@ -51,9 +51,10 @@ use super::danger::{Danger, Dangers};
 use super::parse::{PartKind, Script};
 use crate::analysis::pcre::{Possible, Regex, Target};
 use crate::fxhash::{FxHashMap, FxHashSet};
+use crate::source::FileId;
 use crate::source::{Shared, Span};
 use crate::stack::expanded::{OccId, View};
-use crate::syntax::nginx::{NodeKind, Word};
+use crate::syntax::nginx::{NodeId, Word, ROOT};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -226,9 +227,8 @@ impl<'a> Provenance<'a> {
             if let Some(n) = view.arg(occ, 1).as_deref().and_then(var_name) {
                 p.maps.entry(n).or_default().push(occ);
             }
-            let text = &view.config.file(view.expanded.get(occ).file).source.text;
-            for (key, _) in p.map_entries(occ) {
-                if let Some((pattern, _)) = regex_key(&key.text(text)) {
+            for (file, key, _) in p.map_entries(occ) {
+                if let Some((pattern, _)) = regex_key(&key.text(&file.text)) {
                     for n in names_in(pattern.as_bytes()) {
                         p.named_in_maps.entry(n).or_default().push(occ);
                     }
@@ -737,15 +737,15 @@ impl<'a> Provenance<'a> {
         };
         let mut subject: Option<Answer> = None;
         let mut out = Answer::default();
-        for (key, value) in self.map_entries(m) {
+        for (ef, key, value) in self.map_entries(m) {
             let Some(value) = value else { continue };
-            let vs = Script::parse_word(&value, &file.text);
+            let vs = Script::parse_word(&value, &ef.text);
             if vs.is_literal() {
                 continue;
             }
-            let key_text = key.text(&file.text).into_owned();
+            let key_text = key.text(&ef.text).into_owned();
             let step = Step {
-                file: file.clone(),
+                file: ef.clone(),
                 span: value.raw(),
                 note: format!("`${name}` is mapped to this for `{key_text}`"),
             };
@@ -758,16 +758,16 @@ impl<'a> Provenance<'a> {
                     });
                     let subj = subj.clone();
                     let key_step = Step {
-                        file: file.clone(),
+                        file: ef.clone(),
                         span: key.raw(),
                         note: format!(
                             "captured by the map key `{key_text}` from `{}`",
                             src_word.text(&file.text)
                         ),
                     };
-                    self.script_at(place, &file, &vs, Some((re, &subj, &key_step)), walk, depth)
+                    self.script_at(place, &ef, &vs, Some((re, &subj, &key_step)), walk, depth)
                 }
-                None => self.script_at(place, &file, &vs, None, walk, depth),
+                None => self.script_at(place, &ef, &vs, None, walk, depth),
             };
             out.merge(a.through(&step));
         }
@@ -789,8 +789,8 @@ impl<'a> Provenance<'a> {
         let s = Script::parse_word(&src_word, &file.text);
         let subject = self.script_at(place, &file, &s, None, walk, depth);
         let mut out = Answer::default();
-        for (key, _) in self.map_entries(m) {
-            let key_text = key.text(&file.text).into_owned();
+        for (ef, key, _) in self.map_entries(m) {
+            let key_text = key.text(&ef.text).into_owned();
             let Some((p, ci)) = regex_key(&key_text) else {
                 continue;
             };
@@ -801,7 +801,7 @@ impl<'a> Provenance<'a> {
                 continue;
             };
             let step = Step {
-                file: file.clone(),
+                file: ef.clone(),
                 span: key.raw(),
                 note: format!("`${name}` is captured by the map key `{key_text}`"),
             };
@@ -1059,23 +1059,44 @@ impl<'a> Provenance<'a> {
         Some((f.source.clone(), w))
     }
 
-    /// A map's entries: key and value words (the value absent for `hostnames`,
-    /// `volatile`). Entries an `include` inside the map reads are not seen.
-    fn map_entries(&self, m: OccId) -> Vec<(Word, Option<Word>)> {
+    /// A map's entries: the file each is written in, its key and value words (the value
+    /// absent for `hostnames`, `volatile`), those of files an `include` among them reads
+    /// included (the map handler calls nginx's include: ngx_http_map), in order.
+    fn map_entries(&self, m: OccId) -> Vec<(Shared, Word, Option<Word>)> {
         let o = self.view.expanded.get(m);
-        let f = self.view.config.file(o.file);
-        let tree = &f.parsed.tree;
         let mut out = Vec::new();
-        for id in tree.children(o.node) {
-            if let NodeKind::Entry(d) = &tree.node(id).kind {
-                let key = tree.name(d);
-                if key.is(&f.source.text, "include") {
-                    continue;
-                }
-                out.push((key, tree.args(d).first().copied()));
-            }
-        }
+        self.entries_in(o.file, o.node, 0, &mut out);
         out
+    }
+
+    /// The entries below `node` of `file` (`ROOT` for a whole included file).
+    fn entries_in(
+        &self,
+        file: FileId,
+        node: NodeId,
+        depth: usize,
+        out: &mut Vec<(Shared, Word, Option<Word>)>,
+    ) {
+        // nginx refuses includes nested deeper than its own limit long before this.
+        const MAX_INCLUDE_DEPTH: usize = 16;
+        let f = self.view.config.file(file);
+        let tree = &f.parsed.tree;
+        for id in tree.children(node) {
+            // An included file, parsed on its own, holds directives rather than entries.
+            let Some(d) = tree.node(id).kind.statement() else {
+                continue;
+            };
+            let key = tree.name(d);
+            if key.is(&f.source.text, "include") {
+                if depth < MAX_INCLUDE_DEPTH {
+                    for &t in self.view.config.includes.get(file, id).unwrap_or_default() {
+                        self.entries_in(t, ROOT, depth + 1, out);
+                    }
+                }
+                continue;
+            }
+            out.push((f.source.clone(), key, tree.args(d).first().copied()));
+        }
     }
 
     /// The pattern a site matches with, and whether it is caseless.

@@ -429,3 +429,26 @@ fn two_references_to_one_regex_both_count() {
     assert!(a.can(CrLf), "{:?}", a.dangers());
     assert!(a.explain(CrLf).join("\n").contains("`$p`"));
 }
+
+#[test]
+fn map_entries_an_include_reads_count() {
+    let mut fs = DumpFs::default();
+    fs.files.insert(
+        PathBuf::from("/n/nginx.conf"),
+        b"events {}\nhttp {\n map $uri $m {\n  default a;\n  include /n/entries.map;\n }\n \
+          server { listen 80; location / { add_header X $m; } }\n}\n"
+            .to_vec(),
+    );
+    fs.files.insert(
+        PathBuf::from("/n/entries.map"),
+        b"/lit b;\n~^/r/(?<rest>[^?]*)$ $rest;\n".to_vec(),
+    );
+    let config = load(&fs, Path::new("/n/nginx.conf"), &LoadOptions::default()).unwrap();
+    assert!(config.problems.is_empty(), "{:?}", config.problems);
+    let expanded = Expanded::build(&config);
+    let c = Conf { config, expanded };
+    let a = c.ask("add_header", "X");
+    assert!(a.can(CrLf), "{:?}", a.dangers());
+    let why = a.explain(CrLf).join("\n");
+    assert!(why.contains("/n/entries.map:2:"), "{why}");
+}
