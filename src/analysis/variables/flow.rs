@@ -53,7 +53,7 @@ use crate::analysis::pcre::{Possible, Regex, Target};
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::source::FileId;
 use crate::source::{Shared, Span};
-use crate::stack::expanded::{OccId, View};
+use crate::stack::expanded::{OccId, View, NO_PARENT};
 use crate::syntax::nginx::{NodeId, Word, ROOT};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -177,15 +177,18 @@ fn is_rewrite_phase(name: &str) -> bool {
 /// regexes and per-block directive lists are kept as they are first needed.
 pub struct Provenance<'a> {
     view: View<'a>,
-    sets: FxHashMap<String, Vec<OccId>>,
+    /// `set $name` by name and server (the enclosing `server`, or `NO_PARENT`), in order.
+    sets: FxHashMap<(String, OccId), Vec<OccId>>,
     maps: FxHashMap<String, Vec<OccId>>,
     literal_defs: FxHashMap<String, Vec<OccId>>,
     /// Named captures: the regexes (sites) that define each name, and map entries
     /// (map occurrence, entry node) with such keys.
-    named: FxHashMap<String, Vec<Site>>,
+    named: FxHashMap<(String, OccId), Vec<Site>>,
     named_in_maps: FxHashMap<String, Vec<OccId>>,
     regexes: RegexCache,
     rewrite_lists: RefCell<FxHashMap<OccId, Rc<Vec<OccId>>>>,
+    /// Per `http` block: each listen address's default server.
+    defaults: RefCell<FxHashMap<OccId, Rc<FxHashMap<String, OccId>>>>,
 }
 
 /// Parsed regexes by site (kind, occurrence, argument): `None` when the pattern is refused.
@@ -216,11 +219,13 @@ impl<'a> Provenance<'a> {
             named_in_maps: FxHashMap::default(),
             regexes: RefCell::default(),
             rewrite_lists: RefCell::default(),
+            defaults: RefCell::default(),
         };
         let var_name = |s: &str| s.strip_prefix('$').map(|n| n.to_ascii_lowercase());
         for occ in view.named("set") {
             if let Some(n) = view.arg(occ, 0).as_deref().and_then(var_name) {
-                p.sets.entry(n).or_default().push(occ);
+                let server = p.enclosing(occ, "server").unwrap_or(NO_PARENT);
+                p.sets.entry((n, server)).or_default().push(occ);
             }
         }
         for occ in view.named("map") {
@@ -263,8 +268,16 @@ impl<'a> Provenance<'a> {
             let Some((pattern, _)) = p.site_pattern(site) else {
                 continue;
             };
+            let occ = match site {
+                Site::Location(o)
+                | Site::Rewrite(o)
+                | Site::If(o)
+                | Site::ServerName(o, _)
+                | Site::SplitPath(o) => o,
+            };
+            let server = p.enclosing(occ, "server").unwrap_or(NO_PARENT);
             for n in names_in(&pattern) {
-                p.named.entry(n).or_default().push(site);
+                p.named.entry((n, server)).or_default().push(site);
             }
         }
         p
@@ -451,7 +464,9 @@ impl<'a> Provenance<'a> {
         }
         defined |= self.literal_defs.contains_key(name);
         // Named captures.
-        for &site in self.named.get(name).into_iter().flatten() {
+        let server = self.enclosing(place, "server").unwrap_or(NO_PARENT);
+        let key = (name.to_string(), server);
+        for &site in self.named.get(&key).into_iter().flatten() {
             defined = true;
             if !self.site_may_run(site, place) {
                 continue;
@@ -485,30 +500,28 @@ impl<'a> Provenance<'a> {
     /// The `set $name` that can have run before `place` (rewrite-phase directives in the
     /// server and in the serving location), else those elsewhere in the server.
     fn sets_reaching(&self, place: OccId, name: &str) -> (Vec<OccId>, Vec<OccId>) {
-        let Some(all) = self.sets.get(name) else {
+        let server = self.enclosing(place, "server");
+        let key = (name.to_string(), server.unwrap_or(NO_PARENT));
+        let Some(all) = self.sets.get(&key) else {
             return (Vec::new(), Vec::new());
         };
         let ran: Vec<OccId> = self
             .rewrite_phase_before(place)
             .into_iter()
-            .filter(|o| all.contains(o))
+            .filter(|o| all.binary_search(o).is_ok())
             .collect();
         if !ran.is_empty() {
             return (ran, Vec::new());
         }
         // Re-entering the place's own location (or server level) runs its rewrite phase
         // from the start again, so only other locations' `set`s can precede it that way.
-        let server = self.enclosing(place, "server");
         let location = self.enclosing(place, "location");
         let others = all
             .iter()
             .copied()
             .filter(|o| {
                 let l = self.enclosing(*o, "location");
-                server.is_some()
-                    && self.enclosing(*o, "server") == server
-                    && l.is_some()
-                    && l != location
+                server.is_some() && l.is_some() && l != location
             })
             .collect();
         (Vec::new(), others)
@@ -973,25 +986,36 @@ impl<'a> Provenance<'a> {
         if own.iter().any(|(_, default)| *default) {
             return None;
         }
-        let servers = ex.children_named(http, "server");
-        let listens: Vec<(OccId, Vec<(String, bool)>)> =
-            servers.iter().map(|&s| (s, self.listens(s))).collect();
-        for (key, _) in &own {
-            // ngx_http_add_addresses: the first server of an address is its default,
-            // unless one says `default_server`.
-            let has = |ls: &[(String, bool)], explicit: bool| {
-                ls.iter().any(|(k, d)| k == key && (*d || !explicit))
-            };
-            let default = listens
-                .iter()
-                .find(|(_, ls)| has(ls, true))
-                .or_else(|| listens.iter().find(|(_, ls)| has(ls, false)))
-                .map(|(s, _)| *s);
-            if default == Some(server) {
-                return None;
-            }
+        let defaults = self.defaults_of(http);
+        if own
+            .iter()
+            .any(|(key, _)| defaults.get(key) == Some(&server))
+        {
+            return None;
         }
         Some(names)
+    }
+
+    /// Each listen address's default server in `http`: the one that says
+    /// `default_server`, else the first (ngx_http_add_addresses). Worked out once.
+    fn defaults_of(&self, http: OccId) -> Rc<FxHashMap<String, OccId>> {
+        if let Some(d) = self.defaults.borrow().get(&http) {
+            return d.clone();
+        }
+        let mut first: FxHashMap<String, OccId> = FxHashMap::default();
+        let mut explicit: FxHashMap<String, OccId> = FxHashMap::default();
+        for &s in self.view.expanded.children_named(http, "server") {
+            for (key, default) in self.listens(s) {
+                if default {
+                    explicit.entry(key.clone()).or_insert(s);
+                }
+                first.entry(key).or_insert(s);
+            }
+        }
+        first.extend(explicit);
+        let d = Rc::new(first);
+        self.defaults.borrow_mut().insert(http, d.clone());
+        d
     }
 
     /// A server's listen addresses, normalised (`80`, `*:80`, `0.0.0.0:80` alike; none

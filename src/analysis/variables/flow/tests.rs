@@ -452,3 +452,38 @@ fn map_entries_an_include_reads_count() {
     let why = a.explain(CrLf).join("\n");
     assert!(why.contains("/n/entries.map:2:"), "{why}");
 }
+
+#[test]
+fn many_servers_cost_linear_time() {
+    // Each server has its own named capture, set and $host: a question in one server
+    // must not look at the others'.
+    let n = 5_000;
+    let mut http = String::new();
+    for i in 0..n {
+        http.push_str(&format!(
+            "server {{ listen 80; server_name ~^(?<sub>[a-z]+)\\.s{i}\\.example$;\n \
+             set $v $sub;\n location / {{ add_header X $v$host; }}\n location /o {{ set $w $uri; }}\n \
+             location /p {{ add_header Y $w; }} }}\n"
+        ));
+    }
+    let c = conf_http(&http);
+    let p = Provenance::new(c.view());
+    let view = p.view();
+    let t = std::time::Instant::now();
+    let mut hosts = 0;
+    let mut crlf = 0;
+    for occ in view.named("add_header") {
+        let a = p.argument(occ, 1);
+        hosts += a.can(Host) as usize;
+        crlf += a.can(CrLf) as usize;
+    }
+    assert_eq!(
+        hosts, n,
+        "every X can hold a host: $host in servers open to any"
+    );
+    assert_eq!(
+        crlf, n,
+        "every Y: `$w` set in another location (an internal redirect)"
+    );
+    assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+}
