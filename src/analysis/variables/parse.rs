@@ -322,4 +322,49 @@ mod tests {
         assert_eq!(texts, vec!["a\\\"", "$uri", "\\n", "$1"]);
         assert!(s.references().count() == 2 && !s.is_literal());
     }
+
+    /// Random values over the bytes the compiler cares about: the parts are contiguous,
+    /// cover the value, and each reference reads back as written.
+    #[test]
+    fn random_values_split_into_contiguous_parts() {
+        let alphabet = b"${}a_Z09-/.\\?";
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 12) as usize;
+            let v: Vec<u8> = (0..len)
+                .map(|i| alphabet[((seed >> (i * 4 + 8)) % alphabet.len() as u64) as usize])
+                .collect();
+            let s = Script::parse_value(&v);
+            let mut at = 0;
+            for p in &s.parts {
+                assert_eq!(p.value.start as usize, at, "{v:?}");
+                assert!(p.value.end > p.value.start, "{v:?}: an empty part");
+                at = p.value.end as usize;
+                let text = &v[p.value.range()];
+                match &p.kind {
+                    PartKind::Variable {
+                        name,
+                        braced: false,
+                    } => {
+                        assert_eq!(text, format!("${name}").as_bytes())
+                    }
+                    PartKind::Variable { name, braced: true } => {
+                        assert_eq!(text, format!("${{{name}}}").as_bytes())
+                    }
+                    PartKind::Capture(k) => assert_eq!(text, format!("${k}").as_bytes()),
+                    PartKind::Literal => {}
+                }
+            }
+            assert_eq!(at, v.len(), "{v:?}");
+            // Without an error, a `$` only ever starts a reference.
+            if s.error.is_none() {
+                for p in s.parts.iter().filter(|p| p.kind == PartKind::Literal) {
+                    assert!(!v[p.value.range()].contains(&b'$'), "{v:?}");
+                }
+            }
+        }
+    }
 }
