@@ -22,8 +22,9 @@
 //! - a location, `rewrite` or `fastcgi_split_path_info` regex matches `$uri`; a
 //!   `server_name` regex, `$host`; an `if`, its variable; a map regex, the map's source.
 //!   What a capture can hold is what its subject can hold, narrowed by the bytes the group
-//!   can match ([`Regex::can_contain`]): a group that cannot hold `/` carries no `/`.
-//!
+//!   can match ([`Regex::can_contain`]): a group that cannot hold `/` carries no `/`, and
+//!   a piece of a path can be a host name or a `..` segment the whole never is (see
+//!   [`super::capture`]).
 //! - `$1`…`$9` are URL-escaped (`ngx_escape_uri`, `NGX_ESCAPE_ARGS`: CR and LF become
 //!   `%0D` `%0A`; `/` and `.` stay) where the rewrite module copies them with its `quote`
 //!   flag on (ngx_http_script_copy_capture_code): in a `set` value before any `rewrite` of
@@ -33,23 +34,25 @@
 //!   clears CR/LF for captures of `$uri` (location, rewrite) and not others. Named captures
 //!   are variables and are never escaped; `return`, `add_header`, `proxy_pass` copy
 //!   captures as they are.
-//!
-//! A danger survives a capture when the group can hold its bytes: LF for CR/LF, `/`
-//! for `/`, `.` for a `..` segment and for a host (a name of one label, without a dot, is
-//! not counted as an arbitrary host).
+//! - some built-in variables depend on the configuration ([`configured`]): a `rewrite`
+//!   puts its replacement into `$uri`, `$host` is one of the server's names when only
+//!   exact names reach the server, `$document_root` is `root`'s value…
 //!
 //! Unknown variables (set by Lua, Perl, njs, a module this catalogue lacks) carry nothing:
 //! rules built on this report what is shown, not what is guessed.
 //!
 //! Bounds: one query works out each (variable, place) once (a cycle is cut where it
 //! closes, so an answer found inside a cycle may miss what only the cycle adds), follows
-//! at most [`MAX_DEPTH`]
-//! links and [`MAX_VISITS`] definitions; past that the answer says [`Answer::truncated`].
+//! at most [`MAX_DEPTH`] links and [`MAX_VISITS`] definitions; past that the answer says
+//! [`Answer::truncated`]. Definitions are indexed per server, so a question looks only at
+//! what its server holds.
 
+pub use super::answer::{Answer, Step};
 use super::builtin::{self, Origin};
+use super::capture::{capture_answer, names_in, regex_key};
 use super::danger::{Danger, Dangers};
 use super::parse::{PartKind, Script};
-use crate::analysis::pcre::{Possible, Regex, Target};
+use crate::analysis::pcre::Regex;
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::source::FileId;
 use crate::source::{Shared, Span};
@@ -62,89 +65,6 @@ use std::rc::Rc;
 pub const MAX_DEPTH: usize = 32;
 /// The most definitions one query looks at.
 pub const MAX_VISITS: usize = 20_000;
-
-/// One link of a reason: where, and what happens there.
-#[derive(Clone, Debug)]
-pub struct Step {
-    pub file: Shared,
-    pub span: Span,
-    pub note: String,
-}
-
-/// What a client can put into a value, with for each danger one chain of steps from the
-/// value to where the client's bytes come from.
-#[derive(Clone, Debug, Default)]
-pub struct Answer {
-    chains: [Option<Vec<Step>>; 4],
-    /// A bound was hit: there may be more.
-    pub truncated: bool,
-}
-
-impl Answer {
-    pub fn dangers(&self) -> Dangers {
-        Danger::ALL
-            .into_iter()
-            .filter(|d| self.chains[d.index()].is_some())
-            .fold(Dangers::NONE, Dangers::with)
-    }
-
-    pub fn can(&self, d: Danger) -> bool {
-        self.chains[d.index()].is_some()
-    }
-
-    /// Why the value can hold `d`: from the value to the client.
-    pub fn why(&self, d: Danger) -> Option<&[Step]> {
-        self.chains[d.index()].as_deref()
-    }
-
-    /// The reason as lines a message can carry (`file:line: note`).
-    pub fn explain(&self, d: Danger) -> Vec<String> {
-        self.why(d)
-            .unwrap_or_default()
-            .iter()
-            .map(|s| {
-                let lc = s.file.line_col(s.span.start);
-                format!("{}:{}: {}", s.file.path.display(), lc.line, s.note)
-            })
-            .collect()
-    }
-
-    fn leaf(dangers: Dangers, step: Step) -> Answer {
-        let mut a = Answer::default();
-        for d in dangers.iter() {
-            a.chains[d.index()] = Some(vec![step.clone()]);
-        }
-        a
-    }
-
-    /// Adds what `o` can hold (the first chain found for a danger stays).
-    fn merge(&mut self, o: Answer) {
-        self.truncated |= o.truncated;
-        for (mine, theirs) in self.chains.iter_mut().zip(o.chains) {
-            if mine.is_none() {
-                *mine = theirs;
-            }
-        }
-    }
-
-    /// Keeps only `keep`.
-    fn narrow(mut self, keep: Dangers) -> Answer {
-        for d in Danger::ALL {
-            if !keep.has(d) {
-                self.chains[d.index()] = None;
-            }
-        }
-        self
-    }
-
-    /// Puts `step` in front of every chain.
-    fn through(mut self, step: &Step) -> Answer {
-        for c in self.chains.iter_mut().flatten() {
-            c.insert(0, step.clone());
-        }
-        self
-    }
-}
 
 /// Where a regex is and what it matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -823,241 +743,6 @@ impl<'a> Provenance<'a> {
         out
     }
 
-    /// Built-in variables whose value the configuration decides.
-    fn configured(
-        &self,
-        place: OccId,
-        name: &str,
-        fallback: Dangers,
-        step: &Step,
-        walk: &mut Walk,
-        depth: usize,
-    ) -> Answer {
-        let block = self.block_of(place);
-        let effective_arg = |directive: &str| -> Option<OccId> {
-            self.view.effective(block, directive).first().copied()
-        };
-        match name {
-            "remote_addr" | "binary_remote_addr" => match effective_arg("real_ip_header") {
-                // ngx_http_realip_set_addr takes the header's value only when it parses as
-                // an address (ngx_parse_addr): an address of the sender's choosing.
-                Some(o) => {
-                    let (f, span) = self.view.location(o);
-                    let why = Step {
-                        file: f,
-                        span,
-                        note: "realip replaces it with a request header's address".into(),
-                    };
-                    let d = if name == "remote_addr" {
-                        Dangers::of(&[Danger::Host])
-                    } else {
-                        Dangers::NONE
-                    };
-                    Answer::leaf(d, why).through(step)
-                }
-                None => Answer::default(),
-            },
-            "document_root" | "realpath_root" | "request_filename" => {
-                let mut a = match effective_arg("alias").or_else(|| effective_arg("root")) {
-                    Some(o) => {
-                        let mut a = self.argument_inner(o, 0, walk, depth);
-                        if name == "realpath_root" {
-                            // realpath() resolves every `..`.
-                            a = a.narrow(Dangers::ALL.without(Danger::DotDot));
-                        }
-                        a
-                    }
-                    None => Answer::default(),
-                };
-                if name == "request_filename" {
-                    let (f, s) = (step.file.clone(), step.span);
-                    a.merge(self.var_at(place, "uri", &f, s, walk, depth));
-                }
-                a.through(step)
-            }
-            "fastcgi_script_name" | "fastcgi_path_info" => {
-                let k = if name == "fastcgi_script_name" { 1 } else { 2 };
-                match effective_arg("fastcgi_split_path_info") {
-                    Some(o) => {
-                        let site = Site::SplitPath(o);
-                        match self.site_regex(site) {
-                            Some(re) if re.capture_table().count() >= k => {
-                                self.site_capture(site, &re, k, walk, depth).through(step)
-                            }
-                            _ => self.uri_like(place, step, walk, depth, k == 1),
-                        }
-                    }
-                    None => self.uri_like(place, step, walk, depth, k == 1),
-                }
-            }
-            "uri" | "document_uri" => {
-                let mut a = Answer::leaf(fallback, step.clone());
-                if let Some(o) = effective_arg("merge_slashes") {
-                    if self
-                        .view
-                        .arg(o, 0)
-                        .is_some_and(|v| v.eq_ignore_ascii_case("off"))
-                    {
-                        // ngx_http_parse_complex_uri keeps `//x` unmerged: a path that
-                        // reads as a protocol-relative URL to a host of the client's choice.
-                        let (f, span) = self.view.location(o);
-                        let why = Step {
-                            file: f,
-                            span,
-                            note: "`merge_slashes off` lets it start with `//`".into(),
-                        };
-                        a.merge(Answer::leaf(Dangers::of(&[Danger::Host]), why).through(step));
-                    }
-                }
-                for r in self.rewrite_phase_before(place) {
-                    if self.view.name(r) == "rewrite" {
-                        a.merge(self.rewritten_uri(r, walk, depth).through(step));
-                    }
-                }
-                a
-            }
-            "host" => match self.fixed_host(place) {
-                Some(_) => Answer::default(),
-                None => Answer::leaf(fallback, step.clone()),
-            },
-            "proxy_host" | "proxy_port" => match effective_arg("proxy_pass") {
-                Some(o) => self
-                    .argument_inner(o, 0, walk, depth)
-                    .narrow(Dangers::of(&[Danger::Host]))
-                    .through(step),
-                None => Answer::default(),
-            },
-            _ => Answer::leaf(fallback, step.clone()),
-        }
-    }
-
-    /// What `rewrite` `r` puts into `$uri`: its replacement up to a literal `?` (the rest
-    /// is the arguments), unless the replacement is a redirect (`http://`, `https://`,
-    /// `$scheme`: ngx_http_rewrite). nginx copies captures and variables there unescaped
-    /// and does not normalise the result (ngx_http_script_regex_end_code), so a rewritten
-    /// `$uri` can hold anything its parts can, `..` included.
-    fn rewritten_uri(&self, r: OccId, walk: &mut Walk, depth: usize) -> Answer {
-        let Some((file, word)) = self.word(r, 1) else {
-            return Answer::default();
-        };
-        if self.is_redirect(r) {
-            return Answer::default();
-        }
-        let value = word.value(&file.text);
-        let mut script = Script::parse_word(&word, &file.text);
-        if let Some(cut) = script
-            .parts
-            .iter()
-            .position(|p| p.kind == PartKind::Literal && value[p.value.range()].contains(&b'?'))
-        {
-            script.parts.truncate(cut);
-        }
-        let step = Step {
-            file: file.clone(),
-            span: word.raw(),
-            note: "`rewrite` sets `$uri` to this".into(),
-        };
-        self.script_at(r, &file, &script, None, walk, depth)
-            .through(&step)
-    }
-
-    /// The names `$host` can be in the server serving `place`, when the server is reached
-    /// only by them: it is not a default server (`default_server`, or the first server of
-    /// a `listen` address) and its names are exact or `*.`/`.` suffix wildcards (a client
-    /// picks at most a subdomain). `None`: any host the client sends.
-    fn fixed_host(&self, place: OccId) -> Option<Vec<String>> {
-        let ex = self.view.expanded;
-        let server = self.enclosing(place, "server")?;
-        let http = ex.get(server).parent;
-        let mut names = Vec::new();
-        for &sn in ex.children_named(server, "server_name") {
-            for a in self.view.args(sn) {
-                let open = a.starts_with('~') || a.ends_with('*') || a.is_empty();
-                if open {
-                    return None;
-                }
-                names.push(a.to_ascii_lowercase());
-            }
-        }
-        if names.is_empty() {
-            return None;
-        }
-        let own = self.listens(server);
-        if own.iter().any(|(_, default)| *default) {
-            return None;
-        }
-        let defaults = self.defaults_of(http);
-        if own
-            .iter()
-            .any(|(key, _)| defaults.get(key) == Some(&server))
-        {
-            return None;
-        }
-        Some(names)
-    }
-
-    /// Each listen address's default server in `http`: the one that says
-    /// `default_server`, else the first (ngx_http_add_addresses). Worked out once.
-    fn defaults_of(&self, http: OccId) -> Rc<FxHashMap<String, OccId>> {
-        if let Some(d) = self.defaults.borrow().get(&http) {
-            return d.clone();
-        }
-        let mut first: FxHashMap<String, OccId> = FxHashMap::default();
-        let mut explicit: FxHashMap<String, OccId> = FxHashMap::default();
-        for &s in self.view.expanded.children_named(http, "server") {
-            for (key, default) in self.listens(s) {
-                if default {
-                    explicit.entry(key.clone()).or_insert(s);
-                }
-                first.entry(key).or_insert(s);
-            }
-        }
-        first.extend(explicit);
-        let d = Rc::new(first);
-        self.defaults.borrow_mut().insert(http, d.clone());
-        d
-    }
-
-    /// A server's listen addresses, normalised (`80`, `*:80`, `0.0.0.0:80` alike; none
-    /// written: `*:80`), and whether each is marked `default_server` (or `default`).
-    fn listens(&self, server: OccId) -> Vec<(String, bool)> {
-        let listens = self.view.expanded.children_named(server, "listen");
-        if listens.is_empty() {
-            return vec![("*:80".into(), false)];
-        }
-        let mut out = Vec::new();
-        for &l in listens {
-            let args = self.view.args(l);
-            let default = args.iter().any(|a| a == "default_server" || a == "default");
-            let Some(addr) = args.first() else { continue };
-            let addr = addr.strip_prefix("0.0.0.0:").unwrap_or(addr);
-            let addr = addr.strip_prefix("*:").unwrap_or(addr);
-            let key = if addr.parse::<u16>().is_ok() {
-                format!("*:{addr}")
-            } else {
-                addr.to_string()
-            };
-            out.push((key, default));
-        }
-        out
-    }
-
-    /// `$fastcgi_script_name` without a split: `$uri`; `$fastcgi_path_info`: empty.
-    fn uri_like(
-        &self,
-        place: OccId,
-        step: &Step,
-        walk: &mut Walk,
-        depth: usize,
-        is: bool,
-    ) -> Answer {
-        if !is {
-            return Answer::default();
-        }
-        let (f, s) = (step.file.clone(), step.span);
-        self.var_at(place, "uri", &f, s, walk, depth).through(step)
-    }
-
     fn argument_inner(&self, occ: OccId, index: usize, walk: &mut Walk, depth: usize) -> Answer {
         let Some((file, word)) = self.word(occ, index) else {
             return Answer::default();
@@ -1212,118 +897,6 @@ fn with_span(mut s: Script, span: Span) -> Script {
     s
 }
 
-/// What capture `k` of `re` holds when the subject holds `subject`: the dangers whose
-/// bytes the group can match. A capture is a piece of its subject, so a piece of text the
-/// client writes freely (a path: it can hold `/`) can be any host name (`/c/evil.com` gives
-/// `evil.com`) and, cut inside a segment, a `..` segment of its own (`/p..` gives `..` for
-/// `^/p(.*)$`) even where the whole value could not — unless the group sits between `/`
-/// and `/` or the end, so that its pieces are the subject's own segments.
-fn capture_answer(re: &Regex, k: u32, subject: Answer) -> Answer {
-    let can = |b: u8| re.can_contain(Target::Group(k), b) == Possible::Maybe;
-    let mut keep = Dangers::NONE;
-    // Only the LF splits a header (see `Danger::CrLf`).
-    if can(b'\n') {
-        keep = keep.with(Danger::CrLf);
-    }
-    if can(b'/') {
-        keep = keep.with(Danger::Slash);
-    }
-    let dot = can(b'.');
-    if dot {
-        keep = keep.with(Danger::DotDot).with(Danger::Host);
-    }
-    let free_text = subject.why(Danger::Slash).map(<[Step]>::to_vec);
-    let mut out = subject.narrow(keep);
-    if let (true, Some(chain)) = (dot, free_text) {
-        if !out.can(Danger::Host) {
-            out.chains[Danger::Host.index()] = Some(chain.clone());
-        }
-        if !out.can(Danger::DotDot) && !segment_aligned(re.ast(), k) {
-            out.chains[Danger::DotDot.index()] = Some(chain);
-        }
-    }
-    out
-}
-
-/// Whether capture group `k` is written in the pattern's top-level sequence at a segment
-/// boundary on both sides: after a literal `/` or at the start of the subject, and before
-/// what must start with `/` or the end of the subject (`$`, `\z`, `\Z`).
-fn segment_aligned(root: &crate::analysis::pcre::Node, k: u32) -> bool {
-    use crate::analysis::pcre::queries::first_bytes;
-    use crate::analysis::pcre::{Assertion, ByteSet, GroupKind, Kind, Node};
-    let items = root.items();
-    let is_group = |n: &Node| {
-        matches!(&n.kind, Kind::Group(g)
-            if matches!(g.kind, GroupKind::Capture { index, .. } if index == k))
-    };
-    let Some(at) = items.iter().position(is_group) else {
-        return false;
-    };
-    let start = |n: &Node| {
-        matches!(
-            n.kind,
-            Kind::Assert(Assertion::StartSubject | Assertion::StartLine { multiline: false })
-        )
-    };
-    let before = match at {
-        0 => false, // unanchored: the match may start anywhere
-        _ => {
-            matches!(items[at - 1].kind, Kind::Literal { byte: b'/', .. })
-                || items[..at].iter().all(start)
-        }
-    };
-    let after = items.get(at + 1).is_some_and(|n| {
-        let (first, empty) = first_bytes(n, 0);
-        (!empty && first == ByteSet::of(b"/"))
-            || matches!(
-                n.kind,
-                Kind::Assert(
-                    Assertion::EndSubject
-                        | Assertion::EndSubjectOrNewline
-                        | Assertion::EndLine { multiline: false }
-                )
-            )
-    });
-    before && after
-}
-
-/// A map key's regex (`~re`, `~*re`), unless escaped (`\~`).
-fn regex_key(key: &str) -> Option<(&str, bool)> {
-    if let Some(p) = key.strip_prefix("~*") {
-        return Some((p, true));
-    }
-    key.strip_prefix('~').map(|p| (p, false))
-}
-
-/// Names of named groups in a pattern (`(?<n>`, `(?P<n>`, `(?'n'`), lowercased as nginx
-/// looks variables up. A cheap scan: the regex parser confirms them when asked.
-fn names_in(pattern: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i + 3 < pattern.len() {
-        if pattern[i] == b'\\' {
-            i += 2;
-            continue;
-        }
-        if pattern[i] == b'(' && pattern[i + 1] == b'?' {
-            let rest = &pattern[i + 2..];
-            let (skip, close) = match rest {
-                [b'P', b'<', ..] => (2, b'>'),
-                [b'<', c, ..] if *c != b'=' && *c != b'!' => (1, b'>'),
-                [b'\'', ..] => (1, b'\''),
-                _ => (0, 0),
-            };
-            if skip > 0 {
-                let body = &rest[skip..];
-                if let Some(end) = body.iter().position(|b| *b == close) {
-                    out.push(String::from_utf8_lossy(&body[..end]).to_ascii_lowercase());
-                }
-            }
-        }
-        i += 1;
-    }
-    out
-}
-
+mod configured;
 #[cfg(test)]
 mod tests;

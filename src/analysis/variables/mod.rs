@@ -4,7 +4,9 @@
 //! this argument, at this place, hold a client-chosen CR/LF, `/`, `..` segment or host?"
 //! and print why.
 
+pub mod answer;
 pub mod builtin;
+pub mod capture;
 pub mod danger;
 pub mod flow;
 pub mod parse;
