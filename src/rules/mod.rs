@@ -83,6 +83,7 @@ registry! {
     "nginx" NGX021 "include-cycle" => nginx::include_cycle::IncludeCycle;
     "nginx" NGX022 "server-tokens-on" => nginx::server_tokens_on::ServerTokensOn;
     "nginx" NGX023 "duplicate-directive" => nginx::duplicate_directive::DuplicateDirective;
+    "nginx" NGX040 "header-crlf-injection" => nginx::header_crlf_injection::HeaderCrlfInjection;
     "fpm" FPM000 "fpm-syntax-error" => fpm::syntax_error::SyntaxError;
     "fpm" FPM001 "pm-invalid" => fpm::pm_invalid::PmInvalid;
     "fpm" FPM002 "unknown-directive" => fpm::unknown_directive::UnknownDirective;

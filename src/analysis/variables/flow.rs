@@ -611,7 +611,7 @@ impl<'a> Provenance<'a> {
 
     /// A `rewrite` that redirects: its replacement starts with `http://`, `https://` or
     /// `$scheme`, or its flag is `redirect` or `permanent` (ngx_http_rewrite).
-    fn is_redirect(&self, r: OccId) -> bool {
+    pub fn is_redirect(&self, r: OccId) -> bool {
         let v = self.view.args(r);
         v.get(1).is_some_and(|t| {
             ["http://", "https://", "$scheme"]
