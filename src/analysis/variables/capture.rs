@@ -38,6 +38,31 @@ pub(super) fn capture_answer(re: &Regex, k: u32, subject: Answer) -> Answer {
     out
 }
 
+/// The dangers [`capture_answer`] gives when the subject holds `subject`, without the
+/// chains: what a map entry can add, worked out once per map.
+pub(super) fn capture_dangers(re: &Regex, k: u32, subject: Dangers) -> Dangers {
+    let can = |b: u8| re.can_contain(Target::Group(k), b) == Possible::Maybe;
+    let mut keep = Dangers::NONE;
+    if can(b'\n') {
+        keep = keep.with(Danger::CrLf);
+    }
+    if can(b'/') {
+        keep = keep.with(Danger::Slash);
+    }
+    let dot = can(b'.');
+    if dot {
+        keep = keep.with(Danger::DotDot).with(Danger::Host);
+    }
+    let mut out = subject.intersect(keep);
+    if dot && subject.has(Danger::Slash) {
+        out = out.with(Danger::Host);
+        if !segment_aligned(re.ast(), k) {
+            out = out.with(Danger::DotDot);
+        }
+    }
+    out
+}
+
 /// Whether capture group `k` is written in the pattern's top-level sequence at a segment
 /// boundary on both sides: after a literal `/` or at the start of the subject, and before
 /// what must start with `/` or the end of the subject (`$`, `\z`, `\Z`).

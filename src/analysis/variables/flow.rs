@@ -49,7 +49,7 @@
 
 pub use super::answer::{Answer, Step};
 use super::builtin::{self, Origin};
-use super::capture::{capture_answer, names_in, regex_key};
+use super::capture::{capture_answer, capture_dangers, names_in, regex_key};
 use super::danger::{Danger, Dangers};
 use super::parse::{PartKind, Script};
 use crate::analysis::pcre::Regex;
@@ -104,12 +104,33 @@ pub struct Provenance<'a> {
     /// Named captures: the regexes (sites) that define each name, and map entries
     /// (map occurrence, entry node) with such keys.
     named: FxHashMap<(String, OccId), Vec<Site>>,
-    named_in_maps: FxHashMap<String, Vec<OccId>>,
+    named_in_maps: FxHashMap<String, Vec<(OccId, Shared, Word)>>,
     regexes: RegexCache,
     rewrite_lists: RefCell<FxHashMap<OccId, Rc<Vec<OccId>>>>,
+    /// Per map: its entries whose value is not a literal.
+    dynamic: RefCell<FxHashMap<OccId, Rc<Vec<MapEntry>>>>,
+    picks: RefCell<FxHashMap<OccId, Rc<Picks>>>,
     /// Per `http` block: each listen address's default server.
     defaults: RefCell<FxHashMap<OccId, Rc<FxHashMap<String, OccId>>>>,
 }
+
+/// A map entry whose value is not a literal.
+struct MapEntry {
+    file: Shared,
+    key: Word,
+    value: Word,
+    /// The key's regex, for a `~` key nginx accepts.
+    regex: Option<Rc<Regex>>,
+    /// The value refers to captures only (`$1`), no variable.
+    only_captures: bool,
+    /// Those captures.
+    captures: Vec<u32>,
+}
+
+/// For a map's entries with a regex key and only captures in the value: for each of the
+/// 16 sets of dangers its source can hold, the first such entry that yields each danger.
+/// Only those are worked out in full, so a question costs a few entries, not thousands.
+type Picks = [[Option<usize>; 4]; 16];
 
 /// Parsed regexes by site (kind, occurrence, argument): `None` when the pattern is refused.
 type RegexCache = RefCell<FxHashMap<(u8, OccId, usize), Option<Rc<Regex>>>>;
@@ -139,6 +160,8 @@ impl<'a> Provenance<'a> {
             named_in_maps: FxHashMap::default(),
             regexes: RefCell::default(),
             rewrite_lists: RefCell::default(),
+            dynamic: RefCell::default(),
+            picks: RefCell::default(),
             defaults: RefCell::default(),
         };
         let var_name = |s: &str| s.strip_prefix('$').map(|n| n.to_ascii_lowercase());
@@ -155,7 +178,10 @@ impl<'a> Provenance<'a> {
             for (file, key, _) in p.map_entries(occ) {
                 if let Some((pattern, _)) = regex_key(&key.text(&file.text)) {
                     for n in names_in(pattern.as_bytes()) {
-                        p.named_in_maps.entry(n).or_default().push(occ);
+                        p.named_in_maps
+                            .entry(n)
+                            .or_default()
+                            .push((occ, file.clone(), key));
                     }
                 }
             }
@@ -400,9 +426,9 @@ impl<'a> Provenance<'a> {
             let a = self.site_capture(site, &re, k, walk, depth + 1);
             out.merge(a.through(&here(format!("`${name}` is a named capture"))));
         }
-        for &m in self.named_in_maps.get(name).into_iter().flatten() {
+        if let Some(keys) = self.named_in_maps.get(name) {
             defined = true;
-            out.merge(self.map_named_capture(place, m, name, walk, depth + 1));
+            out.merge(self.map_named_capture(place, keys, name, walk, depth + 1));
         }
         if !defined {
             if let Some(b) = builtin::lookup(name) {
@@ -670,20 +696,33 @@ impl<'a> Provenance<'a> {
         };
         let mut subject: Option<Answer> = None;
         let mut out = Answer::default();
-        for (ef, key, value) in self.map_entries(m) {
-            let Some(value) = value else { continue };
-            let vs = Script::parse_word(&value, &ef.text);
-            if vs.is_literal() {
-                continue;
+        let entries = self.dynamic_entries(m);
+        let picks = self.picks(m, &entries);
+        let mut chosen: Option<[Option<usize>; 4]> = None;
+        for (i, e) in entries.iter().enumerate() {
+            let ef = e.file.clone();
+            if e.regex.is_some() && e.only_captures {
+                // What such an entry yields depends only on the source: take the first
+                // entry for each danger the source's dangers allow (see `Picks`).
+                let pick = *chosen.get_or_insert_with(|| {
+                    let subj = subject.get_or_insert_with(|| {
+                        let s = Script::parse_word(&src_word, &file.text);
+                        self.script_at(place, &file, &s, None, walk, depth)
+                    });
+                    picks[subject_index(subj.dangers())]
+                });
+                if !pick.contains(&Some(i)) {
+                    continue;
+                }
             }
-            let key_text = key.text(&ef.text).into_owned();
+            let vs = Script::parse_word(&e.value, &ef.text);
+            let key_text = e.key.text(&ef.text).into_owned();
             let step = Step {
                 file: ef.clone(),
-                span: value.raw(),
+                span: e.value.raw(),
                 note: format!("`${name}` is mapped to this for `{key_text}`"),
             };
-            let regex = regex_key(&key_text).and_then(|(p, ci)| Regex::parse(p, ci).ok());
-            let a = match &regex {
+            let a = match &e.regex {
                 Some(re) => {
                     let subj = subject.get_or_insert_with(|| {
                         let s = Script::parse_word(&src_word, &file.text);
@@ -692,7 +731,7 @@ impl<'a> Provenance<'a> {
                     let subj = subj.clone();
                     let key_step = Step {
                         file: ef.clone(),
-                        span: key.raw(),
+                        span: e.key.raw(),
                         note: format!(
                             "captured by the map key `{key_text}` from `{}`",
                             src_word.text(&file.text)
@@ -711,18 +750,31 @@ impl<'a> Provenance<'a> {
     fn map_named_capture(
         &self,
         place: OccId,
-        m: OccId,
+        keys: &[(OccId, Shared, Word)],
         name: &str,
         walk: &mut Walk,
         depth: usize,
     ) -> Answer {
-        let Some((file, src_word)) = self.word(m, 0) else {
-            return Answer::default();
-        };
-        let s = Script::parse_word(&src_word, &file.text);
-        let subject = self.script_at(place, &file, &s, None, walk, depth);
+        let mut subjects: FxHashMap<OccId, Answer> = FxHashMap::default();
         let mut out = Answer::default();
-        for (ef, key, _) in self.map_entries(m) {
+        for (m, ef, key) in keys {
+            if !subjects.contains_key(m) {
+                let Some((file, src_word)) = self.word(*m, 0) else {
+                    continue;
+                };
+                let s = Script::parse_word(&src_word, &file.text);
+                let a = self.script_at(place, &file, &s, None, walk, depth);
+                subjects.insert(*m, a);
+            }
+            let subject = &subjects[m];
+            // A capture holds at most this (see `capture_answer`): past it, stop.
+            let mut bound = subject.dangers();
+            if bound.has(Danger::Slash) {
+                bound = bound.with(Danger::Host).with(Danger::DotDot);
+            }
+            if out.dangers().intersect(bound) == bound {
+                continue;
+            }
             let key_text = key.text(&ef.text).into_owned();
             let Some((p, ci)) = regex_key(&key_text) else {
                 continue;
@@ -766,6 +818,80 @@ impl<'a> Provenance<'a> {
         let f = self.view.config.file(o.file);
         let w = *f.parsed.tree.args(self.view.directive(occ)).get(index)?;
         Some((f.source.clone(), w))
+    }
+
+    /// The entries of map `m` whose value has a variable or a capture — the only ones
+    /// that can carry anything — with their key's regex parsed, found once per map, so a
+    /// map of thousands of entries costs little per question.
+    fn dynamic_entries(&self, m: OccId) -> Rc<Vec<MapEntry>> {
+        if let Some(d) = self.dynamic.borrow().get(&m) {
+            return d.clone();
+        }
+        let d: Vec<_> = self
+            .map_entries(m)
+            .into_iter()
+            .filter_map(|(file, key, value)| {
+                let value = value?;
+                let script = Script::parse_word(&value, &file.text);
+                if script.is_literal() {
+                    return None;
+                }
+                let only_captures = script
+                    .references()
+                    .all(|p| matches!(p.kind, PartKind::Capture(_)));
+                let captures = script
+                    .references()
+                    .filter_map(|p| match p.kind {
+                        PartKind::Capture(k) => Some(k as u32),
+                        _ => None,
+                    })
+                    .collect();
+                let regex = regex_key(&key.text(&file.text))
+                    .and_then(|(p, ci)| Regex::parse(p, ci).ok())
+                    .map(Rc::new);
+                Some(MapEntry {
+                    file,
+                    key,
+                    value,
+                    regex,
+                    only_captures,
+                    captures,
+                })
+            })
+            .collect();
+        let d = Rc::new(d);
+        self.dynamic.borrow_mut().insert(m, d.clone());
+        d
+    }
+
+    fn picks(&self, m: OccId, entries: &[MapEntry]) -> Rc<Picks> {
+        if let Some(p) = self.picks.borrow().get(&m) {
+            return p.clone();
+        }
+        let mut picks: Picks = [[None; 4]; 16];
+        for (s, row) in picks.iter_mut().enumerate() {
+            let subject = Danger::ALL
+                .into_iter()
+                .filter(|d| s >> d.index() & 1 == 1)
+                .fold(Dangers::NONE, Dangers::with);
+            for (i, e) in entries.iter().enumerate() {
+                let (Some(re), true) = (&e.regex, e.only_captures) else {
+                    continue;
+                };
+                let yields = e.captures.iter().fold(Dangers::NONE, |acc, k| {
+                    acc.union(capture_dangers(re, *k, subject))
+                });
+                for d in yields.iter() {
+                    row[d.index()].get_or_insert(i);
+                }
+                if row.iter().all(Option::is_some) {
+                    break;
+                }
+            }
+        }
+        let p = Rc::new(picks);
+        self.picks.borrow_mut().insert(m, p.clone());
+        p
     }
 
     /// A map's entries: the file each is written in, its key and value words (the value
@@ -875,6 +1001,11 @@ impl<'a> Provenance<'a> {
             _ => None,
         }
     }
+}
+
+/// The index of a set of dangers in [`Picks`].
+fn subject_index(d: Dangers) -> usize {
+    d.iter().map(|d| 1 << d.index()).sum()
 }
 
 /// How many arguments a directive has.

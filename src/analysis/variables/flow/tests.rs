@@ -542,3 +542,31 @@ fn random_configurations_never_panic() {
         }
     }
 }
+
+#[test]
+fn a_map_of_many_regex_entries_asked_from_many_places_stays_linear() {
+    let n = 2_000;
+    let mut http = String::from("map $uri $m {\n default \"\";\n");
+    for i in 0..n {
+        http.push_str(&format!(
+            " ~^/r{i}/([^?]*)$ /new{i}/$1;\n ~^/n{i}/(?<tail{i}>.*)$ x;\n"
+        ));
+    }
+    http.push_str("}\nserver { listen 80;\n");
+    for i in 0..n {
+        http.push_str(&format!(
+            " location /l{i} {{ return 301 $m; add_header T $tail{i}; }}\n"
+        ));
+    }
+    http.push('}');
+    let c = conf_http(&http);
+    let p = Provenance::new(c.view());
+    let view = p.view();
+    let t = std::time::Instant::now();
+    let mut crlf = 0;
+    for occ in view.named("return").chain(view.named("add_header")) {
+        crlf += p.argument(occ, 1).can(CrLf) as usize;
+    }
+    assert_eq!(crlf, n, "every return; no `(.*)` tail holds a LF");
+    assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+}
