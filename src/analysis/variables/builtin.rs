@@ -252,16 +252,30 @@ pub static BUILTINS: &[Builtin] = &[
 /// (`ngx_http_variables_init_vars` tries the exact name, then each prefix). A bare prefix
 /// (`$http_`) is nothing.
 pub fn lookup(name: &str) -> Option<&'static Builtin> {
-    let name = name.to_ascii_lowercase();
+    static EXACT: std::sync::OnceLock<crate::fxhash::FxHashMap<&'static str, usize>> =
+        std::sync::OnceLock::new();
+    let exact = EXACT.get_or_init(|| {
+        BUILTINS
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !b.prefix)
+            .map(|(i, b)| (b.name, i))
+            .collect()
+    });
+    let lower;
+    let name = if name.bytes().any(|c| c.is_ascii_uppercase()) {
+        lower = name.to_ascii_lowercase();
+        lower.as_str()
+    } else {
+        name
+    };
+    if let Some(&i) = exact.get(name) {
+        return Some(&BUILTINS[i]);
+    }
     BUILTINS
         .iter()
-        .find(|b| !b.prefix && b.name == name)
-        .or_else(|| {
-            BUILTINS
-                .iter()
-                .filter(|b| b.prefix && name.len() > b.name.len() && name.starts_with(b.name))
-                .max_by_key(|b| b.name.len())
-        })
+        .filter(|b| b.prefix && name.len() > b.name.len() && name.starts_with(b.name))
+        .max_by_key(|b| b.name.len())
 }
 
 #[cfg(test)]

@@ -431,7 +431,11 @@ impl<'a> Provenance<'a> {
             out.merge(self.map_named_capture(place, keys, name, walk, depth + 1));
         }
         if !defined {
-            if let Some(b) = builtin::lookup(name) {
+            // A built-in the client has no hand in needs no reason (nor its formatting,
+            // which the hottest questions would pay for nothing).
+            if let Some(b) = builtin::lookup(name)
+                .filter(|b| b.origin == Origin::Config || !b.dangers.is_empty())
+            {
                 let step = here(format!("`${name}` is {}", b.why));
                 out.merge(if b.origin == Origin::Config {
                     self.configured(place, name, b.dangers, &step, walk, depth + 1)
