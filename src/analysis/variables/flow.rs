@@ -110,6 +110,8 @@ pub struct Provenance<'a> {
     /// Per map: its entries whose value is not a literal.
     dynamic: RefCell<FxHashMap<OccId, Rc<Vec<MapEntry>>>>,
     picks: RefCell<FxHashMap<OccId, Rc<Picks>>>,
+    /// Per server: whether `$host` there is one of its names (see `fixed_host`).
+    host_fixed: RefCell<FxHashMap<OccId, bool>>,
     /// Per `http` block: each listen address's default server.
     defaults: RefCell<FxHashMap<OccId, Rc<FxHashMap<String, OccId>>>>,
 }
@@ -163,6 +165,7 @@ impl<'a> Provenance<'a> {
             dynamic: RefCell::default(),
             picks: RefCell::default(),
             defaults: RefCell::default(),
+            host_fixed: RefCell::default(),
         };
         let var_name = |s: &str| s.strip_prefix('$').map(|n| n.to_ascii_lowercase());
         for occ in view.named("set") {
@@ -943,12 +946,17 @@ impl<'a> Provenance<'a> {
         let v = &self.view;
         match site {
             Site::Location(o) => {
-                let args = v.args(o);
-                match args.as_slice() {
-                    [m, re] if m == "~" || m == "~*" => Some((re.as_bytes().to_vec(), m == "~*")),
-                    // `location ~^/x` is not a regex: the modifier must be its own word.
-                    _ => None,
+                // `location ~^/x` is not a regex: the modifier must be its own word.
+                if args_len(v, o) != 2 {
+                    return None;
                 }
+                let m = v.arg(o, 0)?;
+                let caseless = match m.as_ref() {
+                    "~" => false,
+                    "~*" => true,
+                    _ => return None,
+                };
+                v.arg(o, 1).map(|re| (re.as_bytes().to_vec(), caseless))
             }
             Site::Rewrite(o) | Site::SplitPath(o) => {
                 v.arg(o, 0).map(|a| (a.as_bytes().to_vec(), false))

@@ -32,8 +32,11 @@ impl Rule for HeaderCrlfInjection {
                 asked.push((occ, 1, "this header"));
             }
             for occ in view.named("return") {
-                let args = view.args(occ);
-                if args.len() == 2 && REDIRECTS.contains(&args[0].as_ref()) {
+                let redirect = view.arg(occ, 2).is_none()
+                    && view
+                        .arg(occ, 0)
+                        .is_some_and(|c| REDIRECTS.contains(&c.as_ref()));
+                if redirect {
                     asked.push((occ, 1, "the `Location` header"));
                 }
             }

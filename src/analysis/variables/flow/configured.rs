@@ -104,10 +104,23 @@ impl Provenance<'_> {
                 }
                 a
             }
-            "host" => match self.fixed_host(place) {
-                Some(_) => Answer::default(),
-                None => Answer::leaf(fallback, step.clone()),
-            },
+            "host" => {
+                // Worked out once per server: every `$host` of a server asks it.
+                let server = self.enclosing(place, "server");
+                let cached = server.and_then(|s| self.host_fixed.borrow().get(&s).copied());
+                let fixed = cached.unwrap_or_else(|| {
+                    let f = self.fixed_host(place).is_some();
+                    if let Some(s) = server {
+                        self.host_fixed.borrow_mut().insert(s, f);
+                    }
+                    f
+                });
+                if fixed {
+                    Answer::default()
+                } else {
+                    Answer::leaf(fallback, step.clone())
+                }
+            }
             "proxy_host" | "proxy_port" => match effective_arg("proxy_pass") {
                 Some(o) => self
                     .argument_inner(o, 0, walk, depth)
