@@ -11,3 +11,4 @@ pub mod stack_links;
 pub mod sysctl_keys;
 pub mod tls_findings;
 pub mod tls_settings;
+pub mod variables;
