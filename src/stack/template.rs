@@ -62,6 +62,16 @@ pub fn is_template(text: &[u8]) -> bool {
     fn ident(b: u8) -> bool {
         b.is_ascii_alphabetic() || b == b'_' || b == b'.' || b == b'$'
     }
+    // Every placeholder starts with one of these; most files have none, and are done in a
+    // few vectorised passes instead of a scan of every line (this runs on every file read).
+    let word_after_brace = memchr::memchr_iter(b'{', text).any(|i| {
+        text.get(i + 1)
+            .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+    });
+    let opener = |pat: &[u8]| memchr::memmem::find(text, pat).is_some();
+    if !word_after_brace && !opener(b"{{") && !opener(b"{%") && !opener(b"%%") && !opener(b"<%") {
+        return false;
+    }
     text.split(|&b| b == b'\n').any(|line| {
         if line.trim_ascii_start().starts_with(b";") {
             return false;
