@@ -11,6 +11,7 @@
 //! stands is a *set* of them: the top of a file nothing includes may be any context (a
 //! snippet can be included anywhere), and each enclosing block narrows it.
 
+use crate::analysis::catalogue;
 use crate::fix::{edits, Edit};
 use crate::source::{Shared, Span};
 use crate::stack::expanded::{OccId, NO_PARENT};
@@ -301,10 +302,12 @@ pub enum Merge {
     NotInherited,
 }
 
-/// The merge policy of `name`. Directives that open blocks, and the ones below, belong to
-/// their block; everything else is merged from the enclosing level, which is nginx's
-/// `ngx_conf_merge_*` default. (The directive catalogue, generated from nginx's merge
-/// functions, replaces this list.)
+/// The merge policy of `name` in http: the directive catalogue's where it found one in the
+/// http module's merge function (`ngx_conf_merge_*` → inherited, a list assigned from the
+/// enclosing level when unset → replaced). Where it could not tell (custom merge code:
+/// `root`, `allow`, `index`, the rewrite module), the lists below say, from nginx's
+/// documentation: the rewrite module's directives and the block directives belong to their
+/// block; the access and header lists are replaced; everything else is inherited.
 pub fn merge(name: &str) -> Merge {
     const OWN: &[&str] = &[
         "break",
@@ -337,8 +340,20 @@ pub fn merge(name: &str) -> Merge {
         "grpc_set_header",
     ];
     if OWN.contains(&name) {
-        Merge::NotInherited
-    } else if ARRAYS.contains(&name) {
+        return Merge::NotInherited;
+    }
+    // The http command of that name that servers and locations use (not `upstream`'s
+    // `keepalive_timeout`). Only positive evidence is taken: the generator's "no merge"
+    // also covers lists merged by custom code (`fastcgi_hide_header`).
+    let http = catalogue::lookup(name).iter().find(|e| {
+        e.module.starts_with("ngx_http_") && e.allowed_in(known::HTTP_SRV | known::HTTP_LOC)
+    });
+    match http.map(|e| e.merge) {
+        Some(catalogue::Merge::Array) => return Merge::Replaced,
+        Some(catalogue::Merge::Inherited) => return Merge::Inherited,
+        _ => {}
+    }
+    if ARRAYS.contains(&name) {
         Merge::Replaced
     } else {
         Merge::Inherited
@@ -396,6 +411,12 @@ impl<'a> Word<'a> {
 
     pub fn file(self) -> &'a Shared {
         self.file
+    }
+
+    /// The value split into literal text, variables (`$name`, `${name}`) and captures
+    /// (`$1`…`$9`), each with its span in the source, as nginx's script compiler reads it.
+    pub fn variables(self) -> crate::analysis::variables::Script {
+        crate::analysis::variables::Script::parse_word(&self.word, &self.file.text)
     }
 
     /// The syntax tree's word, for the edit helpers.
@@ -586,5 +607,22 @@ mod tests {
             "the top of a snippet is any context"
         );
         assert!(!pass.arg(0).unwrap().is_quoted());
+    }
+
+    #[test]
+    fn a_word_lists_its_variables_with_spans() {
+        let s = stack(&[(
+            "etc/nginx/nginx.conf",
+            "events {}\nhttp { server { return 302 \"https://${host}$uri?x=$1\"; } }\n",
+        )]);
+        let inst = &s.nginx[0];
+        let ret = named(inst, "return").next().unwrap();
+        let word = ret.arg(1).unwrap();
+        let script = word.variables();
+        let refs: Vec<_> = script
+            .references()
+            .map(|p| String::from_utf8_lossy(&word.file().text[p.span.range()]).into_owned())
+            .collect();
+        assert_eq!(refs, ["${host}", "$uri", "$1"]);
     }
 }
