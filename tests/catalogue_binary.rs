@@ -30,6 +30,7 @@
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
 
 mod common;
+use common::Rng;
 
 use lemplint::analysis::catalogue;
 use lemplint::engine::{collect, StackArgs};
@@ -65,17 +66,7 @@ enum Verdict {
 
 impl Nginx {
     fn find() -> Option<Nginx> {
-        let bin = std::env::var_os("LEMPLINT_NGINX")
-            .map(PathBuf::from)
-            .or_else(|| {
-                let mut dirs = vec![PathBuf::from("/usr/sbin")];
-                if let Some(path) = std::env::var_os("PATH") {
-                    dirs.extend(std::env::split_paths(&path));
-                }
-                dirs.into_iter()
-                    .map(|d| d.join("nginx"))
-                    .find(|p| p.is_file())
-            })?;
+        let bin = common::nginx_binary()?;
         let v = Command::new(&bin).arg("-V").output().ok()?;
         let info = String::from_utf8_lossy(&v.stderr).into_owned();
         let dir = info
@@ -326,22 +317,6 @@ fn class(msg: &str) -> &'static str {
         "duplicate"
     } else {
         "other"
-    }
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
     }
 }
 

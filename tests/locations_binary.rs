@@ -28,6 +28,7 @@
 //! corpus test without `../shared/corpus`). Verified with nginx 1.22.1 (Debian).
 
 mod common;
+use common::Rng;
 
 use lemplint::analysis::locations::{normalise, Kind, Locations, Outcome, ServerLocations};
 use lemplint::stack::expanded::{Expanded, View};
@@ -44,27 +45,6 @@ use std::time::{Duration, Instant};
 /// How many servers, and how many request targets each.
 const SERVERS: usize = 40;
 const TARGETS_PER_SERVER: usize = 200;
-
-/// xorshift64*: small, seeded, reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 /// Path segments, overlapping and in several cases, so prefixes nest and collide.
 const SEGMENTS: &[&str] = &[
@@ -339,23 +319,12 @@ impl Drop for Nginx {
 /// The nginx binary: `$LEMPLINT_NGINX`, else `/usr/sbin/nginx`, else on `PATH`. `None`
 /// (after a note) when there is none; under `CI=true` that fails the test.
 fn nginx_binary() -> Option<PathBuf> {
-    let found = std::env::var_os("LEMPLINT_NGINX")
-        .map(PathBuf::from)
-        .or_else(|| {
-            let mut dirs = vec![PathBuf::from("/usr/sbin")];
-            if let Some(path) = std::env::var_os("PATH") {
-                dirs.extend(std::env::split_paths(&path));
-            }
-            dirs.into_iter()
-                .map(|d| d.join("nginx"))
-                .find(|p| p.is_file())
-        })
-        .filter(|bin| {
-            Command::new(bin)
-                .arg("-v")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        });
+    let found = common::nginx_binary().filter(|bin| {
+        Command::new(bin)
+            .arg("-v")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
     if found.is_none() {
         let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
         if std::env::var("CI").as_deref() == Ok("true") {

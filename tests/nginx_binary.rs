@@ -35,6 +35,7 @@
 //! (Debian nginx-light 1.22.1-9+deb12u11) and lua-nginx-module 0.10.23.
 
 mod common;
+use common::Rng;
 
 use lemplint::source::SourceFile;
 use lemplint::syntax::nginx::parse;
@@ -330,17 +331,7 @@ struct Nginx {
 
 impl Nginx {
     fn find() -> Option<Nginx> {
-        let bin = std::env::var_os("LEMPLINT_NGINX")
-            .map(PathBuf::from)
-            .or_else(|| {
-                let mut dirs = vec![PathBuf::from("/usr/sbin")];
-                if let Some(path) = std::env::var_os("PATH") {
-                    dirs.extend(std::env::split_paths(&path));
-                }
-                dirs.into_iter()
-                    .map(|d| d.join("nginx"))
-                    .find(|p| p.is_file())
-            })?;
+        let bin = common::nginx_binary()?;
         let v = Command::new(&bin).arg("-V").output().ok()?;
         let info = String::from_utf8_lossy(&v.stderr).into_owned();
         let modules = info
@@ -620,26 +611,6 @@ fn parser_agrees_with_nginx() {
     eprintln!("{run} cases agree with {}; {exact}", nginx.bin.display());
 }
 
-/// A small deterministic generator (xorshift64*), so that random cases are reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len())]
-    }
-}
-
 #[derive(Clone, Copy, Debug)]
 enum Mode {
     /// Random bytes at the top level (after an optional `events {}`).
@@ -672,15 +643,16 @@ fn random_case(rng: &mut Rng, mode: Mode) -> Vec<u8> {
         for _ in 0..n {
             if rng.below(100) == 0 {
                 let run = rng.pick(&["a", "c", "x ", "a\n"]);
-                s.push_str(&run.repeat(rng.pick(LONG)));
+                s.push_str(&run.repeat(*rng.pick(LONG)));
             } else {
                 let set = atoms[rng.below(atoms.len())];
-                s.push_str(rng.pick(set));
+                let word: &str = rng.pick::<&str>(set);
+                s.push_str(word);
             }
         }
         s
     };
-    let pad = |rng: &mut Rng, sizes: &[usize]| format!("#{}\n", "p".repeat(rng.pick(sizes)));
+    let pad = |rng: &mut Rng, sizes: &[usize]| format!("#{}\n", "p".repeat(*rng.pick(sizes)));
     let s = match mode {
         Mode::Main => {
             let pad = pad(rng, &[0, 100, 2000, 3000, 4000]);

@@ -20,6 +20,7 @@
 //! `CI=true`; without the corpus only the generated patterns run (see `common::corpus`).
 
 mod common;
+use common::Rng;
 
 use lemplint::analysis::pcre::{ErrorKind, GroupKind, Kind, Node, Regex};
 use lemplint::syntax::nginx::{parse, ROOT};
@@ -368,32 +369,6 @@ fn edge_cases() -> Vec<Case> {
 
 // ---------------------------------------------------------------------------------------
 // Generated patterns and subjects.
-
-/// xorshift64*: small, seeded, reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len())]
-    }
-}
 
 struct Gen {
     rng: Rng,

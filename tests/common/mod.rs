@@ -91,3 +91,57 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// xorshift64*: a small seeded generator, so the random cases of a differential test are
+/// the same on every run (and a failing seed can be replayed).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n` (0 for an empty range).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    /// True with probability `percent` percent.
+    pub fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// The nginx binary the differential tests run: `$LEMPLINT_NGINX`, else `/usr/sbin/nginx`,
+/// else the first `nginx` on `PATH`.
+pub fn nginx_binary() -> Option<PathBuf> {
+    std::env::var_os("LEMPLINT_NGINX")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let mut dirs = vec![PathBuf::from("/usr/sbin")];
+            if let Some(path) = std::env::var_os("PATH") {
+                dirs.extend(std::env::split_paths(&path));
+            }
+            dirs.into_iter()
+                .map(|d| d.join("nginx"))
+                .find(|p| p.is_file())
+        })
+}
+
+/// Where `bin` loads dynamic modules from (its `--modules-path`, from `nginx -V`).
+pub fn nginx_modules_path(bin: &Path) -> Option<PathBuf> {
+    let v = std::process::Command::new(bin).arg("-V").output().ok()?;
+    let info = String::from_utf8_lossy(&v.stderr).into_owned();
+    Some(PathBuf::from(
+        info.split_whitespace()
+            .find_map(|a| a.strip_prefix("--modules-path="))
+            .unwrap_or("/usr/lib/nginx/modules"),
+    ))
+}
