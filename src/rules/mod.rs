@@ -225,6 +225,7 @@ registry! {
     nginx::invalid_argument_count::InvalidArgumentCount,
     nginx::invalid_flag_value::InvalidFlagValue,
     nginx::removed_directive::RemovedDirective,
+    nginx::header_crlf_injection::HeaderCrlfInjection,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -10,6 +10,7 @@ pub mod capture;
 pub mod danger;
 pub mod flow;
 pub mod parse;
+pub mod quick;
 
 pub use builtin::{Builtin, Origin};
 pub use danger::{Danger, Dangers};
