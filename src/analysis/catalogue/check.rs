@@ -242,12 +242,21 @@ pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
             continue;
         }
         let args = tree.args(d);
+        let first = applies.peek().copied();
         if !applies.any(|e| e.arity.accepts(args.len())) {
-            out.push(finding(
+            let mut f = finding(
                 Kind::ArgCount,
                 name_span,
                 format!("invalid number of arguments in \"{name}\" directive"),
-            ));
+            );
+            f.help = first.map(|e| {
+                let t = e.arity.describe();
+                format!(
+                    "`{name}` takes {t} argument(s) here and has {}; an unquoted space (in a regex, a header value) splits a word in two: quote it",
+                    args.len()
+                )
+            });
+            out.push(f);
             continue;
         }
         if applicable(entries, c, block).all(|e| e.is_flag()) {

@@ -89,6 +89,32 @@ impl Arity {
             n <= 7 && a & (1 << n) != 0
         }
     }
+
+    /// What it accepts, in words: `1`, `1 or 2`, `2 to 3`, `at least 1`, `on or off`.
+    pub fn describe(self) -> String {
+        let a = self.0;
+        if a & Self::ANYARGS != 0 {
+            return "any number".into();
+        }
+        if a & Self::FLAG != 0 {
+            return "1 (on or off)".into();
+        }
+        if a & Self::MORE1 != 0 {
+            return "at least 1".into();
+        }
+        if a & Self::MORE2 != 0 {
+            return "at least 2".into();
+        }
+        let counts: Vec<String> = (0..=7)
+            .filter(|n| a & (1 << n) != 0)
+            .map(|n| n.to_string())
+            .collect();
+        match counts.as_slice() {
+            [] => "none".into(),
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        }
+    }
 }
 
 /// How a directive set at one level reaches the levels below (http → server → location).

@@ -18,7 +18,7 @@ declare_rule! {
 impl Rule for InvalidArgumentCount {
     fn check(&self, cx: &mut Context<'_>) {
         for f in findings(cx.stack, Kind::ArgCount) {
-            cx.report(&f.file, f.span, f.message);
+            cx.report(&f.file, f.span, f.message).help = f.help;
         }
     }
 }
