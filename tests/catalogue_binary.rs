@@ -67,12 +67,7 @@ enum Verdict {
 impl Nginx {
     fn find() -> Option<Nginx> {
         let bin = common::nginx_binary()?;
-        let v = Command::new(&bin).arg("-V").output().ok()?;
-        let info = String::from_utf8_lossy(&v.stderr).into_owned();
-        let dir = info
-            .split_whitespace()
-            .find_map(|a| a.strip_prefix("--modules-path="))
-            .unwrap_or("/usr/lib/nginx/modules");
+        let dir = common::nginx_modules_path(&bin)?;
         // ndk before lua (lua needs it); the others in any order.
         let modules = [
             "ndk_http_module.so",
@@ -80,7 +75,7 @@ impl Nginx {
             "ngx_http_echo_module.so",
         ]
         .iter()
-        .map(|m| Path::new(dir).join(m))
+        .map(|m| dir.join(m))
         .filter(|p| p.is_file())
         .collect();
         Some(Nginx { bin, modules })

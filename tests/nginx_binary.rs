@@ -332,16 +332,8 @@ struct Nginx {
 impl Nginx {
     fn find() -> Option<Nginx> {
         let bin = common::nginx_binary()?;
-        let v = Command::new(&bin).arg("-V").output().ok()?;
-        let info = String::from_utf8_lossy(&v.stderr).into_owned();
-        let modules = info
-            .split_whitespace()
-            .find_map(|a| a.strip_prefix("--modules-path="))
-            .unwrap_or("/usr/lib/nginx/modules");
-        Some(Nginx {
-            bin,
-            modules: PathBuf::from(modules),
-        })
+        let modules = common::nginx_modules_path(&bin)?;
+        Some(Nginx { bin, modules })
     }
 
     fn lua_modules(&self) -> Option<[PathBuf; 2]> {
