@@ -177,6 +177,28 @@ impl<'a> Directive<'a> {
         edits::delete_directive(self.file(), self.tree(), node)
     }
 
+    /// The edit inserting `statement` as the first line inside this block's braces.
+    pub fn insert_at_block_start(self, statement: &str) -> Edit {
+        let node = self.inst.expanded.get(self.occ).node;
+        edits::insert_at_block_start(self.file(), self.tree(), node, statement)
+    }
+
+    /// Whether this directive is written between `block`'s braces in `block`'s own file,
+    /// rather than brought in by an `include`.
+    pub fn is_written_in(self, block: Directive<'_>) -> bool {
+        self.same_file(block)
+            && self
+                .tree()
+                .node(self.inst.expanded.get(self.occ).node)
+                .parent
+                == block.inst.expanded.get(block.occ).node
+    }
+
+    /// Whether the directive ends with `;` (a statement, not a block or a truncated one).
+    pub fn has_semicolon(self) -> bool {
+        self.node().semicolon().is_some()
+    }
+
     /// Whether the directive opens a block (`server { … }`).
     pub fn has_block(self) -> bool {
         self.node().block().is_some()
@@ -238,12 +260,15 @@ impl<'a> Directive<'a> {
     /// it (for array-like ones, every entry of that one level, which replaces all inherited
     /// ones). Empty for a directive that is not inherited and not set here.
     pub fn effective(self, name: &str) -> impl Iterator<Item = Directive<'a>> {
-        let inst = self.inst;
-        let occs: &'a [OccId] = match merge(name) {
-            Merge::NotInherited => inst.expanded.children_named(self.occ, name),
-            Merge::Inherited | Merge::Replaced => inst.view().effective(self.occ, name),
-        };
-        occs.iter().map(move |&occ| Directive { inst, occ })
+        Block::from(self).effective(name)
+    }
+
+    /// The level this directive is written at: its enclosing block, or the main context.
+    pub fn level(self) -> Block<'a> {
+        Block {
+            inst: self.inst,
+            occ: self.inst.expanded.get(self.occ).parent,
+        }
     }
 
     /// The directives that set `name` where this directive stands: the
@@ -286,6 +311,119 @@ impl<'a> Directive<'a> {
     pub fn is_in(self, ctx: Ctx) -> bool {
         let here = self.contexts();
         here != 0 && here & !ctx == 0
+    }
+}
+
+/// A level directives are written at: the main context of a configuration, or the block of
+/// a block directive. Settings are inherited level by level up to the main context, which has
+/// no directive of its own, so questions about "where this is set" take a `Block`.
+#[derive(Clone, Copy)]
+pub struct Block<'a> {
+    inst: &'a NginxInstance,
+    /// `NO_PARENT` for the main context.
+    occ: OccId,
+}
+
+impl PartialEq for Block<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.inst, other.inst) && self.occ == other.occ
+    }
+}
+
+impl Eq for Block<'_> {}
+
+impl std::hash::Hash for Block<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::ptr::hash(self.inst, state);
+        self.occ.hash(state);
+    }
+}
+
+impl std::fmt::Debug for Block<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.directive() {
+            Some(d) => write!(f, "Block({d:?})"),
+            None => f.write_str("Block(main)"),
+        }
+    }
+}
+
+impl<'a> From<Directive<'a>> for Block<'a> {
+    fn from(d: Directive<'a>) -> Block<'a> {
+        Block {
+            inst: d.inst,
+            occ: d.occ,
+        }
+    }
+}
+
+impl<'a> Block<'a> {
+    /// The main context (through includes).
+    pub fn main(inst: &'a NginxInstance) -> Block<'a> {
+        Block {
+            inst,
+            occ: NO_PARENT,
+        }
+    }
+
+    /// The block directive; `None` for the main context.
+    pub fn directive(self) -> Option<Directive<'a>> {
+        (self.occ != NO_PARENT).then_some(Directive {
+            inst: self.inst,
+            occ: self.occ,
+        })
+    }
+
+    pub fn is_main(self) -> bool {
+        self.occ == NO_PARENT
+    }
+
+    /// The block's name (`server`), `main` for the main context.
+    pub fn name(self) -> &'a str {
+        self.directive().map_or("main", Directive::name)
+    }
+
+    /// The directives named `name` written directly at this level, in order.
+    pub fn children(self, name: &str) -> impl Iterator<Item = Directive<'a>> {
+        let inst = self.inst;
+        inst.expanded
+            .children_named(self.occ, name)
+            .iter()
+            .map(move |&occ| Directive { inst, occ })
+    }
+
+    /// [`Directive::effective`] for this level.
+    pub fn effective(self, name: &str) -> impl Iterator<Item = Directive<'a>> {
+        let inst = self.inst;
+        let occs: &'a [OccId] = match merge(name) {
+            Merge::NotInherited => inst.expanded.children_named(self.occ, name),
+            Merge::Inherited | Merge::Replaced => inst.view().effective(self.occ, name),
+        };
+        occs.iter().map(move |&occ| Directive { inst, occ })
+    }
+
+    /// Whether `self` is `outer` or lies inside it.
+    pub fn is_within(self, outer: Block<'_>) -> bool {
+        std::ptr::eq(self.inst, outer.inst)
+            && (outer.occ == NO_PARENT
+                || self.occ == outer.occ
+                || (self.occ != NO_PARENT
+                    && self
+                        .inst
+                        .expanded
+                        .ancestors(self.occ)
+                        .any(|a| a == outer.occ)))
+    }
+
+    /// The nearest block named `name` that is this one or encloses it (the `http` a server
+    /// belongs to).
+    pub fn enclosing_or_self(self, name: &str) -> Option<Directive<'a>> {
+        let d = self.directive()?;
+        if d.name() == name {
+            Some(d)
+        } else {
+            d.enclosing(name)
+        }
     }
 }
 
@@ -417,6 +555,11 @@ impl<'a> Word<'a> {
     /// (`$1`…`$9`), each with its span in the source, as nginx's script compiler reads it.
     pub fn variables(self) -> crate::analysis::variables::Script {
         crate::analysis::variables::Script::parse_word(&self.word, &self.file.text)
+    }
+
+    /// The edit replacing this word by `value`, quoted when nginx needs it.
+    pub fn replace(self, value: &str) -> Edit {
+        edits::replace_arg(self.file, &self.word, value)
     }
 
     /// The syntax tree's word, for the edit helpers.

@@ -2,8 +2,8 @@
 //! negotiate through the cipher string), lists of suites and names, and labels on the servers
 //! that rely on a setting.
 
+use crate::analysis::cursor::Directive;
 use crate::diagnostic::Diagnostic;
-use crate::stack::expanded::{OccId, View};
 use crate::tls::{Kx, Suite};
 
 /// Whether nginx can negotiate `suite` with an ordinary certificate through the cipher
@@ -41,9 +41,8 @@ pub fn suite_list(names: &[&str], shown: usize) -> String {
 
 /// Points at the first three `servers` relying on a default, with `text` on each: enough
 /// to find them without burying the diagnostic in labels.
-pub fn label_users(d: &mut Diagnostic, view: &View<'_>, servers: &[OccId], text: &str) {
-    for &s in servers.iter().take(3) {
-        let (file, span) = view.location(s);
-        d.label(file, span, text);
+pub fn label_users(d: &mut Diagnostic, servers: &[Directive<'_>], text: &str) {
+    for s in servers.iter().take(3) {
+        d.label(s.file().clone(), s.span(), text);
     }
 }

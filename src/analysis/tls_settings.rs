@@ -12,16 +12,14 @@
 //! * [`CipherCache`]: cipher strings expanded once per run.
 //! * [`insert_ssl_directives`]: adding directives next to a block's other `ssl_*` ones.
 
-use crate::fix::{edits, Edit, Fix};
+use crate::analysis::cursor::{self, Block, Directive, Word};
+use crate::fix::{Edit, Fix};
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::host::HostFacts;
-use crate::source::Shared;
-use crate::stack::expanded::{OccId, View, NO_PARENT};
+use crate::stack::expanded::{OccId, NO_PARENT};
 use crate::stack::model::NginxInstance;
-use crate::syntax::nginx::{Tree, Word};
 use crate::tls::{self, CipherError, Expansion, OpenSslVersion};
 use std::fmt;
-use std::sync::Arc;
 
 /// An nginx release, `major.minor.patch`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -176,96 +174,87 @@ pub const MOZILLA_INTERMEDIATE: &str = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-
 
 /// An http `server` block that accepts TLS.
 #[derive(Clone, Copy, Debug)]
-pub struct TlsServer {
-    pub server: OccId,
+pub struct TlsServer<'a> {
+    pub server: Directive<'a>,
     /// The `listen … ssl` (or the `ssl on`) that makes it a TLS server.
-    pub marker: OccId,
+    pub marker: Directive<'a>,
     /// The enclosing `http` block, when the configuration has one.
-    pub http: Option<OccId>,
+    pub http: Option<Directive<'a>>,
 }
 
-/// Whether `occ` is a `server { }` of the http module (or a server at the top of a snippet,
+/// Whether `d` is a `server { }` of the http module (or a server at the top of a snippet,
 /// which is included into `http`).
-pub fn is_http_server(view: &View<'_>, occ: OccId) -> bool {
-    if view.name(occ) != "server" || view.directive(occ).block().is_none() {
-        return false;
-    }
-    let parent = view.expanded.get(occ).parent;
-    parent == NO_PARENT || view.name(parent) == "http"
+pub fn is_http_server(d: Directive<'_>) -> bool {
+    d.name() == "server" && d.has_block() && d.parent().is_none_or(|p| p.name() == "http")
 }
 
 /// Every TLS server of a configuration, in configuration order (found once per
 /// configuration and shared by the TLS rules).
-pub fn tls_servers(inst: &NginxInstance) -> Arc<TlsServers> {
-    inst.memo.get(|| TlsServers(find_tls_servers(&inst.view())))
+pub fn tls_servers(inst: &NginxInstance) -> Vec<TlsServer<'_>> {
+    let found = inst.memo.get(|| FoundServers(find_tls_servers(inst)));
+    found
+        .0
+        .iter()
+        .map(|&(server, marker)| {
+            let server = Directive::new(inst, server);
+            TlsServer {
+                server,
+                marker: Directive::new(inst, marker),
+                http: server.enclosing("http"),
+            }
+        })
+        .collect()
 }
 
-/// The TLS servers of one configuration.
-pub struct TlsServers(Vec<TlsServer>);
+/// The TLS servers of one configuration, as (server, marker) occurrences: the memo outlives
+/// any one borrow of the configuration, so it keeps ids, and [`tls_servers`] hands out
+/// directives.
+struct FoundServers(Vec<(OccId, OccId)>);
 
-impl std::ops::Deref for TlsServers {
-    type Target = [TlsServer];
-    fn deref(&self) -> &[TlsServer] {
-        &self.0
-    }
-}
-
-fn find_tls_servers(view: &View<'_>) -> Vec<TlsServer> {
-    view.named("server")
-        .filter(|&s| is_http_server(view, s))
+fn find_tls_servers(inst: &NginxInstance) -> Vec<(OccId, OccId)> {
+    cursor::named(inst, "server")
+        .filter(|&s| is_http_server(s))
         .filter_map(|s| {
-            let marker = ssl_listen(view, s).or_else(|| ssl_on(view, s))?;
-            Some(TlsServer {
-                server: s,
-                marker,
-                http: http_of(view, s),
-            })
+            let marker = ssl_listen(s).or_else(|| ssl_on(s))?;
+            Some((s.occ(), marker.occ()))
         })
         .collect()
 }
 
 /// Servers that make nginx build an SSL context (and so call `SSL_CTX_set_cipher_list`):
 /// those with an `ssl_certificate` (own or inherited) and TLS servers.
-pub fn ssl_context_servers(view: &View<'_>) -> Vec<OccId> {
-    view.named("server")
-        .filter(|&s| is_http_server(view, s))
+pub fn ssl_context_servers(inst: &NginxInstance) -> Vec<Directive<'_>> {
+    cursor::named(inst, "server")
+        .filter(|&s| is_http_server(s))
         .filter(|&s| {
-            ssl_listen(view, s).is_some()
-                || ssl_on(view, s).is_some()
-                || !view.effective(s, "ssl_certificate").is_empty()
+            ssl_listen(s).is_some()
+                || ssl_on(s).is_some()
+                || s.effective("ssl_certificate").next().is_some()
         })
         .collect()
 }
 
-fn ssl_listen(view: &View<'_>, server: OccId) -> Option<OccId> {
-    view.expanded
-        .children_named(server, "listen")
-        .iter()
-        .copied()
-        .find(|&c| view.arg_iter(c).skip(1).any(|a| a == "ssl"))
+fn ssl_listen(server: Directive<'_>) -> Option<Directive<'_>> {
+    server
+        .children("listen")
+        .find(|l| l.args().skip(1).any(|a| a.value() == "ssl"))
 }
 
-fn ssl_on(view: &View<'_>, server: OccId) -> Option<OccId> {
-    let occ = *view.effective(server, "ssl").last()?;
-    let args = view.args(occ);
-    (args.len() == 1 && args[0].eq_ignore_ascii_case("on")).then_some(occ)
+fn ssl_on(server: Directive<'_>) -> Option<Directive<'_>> {
+    let d = server.effective("ssl").last()?;
+    (d.args().len() == 1 && d.arg(0).is_some_and(|a| a.is("on"))).then_some(d)
 }
 
-/// The nearest enclosing `http` block (or `block` itself when it is one).
-pub fn http_of(view: &View<'_>, block: OccId) -> Option<OccId> {
-    if block == NO_PARENT {
-        return None;
-    }
-    std::iter::once(block)
-        .chain(view.expanded.ancestors(block))
-        .find(|&b| view.name(b) == "http")
+/// The nearest enclosing `http` block (or the block itself when it is one).
+pub fn http_of(block: Block<'_>) -> Option<Directive<'_>> {
+    block.enclosing_or_self("http")
 }
 
 /// Where a block's value of a directive comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Source {
-    /// This directive occurrence (the block's own, or inherited).
-    Set(OccId),
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source<'a> {
+    /// This directive (the block's own, or inherited).
+    Set(Directive<'a>),
     /// nginx's default: nothing sets it up to the `http` block.
     Default,
     /// Not set in what was read, and the enclosing `http` block was not read (a snippet
@@ -275,11 +264,11 @@ pub enum Source {
 
 /// Where `block`'s value of `name` comes from (the last occurrence of the nearest level
 /// that has one, as nginx keeps the last value of a repeated directive).
-pub fn source(view: &View<'_>, block: OccId, name: &str) -> Source {
-    if let Some(&occ) = view.effective(block, name).last() {
-        return Source::Set(occ);
+pub fn source<'a>(block: Block<'a>, name: &str) -> Source<'a> {
+    if let Some(d) = block.effective(name).last() {
+        return Source::Set(d);
     }
-    if http_of(view, block).is_some() {
+    if http_of(block).is_some() {
         Source::Default
     } else {
         Source::Unknown
@@ -289,44 +278,34 @@ pub fn source(view: &View<'_>, block: OccId, name: &str) -> Source {
 /// The block a directive is written in, when it is a place where `ssl_*` directives are
 /// valid (`http`, `server`, `stream`, `mail`, or the top of a snippet); `None` for a
 /// misplaced one, which nginx itself rejects.
-pub fn written_in(inst: &NginxInstance, view: &View<'_>, occ: OccId) -> Option<OccId> {
-    let parent = view.expanded.get(occ).parent;
-    if parent == NO_PARENT {
-        return inst.standalone.then_some(NO_PARENT);
+pub fn written_in(d: Directive<'_>) -> Option<Block<'_>> {
+    match d.parent() {
+        None => d.instance().standalone.then_some(d.level()),
+        Some(p) => matches!(p.name(), "http" | "server" | "stream" | "mail").then_some(p.into()),
     }
-    matches!(view.name(parent), "http" | "server" | "stream" | "mail").then_some(parent)
 }
 
 /// Whether `ssl_conf_command KEY …` (which nginx applies after `ssl_ciphers` and
 /// `ssl_protocols`, overriding them) is in effect for `block`.
-pub fn conf_command(view: &View<'_>, block: OccId, keys: &[&str]) -> bool {
-    view.effective(block, "ssl_conf_command").iter().any(|&c| {
-        view.arg(c, 0)
-            .is_some_and(|k| keys.iter().any(|key| k.eq_ignore_ascii_case(key)))
+pub fn conf_command(block: Block<'_>, keys: &[&str]) -> bool {
+    block.effective("ssl_conf_command").any(|c| {
+        c.arg(0)
+            .is_some_and(|k| keys.iter().any(|key| k.value().eq_ignore_ascii_case(key)))
     })
 }
 
-/// The file, tree and argument words of a directive occurrence.
-pub fn occurrence<'a>(
-    inst: &'a NginxInstance,
-    view: &View<'a>,
-    occ: OccId,
-) -> (Shared, &'a Tree, &'a [Word]) {
-    let file = inst.config.file(view.expanded.get(occ).file);
-    let tree = &file.parsed.tree;
-    (file.source.clone(), tree, tree.args(view.directive(occ)))
+/// The single argument of a directive (e.g. `ssl_ciphers`' string), with its value.
+pub fn single_arg(d: Directive<'_>) -> Option<(Word<'_>, String)> {
+    if d.args().len() != 1 {
+        return None;
+    }
+    let word = d.arg(0)?;
+    Some((word, word.value().into_owned()))
 }
 
-/// The single argument of a directive occurrence (e.g. `ssl_ciphers`' string).
-pub fn single_arg<'a>(
-    inst: &'a NginxInstance,
-    view: &View<'a>,
-    occ: OccId,
-) -> Option<(Shared, &'a Word, String)> {
-    let (file, _, args) = occurrence(inst, view, occ);
-    let [word] = args else { return None };
-    let value = word.text(&file.text).into_owned();
-    Some((file, word, value))
+/// The arguments' values.
+pub fn arg_values(d: Directive<'_>) -> Vec<String> {
+    d.args().map(|a| a.value().into_owned()).collect()
 }
 
 /// Cipher strings expanded once per rule run.
@@ -349,26 +328,21 @@ impl CipherCache {
 
 /// The cipher string in effect for `block`: its text and the directive (`None`: nginx's
 /// default for the version). `None` when unknown.
-pub fn ciphers_of(
-    view: &View<'_>,
-    block: OccId,
+pub fn ciphers_of<'a>(
+    block: Block<'a>,
     nginx: NginxVersion,
-) -> Option<(String, Option<OccId>)> {
-    match source(view, block, "ssl_ciphers") {
-        Source::Set(occ) => {
-            let args = view.args(occ);
-            let [spec] = args.as_slice() else { return None };
-            Some((spec.to_string(), Some(occ)))
-        }
+) -> Option<(String, Option<Directive<'a>>)> {
+    match source(block, "ssl_ciphers") {
+        Source::Set(d) => single_arg(d).map(|(_, spec)| (spec, Some(d))),
         Source::Default => Some((default_ciphers(nginx).to_string(), None)),
         Source::Unknown => None,
     }
 }
 
 /// The protocols in effect for `block`; `None` when unknown.
-pub fn protocols_of(view: &View<'_>, block: OccId, nginx: NginxVersion) -> Option<Vec<String>> {
-    match source(view, block, "ssl_protocols") {
-        Source::Set(occ) => Some(view.args(occ).iter().map(|a| a.to_string()).collect()),
+pub fn protocols_of(block: Block<'_>, nginx: NginxVersion) -> Option<Vec<String>> {
+    match source(block, "ssl_protocols") {
+        Source::Set(d) => Some(arg_values(d)),
         Source::Default => Some(
             default_protocols(nginx)
                 .iter()
@@ -391,40 +365,77 @@ pub fn uses_cipher_string(protocols: Option<&[String]>) -> bool {
     })
 }
 
-/// One value of a directive as the servers see it: a directive occurrence, or nginx's
-/// default for the servers of one `http` block.
+/// One value of a directive as the servers see it: a directive, or nginx's default for the
+/// servers of one `http` block.
 #[derive(Clone, Debug)]
-pub struct Setting {
+pub struct Setting<'a> {
     /// The directive; `None` for nginx's default.
-    pub occ: Option<OccId>,
+    pub occ: Option<Directive<'a>>,
     /// For a default: the `http` block whose servers rely on it.
-    pub http: Option<OccId>,
+    pub http: Option<Directive<'a>>,
     /// The servers (of those given) that use it.
-    pub users: Vec<OccId>,
+    pub users: Vec<Directive<'a>>,
     /// Where to judge it: its users or, when no server uses it (yet), the block it is
     /// written in, since it applies as soon as one does.
-    pub contexts: Vec<OccId>,
+    pub contexts: Vec<Block<'a>>,
 }
 
 /// [`settings`] of `name` for the configuration's TLS servers.
-pub fn tls_settings(inst: &NginxInstance, name: &str, overridden_by: &[&str]) -> Vec<Setting> {
-    let servers: Vec<OccId> = tls_servers(inst).iter().map(|s| s.server).collect();
-    settings(inst, &inst.view(), &servers, name, overridden_by)
+pub fn tls_settings<'a>(
+    inst: &'a NginxInstance,
+    name: &str,
+    overridden_by: &[&str],
+) -> Vec<Setting<'a>> {
+    let servers: Vec<Directive<'a>> = tls_servers(inst).iter().map(|s| s.server).collect();
+    settings(inst, &servers, name, overridden_by)
 }
 
 /// The `ssl_ciphers` values of the TLS servers (where `ssl_conf_command CipherString` does
 /// not override them): judged by both NGX001 and NGX002, so found once per configuration.
-pub fn cipher_settings(inst: &NginxInstance) -> Arc<CipherSettings> {
-    inst.memo
-        .get(|| CipherSettings(tls_settings(inst, "ssl_ciphers", &["CipherString"])))
+pub fn cipher_settings(inst: &NginxInstance) -> Vec<Setting<'_>> {
+    let found = inst.memo.get(|| {
+        let settings = tls_settings(inst, "ssl_ciphers", &["CipherString"]);
+        FoundSettings(settings.iter().map(OwnedSetting::of).collect())
+    });
+    found.0.iter().map(|s| s.setting(inst)).collect()
 }
 
-pub struct CipherSettings(Vec<Setting>);
+/// A [`Setting`] as occurrence ids, for the memo (see [`FoundServers`]).
+struct OwnedSetting {
+    occ: Option<OccId>,
+    http: Option<OccId>,
+    users: Vec<OccId>,
+    contexts: Vec<OccId>,
+}
 
-impl std::ops::Deref for CipherSettings {
-    type Target = [Setting];
-    fn deref(&self) -> &[Setting] {
-        &self.0
+struct FoundSettings(Vec<OwnedSetting>);
+
+impl OwnedSetting {
+    fn of(s: &Setting<'_>) -> OwnedSetting {
+        let id = |b: &Block<'_>| b.directive().map_or(NO_PARENT, Directive::occ);
+        OwnedSetting {
+            occ: s.occ.map(Directive::occ),
+            http: s.http.map(Directive::occ),
+            users: s.users.iter().map(|d| d.occ()).collect(),
+            contexts: s.contexts.iter().map(id).collect(),
+        }
+    }
+
+    fn setting<'a>(&self, inst: &'a NginxInstance) -> Setting<'a> {
+        let d = |o: OccId| Directive::new(inst, o);
+        let b = |o: OccId| {
+            if o == NO_PARENT {
+                Block::main(inst)
+            } else {
+                Directive::new(inst, o).into()
+            }
+        };
+        Setting {
+            occ: self.occ.map(d),
+            http: self.http.map(d),
+            users: self.users.iter().map(|&o| d(o)).collect(),
+            contexts: self.contexts.iter().map(|&o| b(o)).collect(),
+        }
     }
 }
 
@@ -433,25 +444,25 @@ impl std::ops::Deref for CipherSettings {
 /// servers that set nothing. Servers where `ssl_conf_command` overrides the directive
 /// (`overridden_by`: its `ssl_conf_command` keys) do not count as users, and a directive
 /// only such servers use is left out. Servers whose value is unknown are left out too.
-pub fn settings(
-    inst: &NginxInstance,
-    view: &View<'_>,
-    servers: &[OccId],
+pub fn settings<'a>(
+    inst: &'a NginxInstance,
+    servers: &[Directive<'a>],
     name: &str,
     overridden_by: &[&str],
-) -> Vec<Setting> {
-    let mut by_occ: HashMap<OccId, Vec<OccId>> = HashMap::default();
+) -> Vec<Setting<'a>> {
+    // Keyed by occurrence: every directive here is of `inst`.
+    let mut by_occ: HashMap<OccId, Vec<Directive<'a>>> = HashMap::default();
     let mut overridden: HashSet<OccId> = HashSet::default();
-    let mut defaults: Vec<(OccId, Vec<OccId>)> = Vec::new();
+    let mut defaults: Vec<(Directive<'a>, Vec<Directive<'a>>)> = Vec::new();
     for &s in servers {
-        let ov = conf_command(view, s, overridden_by);
-        match source(view, s, name) {
+        let ov = conf_command(s.into(), overridden_by);
+        match source(s.into(), name) {
             Source::Set(o) if ov => {
-                overridden.insert(o);
+                overridden.insert(o.occ());
             }
-            Source::Set(o) => by_occ.entry(o).or_default().push(s),
+            Source::Set(o) => by_occ.entry(o.occ()).or_default().push(s),
             Source::Default if !ov => {
-                let Some(h) = http_of(view, s) else { continue };
+                let Some(h) = http_of(s.into()) else { continue };
                 match defaults.iter_mut().find(|(b, _)| *b == h) {
                     Some((_, list)) => list.push(s),
                     None => defaults.push((h, vec![s])),
@@ -461,19 +472,19 @@ pub fn settings(
         }
     }
     let mut out = Vec::new();
-    for d in view.named(name) {
-        let Some(block) = written_in(inst, view, d) else {
+    for d in cursor::named(inst, name) {
+        let Some(block) = written_in(d) else {
             continue;
         };
-        let users = by_occ.remove(&d).unwrap_or_default();
-        if users.is_empty() && (overridden.contains(&d) || conf_command(view, block, overridden_by))
+        let users = by_occ.remove(&d.occ()).unwrap_or_default();
+        if users.is_empty() && (overridden.contains(&d.occ()) || conf_command(block, overridden_by))
         {
             continue;
         }
         let contexts = if users.is_empty() {
             vec![block]
         } else {
-            users.clone()
+            users.iter().map(|&u| u.into()).collect()
         };
         out.push(Setting {
             occ: Some(d),
@@ -486,7 +497,7 @@ pub fn settings(
         out.push(Setting {
             occ: None,
             http: Some(h),
-            contexts: users.clone(),
+            contexts: users.iter().map(|&u| u.into()).collect(),
             users,
         });
     }
@@ -496,29 +507,19 @@ pub fn settings(
 /// Adds `statements` (`ssl_session_cache shared:SSL:10m;` …) to `block`: after the last
 /// `ssl_*` directive written in the block's own file, else as the block's first lines. One
 /// edit, so several statements land together in order.
-pub fn insert_ssl_directives(
-    inst: &NginxInstance,
-    view: &View<'_>,
-    block: OccId,
-    statements: &[String],
-) -> Option<Edit> {
-    let block_occ = view.expanded.get(block);
-    let file = inst.config.file(block_occ.file);
-    let tree = &file.parsed.tree;
-    let anchor = view
-        .expanded
-        .children(block)
-        .filter(|&c| {
-            let o = view.expanded.get(c);
-            o.file == block_occ.file
-                && tree.node(o.node).parent == block_occ.node
-                && view.name(c).starts_with("ssl_")
-                && view.directive(c).semicolon().is_some()
+pub fn insert_ssl_directives(block: Directive<'_>, statements: &[String]) -> Option<Edit> {
+    let anchor = block
+        .all_children()
+        .filter(|c| {
+            c.same_file(block)
+                && c.is_written_in(block)
+                && c.name().starts_with("ssl_")
+                && c.has_semicolon()
         })
         .last();
     let make = |s: &str| match anchor {
-        Some(a) => edits::insert_after(&file.source, tree, view.expanded.get(a).node, s),
-        None => edits::insert_at_block_start(&file.source, tree, block_occ.node, s),
+        Some(a) => a.insert_after(s),
+        None => block.insert_at_block_start(s),
     };
     let mut out: Option<Edit> = None;
     for s in statements {
@@ -538,13 +539,11 @@ pub fn insert_ssl_directives(
 /// The fix for servers on nginx's default: write `statement` (`ssl_ciphers …;`) into their
 /// `http` block. `None` when there is no place to write it.
 pub fn fix_in_http(
-    inst: &NginxInstance,
-    view: &View<'_>,
-    http: OccId,
+    http: Directive<'_>,
     statement: String,
     title: impl Into<String>,
 ) -> Option<Fix> {
-    let edit = insert_ssl_directives(inst, view, http, &[statement])?;
+    let edit = insert_ssl_directives(http, &[statement])?;
     Some(Fix::unsafe_(title, vec![edit]))
 }
 

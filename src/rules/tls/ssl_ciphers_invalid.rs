@@ -19,15 +19,14 @@
 //! linted on its own, which exists to be included); a warning for a string in an `http`
 //! block no TLS server uses yet (nginx only fails once one does).
 
+use crate::analysis::cursor::Word;
 use crate::analysis::tls_settings::{
     http_of, settings, single_arg, ssl_context_servers, CipherCache, Setting, Versions,
 };
 use crate::diagnostic::Severity;
-use crate::fix::{edits, Fix};
+use crate::fix::Fix;
 use crate::rules::{Context, Rule};
-use crate::source::{Shared, Span};
-use crate::stack::expanded::View;
-use crate::syntax::nginx::Word;
+use crate::source::Span;
 use crate::tls::{self, CipherError, Expansion, OpenSslVersion, SUITES};
 
 declare_rule! {
@@ -45,24 +44,23 @@ impl Rule for SslCiphersInvalid {
         let v = Versions::of(cx.host);
         let mut cache = CipherCache::default();
         for inst in &cx.stack.nginx {
-            let view = inst.view();
-            let servers = ssl_context_servers(&view);
-            for setting in settings(inst, &view, &servers, "ssl_ciphers", &[]) {
+            let servers = ssl_context_servers(inst);
+            for setting in settings(inst, &servers, "ssl_ciphers", &[]) {
                 let Some(occ) = setting.occ else { continue };
-                let Some((file, word, spec)) = single_arg(inst, &view, occ) else {
+                let Some((word, spec)) = single_arg(occ) else {
                     continue;
                 };
-                if !cx.claim(&file, word.raw()) {
+                if !cx.claim(word.file(), word.raw()) {
                     continue;
                 }
                 match cache.expand(&spec, v.openssl) {
                     Err(err) => {
                         let err = err.clone();
-                        rejected(cx, &view, &setting, &file, word, &spec, &err, v);
+                        rejected(cx, &setting, word, &spec, &err, v);
                     }
                     Ok(e) => {
                         let e = e.clone();
-                        skipped_words(cx, &file, word, &spec, &e, v);
+                        skipped_words(cx, word, &spec, &e, v);
                     }
                 }
             }
@@ -83,8 +81,8 @@ fn openssl_error(version: OpenSslVersion, err: &CipherError) -> &'static str {
 
 /// The span of `len` bytes at `offset` in the string value of `word`, when the raw token
 /// maps byte for byte onto the value (no escapes); else the whole argument.
-fn span_in(file: &Shared, word: &Word, offset: usize, len: usize) -> Span {
-    let inner = &file.text[word.inner().range()];
+fn span_in(word: Word<'_>, offset: usize, len: usize) -> Span {
+    let inner = &word.file().text[word.inner().range()];
     if inner.contains(&b'\\') || offset + len > inner.len() {
         return word.raw();
     }
@@ -92,13 +90,10 @@ fn span_in(file: &Shared, word: &Word, offset: usize, len: usize) -> Span {
     Span::new(start, start + len.max(1) as u32)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn rejected(
     cx: &mut Context<'_>,
-    view: &View<'_>,
-    setting: &Setting,
-    file: &Shared,
-    word: &Word,
+    setting: &Setting<'_>,
+    word: Word<'_>,
     spec: &str,
     err: &CipherError,
     v: Versions,
@@ -109,7 +104,7 @@ fn rejected(
     );
     // Unused in a known `http` block: nginx only fails once a TLS server uses it.
     let unused_in_http =
-        setting.users.is_empty() && setting.contexts.iter().all(|&c| http_of(view, c).is_some());
+        setting.users.is_empty() && setting.contexts.iter().all(|&c| http_of(c).is_some());
     let consequence = if unused_in_http {
         format!("nginx will refuse to start as soon as a TLS server uses it: {failure}")
     } else {
@@ -144,7 +139,7 @@ fn rejected(
                 None => "the end of the string".to_string(),
             };
             let message = format!("OpenSSL cannot read `ssl_ciphers` at {at}; {consequence}");
-            let span = span_in(file, word, *offset, rest.len());
+            let span = span_in(word, *offset, rest.len());
             let help = "Cipher-string words are letters, digits, `-`, `.` and `=`, joined by \
                         `+` and separated by `:`; `!`, `-`, `+` and `@` only start an element, \
                         and `@` takes `STRENGTH` or `SECLEVEL=n`."
@@ -152,7 +147,7 @@ fn rejected(
             (message, span, help)
         }
     };
-    let d = cx.report(file, span, message);
+    let d = cx.report(word.file(), span, message);
     if unused_in_http {
         d.severity = Severity::Warning;
     }
@@ -367,14 +362,7 @@ fn unknown_in(el: &str, e: &Expansion) -> Option<(usize, String, String)> {
 }
 
 /// Warnings for the words OpenSSL skips in an accepted string.
-fn skipped_words(
-    cx: &mut Context<'_>,
-    file: &Shared,
-    word: &Word,
-    spec: &str,
-    e: &Expansion,
-    v: Versions,
-) {
+fn skipped_words(cx: &mut Context<'_>, word: Word<'_>, spec: &str, e: &Expansion, v: Versions) {
     let mut seen: Vec<&str> = Vec::new();
     for el in &e.ignored {
         if seen.contains(&el.as_str()) {
@@ -392,7 +380,7 @@ fn skipped_words(
         };
         let at = at_el + in_el;
         let op = el.chars().next().filter(|c| matches!(c, '!' | '-'));
-        let span = span_in(file, word, at, token.len());
+        let span = span_in(word, at, token.len());
         let mut help = Vec::new();
         let rest = &el[in_el + token.len()..];
         if rest.starts_with(['!', '-', '@']) {
@@ -442,14 +430,14 @@ fn skipped_words(
             }
             (message, Severity::Warning, guess)
         };
-        let d = cx.report(file, span, message);
+        let d = cx.report(word.file(), span, message);
         d.severity = severity;
         if let Some(replacement) = fix {
             let mut value = spec.to_string();
             value.replace_range(at..at + token.len(), &replacement);
             d.with_fix(Fix::unsafe_(
                 format!("Replace `{token}` with `{replacement}`"),
-                vec![edits::replace_arg(file, word, &value)],
+                vec![word.replace(&value)],
             ));
         }
         if !help.is_empty() {

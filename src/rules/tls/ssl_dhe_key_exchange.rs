@@ -15,15 +15,14 @@
 //! (it works on every nginx and OpenSSL version, and keeps the list's intent readable);
 //! with the default list it deletes the `ssl_dhparam` that is the only thing enabling DHE.
 
+use crate::analysis::cursor::{Block, Directive};
 use crate::analysis::tls_findings::{label_users, negotiable};
 use crate::analysis::tls_settings::{
     cipher_settings, fix_in_http, http_of, protocols_of, single_arg, source, uses_cipher_string,
     CipherCache, NginxVersion, Setting, Source, Versions,
 };
-use crate::fix::{edits, Fix};
+use crate::fix::Fix;
 use crate::rules::{Context, Rule};
-use crate::stack::expanded::{OccId, View};
-use crate::stack::model::NginxInstance;
 use crate::tls::{permitted_at_seclevel, Expansion, Kx, Suite};
 
 declare_rule! {
@@ -44,11 +43,10 @@ impl Rule for SslDheKeyExchange {
         let v = Versions::of(cx.host);
         let mut cache = CipherCache::default();
         for inst in &cx.stack.nginx {
-            let view = inst.view();
-            for setting in cipher_settings(inst).iter() {
+            for setting in &cipher_settings(inst) {
                 match setting.occ {
-                    Some(occ) => explicit(cx, inst, &view, setting, occ, v, &mut cache),
-                    None => default_list(cx, inst, &view, setting, v, &mut cache),
+                    Some(occ) => explicit(cx, setting, occ, v, &mut cache),
+                    None => default_list(cx, setting, v, &mut cache),
                 }
             }
         }
@@ -57,20 +55,20 @@ impl Rule for SslDheKeyExchange {
 
 /// What makes nginx use DHE in a block.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Enabler {
-    Dhparam(OccId),
+enum Enabler<'a> {
+    Dhparam(Directive<'a>),
     BuiltinGroup,
 }
 
-fn enabler(view: &View<'_>, block: OccId, v: Versions) -> Option<Enabler> {
-    if !uses_cipher_string(protocols_of(view, block, v.nginx).as_deref()) {
+fn enabler(block: Block<'_>, v: Versions) -> Option<Enabler<'_>> {
+    if !uses_cipher_string(protocols_of(block, v.nginx).as_deref()) {
         return None; // TLS 1.3 only: no cipher-string suite is ever negotiated
     }
-    match source(view, block, "ssl_dhparam") {
+    match source(block, "ssl_dhparam") {
         Source::Set(p) => {
-            let args = view.args(p);
             // An empty file name loads nothing (`ngx_ssl_dhparam` returns early).
-            (args.len() == 1 && !args[0].is_empty()).then_some(Enabler::Dhparam(p))
+            let named = p.args().len() == 1 && p.arg(0).is_some_and(|a| !a.value().is_empty());
+            named.then_some(Enabler::Dhparam(p))
         }
         _ if v.nginx < BUILTIN_DH_UNTIL => Some(Enabler::BuiltinGroup),
         _ => None,
@@ -99,13 +97,7 @@ fn cost_message(n: usize, what: &str, why: &str) -> String {
     )
 }
 
-fn help(
-    dhe: &[&'static Suite],
-    e: &Expansion,
-    view: &View<'_>,
-    contexts: &[OccId],
-    v: Versions,
-) -> String {
+fn help(dhe: &[&'static Suite], e: &Expansion, contexts: &[Block<'_>], v: Versions) -> String {
     let names: Vec<&str> = dhe.iter().map(|s| s.name_in(v.openssl)).collect();
     let listed = match names.len() {
         n if n > 3 => format!("{} and {} more", names[..3].join(", "), n - 3),
@@ -122,13 +114,9 @@ fn help(
         if names.len() == 1 { "suite" } else { "suites" }
     );
     let prefer = contexts.iter().any(|&c| {
-        view.effective(c, "ssl_prefer_server_ciphers")
+        c.effective("ssl_prefer_server_ciphers")
             .last()
-            .is_some_and(|&p| {
-                view.args(p)
-                    .first()
-                    .is_some_and(|a| a.eq_ignore_ascii_case("on"))
-            })
+            .is_some_and(|p| p.arg(0).is_some_and(|a| a.is("on")))
     });
     let first_fs = e
         .suites
@@ -144,19 +132,17 @@ fn help(
     text
 }
 
-#[allow(clippy::too_many_arguments)]
 fn explicit(
     cx: &mut Context<'_>,
-    inst: &NginxInstance,
-    view: &View<'_>,
-    setting: &Setting,
-    occ: OccId,
+    setting: &Setting<'_>,
+    occ: Directive<'_>,
     v: Versions,
     cache: &mut CipherCache,
 ) {
-    let Some((file, word, spec)) = single_arg(inst, view, occ) else {
+    let Some((word, spec)) = single_arg(occ) else {
         return;
     };
+    let file = word.file();
     let Ok(e) = cache.expand(&spec, v.openssl) else {
         return; // NGX011
     };
@@ -166,13 +152,13 @@ fn explicit(
     }
     let mut enablers: Vec<Enabler> = Vec::new();
     for &c in &setting.contexts {
-        if let Some(en) = enabler(view, c, v) {
+        if let Some(en) = enabler(c, v) {
             if !enablers.contains(&en) {
                 enablers.push(en);
             }
         }
     }
-    if enablers.is_empty() || !cx.claim(&file, word.raw()) {
+    if enablers.is_empty() || !cx.claim(file, word.raw()) {
         return;
     }
     let why = if enablers.contains(&Enabler::BuiltinGroup) {
@@ -190,38 +176,26 @@ fn explicit(
     };
     let fix = Fix::unsafe_(
         "Append `:!kDHE` to `ssl_ciphers`",
-        vec![edits::replace_arg(
-            &file,
-            word,
-            &format!("{spec}{sep}!kDHE"),
-        )],
+        vec![word.replace(&format!("{spec}{sep}!kDHE"))],
     );
-    let help = help(&dhe, e, view, &setting.contexts, v);
+    let help = help(&dhe, e, &setting.contexts, v);
     let d = cx
         .report(
-            &file,
+            file,
             word.raw(),
             cost_message(dhe.len(), "`ssl_ciphers` enables", &why),
         )
         .with_fix(fix);
     for en in &enablers {
         if let Enabler::Dhparam(p) = *en {
-            let (pf, ps) = view.location(p);
-            d.label(pf, ps, "DHE is enabled by this group");
+            d.label(p.file().clone(), p.span(), "DHE is enabled by this group");
         }
     }
     d.help = Some(help);
 }
 
 /// Servers on nginx's default cipher list, which has DHE suites: judged per `ssl_dhparam`.
-fn default_list(
-    cx: &mut Context<'_>,
-    inst: &NginxInstance,
-    view: &View<'_>,
-    setting: &Setting,
-    v: Versions,
-    cache: &mut CipherCache,
-) {
+fn default_list(cx: &mut Context<'_>, setting: &Setting<'_>, v: Versions, cache: &mut CipherCache) {
     let spec = crate::analysis::tls_settings::default_ciphers(v.nginx);
     let Ok(e) = cache.expand(spec, v.openssl) else {
         return;
@@ -230,9 +204,9 @@ fn default_list(
     if dhe.is_empty() {
         return;
     }
-    let mut groups: Vec<(Enabler, Vec<OccId>)> = Vec::new();
+    let mut groups: Vec<(Enabler, Vec<Block>)> = Vec::new();
     for &c in &setting.contexts {
-        let Some(en) = enabler(view, c, v) else {
+        let Some(en) = enabler(c, v) else {
             continue;
         };
         match groups.iter_mut().find(|(g, _)| *g == en) {
@@ -241,23 +215,21 @@ fn default_list(
         }
     }
     for (en, servers) in groups {
-        let help = help(&dhe, e, view, &servers, v);
+        let help = help(&dhe, e, &servers, v);
         match en {
             Enabler::Dhparam(p) => {
-                let (file, span) = view.location(p);
-                if !cx.claim(&file, span) {
+                let (file, span) = (p.file(), p.span());
+                if !cx.claim(file, span) {
                     continue;
                 }
-                let o = view.expanded.get(p);
-                let tree = &inst.config.file(o.file).parsed.tree;
                 let fix = Fix::unsafe_(
                     "Delete `ssl_dhparam` (nginx then offers no DHE suite)",
-                    vec![edits::delete_directive(&file, tree, o.node)],
+                    vec![p.delete()],
                 );
                 let what = format!("nginx's default `ssl_ciphers` ({spec}) has");
                 let d = cx
                     .report(
-                        &file,
+                        file,
                         span,
                         cost_message(
                             dhe.len(),
@@ -269,16 +241,14 @@ fn default_list(
                 d.help = Some(help);
             }
             Enabler::BuiltinGroup => {
-                let Some(http) = setting.http.or_else(|| http_of(view, servers[0])) else {
+                let Some(http) = setting.http.or_else(|| http_of(servers[0])) else {
                     continue;
                 };
-                let (file, span) = view.location(http);
-                if !cx.claim(&file, span) {
+                let (file, span) = (http.file(), http.span());
+                if !cx.claim(file, span) {
                     continue;
                 }
                 let Some(fix) = fix_in_http(
-                    inst,
-                    view,
                     http,
                     format!("ssl_ciphers {spec}:!kDHE;"),
                     format!("Add `ssl_ciphers {spec}:!kDHE` to `http`"),
@@ -291,9 +261,10 @@ fn default_list(
                 );
                 let why = "nginx before 1.11.0 uses {them} even without `ssl_dhparam`";
                 let d = cx
-                    .report(&file, span, cost_message(dhe.len(), &what, why))
+                    .report(file, span, cost_message(dhe.len(), &what, why))
                     .with_fix(fix);
-                label_users(d, view, &servers, "uses the default cipher list");
+                let users: Vec<Directive> = servers.iter().filter_map(|b| b.directive()).collect();
+                label_users(d, &users, "uses the default cipher list");
                 d.help = Some(help);
             }
         }

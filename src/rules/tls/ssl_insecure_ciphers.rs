@@ -22,10 +22,8 @@ use crate::analysis::tls_settings::{
     Setting, Versions, MOZILLA_INTERMEDIATE,
 };
 use crate::diagnostic::Severity;
-use crate::fix::{edits, Fix};
+use crate::fix::Fix;
 use crate::rules::{Context, Rule};
-use crate::stack::expanded::View;
-use crate::stack::model::NginxInstance;
 use crate::tls::{
     self, permitted_at_seclevel, weaknesses, Expansion, Kx, Level, OpenSslVersion, Suite, Weakness,
 };
@@ -45,14 +43,13 @@ impl Rule for SslInsecureCiphers {
         let v = Versions::of(cx.host);
         let mut cache = CipherCache::default();
         for inst in &cx.stack.nginx {
-            let view = inst.view();
-            for setting in cipher_settings(inst).iter() {
+            for setting in &cipher_settings(inst) {
                 let used = setting
                     .contexts
                     .iter()
-                    .any(|&c| uses_cipher_string(protocols_of(&view, c, v.nginx).as_deref()));
+                    .any(|&c| uses_cipher_string(protocols_of(c, v.nginx).as_deref()));
                 if used {
-                    judge(cx, inst, &view, setting, v, &mut cache);
+                    judge(cx, setting, v, &mut cache);
                 }
             }
         }
@@ -264,33 +261,27 @@ fn verdict(e: &Expansion, v: Versions, subject: &str) -> Option<(String, Severit
     Some((message, severity, help.join(" ")))
 }
 
-fn judge(
-    cx: &mut Context<'_>,
-    inst: &NginxInstance,
-    view: &View<'_>,
-    setting: &Setting,
-    v: Versions,
-    cache: &mut CipherCache,
-) {
+fn judge(cx: &mut Context<'_>, setting: &Setting<'_>, v: Versions, cache: &mut CipherCache) {
     match setting.occ {
         Some(occ) => {
-            let Some((file, word, spec)) = single_arg(inst, view, occ) else {
+            let Some((word, spec)) = single_arg(occ) else {
                 return;
             };
+            let file = word.file();
             let Ok(e) = cache.expand(&spec, v.openssl) else {
                 return; // NGX011
             };
             let Some((message, severity, help)) = verdict(e, v, "`ssl_ciphers`") else {
                 return;
             };
-            if !cx.claim(&file, word.raw()) {
+            if !cx.claim(file, word.raw()) {
                 return;
             }
             let fix = Fix::unsafe_(
                 "Use Mozilla's intermediate cipher list",
-                vec![edits::replace_arg(&file, word, MOZILLA_INTERMEDIATE)],
+                vec![word.replace(MOZILLA_INTERMEDIATE)],
             );
-            let d = cx.report(&file, word.raw(), message).with_fix(fix);
+            let d = cx.report(file, word.raw(), message).with_fix(fix);
             d.severity = severity;
             d.help = Some(help);
         }
@@ -304,21 +295,19 @@ fn judge(
             let Some((message, severity, help)) = verdict(e, v, &subject) else {
                 return;
             };
-            let (file, span) = view.location(http);
-            if !cx.claim(&file, span) {
+            let (file, span) = (http.file(), http.span());
+            if !cx.claim(file, span) {
                 return;
             }
             let Some(fix) = fix_in_http(
-                inst,
-                view,
                 http,
                 format!("ssl_ciphers {MOZILLA_INTERMEDIATE};"),
                 "Add Mozilla's intermediate `ssl_ciphers` to `http`",
             ) else {
                 return;
             };
-            let d = cx.report(&file, span, message).with_fix(fix);
-            label_users(d, view, &setting.users, "uses the default cipher list");
+            let d = cx.report(file, span, message).with_fix(fix);
+            label_users(d, &setting.users, "uses the default cipher list");
             d.severity = severity;
             d.help = Some(help);
         }

@@ -13,16 +13,16 @@
 //! The fix removes the legacy protocols, leaving `TLSv1.2 TLSv1.3` when nothing else
 //! remains; for servers on nginx's default it adds `ssl_protocols TLSv1.2 TLSv1.3` to `http`.
 
+use crate::analysis::cursor::{Block, Directive};
 use crate::analysis::tls_findings::{join_and, label_users};
 use crate::analysis::tls_settings::{
-    ciphers_of, fix_in_http, modern_protocols, tls_settings, CipherCache, Setting, Versions,
+    arg_values, ciphers_of, fix_in_http, modern_protocols, tls_settings, CipherCache, Setting,
+    Versions,
 };
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::Span;
-use crate::stack::expanded::{OccId, View};
-use crate::stack::model::NginxInstance;
 use crate::tls::OpenSslVersion;
 
 declare_rule! {
@@ -43,9 +43,8 @@ impl Rule for SslLegacyProtocols {
         let mut cache = CipherCache::default();
         let overrides = ["Protocol", "MinProtocol", "MaxProtocol"];
         for inst in &cx.stack.nginx {
-            let view = inst.view();
             for setting in tls_settings(inst, "ssl_protocols", &overrides) {
-                judge(cx, inst, &view, &setting, v, &mut cache);
+                judge(cx, &setting, v, &mut cache);
             }
         }
     }
@@ -86,16 +85,11 @@ fn danger(proto: &str) -> &'static str {
 
 /// The security level each context's cipher string sets (OpenSSL's default when none, or
 /// when unknown).
-fn levels(
-    view: &View<'_>,
-    contexts: &[OccId],
-    v: Versions,
-    cache: &mut CipherCache,
-) -> Vec<(u8, bool)> {
+fn levels(contexts: &[Block<'_>], v: Versions, cache: &mut CipherCache) -> Vec<(u8, bool)> {
     contexts
         .iter()
         .map(|&c| {
-            let set = ciphers_of(view, c, v.nginx).and_then(|(spec, _)| {
+            let set = ciphers_of(c, v.nginx).and_then(|(spec, _)| {
                 cache
                     .expand(&spec, v.openssl)
                     .as_ref()
@@ -107,16 +101,9 @@ fn levels(
         .collect()
 }
 
-fn judge(
-    cx: &mut Context<'_>,
-    inst: &NginxInstance,
-    view: &View<'_>,
-    setting: &Setting,
-    v: Versions,
-    cache: &mut CipherCache,
-) {
+fn judge(cx: &mut Context<'_>, setting: &Setting<'_>, v: Versions, cache: &mut CipherCache) {
     let listed: Vec<String> = match setting.occ {
-        Some(occ) => view.args(occ).iter().map(|a| a.to_string()).collect(),
+        Some(occ) => arg_values(occ),
         None => crate::analysis::tls_settings::default_protocols(v.nginx)
             .iter()
             .map(|p| p.to_string())
@@ -126,7 +113,7 @@ fn judge(
     if legacy.is_empty() {
         return;
     }
-    let levels = levels(view, &setting.contexts, v, cache);
+    let levels = levels(&setting.contexts, v, cache);
     let mut live: Vec<String> = Vec::new();
     let mut inert: Vec<(String, String)> = Vec::new();
     for p in &legacy {
@@ -205,32 +192,29 @@ fn judge(
     }
     help.push("Every browser since 2020 and every current client speaks TLS 1.2.".into());
     match setting.occ {
-        Some(occ) => explicit(cx, inst, view, occ, v, message, severity, help),
-        None => defaults(cx, inst, view, setting, v, message, severity, help),
+        Some(occ) => explicit(cx, occ, v, message, severity, help),
+        None => defaults(cx, setting, v, message, severity, help),
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn explicit(
     cx: &mut Context<'_>,
-    inst: &NginxInstance,
-    view: &View<'_>,
-    occ: OccId,
+    occ: Directive<'_>,
     v: Versions,
     message: String,
     severity: Severity,
     help: Vec<String>,
 ) {
-    let (file, tree, args) = crate::analysis::tls_settings::occurrence(inst, view, occ);
-    let (Some(first), Some(last)) = (args.first(), args.last()) else {
+    let file = occ.file();
+    let (Some(first), Some(last)) = (occ.arg(0), occ.args().last()) else {
         return;
     };
-    if !cx.claim(&file, first.raw()) {
+    if !cx.claim(file, first.raw()) {
         return;
     }
-    let keep: Vec<String> = args
-        .iter()
-        .map(|w| file.str(w.raw()).into_owned())
+    let keep: Vec<String> = occ
+        .args()
+        .map(|w| w.raw_text().into_owned())
         .filter(|raw| legacy_name(raw.trim_matches(['"', '\''])).is_none())
         .collect();
     let new = if keep.is_empty() {
@@ -239,46 +223,41 @@ fn explicit(
         keep.join(" ")
     };
     let span = Span::new(first.raw().start, last.raw().end);
-    let has_comments = !tree.comments_in(view.expanded.get(occ).node).is_empty();
-    let d = cx.report(&file, span, message);
+    let has_comments = occ.has_comments();
+    let d = cx.report(file, span, message);
     d.severity = severity;
     if !has_comments {
         d.with_fix(Fix::unsafe_(
             format!("Set `ssl_protocols {new}`"),
-            vec![Edit::replace(&file, span, new.clone())],
+            vec![Edit::replace(file, span, new.clone())],
         ));
     }
     d.help = Some(help.join(" "));
 }
 
-#[allow(clippy::too_many_arguments)]
 fn defaults(
     cx: &mut Context<'_>,
-    inst: &NginxInstance,
-    view: &View<'_>,
-    setting: &Setting,
+    setting: &Setting<'_>,
     v: Versions,
     message: String,
     severity: Severity,
     help: Vec<String>,
 ) {
     let Some(http) = setting.http else { return };
-    let (file, span) = view.location(http);
-    if !cx.claim(&file, span) {
+    let (file, span) = (http.file(), http.span());
+    if !cx.claim(file, span) {
         return;
     }
     let new = modern_protocols(v.nginx);
     let Some(fix) = fix_in_http(
-        inst,
-        view,
         http,
         format!("ssl_protocols {new};"),
         format!("Add `ssl_protocols {new}` to `http`"),
     ) else {
         return;
     };
-    let d = cx.report(&file, span, message).with_fix(fix);
+    let d = cx.report(file, span, message).with_fix(fix);
     d.severity = severity;
-    label_users(d, view, &setting.users, "uses the default protocols");
+    label_users(d, &setting.users, "uses the default protocols");
     d.help = Some(help.join(" "));
 }

@@ -18,13 +18,13 @@
 //! of the enclosing `http` block, which every server inherits; an explicit cache that is not
 //! shared is replaced (unsafe: someone chose it).
 
+use crate::analysis::cursor::{self, Block, Directive};
 use crate::analysis::tls_settings::{
-    http_of, insert_ssl_directives, occurrence, source, tls_servers, Source, TlsServer,
+    arg_values, http_of, insert_ssl_directives, source, tls_servers, Source, TlsServer,
 };
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::Span;
-use crate::stack::expanded::{OccId, View, NO_PARENT};
 use crate::stack::model::NginxInstance;
 
 declare_rule! {
@@ -40,13 +40,12 @@ declare_rule! {
 impl Rule for SslSessionCacheMissing {
     fn check(&self, cx: &mut Context<'_>) {
         for inst in &cx.stack.nginx {
-            let view = inst.view();
-            let mut groups: Vec<(OccId, Cache, Vec<TlsServer>)> = Vec::new();
-            for &s in tls_servers(inst).iter() {
-                let Some(tickets) = tickets_off(&view, s.server) else {
+            let mut groups: Vec<(Directive, Cache, Vec<TlsServer>)> = Vec::new();
+            for s in tls_servers(inst) {
+                let Some(tickets) = tickets_off(s.server) else {
                     continue;
                 };
-                let Some(cache) = cache_problem(&view, &s) else {
+                let Some(cache) = cache_problem(&s) else {
                     continue;
                 };
                 match groups
@@ -58,51 +57,55 @@ impl Rule for SslSessionCacheMissing {
                 }
             }
             for (tickets, cache, servers) in groups {
-                report(cx, inst, &view, tickets, cache, &servers);
+                report(cx, inst, tickets, cache, &servers);
             }
         }
     }
 }
 
 /// The `ssl_session_tickets off` in effect for a server, if any.
-fn tickets_off(view: &View<'_>, server: OccId) -> Option<OccId> {
-    let Source::Set(t) = source(view, server, "ssl_session_tickets") else {
+fn tickets_off(server: Directive<'_>) -> Option<Directive<'_>> {
+    let Source::Set(t) = source(server.into(), "ssl_session_tickets") else {
         return None; // default `on`, or unknown
     };
-    let args = view.args(t);
-    (args.len() == 1 && args[0].eq_ignore_ascii_case("off")).then_some(t)
+    (t.args().len() == 1 && t.arg(0).is_some_and(|a| a.is("off"))).then_some(t)
 }
 
 /// A session cache that cannot serve returning clients.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cache {
+enum Cache<'a> {
     /// nginx's default, `none`.
     Default,
     /// `off`, `none`, or `builtin` with several workers.
-    Set(OccId),
+    Set(Directive<'a>),
 }
 
 /// The number of worker processes, when the main context was read: `None` for `auto` or
 /// a value nginx rejects; unset means 1.
-fn workers(view: &View<'_>, server: &TlsServer) -> Option<Option<u32>> {
+fn workers(server: &TlsServer<'_>) -> Option<Option<u32>> {
     server.http?;
-    Some(match view.effective(NO_PARENT, "worker_processes").last() {
-        None => Some(1),
-        Some(&w) => view.args(w).first().and_then(|a| a.parse().ok()),
-    })
+    Some(
+        match Block::main(server.server.instance())
+            .effective("worker_processes")
+            .last()
+        {
+            None => Some(1),
+            Some(w) => w.arg(0).and_then(|a| a.value().parse().ok()),
+        },
+    )
 }
 
-fn cache_problem(view: &View<'_>, server: &TlsServer) -> Option<Cache> {
-    match source(view, server.server, "ssl_session_cache") {
+fn cache_problem<'a>(server: &TlsServer<'a>) -> Option<Cache<'a>> {
+    match source(server.server.into(), "ssl_session_cache") {
         Source::Set(c) => {
-            let args = view.args(c);
+            let args = arg_values(c);
             if args.is_empty() || args.iter().any(|a| a.starts_with("shared:")) {
                 return None;
             }
             let builtin_only = args
                 .iter()
                 .all(|a| a == "builtin" || a.starts_with("builtin:"));
-            if builtin_only && workers(view, server)? == Some(1) {
+            if builtin_only && workers(server)? == Some(1) {
                 return None; // one worker: its builtin cache sees every client
             }
             Some(Cache::Set(c))
@@ -115,11 +118,11 @@ fn cache_problem(view: &View<'_>, server: &TlsServer) -> Option<Cache> {
 /// The shared cache to add: an http-level `shared:SSL:…` already declared is reused as is
 /// (a zone name must keep one size), otherwise `shared:SSL:10m`, or `shared:HTTP_SSL:10m`
 /// when `SSL` is a `stream` or `mail` zone.
-fn shared_cache_arg(view: &View<'_>) -> String {
+fn shared_cache_arg(inst: &NginxInstance) -> String {
     let mut name = "SSL";
-    for c in view.named("ssl_session_cache") {
-        let in_http = http_of(view, c).is_some();
-        for a in view.args(c) {
+    for c in cursor::named(inst, "ssl_session_cache") {
+        let in_http = http_of(c.into()).is_some();
+        for a in arg_values(c) {
             if a.starts_with("shared:SSL:") {
                 if in_http {
                     return a.to_string();
@@ -134,67 +137,64 @@ fn shared_cache_arg(view: &View<'_>) -> String {
 fn report(
     cx: &mut Context<'_>,
     inst: &NginxInstance,
-    view: &View<'_>,
-    tickets: OccId,
-    cache: Cache,
-    servers: &[TlsServer],
+    tickets: Directive<'_>,
+    cache: Cache<'_>,
+    servers: &[TlsServer<'_>],
 ) {
-    let shared = shared_cache_arg(view);
-    let (tfile, tspan) = view.location(tickets);
+    let shared = shared_cache_arg(inst);
     let full =
         "so every returning client pays a full handshake (key exchange and certificate signature)";
     match cache {
         Cache::Default => {
-            let (file, _, args) = occurrence(inst, view, tickets);
-            let Some(off) = args.first() else { return };
-            if !cx.claim(&file, off.raw()) {
+            let file = tickets.file();
+            let Some(off) = tickets.arg(0) else { return };
+            if !cx.claim(file, off.raw()) {
                 return;
             }
-            let parent = view.expanded.get(tickets).parent;
-            let Some(block) = http_of(view, parent).or((parent != NO_PARENT).then_some(parent))
-            else {
+            let Some(block) = http_of(tickets.level()).or(tickets.parent()) else {
                 return;
             };
             let mut stmts = vec![format!("ssl_session_cache {shared};")];
             // The timeout also applies to the block's other servers: add it only when no
             // other server relies on the default 5m.
-            let reported_here: std::collections::HashSet<OccId> =
-                servers.iter().map(|s| s.server).collect();
+            let reported_here: std::collections::HashSet<_> =
+                servers.iter().map(|s| s.server.occ()).collect();
             let others_rely = tls_servers(inst).iter().any(|o| {
-                !reported_here.contains(&o.server)
-                    && view.expanded.ancestors(o.server).any(|a| a == block)
-                    && source(view, o.server, "ssl_session_timeout") == Source::Default
+                !reported_here.contains(&o.server.occ())
+                    && o.server != block
+                    && Block::from(o.server).is_within(block.into())
+                    && source(o.server.into(), "ssl_session_timeout") == Source::Default
             });
-            if source(view, block, "ssl_session_timeout") == Source::Default && !others_rely {
+            if source(block.into(), "ssl_session_timeout") == Source::Default && !others_rely {
                 stmts.push("ssl_session_timeout 1d;".to_string());
             }
-            let Some(edit) = insert_ssl_directives(inst, view, block, &stmts) else {
+            let Some(edit) = insert_ssl_directives(block, &stmts) else {
                 return;
             };
-            let title = format!("Add `{}` to `{}`", stmts.join(" "), view.name(block));
+            let title = format!("Add `{}` to `{}`", stmts.join(" "), block.name());
             let message = format!(
                 "`ssl_session_tickets off` and no shared `ssl_session_cache` (nginx's default \
                  is `none`): TLS sessions are never resumed, {full}"
             );
             let d = cx
-                .report(&file, off.raw(), message)
+                .report(file, off.raw(), message)
                 .with_fix(Fix::safe(title, vec![edit]));
-            label_servers(d, view, tickets, servers);
+            label_servers(d, tickets, servers);
             d.help = Some(help());
         }
         Cache::Set(c) => {
-            let (file, _, args) = occurrence(inst, view, c);
-            let (Some(first), Some(last)) = (args.first(), args.last()) else {
+            let file = c.file();
+            let (Some(first), Some(last)) = (c.arg(0), c.args().last()) else {
                 return;
             };
-            if !cx.claim(&file, first.raw()) {
+            if !cx.claim(file, first.raw()) {
                 return;
             }
-            let value = view.args(c).join(" ");
+            let value = arg_values(c).join(" ");
             let why = if value.starts_with("builtin") {
                 let n = servers
                     .first()
-                    .and_then(|s| workers(view, s))
+                    .and_then(workers)
                     .flatten()
                     .map_or("several".to_string(), |n| n.to_string());
                 format!(
@@ -209,10 +209,14 @@ fn report(
             let span = Span::new(first.raw().start, last.raw().end);
             let fix = Fix::unsafe_(
                 format!("Use `ssl_session_cache {shared}`"),
-                vec![Edit::replace(&file, span, shared.clone())],
+                vec![Edit::replace(file, span, shared.clone())],
             );
-            let d = cx.report(&file, span, message).with_fix(fix);
-            d.label(tfile, tspan, "tickets are turned off here");
+            let d = cx.report(file, span, message).with_fix(fix);
+            d.label(
+                tickets.file().clone(),
+                tickets.span(),
+                "tickets are turned off here",
+            );
             d.help = Some(help());
         }
     }
@@ -220,14 +224,19 @@ fn report(
 
 fn label_servers(
     d: &mut crate::diagnostic::Diagnostic,
-    view: &View<'_>,
-    tickets: OccId,
-    servers: &[TlsServer],
+    tickets: Directive<'_>,
+    servers: &[TlsServer<'_>],
 ) {
-    let tparent = view.expanded.get(tickets).parent;
-    for s in servers.iter().filter(|s| s.server != tparent).take(3) {
-        let (f, sp) = view.location(s.marker);
-        d.label(f, sp, "this TLS server inherits both");
+    for s in servers
+        .iter()
+        .filter(|s| Some(s.server) != tickets.parent())
+        .take(3)
+    {
+        d.label(
+            s.marker.file().clone(),
+            s.marker.span(),
+            "this TLS server inherits both",
+        );
     }
 }
 
