@@ -250,6 +250,10 @@ class Repo:
                 self.modules.setdefault(arr, mod)
         self.merges = self.merge_functions()
 
+    def raw_file(self, path):
+        """A file outside the C sources (auto/options), at this revision."""
+        return git(self.dir, "show", "%s:%s" % (self.commit, path)).decode("utf-8", "replace")
+
     def merge_functions(self):
         """{conf struct: [(function, body)]}: functions `(cf, parent, child)` that cast
         parent and child to the struct: the module's merge_*_conf callbacks."""
@@ -534,6 +538,42 @@ def bits(names, empty="0"):
     return " | ".join(names) if names else empty
 
 
+
+def optional_modules(core):
+    """nginx's own modules that `./configure` leaves out unless asked (`--with-…`): those
+    built under an `if [ $X = YES ]` / `if [ $X != NO ]` in auto/modules whose variable
+    auto/options sets to NO. Their directives are unknown to an nginx built without them.
+    {module: [the configure switches it needs, as `http_ssl`, `stream`]}: `--with-stream`
+    also builds the stream modules that default to YES inside it."""
+    defaults = dict(re.findall(r"^([A-Z0-9_]+)=(YES|NO)\s*$",
+                               core.raw_file("auto/options"), re.M))
+    out = {}
+    stack = []  # one entry per open `if`: the switch it needs, or None
+    text = core.raw_file("auto/modules").replace("\\\n", " ")  # join continued lines
+    for line in text.splitlines():
+        t = line.strip()
+        m = re.match(r"if \[ \$([A-Z0-9_]+) (=|!=) (YES|NO) \]", t)
+        if m:
+            # USE_PCRE, USE_OPENSSL…: libraries configure finds and turns on by itself.
+            var = m.group(1)
+            off = defaults.get(var) == "NO" and not var.startswith("USE_")
+            stack.append(re.sub(r"^ngx_", "", var.lower()) if off else None)
+            continue
+        if t.startswith("if "):
+            stack.append(None)
+            continue
+        if t == "fi" and stack:
+            stack.pop()
+            continue
+        m = re.match(r'ngx_module_name="?([^"]*)"?', t)
+        gates = [g for g in stack if g]
+        if m and gates:
+            for name in m.group(1).split():
+                if name.startswith("ngx_"):  # not `$MAIL_MODULES`
+                    out.setdefault(name, gates)
+    return sorted(out.items())
+
+
 def generate():
     core = Repo(NGINX)
     version = re.search(r'#define\s+NGINX_VERSION\s+"([^"]+)"', core.raw["src/core/nginx.h"]).group(1)
@@ -605,6 +645,14 @@ def generate():
             e["merge"], rust_str(e["merge_how"]), rust_str(e["duplicate"]),
             "true" if e["flag"] else "false", "true" if e["dynamic"] else "false",
             rust_str(e["since"]), rust_str(e["removed"])))
+    w("];")
+    w("")
+    w("/// nginx's own modules `./configure` builds only when asked, with the switches each")
+    w("/// needs (`--with-http_ssl_module` is `http_ssl`), from auto/options and auto/modules.")
+    w("#[rustfmt::skip]")
+    w("pub static OPTIONAL_MODULES: &[(&str, &[&str])] = &[")
+    for m, gates in optional_modules(core):
+        w("    (%s, &[%s])," % (rust_str(m), ", ".join(rust_str(g) for g in gates)))
     w("];")
     return "\n".join(lines) + "\n"
 

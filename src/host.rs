@@ -84,6 +84,9 @@ pub struct HostFacts {
     pub php: Option<Fact<String>>,
     /// Memory kept for everything but PHP, as written: a size or a percentage of memory.
     pub reserve: Option<Fact<String>>,
+    /// The optional modules nginx has, built in or loadable, as `[host] nginx-modules`
+    /// lists them (see `analysis::catalogue::Modules`).
+    pub nginx_modules: Option<Fact<Vec<String>>>,
 }
 
 /// Facts as written by the user (flags or one config table), before precedence.
@@ -100,6 +103,9 @@ pub struct HostSpec {
     pub php: Option<String>,
     /// Memory kept free for everything but PHP (`[host] reserve`): a size or a percentage.
     pub reserve: Option<String>,
+    /// The optional nginx modules the binary has: the `--with-…_module` and
+    /// `--add-dynamic-module=…` words of `nginx -V`, module names, or Debian package names.
+    pub nginx_modules: Option<Vec<String>>,
     /// In a `[[host.profile]]`: globs of the stack paths the profile describes.
     pub paths: Option<Vec<String>>,
     /// `[[host.profile]]` tables: facts for the stacks whose path matches `paths`, for a
@@ -160,6 +166,7 @@ impl HostFacts {
             crate::stack::sizing::Reserve::parse(r).map_err(|e| format!("reserve: {e}"))?;
         }
         fill(&mut self.reserve, spec.reserve.clone(), source);
+        fill(&mut self.nginx_modules, spec.nginx_modules.clone(), source);
         Ok(())
     }
 
@@ -236,6 +243,13 @@ impl HostFacts {
             if let Some(f) = f {
                 out.push(format!("{name}: {} ({})", f.value, f.source));
             }
+        }
+        if let Some(f) = &self.nginx_modules {
+            out.push(format!(
+                "nginx-modules: {} ({})",
+                f.value.join(" "),
+                f.source
+            ));
         }
         out
     }

@@ -12,7 +12,9 @@
 //! every context the directive may be in. Inside a block lemplint does not model (a
 //! third-party module's), nothing is judged.
 
-use super::{ctx, lookup, suggest, Ctx, Entry};
+use super::{ctx, lookup, suggest, Ctx, Entry, Modules};
+use crate::analysis::cursor;
+use crate::host::HostFacts;
 use crate::source::{Shared, Span};
 use crate::stack::expanded::{OccId, NO_PARENT};
 use crate::stack::model::{NginxInstance, Stack};
@@ -64,11 +66,16 @@ const MAX_SUGGESTIONS: usize = 2_000;
 
 /// The findings of `kind` in the whole stack, each directive once however many
 /// configurations read its file, in configuration order.
-pub fn findings(stack: &Stack, kind: Kind) -> Vec<Finding> {
+///
+/// The modules are those `[host] nginx-modules` says the nginx has (see [`Modules`]);
+/// without the list, every module the catalogue knows is assumed. One run asks with one
+/// host, so the findings are kept with the configuration.
+pub fn findings(stack: &Stack, kind: Kind, host: &HostFacts) -> Vec<Finding> {
+    let modules = host.nginx_modules.as_ref().map(|f| f.value.as_slice());
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for (i, inst) in stack.nginx.iter().enumerate() {
-        let all = inst.memo.get(|| Findings(check(i, inst)));
+        let all = inst.memo.get(|| Findings(check(i, inst, modules)));
         for f in all.0.iter().filter(|f| f.kind == kind) {
             if seen.insert((f.file.path.clone(), f.node)) {
                 out.push(f.clone());
@@ -142,9 +149,19 @@ fn applicable(
         .filter(move |e| e.allowed_in(c) && e.block == block)
 }
 
-pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
+pub fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) -> Vec<Finding> {
     let view = inst.view();
     let ex = &inst.expanded;
+    // With a module list, what the configuration loads is there too.
+    let modules = modules.map(|list| {
+        let mut m = Modules::new(list);
+        for d in cursor::named(inst, "load_module") {
+            if let Some(path) = d.arg(0) {
+                m.add(&path.value());
+            }
+        }
+        m
+    });
     let top = if top_is_main(inst) {
         ctx::MAIN
     } else {
@@ -200,6 +217,22 @@ pub fn check(instance: usize, inst: &NginxInstance) -> Vec<Finding> {
             earlier: None,
         };
         let (entries, allowed) = names[occ.name as usize];
+        if let Some(m) = &modules {
+            // nginx knows no directive of a module it lacks: the same message as a typo.
+            if let Some(first) = entries
+                .first()
+                .filter(|_| !entries.iter().any(|e| m.has(e)))
+            {
+                let mut f = finding(
+                    Kind::Unknown,
+                    name_span,
+                    format!("unknown directive \"{name}\""),
+                );
+                f.help = Some(Modules::how_to_get(first));
+                out.push(f);
+                continue;
+            }
+        }
         if entries.is_empty() {
             let guess = if let Some(g) = suggested.get(name) {
                 *g

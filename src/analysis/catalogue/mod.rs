@@ -11,6 +11,9 @@
 
 pub mod check;
 mod data;
+pub mod modules;
+
+pub use modules::Modules;
 
 use crate::edit_distance::levenshtein;
 pub use crate::syntax::nginx::known::Ctx;

@@ -18,7 +18,7 @@ declare_rule! {
 
 impl Rule for DirectiveNotAllowed {
     fn check(&self, cx: &mut Context<'_>) {
-        for f in findings(cx.stack, Kind::NotAllowed) {
+        for f in findings(cx.stack, Kind::NotAllowed, cx.host) {
             let here = Directive::new(&cx.stack.nginx[f.instance], f.occ);
             let d = cx.report(&f.file, f.span, f.message);
             d.help = f.help;

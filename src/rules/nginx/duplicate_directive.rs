@@ -19,7 +19,7 @@ declare_rule! {
 
 impl Rule for DuplicateDirective {
     fn check(&self, cx: &mut Context<'_>) {
-        for f in findings(cx.stack, Kind::Duplicate) {
+        for f in findings(cx.stack, Kind::Duplicate, cx.host) {
             let inst = &cx.stack.nginx[f.instance];
             let occ = inst.expanded.get(f.occ);
             let tree = &inst.config.file(occ.file).parsed.tree;

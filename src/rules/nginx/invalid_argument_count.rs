@@ -17,7 +17,7 @@ declare_rule! {
 
 impl Rule for InvalidArgumentCount {
     fn check(&self, cx: &mut Context<'_>) {
-        for f in findings(cx.stack, Kind::ArgCount) {
+        for f in findings(cx.stack, Kind::ArgCount, cx.host) {
             cx.report(&f.file, f.span, f.message).help = f.help;
         }
     }

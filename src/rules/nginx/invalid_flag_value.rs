@@ -18,7 +18,7 @@ declare_rule! {
 
 impl Rule for InvalidFlagValue {
     fn check(&self, cx: &mut Context<'_>) {
-        for f in findings(cx.stack, Kind::FlagValue) {
+        for f in findings(cx.stack, Kind::FlagValue, cx.host) {
             let d = cx.report(&f.file, f.span, f.message);
             if let Some(flag) = f.suggestion {
                 // Unsafe: `yes` most likely means `on`, but the author should confirm.

@@ -1,7 +1,8 @@
 //! NGX024 unknown-nginx-directive: a name no module in the catalogue defines, one or two edits
 //! away from a directive allowed where it is written: nginx refuses to start with `unknown
 //! directive "x"`. Other unknown names are not reported: they are most likely directives of
-//! modules the catalogue does not have.
+//! modules the catalogue does not have. With `[host] nginx-modules`, a directive of a module
+//! the list does not name (and no `load_module` loads) is reported too, as nginx would.
 
 use crate::analysis::catalogue::check::{findings, Kind};
 use crate::fix::{Edit, Fix};
@@ -14,13 +15,14 @@ declare_rule! {
     lang: nginx,
     category: Correctness,
     severity: Error,
-    fix: Always,
+    fix: Sometimes,
 }
 
 impl Rule for UnknownDirective {
     fn check(&self, cx: &mut Context<'_>) {
-        for f in findings(cx.stack, Kind::Unknown) {
+        for f in findings(cx.stack, Kind::Unknown, cx.host) {
             let d = cx.report(&f.file, f.span, f.message);
+            d.help = f.help;
             if let Some(name) = f.suggestion {
                 // Unsafe: the name is only the closest one; the user may have meant another.
                 d.with_fix(Fix::unsafe_(
