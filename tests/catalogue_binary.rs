@@ -38,7 +38,6 @@ use lemplint::syntax::nginx::{parse, BlockKind, Tree};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The measured rate is printed by the test; this is the floor it must stay above.
 const MIN_AGREEMENT: f64 = 0.97;
@@ -82,13 +81,7 @@ impl Nginx {
     }
 
     fn run(&self, prefix: &Path) -> Verdict {
-        let out = Command::new(&self.bin)
-            .arg("-t")
-            .arg("-p")
-            .arg(format!("{}/", prefix.display()))
-            .args(["-c", "nginx.conf", "-e", "stderr"])
-            .output()
-            .expect("nginx runs");
+        let out = common::nginx_test(&self.bin, prefix);
         if out.status.success() {
             return Verdict::Read;
         }

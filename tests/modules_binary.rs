@@ -30,13 +30,7 @@ fn configure_arguments(bin: &Path) -> String {
 
 /// `nginx -t`'s first error and its line in nginx.conf, or `None` when it accepts the file.
 fn nginx_t(bin: &Path, prefix: &Path) -> Option<(String, u32)> {
-    let out = Command::new(bin)
-        .arg("-t")
-        .arg("-p")
-        .arg(format!("{}/", prefix.display()))
-        .args(["-c", "nginx.conf", "-e", "stderr"])
-        .output()
-        .expect("nginx runs");
+    let out = common::nginx_test(bin, prefix);
     if out.status.success() {
         return None;
     }

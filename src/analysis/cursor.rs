@@ -27,22 +27,29 @@ pub struct Directive<'a> {
     occ: OccId,
 }
 
-/// The same occurrence of the same configuration.
-impl PartialEq for Directive<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.inst, other.inst) && self.occ == other.occ
-    }
+/// Equality and hashing by identity: the same occurrence of the same configuration (so a
+/// rule can key a per-block cache by a directive).
+macro_rules! identity {
+    ($t:ident) => {
+        impl PartialEq for $t<'_> {
+            fn eq(&self, other: &Self) -> bool {
+                std::ptr::eq(self.inst, other.inst) && self.occ == other.occ
+            }
+        }
+
+        impl Eq for $t<'_> {}
+
+        impl std::hash::Hash for $t<'_> {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                std::ptr::hash(self.inst, state);
+                self.occ.hash(state);
+            }
+        }
+    };
 }
 
-impl Eq for Directive<'_> {}
-
-/// Hashes what [`PartialEq`] compares, so a rule can key a per-block cache by a directive.
-impl std::hash::Hash for Directive<'_> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        std::ptr::hash(self.inst, state);
-        self.occ.hash(state);
-    }
-}
+identity!(Directive);
+identity!(Block);
 
 impl std::fmt::Debug for Directive<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -322,21 +329,6 @@ pub struct Block<'a> {
     inst: &'a NginxInstance,
     /// `NO_PARENT` for the main context.
     occ: OccId,
-}
-
-impl PartialEq for Block<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.inst, other.inst) && self.occ == other.occ
-    }
-}
-
-impl Eq for Block<'_> {}
-
-impl std::hash::Hash for Block<'_> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        std::ptr::hash(self.inst, state);
-        self.occ.hash(state);
-    }
 }
 
 impl std::fmt::Debug for Block<'_> {

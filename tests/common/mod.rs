@@ -145,3 +145,14 @@ pub fn nginx_modules_path(bin: &Path) -> Option<PathBuf> {
             .unwrap_or("/usr/lib/nginx/modules"),
     ))
 }
+
+/// `nginx -t` on `<prefix>/nginx.conf`, errors to stderr: its output.
+pub fn nginx_test(bin: &Path, prefix: &Path) -> std::process::Output {
+    std::process::Command::new(bin)
+        .arg("-t")
+        .arg("-p")
+        .arg(format!("{}/", prefix.display()))
+        .args(["-c", "nginx.conf", "-e", "stderr"])
+        .output()
+        .expect("nginx runs")
+}
