@@ -212,6 +212,13 @@ pub fn replace_fpm_value(file: &Shared, entry: &crate::syntax::fpm::Entry, value
     } else {
         value.to_string()
     };
+    // An empty value right after `=` (`key =`) gets the space `key = value` has.
+    let at = entry.raw_value.start as usize;
+    let content = if entry.raw_value.is_empty() && at > 0 && file.text[at - 1] == b'=' {
+        format!(" {content}")
+    } else {
+        content
+    };
     Edit::replace(file, entry.raw_value, content)
 }
 

@@ -1,7 +1,10 @@
 //! Rules about PHP-FPM configuration alone.
 
+pub mod fastcgi_open_to_network;
+pub mod fpm_socket_world_writable;
 pub mod hash_comment;
 pub mod invalid_php_ini_value;
+pub mod limit_extensions_too_broad;
 pub mod pm_invalid;
 pub mod pm_max_children_exceeds_memory;
 pub mod pm_max_requests_unset;

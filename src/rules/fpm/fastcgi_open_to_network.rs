@@ -1,0 +1,114 @@
+//! FPM100 fastcgi-open-to-network: a pool that listens on a TCP address other than loopback
+//! and accepts FastCGI from any client.
+//!
+//! FastCGI has no authentication. Whoever can open the port can send a request with
+//! `SCRIPT_FILENAME` and `PHP_VALUE` of their choosing (`auto_prepend_file=php://input`, and
+//! the request body is code): php-fpm runs it as the pool's user. php-fpm's own guard is
+//! `listen.allowed_clients`, which is `any` by default and only applies to TCP sockets
+//! (`fpm_php_set_allowed_clients`); a bare port (`listen = 9000`) binds every address
+//! (`fpm_sockets.c`).
+//!
+//! Reported at the `listen` value. Loopback addresses, unix sockets, a set
+//! `listen.allowed_clients`, and values lemplint cannot know (`${VAR}`, templates) are left
+//! alone. No fix: the address nginx connects from is not in the pool file.
+
+use crate::rules::{Context, Rule};
+use crate::stack::fpm::Listen;
+use crate::stack::instances::{PoolView, Val};
+
+declare_rule! {
+    pub struct FastcgiOpenToNetwork;
+    code: FPM100,
+    name: "fastcgi-open-to-network",
+    lang: fpm,
+    category: Security,
+    severity: Error,
+    fix: None,
+}
+
+impl Rule for FastcgiOpenToNetwork {
+    fn check(&self, cx: &mut Context<'_>) {
+        for inst in cx.fpm_instances() {
+            for pool in &inst.pools {
+                check_pool(cx, pool);
+            }
+        }
+    }
+}
+
+/// Whether a listen host is loopback only (`127.0.0.0/8`, `::1`, `localhost`).
+fn is_loopback(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    h.eq_ignore_ascii_case("localhost")
+        || h == "::1"
+        || h.parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|a| a.is_loopback())
+}
+
+/// What a listen host covers, for the message.
+fn reach(host: Option<&str>) -> &'static str {
+    match host.map(|h| h.trim_start_matches('[').trim_end_matches(']')) {
+        None | Some("0.0.0.0" | "::" | "*") => "every address of the host",
+        _ => "an address other hosts can reach",
+    }
+}
+
+fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
+    let Some(listen) = pool.get("listen").filter(|v| v.known) else {
+        return;
+    };
+    let Some(Listen::Tcp { host, port }) = Listen::parse(&listen.text) else {
+        return;
+    };
+    if host.as_deref().is_some_and(is_loopback) {
+        return;
+    }
+    // A value lemplint cannot read counts as set: an environment variable may hold the list.
+    let allowed = pool.get("listen.allowed_clients");
+    if allowed
+        .as_ref()
+        .is_some_and(|v: &Val<'_>| !v.known || !v.text.trim().is_empty())
+    {
+        return;
+    }
+    let message = format!(
+        "[pool {}] listen = {} accepts FastCGI on {} from any client (no \
+         listen.allowed_clients): anyone who reaches port {port} can make php-fpm run PHP code \
+         of their choosing as the pool's user",
+        pool.name,
+        listen.text.trim(),
+        reach(host.as_deref()),
+    );
+    let d = cx.report(listen.at.file(), listen.span(), message);
+    d.help = Some(
+        "FastCGI has no authentication: a request can set `PHP_VALUE \
+         auto_prepend_file=php://input` and send code in its body. When nginx runs on the same \
+         host, listen on a unix socket or 127.0.0.1; otherwise set `listen.allowed_clients` to \
+         nginx's address. In a container, where nginx reaches php-fpm over the container \
+         network, set `listen.allowed_clients` too, or make sure the port is on a private \
+         network nothing else joins and is never published (lemplint cannot see the network)."
+            .into(),
+    );
+    if let Some(a) = allowed {
+        d.label(
+            a.at.file().clone(),
+            a.span(),
+            "empty: php-fpm accepts any client",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        for h in ["127.0.0.1", "127.1.2.3", "[::1]", "::1", "localhost"] {
+            assert!(is_loopback(h), "{h}");
+        }
+        for h in ["0.0.0.0", "[::]", "10.0.0.5", "php", "192.168.1.2"] {
+            assert!(!is_loopback(h), "{h}");
+        }
+    }
+}

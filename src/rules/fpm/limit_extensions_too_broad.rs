@@ -1,0 +1,117 @@
+//! FPM102 limit-extensions-too-broad: `security.limit_extensions` lets php-fpm run files that
+//! are not PHP scripts.
+//!
+//! php-fpm refuses to execute a `SCRIPT_FILENAME` whose name does not end with one of the
+//! listed extensions (`fpm_php_limit_extensions`). That is the last guard when nginx hands it
+//! an uploaded file (`/uploads/avatar.jpg/x.php` with `cgi.fix_pathinfo=1`): with `.jpg` in
+//! the list, or an empty list — php-fpm then builds no list and allows everything
+//! (`fpm_conf.c`) — a JPEG carrying PHP code runs. The default, `.php .phar`, is only
+//! replaced by an explicit setting, so only explicit ones are judged.
+//!
+//! The fix (unsafe: a site may really execute `.html` as PHP) keeps the PHP extensions.
+
+use crate::fix::{edits, Fix};
+use crate::rules::{Context, Rule};
+use crate::stack::instances::PoolView;
+
+declare_rule! {
+    pub struct LimitExtensionsTooBroad;
+    code: FPM102,
+    name: "limit-extensions-too-broad",
+    lang: fpm,
+    category: Security,
+    severity: Warning,
+    fix: Always,
+}
+
+impl Rule for LimitExtensionsTooBroad {
+    fn check(&self, cx: &mut Context<'_>) {
+        for inst in cx.fpm_instances() {
+            for pool in &inst.pools {
+                check_pool(cx, pool);
+            }
+        }
+    }
+}
+
+/// Extensions of files that are PHP code by convention: `.php`, versioned ones (`.php5`,
+/// `.php74`), `.phtml`, `.phar`, `.inc`.
+fn is_php(ext: &str) -> bool {
+    let e = ext.trim_start_matches('.').to_ascii_lowercase();
+    let versioned = e
+        .strip_prefix("php")
+        .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit()));
+    versioned || matches!(e.as_str(), "phtml" | "phar" | "inc")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_php;
+
+    #[test]
+    fn php_extensions() {
+        for e in [".php", ".PHP", ".php5", ".php74", ".phtml", ".phar", ".inc"] {
+            assert!(is_php(e), "{e}");
+        }
+        for e in [".jpg", ".html", ".phps", ".txt", ".php.bak"] {
+            assert!(!is_php(e), "{e}");
+        }
+    }
+}
+
+fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
+    let Some(v) = pool.get("security.limit_extensions").filter(|v| v.known) else {
+        return;
+    };
+    // php-fpm splits on spaces and tabs (`strtok(…, " \t")`).
+    let exts: Vec<&str> = v
+        .text
+        .split([' ', '\t'])
+        .filter(|e| !e.is_empty())
+        .collect();
+    let other: Vec<&str> = exts.iter().copied().filter(|e| !is_php(e)).collect();
+    let (message, fixed) = if exts.is_empty() {
+        (
+            format!(
+                "[pool {}] security.limit_extensions is empty: php-fpm then runs any file as \
+                 PHP, an uploaded image included",
+                pool.name
+            ),
+            ".php".to_string(),
+        )
+    } else if !other.is_empty() {
+        let list = other
+            .iter()
+            .map(|e| format!("`{e}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let kept: Vec<&str> = exts.iter().copied().filter(|e| is_php(e)).collect();
+        (
+            format!(
+                "[pool {}] security.limit_extensions allows {list}: php-fpm runs such files as \
+                 PHP, so an uploaded file with PHP code inside runs",
+                pool.name
+            ),
+            if kept.is_empty() {
+                ".php".to_string()
+            } else {
+                kept.join(" ")
+            },
+        )
+    } else {
+        return;
+    };
+    let Some(entry) = v.entry() else { return };
+    let fix = Fix::unsafe_(
+        format!("Set security.limit_extensions = {fixed}"),
+        vec![edits::replace_fpm_value(v.at.file(), entry, &fixed)],
+    );
+    let d = cx.report(v.at.file(), v.span(), message);
+    d.help = Some(
+        "This list is php-fpm's last guard when nginx passes it a file that is not a script \
+         (`/uploads/avatar.jpg/x.php` with `cgi.fix_pathinfo=1`). List only PHP extensions; \
+         a template engine that needs `.html` parsed as PHP is safer with the files renamed."
+            .into(),
+    );
+    d.with_fix(fix);
+}
