@@ -44,21 +44,6 @@ fn is_php(ext: &str) -> bool {
     versioned || matches!(e.as_str(), "phtml" | "phar" | "inc")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::is_php;
-
-    #[test]
-    fn php_extensions() {
-        for e in [".php", ".PHP", ".php5", ".php74", ".phtml", ".phar", ".inc"] {
-            assert!(is_php(e), "{e}");
-        }
-        for e in [".jpg", ".html", ".phps", ".txt", ".php.bak"] {
-            assert!(!is_php(e), "{e}");
-        }
-    }
-}
-
 fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
     let Some(v) = pool.get("security.limit_extensions").filter(|v| v.known) else {
         return;
@@ -114,4 +99,19 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
             .into(),
     );
     d.with_fix(fix);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_php;
+
+    #[test]
+    fn php_extensions() {
+        for e in [".php", ".PHP", ".php5", ".php74", ".phtml", ".phar", ".inc"] {
+            assert!(is_php(e), "{e}");
+        }
+        for e in [".jpg", ".html", ".phps", ".txt", ".php.bak"] {
+            assert!(!is_php(e), "{e}");
+        }
+    }
 }
