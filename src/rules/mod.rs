@@ -236,6 +236,7 @@ registry! {
     fpm::fastcgi_open_to_network::FastcgiOpenToNetwork,
     fpm::fpm_socket_world_writable::FpmSocketWorldWritable,
     fpm::limit_extensions_too_broad::LimitExtensionsTooBroad,
+    fpm::insecure_php_setting::InsecurePhpSetting,
     sysctl::syntax_error::SyntaxError,
     sysctl::tcp_tw_recycle::TcpTwRecycle,
     sysctl::shadowed_setting::ShadowedSetting,

@@ -164,6 +164,35 @@ impl<'a> PoolView<'a> {
         let at = *self.settings.get(&key.to_ascii_lowercase())?.last()?;
         Val::of(at, Some(&self.name))
     }
+
+    /// The pool's own value of the PHP setting `name`, and whether it is an admin one.
+    /// php-fpm applies `php_value`/`php_flag` first and `php_admin_value`/`php_admin_flag`
+    /// after them (`fpm_php_apply_defines`), so an admin value wins; within a level the last
+    /// one does. An admin value also stays out of `ini_set`'s reach (it is marked
+    /// `ZEND_INI_SYSTEM`), a `php_value` does not (`ZEND_INI_USER`).
+    pub fn php_setting(&self, name: &str) -> Option<(Val<'a>, bool)> {
+        let last = |kinds: [&str; 2]| {
+            kinds
+                .iter()
+                .rev()
+                .find_map(|k| self.settings.get(&format!("{k}[{name}]"))?.last().copied())
+        };
+        if let Some(at) = last(["php_admin_flag", "php_admin_value"]) {
+            return Val::of(at, Some(&self.name)).map(|v| (v, true));
+        }
+        let at = last(["php_flag", "php_value"])?;
+        Val::of(at, Some(&self.name)).map(|v| (v, false))
+    }
+}
+
+/// PHP's reading of a boolean setting (`zend_ini_parse_bool`): `on`, `yes`, `true` in any
+/// case, or a number other than 0.
+pub fn php_bool(text: &str) -> bool {
+    let t = text.trim();
+    ["on", "yes", "true"]
+        .iter()
+        .any(|w| t.eq_ignore_ascii_case(w))
+        || t.parse::<i64>().is_ok_and(|n| n != 0)
 }
 
 impl<'a> Instance<'a> {

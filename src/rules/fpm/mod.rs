@@ -3,6 +3,7 @@
 pub mod fastcgi_open_to_network;
 pub mod fpm_socket_world_writable;
 pub mod hash_comment;
+pub mod insecure_php_setting;
 pub mod invalid_php_ini_value;
 pub mod limit_extensions_too_broad;
 pub mod pm_invalid;
