@@ -237,6 +237,8 @@ registry! {
     fpm::fpm_socket_world_writable::FpmSocketWorldWritable,
     fpm::limit_extensions_too_broad::LimitExtensionsTooBroad,
     fpm::insecure_php_setting::InsecurePhpSetting,
+    fpm::clear_env_off::ClearEnvOff,
+    fpm::single_worker_pool::SingleWorkerPool,
     sysctl::syntax_error::SyntaxError,
     sysctl::tcp_tw_recycle::TcpTwRecycle,
     sysctl::shadowed_setting::ShadowedSetting,

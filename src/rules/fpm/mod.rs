@@ -1,5 +1,6 @@
 //! Rules about PHP-FPM configuration alone.
 
+pub mod clear_env_off;
 pub mod fastcgi_open_to_network;
 pub mod fpm_socket_world_writable;
 pub mod hash_comment;
@@ -9,5 +10,6 @@ pub mod limit_extensions_too_broad;
 pub mod pm_invalid;
 pub mod pm_max_children_exceeds_memory;
 pub mod pm_max_requests_unset;
+pub mod single_worker_pool;
 pub mod syntax_error;
 pub mod unknown_directive;
