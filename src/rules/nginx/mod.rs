@@ -2,6 +2,7 @@
 
 pub mod directive_not_allowed;
 pub mod duplicate_directive;
+pub mod error_log_off;
 pub mod fastcgi_over_loopback_tcp;
 pub mod gzip_types_duplicate_html;
 pub mod header_crlf_injection;
