@@ -6,6 +6,7 @@ pub mod cursor;
 pub mod ini_comments;
 pub mod locations;
 pub mod nginx_main;
+pub mod pass_target;
 pub mod pcre;
 pub mod stack_links;
 pub mod sysctl_keys;

@@ -13,6 +13,7 @@ pub mod invalid_flag_value;
 pub mod keepalive_requests_low;
 pub mod php_location_regex_unanchored;
 pub mod removed_directive;
+pub mod resolver_public_dns;
 pub mod server_tokens_on;
 pub mod syntax_error;
 pub mod unknown_directive;
