@@ -29,7 +29,8 @@ impl<'a> PassTarget<'a> {
         let scheme_len = ["http://", "https://", "grpc://", "grpcs://"]
             .iter()
             .find(|s| {
-                value.len() >= s.len() && value.as_bytes()[..s.len()].eq_ignore_ascii_case(s.as_bytes())
+                value.len() >= s.len()
+                    && value.as_bytes()[..s.len()].eq_ignore_ascii_case(s.as_bytes())
             })
             .map_or(0, |s| s.len());
         let (scheme, rest) = value.split_at(scheme_len);
@@ -117,7 +118,10 @@ mod tests {
     #[test]
     fn splits_scheme_host_port_and_uri_as_nginx_does() {
         let t = PassTarget::parse("http://backend:8080/api/", true);
-        assert_eq!((t.scheme, t.authority, t.host), ("http://", "backend:8080", "backend"));
+        assert_eq!(
+            (t.scheme, t.authority, t.host),
+            ("http://", "backend:8080", "backend")
+        );
         assert_eq!(t.uri, Some("/api/"));
         let t = PassTarget::parse("HTTPS://[::1]:8443", true);
         assert_eq!((t.host, t.uri), ("::1", None));

@@ -12,6 +12,7 @@ pub mod invalid_argument_count;
 pub mod invalid_flag_value;
 pub mod keepalive_requests_low;
 pub mod php_location_regex_unanchored;
+pub mod proxy_pass_uri_mismatch;
 pub mod removed_directive;
 pub mod resolver_public_dns;
 pub mod server_tokens_on;

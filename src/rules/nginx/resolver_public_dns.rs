@@ -88,6 +88,9 @@ impl Rule for ResolverPublicDns {
     fn check(&self, cx: &mut Context<'_>) {
         // The resolvers a per-request address is resolved through: each such `*_pass`'s
         // effective `resolver`, collected once.
+        // A directive hashes its configuration's address and occurrence, never the
+        // configuration's lazily filled contents, so clippy's worry does not apply.
+        #[allow(clippy::mutable_key_type)]
         let mut used: FxHashMap<Directive<'_>, Directive<'_>> = FxHashMap::default();
         for &(name, with_uri) in PASSES {
             for d in cx.nginx_directives(name) {
