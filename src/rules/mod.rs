@@ -226,6 +226,7 @@ registry! {
     nginx::invalid_flag_value::InvalidFlagValue,
     nginx::removed_directive::RemovedDirective,
     nginx::header_crlf_injection::HeaderCrlfInjection,
+    nginx::upstream_keepalive_not_effective::UpstreamKeepaliveNotEffective,
     nginx::proxy_pass_uri_mismatch::ProxyPassUriMismatch,
     nginx::resolver_public_dns::ResolverPublicDns,
     nginx::keepalive_requests_low::KeepaliveRequestsLow,

@@ -18,6 +18,7 @@ pub mod resolver_public_dns;
 pub mod server_tokens_on;
 pub mod syntax_error;
 pub mod unknown_directive;
+pub mod upstream_keepalive_not_effective;
 pub mod worker_connections_exceed_nofile;
 pub mod worker_cpu_affinity_mismatch;
 pub mod worker_processes_mismatch;
