@@ -12,11 +12,12 @@
 //! `Connection close` are reported; without a version, the older defaults are assumed,
 //! since most installed nginx predates 1.29.7 — the message says so.
 
-use crate::analysis::cursor::{named, Directive};
+use crate::analysis::cursor::{named, Directive, Word};
 use crate::analysis::pass_target::PassTarget;
 use crate::analysis::tls_settings::NginxVersion;
 use crate::fxhash::FxHashMap;
 use crate::rules::{Context, Rule};
+use crate::stack::expanded::OccId;
 
 declare_rule! {
     pub struct UpstreamKeepaliveNotEffective;
@@ -62,6 +63,7 @@ impl Rule for UpstreamKeepaliveNotEffective {
             if pools.is_empty() {
                 continue;
             }
+            let mut groups = Groups::default();
             for d in named(inst, "proxy_pass") {
                 let Some((arg, pool)) = pool_of(d, &pools, true) else {
                     continue;
@@ -103,23 +105,13 @@ impl Rule for UpstreamKeepaliveNotEffective {
                 } else {
                     ""
                 };
-                let found = cx.report(
-                    d.file(),
-                    arg.raw(),
-                    format!(
-                        "upstream `{}` keeps idle connections, but this `proxy_pass` closes every one: {}{defaults_noted}",
-                        pool.parent().and_then(|u| u.arg(0)).map_or_else(String::new, |a| a.value().into_owned()),
-                        missing.join(", and ")
-                    ),
+                let message = format!(
+                    "upstream `{}` keeps idle connections, but this `proxy_pass` closes every one: {}{defaults_noted}",
+                    upstream_name(pool),
+                    missing.join(", and ")
                 );
-                found.label(
-                    pool.file().clone(),
-                    pool.span(),
-                    "connections kept here are never reused",
-                );
-                found.help = Some(
-                    "set `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";` where this location (or its server) sets its other proxy headers".into(),
-                );
+                let help = "set `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";` where this location (or its server) sets its other proxy headers";
+                groups.add(d, arg, pool, message, help);
             }
             for d in named(inst, "fastcgi_pass") {
                 let Some((arg, pool)) = pool_of(d, &pools, false) else {
@@ -129,22 +121,19 @@ impl Rule for UpstreamKeepaliveNotEffective {
                 if keep.and_then(|k| k.arg(0)).is_some_and(|a| a.is("on")) {
                     continue;
                 }
-                let found = cx.report(
-                    d.file(),
-                    arg.raw(),
-                    format!(
-                        "upstream `{}` keeps idle connections, but without `fastcgi_keep_conn on` the FastCGI server closes each after one request",
-                        pool.parent().and_then(|u| u.arg(0)).map_or_else(String::new, |a| a.value().into_owned()),
-                    ),
+                let message = format!(
+                    "upstream `{}` keeps idle connections, but without `fastcgi_keep_conn on` the FastCGI server closes each after one request",
+                    upstream_name(pool),
                 );
-                found.label(
-                    pool.file().clone(),
-                    pool.span(),
-                    "connections kept here are never reused",
+                groups.add(
+                    d,
+                    arg,
+                    pool,
+                    message,
+                    "set `fastcgi_keep_conn on;` in this location (or its server)",
                 );
-                found.help =
-                    Some("set `fastcgi_keep_conn on;` in this location (or its server)".into());
             }
+            groups.report(cx);
         }
     }
 }
@@ -154,7 +143,7 @@ fn pool_of<'a>(
     d: Directive<'a>,
     pools: &FxHashMap<String, Directive<'a>>,
     http: bool,
-) -> Option<(crate::analysis::cursor::Word<'a>, Directive<'a>)> {
+) -> Option<(Word<'a>, Directive<'a>)> {
     let arg = d.arg(0)?;
     let value = arg.value();
     let target = PassTarget::parse(&value, http);
@@ -164,4 +153,78 @@ fn pool_of<'a>(
     }
     let pool = *pools.get(&target.host.to_ascii_lowercase())?;
     Some((arg, pool))
+}
+
+fn upstream_name(pool: Directive<'_>) -> String {
+    pool.parent()
+        .and_then(|u| u.arg(0))
+        .map_or_else(String::new, |a| a.value().into_owned())
+}
+
+/// One problem with one pool in one server, reported once at its first `*_pass`: a server
+/// with twenty locations passing to the upstream has one cause (usually one missing line at
+/// the server or `http` level), not twenty.
+#[derive(Default)]
+struct Groups<'a> {
+    order: Vec<Group<'a>>,
+    index: FxHashMap<(Option<OccId>, OccId, String), usize>,
+}
+
+struct Group<'a> {
+    first: (Directive<'a>, Word<'a>),
+    others: Vec<(Directive<'a>, Word<'a>)>,
+    pool: Directive<'a>,
+    message: String,
+    help: &'static str,
+}
+
+impl<'a> Groups<'a> {
+    fn add(
+        &mut self,
+        d: Directive<'a>,
+        arg: Word<'a>,
+        pool: Directive<'a>,
+        message: String,
+        help: &'static str,
+    ) {
+        let server = d.enclosing("server").map(|s| s.occ());
+        let key = (server, pool.occ(), message.clone());
+        match self.index.get(&key) {
+            Some(&i) => self.order[i].others.push((d, arg)),
+            None => {
+                self.index.insert(key, self.order.len());
+                self.order.push(Group {
+                    first: (d, arg),
+                    others: Vec::new(),
+                    pool,
+                    message,
+                    help,
+                });
+            }
+        }
+    }
+
+    fn report(self, cx: &mut Context<'_>) {
+        for g in self.order {
+            let (d, arg) = g.first;
+            let message = match g.others.len() {
+                0 => g.message,
+                n => format!(
+                    "{} (and {n} more `{}` to it in this server)",
+                    g.message,
+                    d.name()
+                ),
+            };
+            let found = cx.report(d.file(), arg.raw(), message);
+            found.label(
+                g.pool.file().clone(),
+                g.pool.span(),
+                "connections kept here are never reused",
+            );
+            for (o, a) in g.others.iter().take(3) {
+                found.label(o.file().clone(), a.raw(), "also here");
+            }
+            found.help = Some(g.help.to_string());
+        }
+    }
 }
