@@ -227,6 +227,7 @@ registry! {
     nginx::removed_directive::RemovedDirective,
     nginx::header_crlf_injection::HeaderCrlfInjection,
     nginx::proxy_pass_uri_mismatch::ProxyPassUriMismatch,
+    nginx::hostname_resolved_once::HostnameResolvedOnce,
     nginx::resolver_public_dns::ResolverPublicDns,
     nginx::keepalive_requests_low::KeepaliveRequestsLow,
     nginx::upstream_keepalive_not_effective::UpstreamKeepaliveNotEffective,

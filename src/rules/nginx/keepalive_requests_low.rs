@@ -55,7 +55,7 @@ impl Rule for KeepaliveRequestsLow {
                 d.file(),
                 arg.raw(),
                 format!(
-                    "`keepalive_requests {n}` closes each keep-alive connection after {n} request{}: {who} reconnect to {whom} (with a new TLS handshake) every {n} requests",
+                    "`keepalive_requests {n}` closes each keep-alive connection after {n} request{}: {who} reconnect to {whom} every {n} requests",
                     if n == 1 { "" } else { "s" }
                 ),
             );

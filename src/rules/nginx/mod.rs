@@ -6,6 +6,7 @@ pub mod error_log_off;
 pub mod fastcgi_over_loopback_tcp;
 pub mod gzip_types_duplicate_html;
 pub mod header_crlf_injection;
+pub mod hostname_resolved_once;
 pub mod include_cycle;
 pub mod include_not_found;
 pub mod invalid_argument_count;
