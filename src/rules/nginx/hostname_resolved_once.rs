@@ -150,7 +150,7 @@ impl Rule for HostnameResolvedOnce {
             }
         }
         for d in cx.nginx_directives("server") {
-            if !d.parent().is_some_and(|p| p.name() == "upstream") {
+            if d.parent().is_none_or(|p| p.name() != "upstream") {
                 continue;
             }
             let Some(addr) = d.arg(0) else { continue };
