@@ -232,6 +232,7 @@ registry! {
     nginx::keepalive_requests_low::KeepaliveRequestsLow,
     nginx::upstream_keepalive_not_effective::UpstreamKeepaliveNotEffective,
     nginx::error_log_off::ErrorLogOff,
+    nginx::try_files_with_proxy_pass::TryFilesWithProxyPass,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -18,6 +18,7 @@ pub mod removed_directive;
 pub mod resolver_public_dns;
 pub mod server_tokens_on;
 pub mod syntax_error;
+pub mod try_files_with_proxy_pass;
 pub mod unknown_directive;
 pub mod upstream_keepalive_not_effective;
 pub mod worker_connections_exceed_nofile;
