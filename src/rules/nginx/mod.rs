@@ -16,6 +16,7 @@ pub mod php_location_regex_unanchored;
 pub mod proxy_pass_uri_mismatch;
 pub mod removed_directive;
 pub mod resolver_public_dns;
+pub mod scheme_less_redirect;
 pub mod server_tokens_on;
 pub mod syntax_error;
 pub mod try_files_with_proxy_pass;
