@@ -5,6 +5,7 @@ pub mod catalogue;
 pub mod cursor;
 pub mod ini_comments;
 pub mod locations;
+pub mod nginx_advisories;
 pub mod nginx_main;
 pub mod pass_target;
 pub mod pcre;

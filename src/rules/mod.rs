@@ -226,6 +226,7 @@ registry! {
     nginx::invalid_flag_value::InvalidFlagValue,
     nginx::removed_directive::RemovedDirective,
     nginx::header_crlf_injection::HeaderCrlfInjection,
+    nginx::nginx_version_cve::NginxVersionCve,
     nginx::proxy_pass_uri_mismatch::ProxyPassUriMismatch,
     nginx::hostname_resolved_once::HostnameResolvedOnce,
     nginx::resolver_public_dns::ResolverPublicDns,

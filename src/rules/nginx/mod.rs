@@ -12,6 +12,7 @@ pub mod include_not_found;
 pub mod invalid_argument_count;
 pub mod invalid_flag_value;
 pub mod keepalive_requests_low;
+pub mod nginx_version_cve;
 pub mod php_location_regex_unanchored;
 pub mod proxy_pass_uri_mismatch;
 pub mod removed_directive;
