@@ -232,6 +232,7 @@ registry! {
     nginx::resolver_public_dns::ResolverPublicDns,
     nginx::keepalive_requests_low::KeepaliveRequestsLow,
     nginx::upstream_keepalive_not_effective::UpstreamKeepaliveNotEffective,
+    nginx::h2c_smuggling::H2cSmuggling,
     nginx::scheme_less_redirect::SchemeLessRedirect,
     nginx::error_log_off::ErrorLogOff,
     nginx::try_files_with_proxy_pass::TryFilesWithProxyPass,

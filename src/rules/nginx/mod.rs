@@ -5,6 +5,7 @@ pub mod duplicate_directive;
 pub mod error_log_off;
 pub mod fastcgi_over_loopback_tcp;
 pub mod gzip_types_duplicate_html;
+pub mod h2c_smuggling;
 pub mod header_crlf_injection;
 pub mod hostname_resolved_once;
 pub mod include_cycle;
