@@ -231,6 +231,7 @@ registry! {
     nginx::hostname_resolved_once::HostnameResolvedOnce,
     nginx::resolver_public_dns::ResolverPublicDns,
     nginx::keepalive_requests_low::KeepaliveRequestsLow,
+    nginx::proxy_buffering_off::ProxyBufferingOff,
     nginx::upstream_keepalive_not_effective::UpstreamKeepaliveNotEffective,
     nginx::h2c_smuggling::H2cSmuggling,
     nginx::scheme_less_redirect::SchemeLessRedirect,

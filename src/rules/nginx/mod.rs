@@ -15,6 +15,7 @@ pub mod invalid_flag_value;
 pub mod keepalive_requests_low;
 pub mod nginx_version_cve;
 pub mod php_location_regex_unanchored;
+pub mod proxy_buffering_off;
 pub mod proxy_pass_uri_mismatch;
 pub mod removed_directive;
 pub mod resolver_public_dns;
