@@ -30,6 +30,60 @@ pub enum Cond {
     TlsUpstream,
     /// Every configuration that serves HTTP: request parsing and the core.
     Any,
+    /// A `rewrite` whose regex has a capturing group inside another (overlapping captures).
+    NestedRewriteCaptures,
+}
+
+/// Whether a PCRE pattern has a capturing group inside another: `^/(a(b))`, `((?<n>x))`.
+/// Escapes and character classes are skipped; `(?:`, `(?=` and the like do not capture,
+/// `(?<name>`, `(?'name'` and `(?P<name>` do.
+pub fn has_nested_captures(pattern: &[u8]) -> bool {
+    // For each open group, whether it captures.
+    let mut open: Vec<bool> = Vec::new();
+    let mut i = 0;
+    let mut in_class = false;
+    while i < pattern.len() {
+        let c = pattern[i];
+        match c {
+            b'\\' => i += 1,
+            b']' if in_class => in_class = false,
+            _ if in_class => {}
+            b'[' => {
+                in_class = true;
+                // `[]` and `[^]` take a literal `]` first.
+                if pattern.get(i + 1) == Some(&b'^') {
+                    i += 1;
+                }
+                if pattern.get(i + 1) == Some(&b']') {
+                    i += 1;
+                }
+            }
+            b'(' => {
+                let rest = &pattern[i + 1..];
+                let captures = match rest.first() {
+                    Some(b'?') => {
+                        rest.starts_with(b"?<")
+                            && !rest.starts_with(b"?<=")
+                            && !rest.starts_with(b"?<!")
+                            || rest.starts_with(b"?'")
+                            || rest.starts_with(b"?P<")
+                    }
+                    Some(b'*') => false,
+                    _ => true,
+                };
+                if captures && open.iter().any(|&c| c) {
+                    return true;
+                }
+                open.push(captures);
+            }
+            b')' => {
+                open.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// One advisory.
@@ -101,6 +155,26 @@ mod tests {
         assert!(mp4.affects(V(1, 0, 7)), "the second vulnerable range");
         assert_eq!(mp4.fixed_for(V(1, 22, 0)), Some(V(1, 22, 1)));
         assert_eq!(mp4.fixed_for(V(1, 21, 6)), Some(V(1, 23, 2)));
+    }
+
+    #[test]
+    fn nested_captures_are_groups_inside_capturing_groups() {
+        assert!(has_nested_captures(b"^/(a(b))$"));
+        assert!(has_nested_captures(b"^/((?<n>x)y)"));
+        assert!(!has_nested_captures(b"^/(a)(b)$"));
+        assert!(
+            !has_nested_captures(b"^/(?:a(b))$"),
+            "the outer group does not capture"
+        );
+        assert!(
+            !has_nested_captures(b"^/(a\\(b\\))$"),
+            "escaped parentheses"
+        );
+        assert!(
+            !has_nested_captures(b"^/([()])(x)$"),
+            "parentheses in a class"
+        );
+        assert!(!has_nested_captures(b"^/(a(?:b|c))$"));
     }
 
     #[test]

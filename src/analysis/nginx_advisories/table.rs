@@ -56,7 +56,7 @@ pub const ADVISORIES: &[Advisory] = &[
         url: "https://my.f5.com/manage/s/article/K000161585",
         vulnerable: &[(V(0, 3, 50), V(1, 31, 1))],
         good: &[V(1, 31, 2), V(1, 30, 3)],
-        triggers: &[&[Cond::Directive("charset_map")]],
+        triggers: &[&[Cond::Directive("charset_map"), Cond::Directive("charset")]],
     },
     Advisory {
         cve: "CVE-2026-9256",
@@ -65,7 +65,7 @@ pub const ADVISORIES: &[Advisory] = &[
         url: "https://my.f5.com/manage/s/article/K000161377",
         vulnerable: &[(V(0, 1, 17), V(1, 31, 0))],
         good: &[V(1, 31, 1), V(1, 30, 2)],
-        triggers: &[&[Cond::Directive("rewrite")]],
+        triggers: &[&[Cond::NestedRewriteCaptures]],
     },
     Advisory {
         cve: "CVE-2026-42926",
@@ -101,7 +101,7 @@ pub const ADVISORIES: &[Advisory] = &[
         url: "https://my.f5.com/manage/s/article/K000161028",
         vulnerable: &[(V(0, 3, 50), V(1, 30, 0))],
         good: &[V(1, 31, 0), V(1, 30, 1)],
-        triggers: &[&[Cond::Directive("charset_map")]],
+        triggers: &[&[Cond::Directive("charset_map"), Cond::Directive("charset")]],
     },
     Advisory {
         cve: "CVE-2026-40460",

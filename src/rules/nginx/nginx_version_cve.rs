@@ -8,7 +8,7 @@
 //! security_advisories.xml by scripts/gen-nginx-advisories.py.
 
 use crate::analysis::cursor::{named, Directive};
-use crate::analysis::nginx_advisories::{Cond, ADVISORIES, V};
+use crate::analysis::nginx_advisories::{has_nested_captures, Cond, ADVISORIES, V};
 use crate::analysis::tls_settings::NginxVersion;
 use crate::rules::{Context, Rule};
 use crate::stack::model::NginxInstance;
@@ -48,6 +48,8 @@ fn meets<'a>(inst: &'a NginxInstance, cond: Cond) -> Option<Directive<'a>> {
                         .is_some_and(|a| starts_with_ci(&a.value(), "grpcs://"))
                 })
             }),
+        Cond::NestedRewriteCaptures => named(inst, "rewrite")
+            .find(|d| d.arg(0).is_some_and(|a| has_nested_captures(&a.bytes()))),
         // Whatever serves HTTP: the `http` block, or a server of a snippet.
         Cond::Any => named(inst, "http").next().or_else(|| {
             named(inst, "server").find(|s| s.parent().is_none_or(|p| p.name() == "http"))

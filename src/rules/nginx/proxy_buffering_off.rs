@@ -109,9 +109,31 @@ fn long_timeout(value: &str) -> bool {
     secs >= 3600
 }
 
+/// Parts of a server's names that say the whole site streams (`webchat.example.org`,
+/// `irc.example.net`, `live.example.com`, `ws.example.com`).
+const STREAMING_SITES: &[&str] = &[
+    "chat", "irc", "stream", "socket", "live", "push", "events", "realtime", "ws.",
+];
+
 /// Whether the block (a location, server or http) shows it streams.
 fn streams(block: Directive<'_>) -> bool {
     if block.name() == "location" && name_streams(block) {
+        return true;
+    }
+    let server = if block.name() == "server" {
+        Some(block)
+    } else {
+        block.enclosing("server")
+    };
+    let site_streams = server.is_some_and(|s| {
+        s.children("server_name").any(|n| {
+            n.args().any(|a| {
+                let v = a.value().to_ascii_lowercase();
+                STREAMING_SITES.iter().any(|w| v.contains(w))
+            })
+        })
+    });
+    if site_streams {
         return true;
     }
     let upgrade = block
