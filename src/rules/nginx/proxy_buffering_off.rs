@@ -7,8 +7,9 @@
 //! Streaming is the reason to turn it off, so locations that show they stream are left
 //! alone: a forwarded `Upgrade` (WebSocket), a long `proxy_read_timeout` (an hour or more),
 //! a name that says so (`/ws`, `/socket.io`, `/events`, `/sse`, `/stream`, `/live`,
-//! `/subscribe`, `/notifications`, `/chat`, …), or a `proxy_cache` in effect (nginx then
-//! reads the whole response into the cache regardless). Info only: the
+//! `/subscribe`, `/notifications`, `/chat`, …), or a server name that does (`webchat.…`).
+//! Where a `proxy_cache` is in effect the message adds that it stores nothing: nginx frees
+//! the cache entry of an unbuffered response (ngx_http_upstream_send_response). Info only: the
 //! backend may stream in ways the configuration does not show (`X-Accel-Buffering: no` is
 //! the per-response alternative).
 
@@ -144,12 +145,16 @@ fn streams(block: Directive<'_>) -> bool {
         .last()
         .and_then(|t| t.arg(0))
         .is_some_and(|a| long_timeout(&a.value()));
-    let cached = block
+    upgrade || long
+}
+
+/// Whether a `proxy_cache` is in effect in the block.
+fn caches(block: Directive<'_>) -> bool {
+    block
         .effective("proxy_cache")
         .last()
         .and_then(|c| c.arg(0))
-        .is_some_and(|a| !a.is("off"));
-    upgrade || long || cached
+        .is_some_and(|a| !a.is("off"))
 }
 
 impl Rule for ProxyBufferingOff {
@@ -184,11 +189,16 @@ impl Rule for ProxyBufferingOff {
                 "server" => "every location of this server".to_string(),
                 _ => "every proxied location".to_string(),
             };
+            let cache = if caches(block) {
+                ", and the `proxy_cache` in effect stores nothing (nginx caches only buffered responses)"
+            } else {
+                ""
+            };
             let found = cx.report(
                 d.file(),
                 arg.raw(),
                 format!(
-                    "`proxy_buffering off` in {scope}: each backend connection stays busy until the client has read the whole response, so slow clients pin backend capacity"
+                    "`proxy_buffering off` in {scope}: each backend connection stays busy until the client has read the whole response, so slow clients pin backend capacity{cache}"
                 ),
             );
             found.help = Some(
