@@ -4,8 +4,9 @@
 //!    each case is one location (regex, named, prefix, exact, `if`, `limit_except`) with
 //!    one `proxy_pass` (with and without a URI part, with variables, over a unix socket).
 //! 2. nginx serving the slash-mismatch cases sends the backend exactly the paths NGX140's
-//!    message names (`/api/v1` → `//v1`, `/app/users` → `/v2users`, …): a `TcpListener` in
-//!    the test is the backend and records each request line.
+//!    message names (`/api/v1` → `//v1`, `/app/users` → `/v2users`, …), and `$uri` in the
+//!    URI part carries a decoded `%0d%0a` into the request line: a `TcpListener` in the test
+//!    is the backend and records each request's first line.
 //!
 //! Without nginx the tests are skipped with a note, or fail when `CI=true`.
 
@@ -209,6 +210,9 @@ fn the_rewritten_paths_ngx140_names_are_what_the_backend_receives() {
             ));
         }
     }
+    body.push_str(&format!(
+        "        location /raw/ {{ proxy_pass http://{b}$uri; }}\n"
+    ));
     let dir = tempfile::tempdir().unwrap();
     let conf = dir.path().join("nginx.conf");
     let port = free_port();
@@ -244,6 +248,21 @@ fn the_rewritten_paths_ngx140_names_are_what_the_backend_receives() {
                 "{loc} + {uri}: no NGX140 message says `{request}` is sent as `{sent}`: {messages:?}"
             ));
         }
+    }
+    // `$uri` in the URI part goes out decoded: `%0d%0a` ends the request line early and
+    // starts a header of the client's choosing (NGX140's warning).
+    let status = get(port, "/raw/a%0d%0aX-Injected:%201");
+    let got = seen
+        .recv_timeout(Duration::from_secs(5))
+        .unwrap_or_else(|_| format!("nothing (nginx answered {status})"));
+    if got != "GET /raw/a" {
+        failures.push(format!("$uri: the backend's first line was {got:?}"));
+    }
+    if !messages
+        .iter()
+        .any(|m| m.contains("line break reaches the request line"))
+    {
+        failures.push(format!("no NGX140 warning for `$uri`: {messages:?}"));
     }
     let _ = child.kill();
     let _ = child.wait();

@@ -178,6 +178,15 @@ fn slash_mismatch(
     target: &PassTarget<'_>,
 ) {
     let (loc_slash, uri_slash) = (prefix.ends_with('/'), uri.ends_with('/'));
+    // `location /robots.txt { proxy_pass http://b/; }` names one file, not a tree: what
+    // would follow the prefix is not a path the author serves.
+    let file_like = prefix
+        .rsplit('/')
+        .next()
+        .is_some_and(|last| last.contains('.'));
+    if file_like && !loc_slash {
+        return;
+    }
     let message = match (loc_slash, uri_slash) {
         (false, true) => format!(
             "`location {prefix}` has no trailing slash but `proxy_pass` replaces it with `{uri}`: `{prefix}/v1` is sent as `{uri}/v1` and `{prefix}../secret` as `{uri}../secret`"
