@@ -11,6 +11,7 @@ pub mod invalid_argument_count;
 pub mod invalid_flag_value;
 pub mod php_location_regex_unanchored;
 pub mod removed_directive;
+pub mod secret_file_exposed;
 pub mod server_tokens_on;
 pub mod syntax_error;
 pub mod unknown_directive;

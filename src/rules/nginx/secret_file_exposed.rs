@@ -1,0 +1,133 @@
+//! NGX102 secret-file-exposed: a server whose static handler serves version-control
+//! metadata and credential files (`/.git/config`, `/.env`, `/.htpasswd`…) to anyone who
+//! asks, because no location denies them.
+//!
+//! Location matching (analysis::locations) picks the block nginx uses for each URI below,
+//! and analysis::serving says what that block does with it: only a block that answers with
+//! a file from a `root` or `alias` counts. A `deny all`, a `return`, a login, `internal`, a
+//! `*_pass` (the backend's business), or a `try_files` that never tries `$uri` serve no
+//! file. A server with no `root` at all serves nginx's compiled-in `html` directory (and
+//! the packaged `/usr/share/nginx/html` is the welcome page): no repository lives there.
+//!
+//! Which files count, and why: a repository's `.git/config` (its remotes, often with a
+//! token) and `.git/HEAD` (with it, tools rebuild the whole source tree from
+//! `/.git/objects/`), Subversion's and Mercurial's equivalents, `.env` (the database and API
+//! credentials of Laravel, Symfony, Node and Docker deployments) and `.htpasswd` (password
+//! hashes, often kept beside the site). Backups of scripts are NGX103's. SQL dumps and
+//! `composer.lock` are left out: nothing marks a dump's name, and a lock file tells
+//! versions, not secrets.
+
+use crate::analysis::cursor::Directive;
+use crate::analysis::locations::Locations;
+use crate::analysis::serving::{self, Handler};
+use crate::rules::{Context, Rule};
+
+declare_rule! {
+    pub struct SecretFileExposed;
+    code: NGX102,
+    name: "secret-file-exposed",
+    lang: nginx,
+    category: Security,
+    severity: Warning,
+    fix: None,
+}
+
+/// The URIs asked about, in the order they are listed.
+const SECRETS: [&str; 6] = [
+    "/.git/config",
+    "/.git/HEAD",
+    "/.env",
+    "/.htpasswd",
+    "/.svn/entries",
+    "/.hg/hgrc",
+];
+
+/// Directories that hold no deployed site: nginx's default (`html` under its prefix) and
+/// the packages' welcome page.
+const NO_SITE: [&str; 4] = [
+    "html",
+    "/usr/share/nginx/html",
+    "/usr/local/nginx/html",
+    "/etc/nginx/html",
+];
+
+impl Rule for SecretFileExposed {
+    fn check(&self, cx: &mut Context<'_>) {
+        for inst in &cx.stack.nginx {
+            let locations = Locations::of(inst);
+            for server in locations.servers() {
+                // (serving block, its directory, the URIs it serves), in first-URI order.
+                let mut served: Vec<(Directive<'_>, Directive<'_>, Vec<&str>)> = Vec::new();
+                for uri in SECRETS {
+                    let sel = server.select(uri.as_bytes());
+                    let Some(Handler::Static(files)) =
+                        serving::handler(inst, server, &sel, uri.as_bytes())
+                    else {
+                        continue;
+                    };
+                    let (Some(dir), Some(path)) = (files.dir, files.path()) else {
+                        continue;
+                    };
+                    if NO_SITE.contains(&path.trim_end_matches('/')) {
+                        continue;
+                    }
+                    let Some(block) = serving::block(inst, server, &sel) else {
+                        continue;
+                    };
+                    match served.iter_mut().find(|(b, _, _)| *b == block) {
+                        Some((_, _, uris)) => uris.push(uri),
+                        None => served.push((block, dir, vec![uri])),
+                    }
+                }
+                let Some((block, dir, uris)) = served.first() else {
+                    continue;
+                };
+                if !cx.claim(block.file(), block.span()) {
+                    continue;
+                }
+                let all: Vec<String> = served
+                    .iter()
+                    .flat_map(|(_, _, u)| u.iter().map(|u| format!("`{u}`")))
+                    .collect();
+                let where_ = if block.name() == "server" {
+                    "this server (no location takes them)".to_string()
+                } else {
+                    format!("`location {}`", location_label(*block))
+                };
+                let path = dir.arg(0).map(|a| a.value().into_owned()).unwrap_or_default();
+                let message = format!(
+                    "{} {} served as files from `{path}` by {where_}",
+                    all.join(", "),
+                    if all.len() == 1 { "is" } else { "are" },
+                );
+                let d = cx.report(block.file(), block.span(), message);
+                d.label(
+                    dir.file().clone(),
+                    dir.span(),
+                    format!("`{}` serves {}", dir.name(), uris.join(", ")),
+                );
+                for (other, _, uris) in served.iter().skip(1) {
+                    d.label(
+                        other.file().clone(),
+                        other.span(),
+                        format!("also serves {}", uris.join(", ")),
+                    );
+                }
+                d.help = Some(
+                    "deny hidden files in this server: `location ~ /\\.(?!well-known/) { deny \
+                     all; }` (it leaves `/.well-known/` for ACME and security.txt)"
+                        .into(),
+                );
+            }
+        }
+    }
+}
+
+/// The location's arguments as written (`~ /\.git`).
+fn location_label(location: Directive<'_>) -> String {
+    location
+        .args()
+        .map(|a| a.value().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
