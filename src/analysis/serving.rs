@@ -162,7 +162,36 @@ pub fn handler<'a>(
     if let Some(c) = block.all_children().find(|c| CONTENT.contains(&c.name())) {
         return Some(Handler::Content(c));
     }
-    Some(files(block).map_or(Handler::Other, Handler::Static))
+    let Some(files) = files(block) else {
+        return Some(Handler::Other);
+    };
+    // An include this configuration could not read may hold the `deny` or the location
+    // that takes the request: nothing is known.
+    if incomplete(inst, block) {
+        return None;
+    }
+    Some(Handler::Static(files))
+}
+
+/// Whether `block` or a block around it includes files that were not read (missing, or a
+/// glob that matched nothing in the linted tree: a fragment's snippets live elsewhere).
+pub fn incomplete(inst: &NginxInstance, block: Directive<'_>) -> bool {
+    let mut at = Some(block);
+    while let Some(b) = at {
+        for inc in b.children("include") {
+            let o = inst.expanded.get(inc.occ());
+            if inst
+                .config
+                .includes
+                .get(o.file, o.node)
+                .is_none_or(|t| t.is_empty())
+            {
+                return true;
+            }
+        }
+        at = b.parent();
+    }
+    false
 }
 
 /// The static handler's files for a block with no content handler of its own; `None`
@@ -345,5 +374,7 @@ mod tests {
         assert!(f.dir.is_none(), "no root: nginx's default");
         let conf = "http { server { root /srv; deny all; location / { } } }";
         assert_eq!(answer(conf, "/.env"), "guarded deny");
+        let conf = "http { server { root /srv; include /t/missing/*.conf; } }";
+        assert_eq!(answer(conf, "/.env"), "unknown");
     }
 }

@@ -226,6 +226,7 @@ registry! {
     nginx::invalid_flag_value::InvalidFlagValue,
     nginx::removed_directive::RemovedDirective,
     nginx::header_crlf_injection::HeaderCrlfInjection,
+    nginx::alias_path_traversal::AliasPathTraversal,
     nginx::secret_file_exposed::SecretFileExposed,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,

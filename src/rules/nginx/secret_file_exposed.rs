@@ -42,14 +42,13 @@ const SECRETS: [&str; 6] = [
     "/.hg/hgrc",
 ];
 
-/// Directories that hold no deployed site: nginx's default (`html` under its prefix) and
-/// the packages' welcome page.
-const NO_SITE: [&str; 4] = [
-    "html",
-    "/usr/share/nginx/html",
-    "/usr/local/nginx/html",
-    "/etc/nginx/html",
-];
+/// Whether a directory holds no deployed site: nginx's default (`html` under its prefix),
+/// the packages' welcome page (`/usr/share/nginx/html`, OpenResty's
+/// `/usr/local/openresty/nginx/html`), or no directory at all (`/dev/null`).
+fn no_site(path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    path == "html" || path.ends_with("/nginx/html") || path.starts_with("/dev/")
+}
 
 impl Rule for SecretFileExposed {
     fn check(&self, cx: &mut Context<'_>) {
@@ -68,7 +67,7 @@ impl Rule for SecretFileExposed {
                     let (Some(dir), Some(path)) = (files.dir, files.path()) else {
                         continue;
                     };
-                    if NO_SITE.contains(&path.trim_end_matches('/')) {
+                    if no_site(&path) {
                         continue;
                     }
                     let Some(block) = serving::block(inst, server, &sel) else {
