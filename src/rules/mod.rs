@@ -227,6 +227,7 @@ registry! {
     nginx::removed_directive::RemovedDirective,
     nginx::header_crlf_injection::HeaderCrlfInjection,
     nginx::alias_path_traversal::AliasPathTraversal,
+    nginx::filesystem_root_exposed::FilesystemRootExposed,
     nginx::secret_file_exposed::SecretFileExposed,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,

@@ -4,6 +4,7 @@ pub mod alias_path_traversal;
 pub mod directive_not_allowed;
 pub mod duplicate_directive;
 pub mod fastcgi_over_loopback_tcp;
+pub mod filesystem_root_exposed;
 pub mod gzip_types_duplicate_html;
 pub mod header_crlf_injection;
 pub mod include_cycle;
