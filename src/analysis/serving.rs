@@ -173,6 +173,44 @@ pub fn handler<'a>(
     Some(Handler::Static(files))
 }
 
+/// The blocks of `server` that answer some of `uris` (normalised) with a file, each with
+/// its `root`/`alias` and the URIs, in the order of the first URI each serves. A block
+/// without a `root` or `alias` (nginx's default `html`) is left out: no site lives there.
+pub fn serving_blocks<'a, 'u>(
+    inst: &'a NginxInstance,
+    server: &ServerLocations,
+    uris: &[&'u str],
+) -> Vec<Served<'a, 'u>> {
+    let mut out: Vec<Served<'a, 'u>> = Vec::new();
+    for &uri in uris {
+        let sel = server.select(uri.as_bytes());
+        let Some(Handler::Static(files)) = handler(inst, server, &sel, uri.as_bytes()) else {
+            continue;
+        };
+        let (Some(dir), Some(block)) = (files.dir, block(inst, server, &sel)) else {
+            continue;
+        };
+        match out.iter_mut().find(|s| s.block == block) {
+            Some(s) => s.uris.push(uri),
+            None => out.push(Served {
+                block,
+                dir,
+                uris: vec![uri],
+            }),
+        }
+    }
+    out
+}
+
+/// One block's share of [`serving_blocks`].
+pub struct Served<'a, 'u> {
+    /// The `location` (or `server`) directive.
+    pub block: Directive<'a>,
+    /// The `root` or `alias` the files come from.
+    pub dir: Directive<'a>,
+    pub uris: Vec<&'u str>,
+}
+
 /// Whether `block` or a block around it includes files that were not read (missing, or a
 /// glob that matched nothing in the linted tree: a fragment's snippets live elsewhere).
 pub fn incomplete(inst: &NginxInstance, block: Directive<'_>) -> bool {
@@ -206,9 +244,7 @@ pub fn files(block: Directive<'_>) -> Option<Files<'_>> {
         });
     };
     let args: Vec<String> = tf.args().map(|a| a.value().into_owned()).collect();
-    let Some((_, tried)) = args.split_last() else {
-        return None;
-    };
+    let (_, tried) = args.split_last()?;
     let file = tried.iter().any(|a| a == "$uri");
     let directories = tried.iter().any(|a| a == "$uri/");
     (file || directories).then_some(Files {

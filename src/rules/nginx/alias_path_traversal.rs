@@ -287,10 +287,6 @@ fn slash_fix(location: Directive<'_>, loc: &Location, locs: &ServerLocations) ->
     let new = String::from_utf8(with_slash).ok()?;
     Some(Fix::unsafe_(
         format!("Write `location {new}`"),
-        vec![edits::replace_arg(
-            location.file(),
-            &word.tree_word(),
-            &new,
-        )],
+        vec![edits::replace_arg(location.file(), &word.tree_word(), &new)],
     ))
 }

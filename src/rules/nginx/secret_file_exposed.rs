@@ -19,7 +19,7 @@
 
 use crate::analysis::cursor::Directive;
 use crate::analysis::locations::Locations;
-use crate::analysis::serving::{self, Handler};
+use crate::analysis::serving;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -55,45 +55,28 @@ impl Rule for SecretFileExposed {
         for inst in &cx.stack.nginx {
             let locations = Locations::of(inst);
             for server in locations.servers() {
-                // (serving block, its directory, the URIs it serves), in first-URI order.
-                let mut served: Vec<(Directive<'_>, Directive<'_>, Vec<&str>)> = Vec::new();
-                for uri in SECRETS {
-                    let sel = server.select(uri.as_bytes());
-                    let Some(Handler::Static(files)) =
-                        serving::handler(inst, server, &sel, uri.as_bytes())
-                    else {
-                        continue;
-                    };
-                    let (Some(dir), Some(path)) = (files.dir, files.path()) else {
-                        continue;
-                    };
-                    if no_site(&path) {
-                        continue;
-                    }
-                    let Some(block) = serving::block(inst, server, &sel) else {
-                        continue;
-                    };
-                    match served.iter_mut().find(|(b, _, _)| *b == block) {
-                        Some((_, _, uris)) => uris.push(uri),
-                        None => served.push((block, dir, vec![uri])),
-                    }
-                }
-                let Some((block, dir, uris)) = served.first() else {
+                let mut served = serving::serving_blocks(inst, server, &SECRETS);
+                served.retain(|s| s.dir.arg(0).is_some_and(|a| !no_site(&a.value())));
+                let Some(first) = served.first() else {
                     continue;
                 };
+                let (block, dir, uris) = (&first.block, first.dir, &first.uris);
                 if !cx.claim(block.file(), block.span()) {
                     continue;
                 }
                 let all: Vec<String> = served
                     .iter()
-                    .flat_map(|(_, _, u)| u.iter().map(|u| format!("`{u}`")))
+                    .flat_map(|s| s.uris.iter().map(|u| format!("`{u}`")))
                     .collect();
                 let where_ = if block.name() == "server" {
                     "this server (no location takes them)".to_string()
                 } else {
                     format!("`location {}`", location_label(*block))
                 };
-                let path = dir.arg(0).map(|a| a.value().into_owned()).unwrap_or_default();
+                let path = dir
+                    .arg(0)
+                    .map(|a| a.value().into_owned())
+                    .unwrap_or_default();
                 let message = format!(
                     "{} {} served as files from `{path}` by {where_}",
                     all.join(", "),
@@ -105,11 +88,11 @@ impl Rule for SecretFileExposed {
                     dir.span(),
                     format!("`{}` serves {}", dir.name(), uris.join(", ")),
                 );
-                for (other, _, uris) in served.iter().skip(1) {
+                for other in served.iter().skip(1) {
                     d.label(
-                        other.file().clone(),
-                        other.span(),
-                        format!("also serves {}", uris.join(", ")),
+                        other.block.file().clone(),
+                        other.block.span(),
+                        format!("also serves {}", other.uris.join(", ")),
                     );
                 }
                 d.help = Some(
