@@ -229,6 +229,7 @@ registry! {
     nginx::alias_path_traversal::AliasPathTraversal,
     nginx::filesystem_root_exposed::FilesystemRootExposed,
     nginx::secret_file_exposed::SecretFileExposed,
+    nginx::source_backup_exposed::SourceBackupExposed,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

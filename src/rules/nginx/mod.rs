@@ -15,6 +15,7 @@ pub mod php_location_regex_unanchored;
 pub mod removed_directive;
 pub mod secret_file_exposed;
 pub mod server_tokens_on;
+pub mod source_backup_exposed;
 pub mod syntax_error;
 pub mod unknown_directive;
 pub mod worker_connections_exceed_nofile;
