@@ -232,6 +232,38 @@ pub fn incomplete(inst: &NginxInstance, block: Directive<'_>) -> bool {
     false
 }
 
+/// What `block` (a `location` or `server`) does with any request it serves, whatever the
+/// URI: `internal` (its own or an enclosing location's), an unconditional `return`, a guard,
+/// a content handler, or files. A `rewrite` or `if` of its own, or an unread include,
+/// makes it [`Handler::Other`].
+pub fn answer<'a>(inst: &'a NginxInstance, block: Directive<'a>) -> Handler<'a> {
+    let mut at = Some(block);
+    while let Some(b) = at.filter(|b| b.name() == "location") {
+        if b.children("internal").next().is_some() {
+            return Handler::Internal;
+        }
+        at = b.parent();
+    }
+    for c in block.all_children() {
+        match c.name() {
+            "return" => return Handler::Return(c),
+            "rewrite" => return Handler::Other,
+            "if" if !if_ruled_out(c) => return Handler::Other,
+            _ => {}
+        }
+    }
+    if let Some(g) = guard(block) {
+        return Handler::Guarded(g);
+    }
+    if let Some(c) = block.all_children().find(|c| CONTENT.contains(&c.name())) {
+        return Handler::Content(c);
+    }
+    match files(block) {
+        Some(f) if !incomplete(inst, block) => Handler::Static(f),
+        _ => Handler::Other,
+    }
+}
+
 /// The static handler's files for a block with no content handler of its own; `None`
 /// when its `try_files` does not try the URI as a file.
 pub fn files(block: Directive<'_>) -> Option<Files<'_>> {

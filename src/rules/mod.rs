@@ -230,6 +230,7 @@ registry! {
     nginx::filesystem_root_exposed::FilesystemRootExposed,
     nginx::secret_file_exposed::SecretFileExposed,
     nginx::source_backup_exposed::SourceBackupExposed,
+    nginx::autoindex_on::AutoindexOn,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -1,6 +1,7 @@
 //! Rules about nginx configuration alone.
 
 pub mod alias_path_traversal;
+pub mod autoindex_on;
 pub mod directive_not_allowed;
 pub mod duplicate_directive;
 pub mod fastcgi_over_loopback_tcp;
