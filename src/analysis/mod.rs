@@ -7,6 +7,7 @@ pub mod ini_comments;
 pub mod locations;
 pub mod nginx_main;
 pub mod pcre;
+pub mod regex_cover;
 pub mod serving;
 pub mod stack_links;
 pub mod sysctl_keys;

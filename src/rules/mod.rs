@@ -231,6 +231,7 @@ registry! {
     nginx::secret_file_exposed::SecretFileExposed,
     nginx::source_backup_exposed::SourceBackupExposed,
     nginx::autoindex_on::AutoindexOn,
+    nginx::location_unreachable::LocationUnreachable,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -12,6 +12,7 @@ pub mod include_cycle;
 pub mod include_not_found;
 pub mod invalid_argument_count;
 pub mod invalid_flag_value;
+pub mod location_unreachable;
 pub mod php_location_regex_unanchored;
 pub mod removed_directive;
 pub mod secret_file_exposed;
