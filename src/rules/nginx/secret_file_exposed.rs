@@ -45,9 +45,19 @@ const SECRETS: [&str; 6] = [
 /// Whether a directory holds no deployed site: nginx's default (`html` under its prefix),
 /// the packages' welcome page (`/usr/share/nginx/html`, OpenResty's
 /// `/usr/local/openresty/nginx/html`), or no directory at all (`/dev/null`).
+///
+/// Also a framework's public directory (`…/public` of Laravel and Symfony 4+, `…/web` of
+/// Symfony 2–3, `…/pub` of Magento 2, `…/webroot` of CakePHP, a build's `…/dist` or
+/// `…/build`): the repository and its `.env` are one level up, outside the root, so the
+/// probes would name files that are not there.
 fn no_site(path: &str) -> bool {
     let path = path.trim_end_matches('/');
-    path == "html" || path.ends_with("/nginx/html") || path.starts_with("/dev/")
+    let last = path.rsplit('/').next().unwrap_or(path);
+    path == "html"
+        || path.ends_with("/nginx/html")
+        || path.starts_with("/dev/")
+        || (path.contains('/')
+            && matches!(last, "public" | "web" | "pub" | "webroot" | "dist" | "build"))
 }
 
 impl Rule for SecretFileExposed {
