@@ -57,7 +57,10 @@ fn no_site(path: &str) -> bool {
         || path.ends_with("/nginx/html")
         || path.starts_with("/dev/")
         || (path.contains('/')
-            && matches!(last, "public" | "web" | "pub" | "webroot" | "dist" | "build"))
+            && matches!(
+                last,
+                "public" | "web" | "pub" | "webroot" | "dist" | "build"
+            ))
 }
 
 impl Rule for SecretFileExposed {
