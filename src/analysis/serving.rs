@@ -148,6 +148,23 @@ pub fn handler<'a>(
     if let Some(h) = rewrite_phase(server, uri) {
         return Some(h);
     }
+    in_block(inst, locs, sel, uri)
+}
+
+/// [`handler`] after the server's rewrite phase: the serving block's own phases.
+fn in_block<'a>(
+    inst: &'a NginxInstance,
+    locs: &ServerLocations,
+    sel: &Selection,
+    uri: &[u8],
+) -> Option<Handler<'a>> {
+    if !sel.is_decided() {
+        return None;
+    }
+    if sel.internal {
+        return Some(Handler::Internal);
+    }
+    let server = Directive::new(inst, locs.server);
     let Some(block) = block(inst, locs, sel) else {
         return Some(Handler::Other); // a redirect to the location's name
     };
@@ -182,9 +199,35 @@ pub fn serving_blocks<'a, 'u>(
     uris: &[&'u str],
 ) -> Vec<Served<'a, 'u>> {
     let mut out: Vec<Served<'a, 'u>> = Vec::new();
+    let top = Directive::new(inst, server.server);
+    // Without a `rewrite`, a block's phases do not depend on the URI: each is asked once
+    // (vhosts send most probes to the same one or two blocks).
+    let no_rewrite = |b: Directive<'_>| b.children("rewrite").next().is_none();
+    let top_fixed = no_rewrite(top);
+    if top_fixed && rewrite_phase(top, b"/").is_some() {
+        return out;
+    }
+    let mut known: Vec<(Directive<'a>, Option<Handler<'a>>)> = Vec::new();
     for &uri in uris {
+        // The server's rewrite phase runs before the location search: when it answers,
+        // no search is needed.
+        if !top_fixed && rewrite_phase(top, uri.as_bytes()).is_some() {
+            continue;
+        }
         let sel = server.select(uri.as_bytes());
-        let Some(Handler::Static(files)) = handler(inst, server, &sel, uri.as_bytes()) else {
+        let here = block(inst, server, &sel);
+        let cached = here.and_then(|b| known.iter().find(|(k, _)| *k == b).map(|(_, h)| *h));
+        let answer = match cached {
+            Some(h) => h,
+            None => {
+                let h = in_block(inst, server, &sel, uri.as_bytes());
+                if let Some(b) = here.filter(|&b| no_rewrite(b)) {
+                    known.push((b, h));
+                }
+                h
+            }
+        };
+        let Some(Handler::Static(files)) = answer else {
             continue;
         };
         let (Some(dir), Some(block)) = (files.dir, block(inst, server, &sel)) else {

@@ -72,7 +72,13 @@ fn probe_of(path: &str) -> Option<&'static Probe> {
 impl Rule for FilesystemRootExposed {
     fn check(&self, cx: &mut Context<'_>) {
         // `root`: the URI is the file's path itself (nginx appends the URI to the root).
+        // Most configurations have no such root at all: the servers are not searched then.
         for inst in &cx.stack.nginx {
+            let any = crate::analysis::cursor::named(inst, "root")
+                .any(|r| r.arg(0).is_some_and(|a| probe_of(&a.value()).is_some()));
+            if !any {
+                continue;
+            }
             let locations = Locations::of(inst);
             for server in locations.servers() {
                 for probe in &PROBES {
