@@ -9,6 +9,8 @@ pub mod nginx_advisories;
 pub mod nginx_main;
 pub mod pass_target;
 pub mod pcre;
+pub mod regex_cover;
+pub mod serving;
 pub mod stack_links;
 pub mod sysctl_keys;
 pub mod tls_findings;

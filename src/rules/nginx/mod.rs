@@ -1,9 +1,12 @@
 //! Rules about nginx configuration alone.
 
+pub mod alias_path_traversal;
+pub mod autoindex_on;
 pub mod directive_not_allowed;
 pub mod duplicate_directive;
 pub mod error_log_off;
 pub mod fastcgi_over_loopback_tcp;
+pub mod filesystem_root_exposed;
 pub mod gzip_types_duplicate_html;
 pub mod h2c_smuggling;
 pub mod header_crlf_injection;
@@ -13,6 +16,7 @@ pub mod include_not_found;
 pub mod invalid_argument_count;
 pub mod invalid_flag_value;
 pub mod keepalive_requests_low;
+pub mod location_unreachable;
 pub mod nginx_version_cve;
 pub mod php_location_regex_unanchored;
 pub mod proxy_buffering_off;
@@ -20,7 +24,9 @@ pub mod proxy_pass_uri_mismatch;
 pub mod removed_directive;
 pub mod resolver_public_dns;
 pub mod scheme_less_redirect;
+pub mod secret_file_exposed;
 pub mod server_tokens_on;
+pub mod source_backup_exposed;
 pub mod syntax_error;
 pub mod try_files_with_proxy_pass;
 pub mod unknown_directive;
