@@ -12,6 +12,7 @@ pub mod invalid_flag_value;
 pub mod php_location_regex_unanchored;
 pub mod removed_directive;
 pub mod server_tokens_on;
+pub mod ssrf_proxy_target;
 pub mod syntax_error;
 pub mod unknown_directive;
 pub mod worker_connections_exceed_nofile;
