@@ -227,6 +227,7 @@ registry! {
     nginx::removed_directive::RemovedDirective,
     nginx::header_crlf_injection::HeaderCrlfInjection,
     nginx::ssrf_proxy_target::SsrfProxyTarget,
+    nginx::host_header_spoofing::HostHeaderSpoofing,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,
