@@ -16,6 +16,7 @@ pub mod server_tokens_on;
 pub mod ssrf_proxy_target;
 pub mod syntax_error;
 pub mod unknown_directive;
+pub mod valid_referers_none_or_blocked;
 pub mod worker_connections_exceed_nofile;
 pub mod worker_cpu_affinity_mismatch;
 pub mod worker_processes_mismatch;
