@@ -228,6 +228,7 @@ registry! {
     nginx::header_crlf_injection::HeaderCrlfInjection,
     nginx::ssrf_proxy_target::SsrfProxyTarget,
     nginx::host_header_spoofing::HostHeaderSpoofing,
+    nginx::origin_validation_bypass::OriginValidationBypass,
     nginx::valid_referers_none_or_blocked::ValidReferersNoneOrBlocked,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,

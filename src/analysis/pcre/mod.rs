@@ -30,6 +30,7 @@ mod program;
 pub mod props;
 pub mod queries;
 pub mod redos;
+pub mod sample;
 pub mod set;
 
 pub use ast::{Assertion, CharSet, Group, GroupKind, Kind, Mode, Node, Repeat, SetKind};
@@ -158,6 +159,12 @@ impl Regex {
     /// The bytes every match starts with (empty when none are certain).
     pub fn literal_prefix(&self) -> Vec<u8> {
         queries::literal_prefix(&self.root)
+    }
+
+    /// A short subject the pattern was most likely written to match (see [`sample`]);
+    /// confirm it with [`Regex::is_match`].
+    pub fn sample(&self) -> Option<Vec<u8>> {
+        sample::sample(&self.root)
     }
 
     /// The worst ReDoS risk in the pattern, with an attack string.

@@ -10,6 +10,7 @@ pub mod include_cycle;
 pub mod include_not_found;
 pub mod invalid_argument_count;
 pub mod invalid_flag_value;
+pub mod origin_validation_bypass;
 pub mod php_location_regex_unanchored;
 pub mod removed_directive;
 pub mod server_tokens_on;
