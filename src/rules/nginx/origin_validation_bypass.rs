@@ -84,7 +84,8 @@ impl Rule for OriginValidationBypass {
                 });
                 let refuses =
                     value.is_some_and(|v| matches!(v.value().as_ref(), "" | "0" | "off" | "false"));
-                if !(sent_as_cors && !refuses) && !yields_origin {
+                let trusted = (sent_as_cors && !refuses) || yields_origin;
+                if !trusted {
                     continue;
                 }
                 if let Some((p, ci)) = regex_key(&key.value()) {
