@@ -230,6 +230,7 @@ registry! {
     nginx::host_header_spoofing::HostHeaderSpoofing,
     nginx::origin_validation_bypass::OriginValidationBypass,
     nginx::valid_referers_none_or_blocked::ValidReferersNoneOrBlocked,
+    nginx::regex_redos::RegexRedos,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -167,6 +167,19 @@ impl Regex {
         sample::sample(&self.root)
     }
 
+    /// The subject a ReDoS finding's attack makes PCRE2 itself run: the attack with `n`
+    /// pumps, then a sample of the pattern ([`Regex::sample`]). PCRE2 first checks that a
+    /// subject holds the last literal byte the pattern requires (its "last code unit"
+    /// optimisation: `\.html$` needs an `l`) and fails at once without it; the sample
+    /// after the failing suffix supplies those bytes and leaves the backtracking intact.
+    pub fn redos_subject(&self, r: &Redos, n: usize) -> Vec<u8> {
+        let mut s = r.attack.string(n);
+        if let Some(sample) = self.sample() {
+            s.extend_from_slice(&sample);
+        }
+        s
+    }
+
     /// The worst ReDoS risk in the pattern, with an attack string.
     pub fn redos(&self) -> Option<Redos> {
         redos::analyse(

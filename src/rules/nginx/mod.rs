@@ -12,6 +12,7 @@ pub mod invalid_argument_count;
 pub mod invalid_flag_value;
 pub mod origin_validation_bypass;
 pub mod php_location_regex_unanchored;
+pub mod regex_redos;
 pub mod removed_directive;
 pub mod server_tokens_on;
 pub mod ssrf_proxy_target;
