@@ -1,10 +1,12 @@
 //! Shared knowledge rules ask for (DESIGN.md, "Layers"): it reads the syntax and the model,
 //! never rules, the CLI or the renderers.
 
+pub mod advisory_report;
 pub mod catalogue;
 pub mod cursor;
 pub mod ini_comments;
 pub mod locations;
+pub mod nginx_advisories;
 pub mod nginx_main;
 pub mod pcre;
 pub mod stack_links;
