@@ -11,7 +11,7 @@
 //! number of ways, only faster.
 
 use crate::analysis::cursor::{Directive, Word};
-use crate::analysis::pcre::{Regex, Risk};
+use crate::analysis::pcre::{Redos, Regex, Risk};
 use crate::diagnostic::Severity;
 use crate::rules::{Context, Rule};
 
@@ -83,16 +83,19 @@ impl Rule for RegexRedos {
                 sites.push((d, key, p, ci, format!("`{src}`")));
             }
         }
+        // A pattern repeated in many servers (generated vhosts, shared snippets) is
+        // analysed once.
+        let mut seen: crate::fxhash::FxHashMap<(String, bool), Option<(Regex, Redos)>> =
+            crate::fxhash::FxHashMap::default();
         for (d, word, pattern, caseless, subject) in sites {
-            let Ok(re) = Regex::parse(&pattern, caseless) else {
+            let analysed = seen.entry((pattern.clone(), caseless)).or_insert_with(|| {
+                let re = Regex::parse(&pattern, caseless).ok()?;
+                let r = re.redos().filter(|r| r.confirmed)?;
+                Some((re, r))
+            });
+            let Some((re, r)) = analysed.as_ref() else {
                 continue;
             };
-            let Some(r) = re.redos() else {
-                continue;
-            };
-            if !r.confirmed {
-                continue;
-            }
             let severity = match r.risk {
                 Risk::Exponential => Severity::Warning,
                 Risk::Polynomial { degree } if degree >= MIN_DEGREE => Severity::Info,
@@ -102,7 +105,7 @@ impl Rule for RegexRedos {
                 Risk::Exponential => "exponentially".to_string(),
                 Risk::Polynomial { degree } => format!("in time growing as length^{degree}"),
             };
-            let attack = shown(&re.redos_subject(&r, PUMPS));
+            let attack = shown(&re.redos_subject(r, PUMPS));
             let file = d.file().clone();
             let diag = cx.report(
                 &file,
