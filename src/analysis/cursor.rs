@@ -206,6 +206,53 @@ impl<'a> Directive<'a> {
         self.node().semicolon().is_some()
     }
 
+    /// The entries of a block nginx reads as a table rather than as directives (`map`,
+    /// `geo`, `types`, `split_clients`): each line's first word and its first value, with
+    /// the entries of files an `include` among them reads, in order.
+    pub fn entries(self) -> Vec<(Word<'a>, Option<Word<'a>>)> {
+        // nginx refuses includes nested deeper than its own limit long before this.
+        const MAX_INCLUDE_DEPTH: usize = 16;
+        fn walk<'a>(
+            inst: &'a NginxInstance,
+            file: crate::source::FileId,
+            node: crate::syntax::nginx::NodeId,
+            depth: usize,
+            out: &mut Vec<(Word<'a>, Option<Word<'a>>)>,
+        ) {
+            let f = inst.config.file(file);
+            let t = &f.parsed.tree;
+            for id in t.children(node) {
+                let Some(d) = t.node(id).kind.statement() else {
+                    continue;
+                };
+                let key = t.name(d);
+                if key.is(&f.source.text, "include") {
+                    if depth < MAX_INCLUDE_DEPTH {
+                        for &target in inst.config.includes.get(file, id).unwrap_or_default() {
+                            walk(inst, target, crate::syntax::nginx::ROOT, depth + 1, out);
+                        }
+                    }
+                    continue;
+                }
+                let value = t.args(d).first().map(|&word| Word {
+                    file: &f.source,
+                    word,
+                });
+                out.push((
+                    Word {
+                        file: &f.source,
+                        word: key,
+                    },
+                    value,
+                ));
+            }
+        }
+        let o = self.inst.expanded.get(self.occ);
+        let mut out = Vec::new();
+        walk(self.inst, o.file, o.node, 0, &mut out);
+        out
+    }
+
     /// Whether the directive opens a block (`server { … }`).
     pub fn has_block(self) -> bool {
         self.node().block().is_some()

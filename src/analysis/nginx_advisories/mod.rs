@@ -124,6 +124,57 @@ impl Advisory {
     }
 }
 
+/// Whether a given nginx has an advisory's problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Vulnerable,
+    Fixed,
+    /// No version given, or one that does not parse.
+    Unknown,
+}
+
+/// The advisory of a CVE.
+pub fn by_cve(cve: &str) -> Option<&'static Advisory> {
+    ADVISORIES.iter().find(|a| a.cve == cve)
+}
+
+impl V {
+    /// `1.30.1`, `1.22`, `nginx/1.24.0`, `1.24.0-2ubuntu7` (what follows the third number is
+    /// ignored).
+    pub fn parse(text: &str) -> Option<V> {
+        let mut it = text
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse::<u32>().ok());
+        Some(V(
+            it.next()??,
+            it.next()??,
+            it.next().flatten().unwrap_or(0),
+        ))
+    }
+}
+
+impl Advisory {
+    /// The status of the nginx `version` (`[host] nginx`, as written).
+    pub fn status(&self, version: Option<&str>) -> Status {
+        match version.and_then(V::parse) {
+            None => Status::Unknown,
+            Some(v) if self.affects(v) => Status::Vulnerable,
+            Some(_) => Status::Fixed,
+        }
+    }
+
+    /// The fixed releases as a message says them, newest first: "1.31.0 or 1.30.1".
+    pub fn fixes(&self) -> String {
+        let mut good: Vec<V> = self.good.to_vec();
+        good.sort_by(|a, b| b.cmp(a));
+        good.iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(" or ")
+    }
+}
+
 impl std::fmt::Display for V {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}.{}.{}", self.0, self.1, self.2)
@@ -155,6 +206,23 @@ mod tests {
         assert!(mp4.affects(V(1, 0, 7)), "the second vulnerable range");
         assert_eq!(mp4.fixed_for(V(1, 22, 0)), Some(V(1, 22, 1)));
         assert_eq!(mp4.fixed_for(V(1, 21, 6)), Some(V(1, 23, 2)));
+    }
+
+    #[test]
+    fn a_given_version_is_placed_by_branch() {
+        let a = by_cve("CVE-2026-42945").unwrap();
+        assert_eq!(a.status(Some("1.30.0")), Status::Vulnerable);
+        assert_eq!(a.status(Some("1.30.1")), Status::Fixed);
+        assert_eq!(a.status(Some("1.31.0")), Status::Fixed);
+        assert_eq!(a.status(Some("1.32.2")), Status::Fixed);
+        assert_eq!(a.status(Some("1.24.0-2ubuntu7")), Status::Vulnerable);
+        assert_eq!(a.status(Some("0.6.26")), Status::Fixed);
+        assert_eq!(a.status(None), Status::Unknown);
+        assert_eq!(a.status(Some("latest")), Status::Unknown);
+        assert_eq!(a.fixes(), "1.31.0 or 1.30.1");
+        let map = by_cve("CVE-2026-42533").unwrap();
+        assert_eq!(map.status(Some("1.31.2")), Status::Vulnerable);
+        assert_eq!(map.status(Some("1.30.4")), Status::Fixed);
     }
 
     #[test]

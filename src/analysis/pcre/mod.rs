@@ -30,6 +30,7 @@ mod program;
 pub mod props;
 pub mod queries;
 pub mod redos;
+pub mod sample;
 pub mod set;
 
 pub use ast::{Assertion, CharSet, Group, GroupKind, Kind, Mode, Node, Repeat, SetKind};
@@ -158,6 +159,25 @@ impl Regex {
     /// The bytes every match starts with (empty when none are certain).
     pub fn literal_prefix(&self) -> Vec<u8> {
         queries::literal_prefix(&self.root)
+    }
+
+    /// A short subject the pattern was most likely written to match (see [`sample`]);
+    /// confirm it with [`Regex::is_match`].
+    pub fn sample(&self) -> Option<Vec<u8>> {
+        sample::sample(&self.root)
+    }
+
+    /// The subject a ReDoS finding's attack makes PCRE2 itself run: the attack with `n`
+    /// pumps, then a sample of the pattern ([`Regex::sample`]). PCRE2 first checks that a
+    /// subject holds the last literal byte the pattern requires (its "last code unit"
+    /// optimisation: `\.html$` needs an `l`) and fails at once without it; the sample
+    /// after the failing suffix supplies those bytes and leaves the backtracking intact.
+    pub fn redos_subject(&self, r: &Redos, n: usize) -> Vec<u8> {
+        let mut s = r.attack.string(n);
+        if let Some(sample) = self.sample() {
+            s.extend_from_slice(&sample);
+        }
+        s
     }
 
     /// The worst ReDoS risk in the pattern, with an attack string.

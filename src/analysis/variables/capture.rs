@@ -25,9 +25,12 @@ pub(super) fn capture_answer(re: &Regex, k: u32, subject: Answer) -> Answer {
     if dot {
         keep = keep.with(Danger::DotDot).with(Danger::Host);
     }
+    if bounded_group(re.ast(), k) {
+        keep = keep.without(Danger::Host);
+    }
     let free_text = subject.why(Danger::Slash).map(<[Step]>::to_vec);
     let mut out = subject.narrow(keep);
-    if let (true, Some(chain)) = (dot, free_text) {
+    if let (true, Some(chain)) = (dot && !bounded_group(re.ast(), k), free_text) {
         if !out.can(Danger::Host) {
             out.chains[Danger::Host.index()] = Some(chain.clone());
         }
@@ -53,14 +56,58 @@ pub(super) fn capture_dangers(re: &Regex, k: u32, subject: Dangers) -> Dangers {
     if dot {
         keep = keep.with(Danger::DotDot).with(Danger::Host);
     }
+    let bounded = bounded_group(re.ast(), k);
+    if bounded {
+        keep = keep.without(Danger::Host);
+    }
     let mut out = subject.intersect(keep);
     if dot && subject.has(Danger::Slash) {
-        out = out.with(Danger::Host);
+        if !bounded {
+            out = out.with(Danger::Host);
+        }
         if !segment_aligned(re.ast(), k) {
             out = out.with(Danger::DotDot);
         }
     }
     out
+}
+
+/// Whether capture group `k` matches only text as long as the pattern writes it: no
+/// quantifier above `?` and no backreference inside it (`(a.example|b.example)`,
+/// `(www\.)?`). Such a group picks among the configuration's own spellings, so it never
+/// holds a host of the client's choosing, even where an unescaped `.` matches any byte.
+pub(super) fn bounded_group(root: &crate::analysis::pcre::Node, k: u32) -> bool {
+    use crate::analysis::pcre::{GroupKind, Kind, Node};
+    fn find(n: &Node, k: u32, depth: usize) -> Option<&Node> {
+        if depth > crate::analysis::pcre::MAX_NESTING * 4 {
+            return None;
+        }
+        match &n.kind {
+            Kind::Group(g) => {
+                if matches!(g.kind, GroupKind::Capture { index, .. } if index == k) {
+                    return Some(&g.body);
+                }
+                find(&g.body, k, depth + 1)
+            }
+            Kind::Concat(v) | Kind::Alternation(v) => v.iter().find_map(|c| find(c, k, depth + 1)),
+            Kind::Repeat(r) => find(&r.node, k, depth + 1),
+            _ => None,
+        }
+    }
+    fn bounded(n: &Node, depth: usize) -> bool {
+        if depth > crate::analysis::pcre::MAX_NESTING * 4 {
+            return false;
+        }
+        match &n.kind {
+            Kind::Empty | Kind::Literal { .. } | Kind::Set(_) | Kind::Assert(_) => true,
+            Kind::Backref { .. } => false,
+            Kind::Group(g) => bounded(&g.body, depth + 1),
+            Kind::Concat(v) | Kind::Alternation(v) => v.iter().all(|c| bounded(c, depth + 1)),
+            Kind::Repeat(r) => r.max.is_some_and(|m| m <= 1) && bounded(&r.node, depth + 1),
+        }
+    }
+    // A group inside a repeat is only its last iteration: still bounded.
+    find(root, k, 0).is_some_and(|body| bounded(body, 0))
 }
 
 /// Whether capture group `k` is written in the pattern's top-level sequence at a segment
@@ -141,4 +188,26 @@ pub(super) fn names_in(pattern: &[u8]) -> Vec<String> {
         i += 1;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bounded_group;
+    use crate::analysis::pcre::Regex;
+
+    fn bounded(pattern: &str, k: u32) -> bool {
+        bounded_group(Regex::parse(pattern, false).unwrap().ast(), k)
+    }
+
+    #[test]
+    fn a_group_of_written_names_is_bounded_and_a_repeat_is_not() {
+        assert!(bounded(r"^/m/(a.example|b\.example)(/.*)$", 1));
+        assert!(!bounded(r"^/m/(a.example|b\.example)(/.*)$", 2));
+        assert!(bounded(r"^/(www\.)?x$", 1));
+        assert!(!bounded(r"^/p/(.+)$", 1));
+        assert!(!bounded(r"^/p/([a-z]{1,64})$", 1));
+        assert!(!bounded(r"^(a)/(\1)$", 2));
+        // The group is not in the pattern.
+        assert!(!bounded(r"^/p/(a)$", 2));
+    }
 }

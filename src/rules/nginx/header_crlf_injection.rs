@@ -7,12 +7,19 @@
 //! `$uri` and its captures are percent-decoded, `$1` is URL-escaped where the rewrite module
 //! quotes it, a `(.*)` capture holds no LF… each checked against nginx by
 //! tests/variables_binary.rs. The finding names the chain from the value to the client.
+//!
+//! Toward the upstream the same holds (request splitting): nginx writes a `proxy_set_header`
+//! value and a `proxy_pass` URI built from variables into the HTTP/1.x request as they are
+//! (ngx_http_proxy_create_request copies `ctx->vars.uri` and the header scripts' output
+//! without escaping), so a decoded `%0a` there starts a header — or a whole request — of
+//! the client's. `fastcgi_param`, `uwsgi_param`, `scgi_param` and `grpc_set_header` are
+//! left out: FastCGI, uwsgi and SCGI frame each value by its length and gRPC is HTTP/2,
+//! where a line break splits nothing.
 
+use crate::analysis::cursor::{self, Directive};
 use crate::analysis::variables::quick::Quick;
 use crate::analysis::variables::{Danger, Provenance};
 use crate::rules::{Context, Rule};
-use crate::stack::expanded::OccId;
-use std::collections::HashSet;
 
 declare_rule! {
     pub struct HeaderCrlfInjection;
@@ -27,80 +34,102 @@ declare_rule! {
 /// `return` codes whose text is the `Location` header (ngx_http_rewrite_return).
 const REDIRECTS: [&str; 5] = ["301", "302", "303", "307", "308"];
 
+/// What a value is written into.
+#[derive(Clone)]
+enum Into {
+    /// A response header (the text names it).
+    Response(&'static str),
+    /// A request header sent upstream, by name.
+    UpstreamHeader(String),
+    /// The request line sent upstream.
+    UpstreamLine,
+}
+
+impl Into {
+    fn what(&self) -> String {
+        match self {
+            Into::Response(w) => (*w).to_string(),
+            Into::UpstreamHeader(h) => format!("the `{h}` header sent upstream"),
+            Into::UpstreamLine => "the request line sent upstream".into(),
+        }
+    }
+}
+
 impl Rule for HeaderCrlfInjection {
     fn check(&self, cx: &mut Context<'_>) {
-        // A file read by several configurations, or included in several places, is
-        // reported once per argument.
-        let mut seen = HashSet::new();
         for inst in &cx.stack.nginx {
-            let view = inst.view();
-            // (directive, argument, what the header is); only arguments with a `$` are
-            // worth a question, and the index is built only when one is asked.
-            let mut asked: Vec<(OccId, usize, &str)> = Vec::new();
-            for occ in view.named("add_header") {
-                asked.push((occ, 1, "this header"));
+            // (directive, argument, what it is written into); only arguments with a `$`
+            // are worth a question, and the index is built only when one is asked.
+            let mut asked: Vec<(Directive<'_>, usize, Into)> = Vec::new();
+            for d in cursor::named(inst, "add_header") {
+                asked.push((d, 1, Into::Response("this header")));
             }
-            for occ in view.named("return") {
-                let redirect = view.arg(occ, 2).is_none()
-                    && view
-                        .arg(occ, 0)
-                        .is_some_and(|c| REDIRECTS.contains(&c.as_ref()));
+            for d in cursor::named(inst, "return") {
+                let redirect = d.arg(2).is_none()
+                    && d.arg(0)
+                        .is_some_and(|c| REDIRECTS.contains(&c.value().as_ref()));
                 if redirect {
-                    asked.push((occ, 1, "the `Location` header"));
+                    asked.push((d, 1, Into::Response("the `Location` header")));
                 }
             }
-            for occ in view.named("rewrite") {
-                asked.push((occ, 1, "the `Location` header"));
+            for d in cursor::named(inst, "rewrite") {
+                asked.push((d, 1, Into::Response("the `Location` header")));
             }
-            asked.retain(|(occ, i, _)| view.arg(*occ, *i).is_some_and(|a| a.contains('$')));
+            for d in cursor::named(inst, "proxy_set_header") {
+                if let Some(h) = d.arg(0) {
+                    asked.push((d, 1, Into::UpstreamHeader(h.value().into_owned())));
+                }
+            }
+            for d in cursor::named(inst, "proxy_pass") {
+                asked.push((d, 0, Into::UpstreamLine));
+            }
+            asked.retain(|(d, i, _)| d.arg(*i).is_some_and(|a| a.bytes().contains(&b'$')));
             if asked.is_empty() {
                 continue;
             }
+            let view = inst.view();
             // Most values hold only variables no client can put a line break into: those
             // need no provenance at all.
             let quick = Quick::new(&view);
-            asked.retain(|&(occ, i, _)| {
-                let o = inst.expanded.get(occ);
-                let file = inst.config.file(o.file);
-                let args = file.parsed.tree.args(view.directive(occ));
-                let src = &file.source.text;
+            asked.retain(|(d, i, _)| {
+                let src = &d.file().text;
                 // nginx's own test (ngx_http_rewrite): a replacement starting with a scheme
                 // or `$scheme`, or the `redirect`/`permanent` flag, redirects; there it
                 // URL-escapes `$1`…`$9`.
-                let escaped = view.is(occ, "rewrite")
-                    && (args
-                        .get(2)
-                        .is_some_and(|f| f.is(src, "redirect") || f.is(src, "permanent"))
-                        || args.get(1).is_some_and(|r| {
-                            let v = r.value(src);
+                let escaped = d.name() == "rewrite"
+                    && (d
+                        .arg(2)
+                        .is_some_and(|f| f.is("redirect") || f.is("permanent"))
+                        || d.arg(1).is_some_and(|r| {
+                            let v = r.bytes();
                             v.starts_with(b"http://")
                                 || v.starts_with(b"https://")
                                 || v.starts_with(b"$scheme")
                         }));
-                args.get(i)
-                    .is_some_and(|w| !quick.certainly_without_crlf(w, src, escaped))
+                d.arg(*i)
+                    .is_some_and(|w| !quick.certainly_without_crlf(&w.tree_word(), src, escaped))
             });
             if asked.is_empty() {
                 continue;
             }
             let p = Provenance::new(inst.view());
-            for (occ, index, what) in asked {
-                if view.is(occ, "rewrite") && !p.is_redirect(occ) {
+            for (d, index, into) in asked {
+                if d.name() == "rewrite" && !p.is_redirect(d.occ()) {
                     continue;
                 }
-                let o = inst.expanded.get(occ);
-                let file = inst.config.file(o.file);
-                let Some(word) = file.parsed.tree.args(view.directive(occ)).get(index) else {
+                let Some(word) = d.arg(index) else {
                     continue;
                 };
-                if !seen.insert((file.source.path.clone(), o.node, index)) {
+                let src = d.file().clone();
+                // A file read by several configurations, or included in several places, is
+                // asked about once per argument.
+                if !cx.claim(&src, word.raw()) {
                     continue;
                 }
-                let answer = p.argument(occ, index);
+                let answer = p.argument(d.occ(), index);
                 let Some(chain) = answer.why(Danger::CrLf) else {
                     continue;
                 };
-                let src = file.source.clone();
                 // Each link of the chain is labelled where it is written, but its end (what
                 // the client controls and why), which the help says; links in other files
                 // are named in the help too.
@@ -117,15 +146,20 @@ impl Rule for HeaderCrlfInjection {
                         labels.push((step.span, step.note.clone()));
                     }
                 }
-                help.push(
-                    "use a variable nginx keeps encoded (`$request_uri`; `$1` in a \
-                     redirecting `rewrite`), or a capture whose group cannot match a line break"
+                help.push(match into {
+                    Into::Response(_) => "use a variable nginx keeps encoded (`$request_uri`; \
+                         `$1` in a redirecting `rewrite`), or a capture whose group cannot \
+                         match a line break"
                         .into(),
-                );
+                    _ => "use a variable nginx keeps encoded (`$request_uri`), a capture whose \
+                          group cannot match a line break, or `proxy_pass` without a URI, \
+                          which sends the request's own URI escaped"
+                        .to_string(),
+                });
                 let d = cx.report(
                     &src,
                     word.raw(),
-                    format!("a client-chosen line break can reach {what}"),
+                    format!("a client-chosen line break can reach {}", into.what()),
                 );
                 for (span, note) in labels {
                     d.label(src.clone(), span, note);

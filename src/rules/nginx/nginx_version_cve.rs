@@ -9,6 +9,11 @@
 
 use crate::analysis::cursor::{named, Directive};
 use crate::analysis::nginx_advisories::{has_nested_captures, Cond, ADVISORIES, V};
+
+/// The advisories a rule of their own judges from the exact pattern that triggers them
+/// (NGX134 rewrite-args-capture-overflow, NGX135 overlapping-captures-overflow, NGX136
+/// map-unnamed-capture): reported there, once, rather than here for any `rewrite` or `map`.
+const JUDGED_ELSEWHERE: [&str; 3] = ["CVE-2026-42945", "CVE-2026-9256", "CVE-2026-42533"];
 use crate::analysis::tls_settings::NginxVersion;
 use crate::rules::{Context, Rule};
 use crate::stack::model::NginxInstance;
@@ -80,7 +85,10 @@ impl Rule for NginxVersionCve {
         };
         let version = V(a, b, c);
         for inst in &cx.stack.nginx {
-            for adv in ADVISORIES.iter().filter(|adv| adv.affects(version)) {
+            for adv in ADVISORIES
+                .iter()
+                .filter(|adv| adv.affects(version) && !JUDGED_ELSEWHERE.contains(&adv.cve))
+            {
                 let hit = adv.triggers.iter().find_map(|all| {
                     let found: Option<Vec<Directive<'_>>> =
                         all.iter().map(|&c| meets(inst, c)).collect();

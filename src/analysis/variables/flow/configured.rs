@@ -7,7 +7,7 @@ use crate::analysis::variables::answer::{Answer, Step};
 use crate::analysis::variables::danger::{Danger, Dangers};
 use crate::analysis::variables::parse::{PartKind, Script};
 use crate::fxhash::FxHashMap;
-use crate::stack::expanded::OccId;
+use crate::stack::expanded::{OccId, NO_PARENT};
 use std::rc::Rc;
 
 impl Provenance<'_> {
@@ -165,7 +165,9 @@ impl Provenance<'_> {
     /// The names `$host` can be in the server serving `place`, when the server is reached
     /// only by them: it is not a default server (`default_server`, or the first server of
     /// a `listen` address) and its names are exact or `*.`/`.` suffix wildcards (a client
-    /// picks at most a subdomain). `None`: any host the client sends.
+    /// picks at most a subdomain). In a fragment (a server outside `http`), the first-server
+    /// rule is not applied, since the servers before it are not shown; `server_name _` is
+    /// taken as the catch-all there. `None`: any host the client sends.
     fn fixed_host(&self, place: OccId) -> Option<Vec<String>> {
         let ex = self.view.expanded;
         let server = self.enclosing(place, "server")?;
@@ -186,6 +188,16 @@ impl Provenance<'_> {
         let own = self.listens(server);
         if own.iter().any(|(_, default)| *default) {
             return None;
+        }
+        // A server outside any `http` block is a fragment another file includes among
+        // servers this configuration does not show: which one is first on its address is
+        // unknown, so only what the server says of itself counts — `_` or an empty name
+        // is the usual catch-all's, anything else an exact list.
+        if http == NO_PARENT || self.view.name(http) != "http" {
+            let catch_all = names
+                .iter()
+                .any(|n| n == "_" || n.is_empty() || n == "\"\"");
+            return (!catch_all).then_some(names);
         }
         let defaults = self.defaults_of(http);
         if own

@@ -1,0 +1,184 @@
+//! NGX137 regex-redos: a regex nginx runs on client input — `location ~`, `rewrite`, `if
+//! ($var ~ …)` on a request variable, a `map` regex key over one, `server_name ~` — that
+//! backtracks exponentially (`(a+)+$`) or with a high polynomial degree on a subject the
+//! client sends: one request keeps a worker busy until PCRE2's match limit (10 million by
+//! default) ends the match with an error.
+//!
+//! The structure and the attack string are the PCRE module's (`Regex::redos`); only
+//! findings its own matcher confirmed take super-linear steps are reported, and the
+//! attack is checked against the real PCRE2 by tests/redos_pcre2test.rs. nginx's
+//! `pcre_jit` is off by default, and a JIT-compiled pattern still backtracks the same
+//! number of ways, only faster.
+
+use crate::analysis::cursor::{Directive, Word};
+use crate::analysis::pcre::{Redos, Regex, Risk};
+use crate::diagnostic::Severity;
+use crate::rules::{Context, Rule};
+
+declare_rule! {
+    pub struct RegexRedos;
+    code: NGX137,
+    name: "regex-redos",
+    lang: nginx,
+    category: Security,
+    severity: Warning,
+    fix: None,
+}
+
+/// The least polynomial degree worth reporting: a quadratic match over a URI of a few
+/// kilobytes costs milliseconds, a cubic one already reaches the match limit.
+const MIN_DEGREE: u32 = 3;
+
+/// How many times the attack's pump is repeated in the message.
+const PUMPS: usize = 32;
+
+impl Rule for RegexRedos {
+    fn check(&self, cx: &mut Context<'_>) {
+        // (word holding the pattern, pattern, caseless, what it matches)
+        let mut sites: Vec<(Directive<'_>, Word<'_>, String, bool, String)> = Vec::new();
+        for d in cx.nginx_directives("location") {
+            let (Some(m), Some(p), None) = (d.arg(0), d.arg(1), d.arg(2)) else {
+                continue;
+            };
+            let caseless = match m.value().as_ref() {
+                "~" => false,
+                "~*" => true,
+                _ => continue,
+            };
+            sites.push((d, p, p.value().into_owned(), caseless, "the URI".into()));
+        }
+        for d in cx.nginx_directives("rewrite") {
+            if let Some(p) = d.arg(0) {
+                sites.push((d, p, p.value().into_owned(), false, "the URI".into()));
+            }
+        }
+        for d in cx.nginx_directives("server_name") {
+            for a in d.args() {
+                if let Some(p) = a.value().strip_prefix('~') {
+                    sites.push((d, a, p.to_string(), true, "the `Host` header".into()));
+                }
+            }
+        }
+        for d in cx.nginx_directives("if") {
+            if let Some((word, pattern, caseless, var)) = if_regex(d) {
+                if client_variable(&var) {
+                    sites.push((d, word, pattern, caseless, format!("`{var}`")));
+                }
+            }
+        }
+        for d in cx.nginx_directives("map") {
+            let Some(src) = d.arg(0).map(|a| a.value().into_owned()) else {
+                continue;
+            };
+            if !client_variable(&src) {
+                continue;
+            }
+            for (key, _) in d.entries() {
+                let k = key.value();
+                let (p, ci) = match (k.strip_prefix("~*"), k.strip_prefix('~')) {
+                    (Some(p), _) => (p.to_string(), true),
+                    (None, Some(p)) => (p.to_string(), false),
+                    _ => continue,
+                };
+                sites.push((d, key, p, ci, format!("`{src}`")));
+            }
+        }
+        // A pattern repeated in many servers (generated vhosts, shared snippets) is
+        // analysed once.
+        let mut seen: crate::fxhash::FxHashMap<(String, bool), Option<(Regex, Redos)>> =
+            crate::fxhash::FxHashMap::default();
+        for (d, word, pattern, caseless, subject) in sites {
+            let analysed = seen.entry((pattern.clone(), caseless)).or_insert_with(|| {
+                let re = Regex::parse(&pattern, caseless).ok()?;
+                let r = re.redos().filter(|r| r.confirmed)?;
+                Some((re, r))
+            });
+            let Some((re, r)) = analysed.as_ref() else {
+                continue;
+            };
+            let severity = match r.risk {
+                Risk::Exponential => Severity::Warning,
+                Risk::Polynomial { degree } if degree >= MIN_DEGREE => Severity::Info,
+                Risk::Polynomial { .. } => continue,
+            };
+            let how = match r.risk {
+                Risk::Exponential => "exponentially".to_string(),
+                Risk::Polynomial { degree } => format!("in time growing as length^{degree}"),
+            };
+            let attack = shown(&re.redos_subject(r, PUMPS));
+            let file = d.file().clone();
+            let diag = cx.report(
+                &file,
+                word.raw(),
+                format!(
+                    "`{pattern}` backtracks {how} on {subject}: `{attack}` keeps a worker \
+                     matching until PCRE2's match limit"
+                ),
+            );
+            diag.severity = severity;
+            diag.help = Some(
+                "make the repeats unambiguous (one way to match each byte: `(a+)+` → `a+`, \
+                 `(\\w+\\s?)*` → `[\\w\\s]*`), or make them possessive / atomic (`a++`, `(?>…)`); \
+                 `pcre_jit on` speeds the match up but backtracks just as many ways"
+                    .into(),
+            );
+        }
+    }
+}
+
+/// `if ($var ~ re)` (and `~*`, `!~`, `!~*`): the word holding the pattern, the pattern,
+/// whether caseless, and the variable (as written, with `$`).
+fn if_regex(d: Directive<'_>) -> Option<(Word<'_>, String, bool, String)> {
+    let mut words: Vec<(Word<'_>, String)> =
+        d.args().map(|w| (w, w.value().into_owned())).collect();
+    let first = words.first_mut()?;
+    first.1 = first.1.strip_prefix('(')?.to_string();
+    let last = words.last_mut()?;
+    last.1 = last.1.strip_suffix(')')?.to_string();
+    words.retain(|(_, v)| !v.is_empty());
+    let [(_, var), (_, op), (word, pattern)] = words.as_slice() else {
+        return None;
+    };
+    if !matches!(op.as_str(), "~" | "~*" | "!~" | "!~*") {
+        return None;
+    }
+    Some((*word, pattern.clone(), op.ends_with('*'), var.clone()))
+}
+
+/// A variable whose whole value is the client's: a header, argument or cookie, the URI
+/// or query, the host.
+fn client_variable(var: &str) -> bool {
+    let Some(name) = var.strip_prefix('$') else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    ["http_", "arg_", "cookie_"]
+        .iter()
+        .any(|p| name.starts_with(p))
+        || matches!(
+            name.as_str(),
+            "uri"
+                | "document_uri"
+                | "request_uri"
+                | "args"
+                | "query_string"
+                | "request"
+                | "host"
+                | "request_body"
+                | "remote_user"
+                | "content_type"
+        )
+}
+
+/// An attack string as a message can show it: printable ASCII as is, other bytes `\xHH`.
+fn shown(s: &[u8]) -> String {
+    let mut out = String::new();
+    for &b in s {
+        if b.is_ascii_graphic() || b == b' ' {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}

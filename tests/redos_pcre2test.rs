@@ -1,0 +1,98 @@
+//! NGX137's attack strings against the real PCRE2: for each pattern the PCRE module calls
+//! exponential (or cubic), `pcre2test` run on its attack string must give up with "match
+//! limit exceeded" (PCRE2's default limit of 10 million, which nginx keeps), while a
+//! linear control pattern answers at once. Without `pcre2test` the test is skipped with a
+//! note, or fails when `CI=true`.
+
+use lemplint::analysis::pcre::{Regex, Risk};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn pcre2test() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("LEMPLINT_PCRE2TEST") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("pcre2test"))
+        .find(|p| p.is_file())
+}
+
+/// A subject line for pcre2test: every byte but letters and digits as `\x{hh}`, so its
+/// escape processing gives back the bytes.
+fn subject_line(s: &[u8]) -> String {
+    s.iter()
+        .map(|&b| {
+            if b.is_ascii_alphanumeric() {
+                (b as char).to_string()
+            } else {
+                format!("\\x{{{b:02x}}}")
+            }
+        })
+        .collect()
+}
+
+/// pcre2test's verdict on one pattern and subject: its output line after the subject.
+fn run(exe: &PathBuf, pattern: &str, caseless: bool, subject: &[u8]) -> String {
+    assert!(
+        !pattern.contains('"'),
+        "the test patterns use `\"` as delimiter"
+    );
+    let input = format!(
+        "\"{pattern}\"{}\n{}\n",
+        if caseless { "i" } else { "" },
+        subject_line(subject)
+    );
+    let mut child = Command::new(exe)
+        .arg("-q")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("pcre2test runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn redos_attacks_hit_pcre2s_match_limit() {
+    let Some(exe) = pcre2test() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "pcre2test (Debian: pcre2-utils) is required on CI (CI=true) for tests/redos_pcre2test.rs"
+        );
+        eprintln!("note: pcre2test not found; skipping (set CI=true to make this an error)");
+        return;
+    };
+    let exponential = [
+        (r"^/(a+)+$", false),
+        (r"^(\w+\s?)*$", false),
+        (r"^(\d+|\d+x)*$", false),
+        (r"^/(\w+-?)*\.html$", true),
+        (r"^/([a-z0-9]+)*/?$", false),
+    ];
+    for (pattern, caseless) in exponential {
+        let re = Regex::parse(pattern, caseless).unwrap();
+        let r = re
+            .redos()
+            .unwrap_or_else(|| panic!("{pattern}: no finding"));
+        assert_eq!(r.risk, Risk::Exponential, "{pattern}");
+        assert!(r.confirmed, "{pattern}");
+        // The rule's message shows 32 pumps; PCRE2 gives up on far fewer.
+        let out = run(&exe, pattern, caseless, &re.redos_subject(&r, 32));
+        assert!(
+            out.contains("match limit exceeded"),
+            "{pattern}: pcre2test answered {out}"
+        );
+    }
+    // A linear pattern on a subject of the same shape answers at once.
+    let out = run(&exe, r"^/a+$", false, b"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!");
+    assert!(out.contains("No match"), "control: {out}");
+    assert!(Regex::parse(r"^/a+$", false).unwrap().redos().is_none());
+}
