@@ -226,6 +226,7 @@ registry! {
     nginx::invalid_flag_value::InvalidFlagValue,
     nginx::removed_directive::RemovedDirective,
     nginx::header_crlf_injection::HeaderCrlfInjection,
+    nginx::allow_without_deny::AllowWithoutDeny,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -1,5 +1,6 @@
 //! Rules about nginx configuration alone.
 
+pub mod allow_without_deny;
 pub mod directive_not_allowed;
 pub mod duplicate_directive;
 pub mod fastcgi_over_loopback_tcp;
