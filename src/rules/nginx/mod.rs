@@ -1,6 +1,7 @@
 //! Rules about nginx configuration alone.
 
 pub mod allow_without_deny;
+pub mod content_type_via_add_header;
 pub mod directive_not_allowed;
 pub mod duplicate_directive;
 pub mod fastcgi_over_loopback_tcp;
@@ -10,6 +11,7 @@ pub mod include_cycle;
 pub mod include_not_found;
 pub mod invalid_argument_count;
 pub mod invalid_flag_value;
+pub mod multiline_header_value;
 pub mod php_location_regex_unanchored;
 pub mod removed_directive;
 pub mod server_tokens_on;
