@@ -1,6 +1,7 @@
 //! Shared knowledge rules ask for (DESIGN.md, "Layers"): it reads the syntax and the model,
 //! never rules, the CLI or the renderers.
 
+pub mod access;
 pub mod catalogue;
 pub mod cursor;
 pub mod ini_comments;

@@ -227,6 +227,8 @@ registry! {
     nginx::removed_directive::RemovedDirective,
     nginx::header_crlf_injection::HeaderCrlfInjection,
     nginx::allow_without_deny::AllowWithoutDeny,
+    nginx::return_bypasses_access_control::ReturnBypassesAccessControl,
+    nginx::status_page_exposed::StatusPageExposed,
     nginx::multiline_header_value::MultilineHeaderValue,
     nginx::content_type_via_add_header::ContentTypeViaAddHeader,
     fpm::syntax_error::SyntaxError,

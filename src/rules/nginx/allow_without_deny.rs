@@ -52,7 +52,11 @@ impl Rule for AllowWithoutDeny {
             let inherited_deny = d
                 .parent()
                 .is_some_and(|p| p.inherited("deny").next().is_some());
-            let verb = if allows.len() == 1 { "restricts" } else { "restrict" };
+            let verb = if allows.len() == 1 {
+                "restricts"
+            } else {
+                "restrict"
+            };
             let mut message = format!(
                 "{what} {verb} nothing: no `deny` is in this block, and the access module lets through every client no rule matches"
             );
@@ -95,7 +99,13 @@ fn satisfied_by_auth(allow: Directive<'_>) -> bool {
     if last_arg("satisfy").as_deref() != Some("any") {
         return false;
     }
-    ["auth_basic", "auth_request", "auth_jwt", "auth_pam", "auth_digest"]
-        .iter()
-        .any(|name| last_arg(name).is_some_and(|v| v != "off"))
+    [
+        "auth_basic",
+        "auth_request",
+        "auth_jwt",
+        "auth_pam",
+        "auth_digest",
+    ]
+    .iter()
+    .any(|name| last_arg(name).is_some_and(|v| v != "off"))
 }

@@ -33,9 +33,18 @@ impl Rule for ContentTypeViaAddHeader {
             // A hidden upstream Content-Type is not copied to the response, so the added
             // one stands alone there.
             let hidden = d.parent().is_some_and(|b| {
-                ["proxy_hide_header", "fastcgi_hide_header", "uwsgi_hide_header", "scgi_hide_header", "grpc_hide_header"]
-                    .iter()
-                    .any(|h| b.effective(h).any(|x| x.arg(0).is_some_and(|a| a.is("Content-Type"))))
+                [
+                    "proxy_hide_header",
+                    "fastcgi_hide_header",
+                    "uwsgi_hide_header",
+                    "scgi_hide_header",
+                    "grpc_hide_header",
+                ]
+                .iter()
+                .any(|h| {
+                    b.effective(h)
+                        .any(|x| x.arg(0).is_some_and(|a| a.is("Content-Type")))
+                })
             });
             // A 204 response carries no Content-Type of nginx's own (the header filter
             // clears it), so a block that answers `return 204` sends the added one alone:

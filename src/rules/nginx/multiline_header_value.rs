@@ -131,7 +131,9 @@ fn header_name(
         let v = w.value();
         v.split(':').next().unwrap_or("").trim().to_string()
     } else {
-        d.arg(0).map(|a| a.value().trim().to_string()).unwrap_or_default()
+        d.arg(0)
+            .map(|a| a.value().trim().to_string())
+            .unwrap_or_default()
     };
     let name: String = name.split_whitespace().collect::<Vec<_>>().join(" ");
     if name.is_empty() {
@@ -150,7 +152,10 @@ fn join_lines(w: crate::analysis::cursor::Word<'_>) -> Option<Vec<Edit>> {
     }
     let inner = w.inner();
     let text = &w.file().text[inner.range()];
-    if text.windows(2).any(|p| p[0] == b'\\' && (p[1] == b'n' || p[1] == b'r')) {
+    if text
+        .windows(2)
+        .any(|p| p[0] == b'\\' && (p[1] == b'n' || p[1] == b'r'))
+    {
         return None;
     }
     let mut edits = Vec::new();
