@@ -91,7 +91,7 @@ fn answers_return(d: Directive<'_>) -> Option<String> {
         Ok(code) => (code, d.arg(1).map(|a| a.value().into_owned())),
         Err(_) => (302, Some(first_v.into_owned())),
     };
-    if code >= 400 || code < 200 {
+    if !(200..400).contains(&code) {
         return None;
     }
     if let Some(t) = &target {
