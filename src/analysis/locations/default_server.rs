@@ -82,7 +82,9 @@ pub struct Unmarked {
 /// no `default_server` among them. Addresses with variables are not read.
 pub fn unmarked(view: &View<'_>, servers: &[OccId]) -> Vec<Unmarked> {
     let mut order: Vec<Key> = Vec::new();
-    let mut by_key: HashMap<Key, (bool, Vec<(OccId, Option<OccId>)>)> = HashMap::new();
+    // Per address: whether a server marks it, and the servers on it with their `listen`.
+    type OnAddress = (bool, Vec<(OccId, Option<OccId>)>);
+    let mut by_key: HashMap<Key, OnAddress> = HashMap::new();
     for &server in servers {
         for (key, marked, listen) in listens(view, server) {
             let entry = by_key.entry(key.clone()).or_insert_with(|| {
