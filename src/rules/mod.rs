@@ -229,6 +229,7 @@ registry! {
     nginx::allow_without_deny::AllowWithoutDeny,
     nginx::return_bypasses_access_control::ReturnBypassesAccessControl,
     nginx::status_page_exposed::StatusPageExposed,
+    nginx::if_in_location_misbehaves::IfInLocationMisbehaves,
     nginx::missing_default_server::MissingDefaultServer,
     nginx::multiline_header_value::MultilineHeaderValue,
     nginx::content_type_via_add_header::ContentTypeViaAddHeader,
