@@ -230,6 +230,7 @@ registry! {
     nginx::return_bypasses_access_control::ReturnBypassesAccessControl,
     nginx::status_page_exposed::StatusPageExposed,
     nginx::if_in_location_misbehaves::IfInLocationMisbehaves,
+    nginx::map_without_default::MapWithoutDefault,
     nginx::missing_default_server::MissingDefaultServer,
     nginx::multiline_header_value::MultilineHeaderValue,
     nginx::content_type_via_add_header::ContentTypeViaAddHeader,

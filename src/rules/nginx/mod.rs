@@ -12,6 +12,7 @@ pub mod include_cycle;
 pub mod include_not_found;
 pub mod invalid_argument_count;
 pub mod invalid_flag_value;
+pub mod map_without_default;
 pub mod missing_default_server;
 pub mod multiline_header_value;
 pub mod php_location_regex_unanchored;
