@@ -85,9 +85,10 @@ impl Rule for MapWithoutDefault {
                 if !same_config.is_empty() {
                     diag.severity = Severity::Warning;
                 }
-                diag.help = Some(format!(
+                diag.help = Some(
                     "state the value for unmatched requests: `default …;` as the first entry (`default \"\";` when empty is meant)"
-                ));
+                        .to_string(),
+                );
             }
         }
     }
