@@ -234,6 +234,7 @@ registry! {
     nginx::missing_default_server::MissingDefaultServer,
     nginx::multiline_header_value::MultilineHeaderValue,
     nginx::content_type_via_add_header::ContentTypeViaAddHeader,
+    nginx::mixed_case_variable::MixedCaseVariable,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

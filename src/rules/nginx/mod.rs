@@ -14,6 +14,7 @@ pub mod invalid_argument_count;
 pub mod invalid_flag_value;
 pub mod map_without_default;
 pub mod missing_default_server;
+pub mod mixed_case_variable;
 pub mod multiline_header_value;
 pub mod php_location_regex_unanchored;
 pub mod removed_directive;

@@ -1,0 +1,117 @@
+//! NGX121 mixed-case-variable: one variable written in different case in one configuration
+//! (`$HTTP_HOST` here, `$http_host` there; `set $Backend` and `$backend`). nginx lowercases
+//! every variable name when it registers it and compares names without case
+//! (`ngx_http_add_variable`, `ngx_http_get_variable_index`), so both spellings are the same
+//! variable — which readers, and anyone grepping for one spelling, do not expect.
+
+use crate::analysis::cursor::Directive;
+use crate::analysis::variables::parse::PartKind;
+use crate::rules::{Context, Rule};
+use crate::source::{Shared, Span};
+use crate::stack::expanded::OccId;
+use std::collections::HashMap;
+
+declare_rule! {
+    pub struct MixedCaseVariable;
+    code: NGX121,
+    name: "mixed-case-variable",
+    lang: nginx,
+    category: Reliability,
+    severity: Info,
+    fix: None,
+}
+
+/// The first place a spelling is written.
+struct Seen {
+    spelling: String,
+    file: Shared,
+    span: Span,
+}
+
+impl Rule for MixedCaseVariable {
+    fn check(&self, cx: &mut Context<'_>) {
+        for inst in &cx.stack.nginx {
+            // Per lowercase name, each spelling once, in configuration order.
+            let mut names: HashMap<String, Vec<Seen>> = HashMap::new();
+            let mut order: Vec<String> = Vec::new();
+            for occ in 0..inst.expanded.occurrences.len() as OccId {
+                let d = Directive::new(inst, occ);
+                // Lua and Perl code, not nginx scripts: a `$` there is theirs.
+                if d.name().contains("by_lua") || d.name().starts_with("perl") {
+                    continue;
+                }
+                for (i, w) in d.args().enumerate() {
+                    if is_regex(d, i) {
+                        continue;
+                    }
+                    if !w.bytes().contains(&b'$') {
+                        continue;
+                    }
+                    for part in w.variables().parts {
+                        let PartKind::Variable { name, .. } = &part.kind else {
+                            continue;
+                        };
+                        let key = name.to_ascii_lowercase();
+                        let list = names.entry(key.clone()).or_insert_with(|| {
+                            order.push(key);
+                            Vec::new()
+                        });
+                        if !list.iter().any(|s| *s.spelling == **name) {
+                            list.push(Seen {
+                                spelling: name.to_string(),
+                                file: w.file().clone(),
+                                span: part.span,
+                            });
+                        }
+                    }
+                }
+            }
+            for key in order {
+                let list = &names[&key];
+                if list.len() < 2 {
+                    continue;
+                }
+                // The lowercase spelling is the one nginx registers; else the first.
+                let canon = list.iter().position(|s| s.spelling == key).unwrap_or(0);
+                let c = &list[canon];
+                for (i, s) in list.iter().enumerate() {
+                    if i == canon {
+                        continue;
+                    }
+                    let diag = cx.report(
+                        &s.file,
+                        s.span,
+                        format!(
+                            "`${}` is the same variable as `${}`: nginx ignores case in variable names, so the two spellings only look different",
+                            s.spelling, c.spelling
+                        ),
+                    );
+                    diag.label(
+                        c.file.clone(),
+                        c.span,
+                        format!("written `${}` here", c.spelling),
+                    );
+                    diag.help = Some(format!("write it as `${}` everywhere", c.spelling));
+                }
+            }
+        }
+    }
+}
+
+/// Whether argument `i` of `d` is a regex (where `$` is an anchor, not a variable):
+/// `location`'s and `server_name`'s names, `rewrite`'s pattern, and the operand after a
+/// regex operator in `if`.
+fn is_regex(d: Directive<'_>, i: usize) -> bool {
+    match d.name() {
+        "location" | "server_name" => true,
+        "rewrite" => i == 0,
+        "if" => {
+            i > 0
+                && d.arg(i - 1).is_some_and(|op| {
+                    let v = op.value();
+                    matches!(v.as_ref(), "~" | "~*" | "!~" | "!~*")
+                })
+        }
+        _ => false,
+    }
+}
