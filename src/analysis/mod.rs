@@ -8,6 +8,7 @@ pub mod ini_comments;
 pub mod locations;
 pub mod nginx_main;
 pub mod pcre;
+pub mod regex_args;
 pub mod stack_links;
 pub mod sysctl_keys;
 pub mod tls_findings;

@@ -235,6 +235,7 @@ registry! {
     nginx::multiline_header_value::MultilineHeaderValue,
     nginx::content_type_via_add_header::ContentTypeViaAddHeader,
     nginx::mixed_case_variable::MixedCaseVariable,
+    nginx::capture_reference_missing::CaptureReferenceMissing,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -5,6 +5,7 @@
 //! variable — which readers, and anyone grepping for one spelling, do not expect.
 
 use crate::analysis::cursor::Directive;
+use crate::analysis::regex_args::is_regex_argument;
 use crate::analysis::variables::parse::PartKind;
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
@@ -41,7 +42,7 @@ impl Rule for MixedCaseVariable {
                     continue;
                 }
                 for (i, w) in d.args().enumerate() {
-                    if is_regex(d, i) {
+                    if is_regex_argument(d, i) {
                         continue;
                     }
                     if !w.bytes().contains(&b'$') {
@@ -95,23 +96,5 @@ impl Rule for MixedCaseVariable {
                 }
             }
         }
-    }
-}
-
-/// Whether argument `i` of `d` is a regex (where `$` is an anchor, not a variable):
-/// `location`'s and `server_name`'s names, `rewrite`'s pattern, and the operand after a
-/// regex operator in `if`.
-fn is_regex(d: Directive<'_>, i: usize) -> bool {
-    match d.name() {
-        "location" | "server_name" => true,
-        "rewrite" => i == 0,
-        "if" => {
-            i > 0
-                && d.arg(i - 1).is_some_and(|op| {
-                    let v = op.value();
-                    matches!(v.as_ref(), "~" | "~*" | "!~" | "!~*")
-                })
-        }
-        _ => false,
     }
 }

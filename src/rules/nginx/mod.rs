@@ -1,6 +1,7 @@
 //! Rules about nginx configuration alone.
 
 pub mod allow_without_deny;
+pub mod capture_reference_missing;
 pub mod content_type_via_add_header;
 pub mod directive_not_allowed;
 pub mod duplicate_directive;
