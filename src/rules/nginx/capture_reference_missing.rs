@@ -51,7 +51,7 @@ impl Rule for CaptureReferenceMissing {
                 }
                 let mut refs: Vec<(u8, Span, crate::source::Shared)> = Vec::new();
                 for (i, w) in d.args().enumerate() {
-                    if is_regex_argument(d, i) || !w.bytes().contains(&b'$') {
+                    if is_regex_argument(d, i) || !has_capture_reference(&w.bytes()) {
                         continue;
                     }
                     // `rewrite`'s flag and `if`'s operator hold no captures; the
@@ -102,6 +102,12 @@ impl Rule for CaptureReferenceMissing {
             }
         }
     }
+}
+
+/// Whether `text` may refer to a capture (`$1`, `${1}`): a cheap test before the parse.
+fn has_capture_reference(text: &[u8]) -> bool {
+    text.windows(2)
+        .any(|w| w[0] == b'$' && (w[1].is_ascii_digit() || w[1] == b'{'))
 }
 
 /// The result variables of maps with a regex key: evaluating one runs its regex and

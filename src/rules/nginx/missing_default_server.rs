@@ -118,7 +118,9 @@ fn report(
     if leaks {
         diag.severity = Severity::Warning;
     }
-    for &(s, l) in &servers[1..] {
+    // The next few servers on the address are labelled; a fleet of thousands is counted.
+    const LABELLED: usize = 3;
+    for &(s, l) in servers[1..].iter().take(LABELLED) {
         let place = l.unwrap_or(s);
         let n = first_names(s);
         let label = if n.is_empty() {
@@ -127,6 +129,16 @@ fn report(
             format!("also on {address} (`{}`)", n.join(" "))
         };
         diag.label(place.file().clone(), place.span(), label);
+    }
+    let more = servers.len().saturating_sub(1 + LABELLED);
+    if more > 0 {
+        let (s, l) = servers[1 + LABELLED];
+        let place = l.unwrap_or(s);
+        diag.label(
+            place.file().clone(),
+            place.span(),
+            format!("and {more} more servers on {address}, from here on"),
+        );
     }
     diag.help = Some(format!(
         "mark the catch-all explicitly: `listen {address} default_server;` on a server that refuses unknown hosts (`server_name _; return 444;`)"

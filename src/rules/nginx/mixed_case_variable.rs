@@ -32,6 +32,11 @@ struct Seen {
 impl Rule for MixedCaseVariable {
     fn check(&self, cx: &mut Context<'_>) {
         for inst in &cx.stack.nginx {
+            // Most configurations write every variable in lower case: a byte scan finds
+            // whether any name has a capital before anything is parsed.
+            if !any_capitalised_variable(inst) {
+                continue;
+            }
             // Per lowercase name, each spelling once, in configuration order.
             let mut names: HashMap<String, Vec<Seen>> = HashMap::new();
             let mut order: Vec<String> = Vec::new();
@@ -97,4 +102,32 @@ impl Rule for MixedCaseVariable {
             }
         }
     }
+}
+
+/// Whether an argument of the configuration holds `$` (or `${`) followed by a name with an
+/// ASCII capital letter.
+fn any_capitalised_variable(inst: &crate::stack::model::NginxInstance) -> bool {
+    (0..inst.expanded.occurrences.len() as OccId).any(|occ| {
+        Directive::new(inst, occ).args().any(|w| {
+            let raw = &w.file().text[w.raw().range()];
+            let mut i = 0;
+            while let Some(p) = raw[i..].iter().position(|&b| b == b'$') {
+                let mut j = i + p + 1;
+                if raw.get(j) == Some(&b'{') {
+                    j += 1;
+                }
+                while let Some(&b) = raw.get(j) {
+                    if b.is_ascii_uppercase() {
+                        return true;
+                    }
+                    if !(b.is_ascii_alphanumeric() || b == b'_') {
+                        break;
+                    }
+                    j += 1;
+                }
+                i = j.max(i + p + 1);
+            }
+            false
+        })
+    })
 }
