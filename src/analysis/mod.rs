@@ -1,6 +1,7 @@
 //! Shared knowledge rules ask for (DESIGN.md, "Layers"): it reads the syntax and the model,
 //! never rules, the CLI or the renderers.
 
+pub mod access;
 pub mod advisory_report;
 pub mod catalogue;
 pub mod cursor;
@@ -10,6 +11,7 @@ pub mod nginx_advisories;
 pub mod nginx_main;
 pub mod pass_target;
 pub mod pcre;
+pub mod regex_args;
 pub mod regex_cover;
 pub mod serving;
 pub mod stack_links;

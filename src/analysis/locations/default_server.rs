@@ -23,11 +23,31 @@ enum Key {
     Tcp(Option<String>, u16),
 }
 
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Key::Unix(p) => write!(f, "unix:{p}"),
+            Key::Tcp(None, port) => write!(f, "*:{port}"),
+            Key::Tcp(Some(h), port) if h.contains(':') => write!(f, "[{h}]:{port}"),
+            Key::Tcp(Some(h), port) => write!(f, "{h}:{port}"),
+        }
+    }
+}
+
 /// One server's addresses, each with whether its `listen` marks the server the default.
 fn addresses(view: &View<'_>, server: OccId) -> Vec<(Key, bool)> {
+    listens(view, server)
+        .into_iter()
+        .map(|(k, d, _)| (k, d))
+        .collect()
+}
+
+/// One server's addresses with whether each marks the server the default and the
+/// `listen` that says so (`None` for the implicit `*:80` of a server without one).
+fn listens(view: &View<'_>, server: OccId) -> Vec<(Key, bool, Option<OccId>)> {
     let listens = view.expanded.children_named(server, "listen");
     if listens.is_empty() {
-        return vec![(Key::Tcp(None, 80), false)];
+        return vec![(Key::Tcp(None, 80), false, None)];
     }
     listens
         .iter()
@@ -42,7 +62,51 @@ fn addresses(view: &View<'_>, server: OccId) -> Vec<(Key, bool)> {
             let default = args[1..]
                 .iter()
                 .any(|a| a == "default_server" || a == "default");
-            Some((addr, default))
+            Some((addr, default, Some(l)))
+        })
+        .collect()
+}
+
+/// An address several servers listen on while none is marked `default_server`: nginx
+/// answers requests whose Host matches no `server_name` (and requests by bare IP address)
+/// with the first of them.
+pub struct Unmarked {
+    /// The address as nginx tells sockets apart (`*:80`, `127.0.0.1:8080`, `[::]:443`).
+    pub address: String,
+    /// The servers on it in configuration order, each with its `listen` for the address
+    /// (`None` for the implicit `*:80`): the first is the one nginx uses.
+    pub servers: Vec<(OccId, Option<OccId>)>,
+}
+
+/// Every address of `servers` (in configuration order) shared by two or more of them with
+/// no `default_server` among them. Addresses with variables are not read.
+pub fn unmarked(view: &View<'_>, servers: &[OccId]) -> Vec<Unmarked> {
+    let mut order: Vec<Key> = Vec::new();
+    // Per address: whether a server marks it, and the servers on it with their `listen`.
+    type OnAddress = (bool, Vec<(OccId, Option<OccId>)>);
+    let mut by_key: HashMap<Key, OnAddress> = HashMap::new();
+    for &server in servers {
+        for (key, marked, listen) in listens(view, server) {
+            let entry = by_key.entry(key.clone()).or_insert_with(|| {
+                order.push(key);
+                (false, Vec::new())
+            });
+            entry.0 |= marked;
+            // A server listening twice on one address (`listen 80; listen 80 ssl;` is an
+            // nginx error anyway) counts once.
+            if entry.1.last().map(|&(s, _)| s) != Some(server) {
+                entry.1.push((server, listen));
+            }
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|key| {
+            let (marked, list) = by_key.remove(&key)?;
+            (!marked && list.len() >= 2).then(|| Unmarked {
+                address: key.to_string(),
+                servers: list,
+            })
         })
         .collect()
 }

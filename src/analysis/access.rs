@@ -1,0 +1,88 @@
+//! Who may reach a block: the access module's list in force there (a level that sets any
+//! `allow`/`deny` replaces the inherited list, `ngx_http_access_merge_loc_conf`), the
+//! authentication that applies, and whether the server can be reached from outside at all.
+//! Shared by the rules about access control (allow without deny, responses that bypass it,
+//! status pages left open).
+
+use crate::analysis::cursor::Directive;
+use crate::stack::net::Addr;
+
+/// The `allow`/`deny` rules in force in `block` (a `location`, `server`, `if`, …), in the
+/// order nginx checks them: those of the nearest level that has any. At the top of a
+/// fragment the file's own top-level rules count (they are the includer's).
+pub fn rules(block: Directive<'_>) -> Vec<Directive<'_>> {
+    let mut at = block;
+    loop {
+        let own = merged(at.children("allow"), at.children("deny"));
+        if !own.is_empty() {
+            return own;
+        }
+        match at.parent() {
+            Some(p) => at = p,
+            None => return merged(at.siblings("allow"), at.siblings("deny")),
+        }
+    }
+}
+
+fn merged<'a>(
+    a: impl Iterator<Item = Directive<'a>>,
+    b: impl Iterator<Item = Directive<'a>>,
+) -> Vec<Directive<'a>> {
+    let mut all: Vec<Directive<'a>> = a.chain(b).collect();
+    all.sort_by_key(|d| d.occ());
+    all
+}
+
+/// The first `deny` of the rules in force in `block`: something a response that skips the
+/// access phase would bypass.
+pub fn first_deny(block: Directive<'_>) -> Option<Directive<'_>> {
+    rules(block).into_iter().find(|d| d.name() == "deny")
+}
+
+/// The authentication directives an access-phase module checks, each switched off by `off`.
+const AUTH: &[&str] = &[
+    "auth_basic",
+    "auth_request",
+    "auth_jwt",
+    "auth_pam",
+    "auth_digest",
+    "auth_ldap",
+];
+
+/// The authentication in force in `block` (`auth_basic "…"`, `auth_request /auth`), if any.
+pub fn auth(block: Directive<'_>) -> Option<Directive<'_>> {
+    AUTH.iter().find_map(|name| {
+        let d = block.effective(name).last()?;
+        let on = d.arg(0).is_some_and(|v| !v.is("off"));
+        on.then_some(d)
+    })
+}
+
+/// Access-phase handlers of third-party modules that decide per request (`access_by_lua`),
+/// which this cannot read: treated as a restriction.
+const SCRIPTED: &[&str] = &["access_by_lua", "access_by_lua_block", "access_by_lua_file"];
+
+/// Something in force in `block` that refuses some clients: a `deny`, authentication, or a
+/// scripted access check.
+pub fn restriction(block: Directive<'_>) -> Option<Directive<'_>> {
+    first_deny(block)
+        .or_else(|| auth(block))
+        .or_else(|| SCRIPTED.iter().find_map(|n| block.effective(n).next()))
+}
+
+/// Whether every `listen` of `server` is a loopback address or a unix socket, so that only
+/// local clients reach it. A server without `listen` listens on `*:80`; an address with
+/// variables, or a `server` we cannot see (a location fragment), is not known to be local.
+pub fn local_only(server: Directive<'_>) -> bool {
+    let mut any = false;
+    for l in server.children("listen") {
+        any = true;
+        let Some(a) = l.arg(0) else { return false };
+        match Addr::parse(&a.value(), 80) {
+            Some(Addr::Unix(_)) => {}
+            Some(addr) if addr.is_loopback_tcp() => {}
+            _ => return false,
+        }
+    }
+    any
+}

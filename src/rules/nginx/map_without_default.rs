@@ -1,0 +1,211 @@
+//! NGX114 map-without-default: a `map` or `geo` with no `default` entry. Requests that
+//! match no entry get the empty string, which is seldom stated on purpose; when the
+//! result decides access (`if ($allowed = 0) { return 403; }`), the empty string matches
+//! neither value and the clients the map does not list slip through: Warning.
+
+use crate::analysis::cursor::Directive;
+use crate::diagnostic::Severity;
+use crate::rules::{Context, Rule};
+use crate::source::FileId;
+use crate::stack::nginx::NginxConfig;
+use crate::syntax::nginx::tree::{NodeId, ROOT};
+use std::collections::HashMap;
+
+declare_rule! {
+    pub struct MapWithoutDefault;
+    code: NGX114,
+    name: "map-without-default",
+    lang: nginx,
+    category: Security,
+    severity: Info,
+    fix: None,
+}
+
+impl Rule for MapWithoutDefault {
+    fn check(&self, cx: &mut Context<'_>) {
+        // The `if ($var = value) { return …; }` checks, by variable, found once: each with
+        // its value and whether it refuses (4xx/5xx).
+        let mut checks: HashMap<String, Vec<Check<'_>>> = HashMap::new();
+        for i in cx.nginx_directives("if") {
+            if let Some((var, check)) = check_on_value(i) {
+                checks.entry(var).or_default().push(check);
+            }
+        }
+        for name in ["map", "geo"] {
+            for d in cx.nginx_directives(name) {
+                if !d.has_block() {
+                    continue;
+                }
+                let Some(result) = d.args().last().map(|a| a.value().to_ascii_lowercase()) else {
+                    continue;
+                };
+                if !result.starts_with('$') {
+                    continue;
+                }
+                let inst = d.instance();
+                let occ = inst.expanded.get(d.occ());
+                let mut values = Vec::new();
+                match entries(&inst.config, occ.file, occ.node, 0, &mut values) {
+                    Some(false) => {}
+                    // A default, or an include we could not read (which may hold it).
+                    Some(true) | None => continue,
+                }
+                let source = if name == "geo" && d.args().len() == 1 {
+                    "$remote_addr".to_string()
+                } else {
+                    d.arg(0).map(|a| a.value().into_owned()).unwrap_or_default()
+                };
+                let on_result: Vec<&Check<'_>> = checks
+                    .get(&result)
+                    .map(|v| {
+                        v.iter()
+                            .filter(|c| std::ptr::eq(c.at.instance(), inst))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let same_config = fails_open(&values, &on_result);
+                let shown = d
+                    .args()
+                    .last()
+                    .map(|a| a.value().into_owned())
+                    .unwrap_or_default();
+                let mut message = format!(
+                    "`{name} {source} {shown}` has no `default`: requests that match no entry get an empty {shown}"
+                );
+                if !same_config.is_empty() {
+                    message.push_str(&format!(
+                        ", which the access check `{}` does not refuse, so every client the {name} does not list gets through",
+                        condition(same_config[0])
+                    ));
+                }
+                let diag = cx.report(d.file(), d.span(), message);
+                for c in &same_config {
+                    diag.label(c.file().clone(), c.span(), "lets an empty value through");
+                }
+                if !same_config.is_empty() {
+                    diag.severity = Severity::Warning;
+                }
+                diag.help = Some(
+                    "state the value for unmatched requests: `default …;` as the first entry (`default \"\";` when empty is meant)"
+                        .to_string(),
+                );
+            }
+        }
+    }
+}
+
+/// An `if ($var = value) { return …; }`.
+struct Check<'a> {
+    at: Directive<'a>,
+    value: String,
+    refuses: bool,
+}
+
+/// The refusing checks an unlisted client slips past: the map names a value that is
+/// refused and a value that nothing checks (the one that lets clients in), so it sorts
+/// clients both ways and an unlisted one, with the empty value, is sorted as neither —
+/// and not refused. A map whose values are all acted on (`307` redirects, `425` refuses)
+/// lists only the exceptions, and the empty value is meant to pass.
+fn fails_open<'a>(values: &[String], checks: &[&Check<'a>]) -> Vec<Directive<'a>> {
+    let refused: Vec<&Check<'a>> = checks
+        .iter()
+        .copied()
+        .filter(|c| c.refuses && values.contains(&c.value))
+        .collect();
+    let passes = values
+        .iter()
+        .any(|v| !v.is_empty() && !checks.iter().any(|c| &c.value == v));
+    if refused.is_empty() || !passes {
+        return Vec::new();
+    }
+    refused.iter().map(|c| c.at).collect()
+}
+
+/// Whether the word-list block at `node` of `file` has a `default` entry, collecting the
+/// other entries' values: `None` when an `include` in it read nothing (the default may be
+/// there).
+fn entries(
+    config: &NginxConfig,
+    file: FileId,
+    node: NodeId,
+    depth: usize,
+    values: &mut Vec<String>,
+) -> Option<bool> {
+    // nginx refuses includes nested deeper than this long before.
+    const MAX_DEPTH: usize = 16;
+    let f = config.file(file);
+    let tree = &f.parsed.tree;
+    let text = &f.source.text;
+    let mut unsure = false;
+    for id in tree.children(node) {
+        let Some(d) = tree.node(id).kind.statement() else {
+            continue;
+        };
+        let key = tree.name(d);
+        if key.is(text, "default") {
+            return Some(true);
+        }
+        if key.is(text, "include") {
+            match config.includes.get(file, id) {
+                Some(targets) if !targets.is_empty() && depth < MAX_DEPTH => {
+                    for &t in targets {
+                        match entries(config, t, ROOT, depth + 1, values) {
+                            Some(true) => return Some(true),
+                            None => unsure = true,
+                            Some(false) => {}
+                        }
+                    }
+                }
+                _ => unsure = true,
+            }
+            continue;
+        }
+        if let Some(v) = tree.args(d).first() {
+            values.push(v.text(text).into_owned());
+        }
+    }
+    if unsure {
+        None
+    } else {
+        Some(false)
+    }
+}
+
+/// The variable and check of an `if ($var = value) { return …; }` with a non-empty
+/// `value` (so an empty `$var` does not trigger it).
+fn check_on_value(i: Directive<'_>) -> Option<(String, Check<'_>)> {
+    let words: Vec<String> = i.args().map(|a| a.value().into_owned()).collect();
+    let joined = words.join(" ");
+    let inner = joined.trim().strip_prefix('(')?.strip_suffix(')')?.trim();
+    let mut parts = inner.split_whitespace();
+    let (var, op, value) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() || op != "=" || !var.starts_with('$') {
+        return None;
+    }
+    if value.is_empty() || value == "\"\"" || value == "''" {
+        return None;
+    }
+    let returns: Vec<Directive<'_>> = i.children("return").collect();
+    if returns.is_empty() {
+        return None;
+    }
+    let refuses = returns.iter().any(|r| {
+        r.arg(0)
+            .and_then(|c| c.value().parse::<u16>().ok())
+            .is_some_and(|c| c >= 400)
+    });
+    let value = value.trim_matches(|c| c == '"' || c == '\'').to_string();
+    Some((
+        var.to_ascii_lowercase(),
+        Check {
+            at: i,
+            value,
+            refuses,
+        },
+    ))
+}
+
+fn condition(i: Directive<'_>) -> String {
+    let words: Vec<String> = i.args().map(|a| a.value().into_owned()).collect();
+    format!("if {}", words.join(" "))
+}

@@ -1,0 +1,172 @@
+//! Differential test: what the access-control and `if` rules claim nginx does, checked
+//! against the real nginx on one configuration, and that lemplint reports each case.
+//!
+//! - NGX110: a location with only `allow 10.0.0.0/8;` still serves 127.0.0.1;
+//! - NGX111: `deny all;` with `return 200` still answers 200 (rewrite phase first);
+//! - NGX113: a non-ending `if` makes the location skip its `try_files`;
+//! - NGX139: `$2` after a regex with one group is empty.
+//!
+//! Without nginx the test is skipped with a note, or fails when `CI=true`.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// nginx in the foreground, one process, killed when dropped.
+struct Nginx(Child);
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// One HTTP/1.0 GET: the status and the body.
+fn get(port: u16, target: &str) -> (String, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to nginx");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(format!("GET {target} HTTP/1.0\r\nHost: t\r\n\r\n").as_bytes())
+        .unwrap();
+    let mut resp = Vec::new();
+    s.read_to_end(&mut resp).expect("read the answer");
+    let text = String::from_utf8_lossy(&resp).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.split(' ').nth(1).unwrap_or("?").to_string();
+    (status, body.to_string())
+}
+
+fn config(prefix: &Path, port: u16) -> String {
+    format!(
+        r#"error_log {p}/error.log;
+pid {p}/nginx.pid;
+events {{}}
+http {{
+    access_log off;
+    server_tokens off;
+    client_body_temp_path {p}/tmp;
+    proxy_temp_path {p}/tmp;
+    fastcgi_temp_path {p}/tmp;
+    uwsgi_temp_path {p}/tmp;
+    scgi_temp_path {p}/tmp;
+    server {{
+        listen 127.0.0.1:{port};
+        root {p}/html;
+        location /a/ {{
+            allow 10.0.0.0/8;
+            return 200 "a";
+        }}
+        location /b/ {{
+            deny all;
+            return 200 "b";
+        }}
+        location /c/ {{
+            try_files /exists.txt =404;
+            if ($arg_x) {{
+                set $seen 1;
+            }}
+        }}
+        location ~ ^/d/(\w+)$ {{
+            return 200 "[$1][$2]";
+        }}
+    }}
+}}
+"#,
+        p = prefix.display()
+    )
+}
+
+#[test]
+fn access_and_if_rules_agree_with_nginx() {
+    let Some(nginx) = common::nginx_binary().filter(|b| {
+        Command::new(b)
+            .arg("-v")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{what} is required on CI (CI=true) for tests/access_binary.rs");
+        }
+        eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tmp.path();
+    std::fs::create_dir_all(prefix.join("html")).unwrap();
+    std::fs::create_dir_all(prefix.join("tmp")).unwrap();
+    std::fs::write(prefix.join("html/exists.txt"), "exists").unwrap();
+    let port = free_port();
+    let conf = prefix.join("nginx.conf");
+    std::fs::write(&conf, config(prefix, port)).unwrap();
+
+    // lemplint's side: each rule reports its case.
+    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args(["lint", "--isolated", "--format", "concise", "--select"])
+        .arg("NGX110,NGX111,NGX113,NGX139")
+        .arg(&conf)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    for (line, code) in [
+        (16, "NGX110"),
+        (21, "NGX111"),
+        (25, "NGX113"),
+        (30, "NGX139"),
+    ] {
+        let at = format!("nginx.conf:{line}:");
+        assert!(
+            report
+                .lines()
+                .any(|l| l.contains(&at) && l.contains(&format!("[{code}]"))),
+            "{code} at line {line} missing:\n{report}"
+        );
+    }
+
+    // nginx's side.
+    let _running = Nginx(
+        Command::new(&nginx)
+            .arg("-p")
+            .arg(prefix)
+            .arg("-c")
+            .arg(&conf)
+            .args(["-g", "daemon off; master_process off;"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start nginx"),
+    );
+    let ready = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            ready.elapsed() < Duration::from_secs(10),
+            "nginx did not start: {}",
+            std::fs::read_to_string(prefix.join("error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // NGX110: 127.0.0.1 is not in 10.0.0.0/8, and no rule refuses it.
+    assert_eq!(get(port, "/a/"), ("200".to_string(), "a".to_string()));
+    // NGX111: the return answers before the access phase's deny.
+    assert_eq!(get(port, "/b/"), ("200".to_string(), "b".to_string()));
+    // NGX113: try_files serves exists.txt, except when the if holds.
+    assert_eq!(get(port, "/c/x"), ("200".to_string(), "exists".to_string()));
+    assert_eq!(get(port, "/c/x?x=1").0, "404");
+    // NGX139: the one group is there, the second is empty.
+    assert_eq!(
+        get(port, "/d/abc"),
+        ("200".to_string(), "[abc][]".to_string())
+    );
+}
