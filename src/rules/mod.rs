@@ -226,6 +226,7 @@ registry! {
     nginx::invalid_flag_value::InvalidFlagValue,
     nginx::removed_directive::RemovedDirective,
     nginx::header_crlf_injection::HeaderCrlfInjection,
+    nginx::header_lost_by_inheritance::HeaderLostByInheritance,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -5,6 +5,7 @@ pub mod duplicate_directive;
 pub mod fastcgi_over_loopback_tcp;
 pub mod gzip_types_duplicate_html;
 pub mod header_crlf_injection;
+pub mod header_lost_by_inheritance;
 pub mod include_cycle;
 pub mod include_not_found;
 pub mod invalid_argument_count;
