@@ -4,6 +4,7 @@
 pub mod catalogue;
 pub mod cursor;
 pub mod header_lists;
+pub mod https_servers;
 pub mod ini_comments;
 pub mod locations;
 pub mod nginx_main;

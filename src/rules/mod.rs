@@ -227,6 +227,8 @@ registry! {
     nginx::removed_directive::RemovedDirective,
     nginx::header_crlf_injection::HeaderCrlfInjection,
     nginx::header_lost_by_inheritance::HeaderLostByInheritance,
+    nginx::hsts_missing_or_weak::HstsMissingOrWeak,
+    nginx::http_not_redirected_to_https::HttpNotRedirectedToHttps,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

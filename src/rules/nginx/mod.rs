@@ -6,6 +6,8 @@ pub mod fastcgi_over_loopback_tcp;
 pub mod gzip_types_duplicate_html;
 pub mod header_crlf_injection;
 pub mod header_lost_by_inheritance;
+pub mod hsts_missing_or_weak;
+pub mod http_not_redirected_to_https;
 pub mod include_cycle;
 pub mod include_not_found;
 pub mod invalid_argument_count;
