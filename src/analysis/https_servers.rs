@@ -190,6 +190,8 @@ pub fn is_http_server(server: Directive<'_>) -> bool {
         "fastcgi_pass",
         "return",
         "rewrite",
+        // Stream servers have had one only since nginx 1.25.5, and rarely use it.
+        "server_name",
     ];
     HTTP_ONLY
         .iter()

@@ -8,6 +8,7 @@ pub mod https_servers;
 pub mod ini_comments;
 pub mod locations;
 pub mod nginx_main;
+pub mod ocsp_stapling;
 pub mod pcre;
 pub mod stack_links;
 pub mod sysctl_keys;
