@@ -9,6 +9,7 @@ pub mod ini_comments;
 pub mod locations;
 pub mod nginx_main;
 pub mod ocsp_stapling;
+pub mod openssl_groups;
 pub mod pcre;
 pub mod stack_links;
 pub mod sysctl_keys;

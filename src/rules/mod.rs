@@ -231,6 +231,7 @@ registry! {
     nginx::http_not_redirected_to_https::HttpNotRedirectedToHttps,
     tls::ssl_stapling_without_resolver::SslStaplingWithoutResolver,
     tls::ssl_stapling_letsencrypt::SslStaplingLetsencrypt,
+    tls::ssl_ecdh_curve_unknown::SslEcdhCurveUnknown,
     tls::quic_bpf_reuseport::QuicBpfReuseport,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
