@@ -232,6 +232,7 @@ registry! {
     tls::ssl_stapling_without_resolver::SslStaplingWithoutResolver,
     tls::ssl_stapling_letsencrypt::SslStaplingLetsencrypt,
     tls::ssl_ecdh_curve_unknown::SslEcdhCurveUnknown,
+    tls::http2_misdirected_request::Http2MisdirectedRequest,
     tls::quic_bpf_reuseport::QuicBpfReuseport,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,

@@ -11,6 +11,7 @@
 //! the TLS servers that use it; a TLS server relying on nginx's defaults is judged on those,
 //! once per `http` block ([`crate::analysis::tls_settings::settings`]).
 
+pub mod http2_misdirected_request;
 pub mod quic_bpf_reuseport;
 pub mod ssl_ciphers_invalid;
 pub mod ssl_dhe_key_exchange;
