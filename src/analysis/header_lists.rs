@@ -9,8 +9,10 @@
 //! list is appended to the level's own. The mode itself is inherited like any setting.
 
 use crate::analysis::cursor::Directive;
+use crate::source::{FileId, Span};
 use crate::stack::expanded::NO_PARENT;
 use crate::stack::model::NginxInstance;
+use std::collections::HashSet;
 
 /// `add_header_inherit` / `add_trailer_inherit` in effect at a level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +141,30 @@ pub fn more_set_anywhere_above(level: Level<'_>, header: &str) -> bool {
         l = here.parent();
     }
     false
+}
+
+/// The `include` arguments of `inst` lemplint could not read (missing, outside the tree, a
+/// template), as (file, span): built once per configuration, so a rule asks per block in
+/// constant time.
+pub fn unread_includes(inst: &NginxInstance) -> HashSet<(FileId, Span)> {
+    inst.config
+        .problems
+        .iter()
+        .map(|p| (p.file, p.span))
+        .collect()
+}
+
+/// Whether `block` holds an `include` listed in `unread`.
+pub fn has_unread_include(block: Directive<'_>, unread: &HashSet<(FileId, Span)>) -> bool {
+    if unread.is_empty() {
+        return false;
+    }
+    let inst = block.instance();
+    block.children("include").any(|inc| {
+        let file = inst.expanded.get(inc.occ()).file;
+        inc.arg(0)
+            .is_some_and(|arg| unread.contains(&(file, arg.raw())))
+    })
 }
 
 /// Response headers that protect the client: losing one weakens the site, not only its

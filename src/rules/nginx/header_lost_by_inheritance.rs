@@ -17,15 +17,17 @@
 
 use crate::analysis::cursor::Directive;
 use crate::analysis::header_lists::{
-    is_security_header, more_set_anywhere_above, sent, Inherit, Level,
+    has_unread_include, is_security_header, more_set_anywhere_above, sent, unread_includes,
+    Inherit, Level,
 };
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
+use crate::source::{FileId, Span};
 use crate::stack::expanded::OccId;
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::known;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 declare_rule! {
     pub struct HeaderLostByInheritance;
@@ -111,6 +113,7 @@ impl Rule for HeaderLostByInheritance {
             // One judgement per level of each configuration.
             let mut judged: HashSet<(*const NginxInstance, OccId)> = HashSet::new();
             let written: Vec<Directive<'_>> = cx.nginx_directives(kind.name).collect();
+            let mut unread: HashMap<*const NginxInstance, HashSet<(FileId, Span)>> = HashMap::new();
             for d in written {
                 let Some(block) = d.parent() else {
                     continue;
@@ -122,7 +125,10 @@ impl Rule for HeaderLostByInheritance {
                 if d.contexts() & http == 0 {
                     continue;
                 }
-                judge(cx, kind, block);
+                let unread = unread
+                    .entry(block.instance())
+                    .or_insert_with(|| unread_includes(block.instance()));
+                judge(cx, kind, block, unread);
             }
         }
     }
@@ -137,7 +143,12 @@ fn key(kind: &Kind, d: Directive<'_>) -> Option<String> {
     })
 }
 
-fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>) {
+fn judge(
+    cx: &mut Context<'_>,
+    kind: &Kind,
+    block: Directive<'_>,
+    unread: &HashSet<(FileId, Span)>,
+) {
     let level = Level::of(block);
     let Some(parent) = level.parent() else {
         return;
@@ -152,7 +163,7 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>) {
         }
         None => block.inherited(kind.name).collect(),
     };
-    if inherited.is_empty() || has_unread_include(block) {
+    if inherited.is_empty() || has_unread_include(block, unread) {
         return;
     }
     let own = level.own(kind.name);
@@ -266,22 +277,6 @@ pub(crate) fn describe(block: Directive<'_>) -> String {
         s.push_str(&a.raw_text());
     }
     s
-}
-
-/// Whether the level holds an `include` nginx would read but lemplint could not (missing,
-/// outside the tree, a template): what it adds is unknown.
-fn has_unread_include(block: Directive<'_>) -> bool {
-    let inst = block.instance();
-    block.children("include").any(|inc| {
-        let Some(arg) = inc.arg(0) else {
-            return false;
-        };
-        let file = inst.expanded.get(inc.occ()).file;
-        inst.config
-            .problems
-            .iter()
-            .any(|p| p.file == file && p.span == arg.raw())
-    })
 }
 
 /// Copies the lost directives after the level's last own one, when that one is written in
