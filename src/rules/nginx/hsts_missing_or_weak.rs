@@ -14,16 +14,19 @@
 //! headers and where they are set); this rule does not repeat it.
 
 use crate::analysis::cursor::Directive;
-use crate::analysis::header_lists::{more_set_anywhere_above, more_set_header_names, sent, Level};
+use crate::analysis::header_lists::{
+    more_set_anywhere_above, more_set_header_names, sent, unread_includes, Level,
+};
 use crate::analysis::https_servers::{
     answer, is_http_server, names, rejects_handshakes, tls_listen, Answer,
 };
 use crate::diagnostic::Severity;
 use crate::fix::Fix;
 use crate::rules::{Context, Rule};
+use crate::source::{FileId, Span};
 use crate::stack::expanded::OccId;
 use crate::stack::model::NginxInstance;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 declare_rule! {
     pub struct HstsMissingOrWeak;
@@ -72,6 +75,7 @@ impl Rule for HstsMissingOrWeak {
             }
         }
         let servers: Vec<Directive<'_>> = cx.nginx_directives("server").collect();
+        let mut unread: HashMap<*const NginxInstance, HashSet<(FileId, Span)>> = HashMap::new();
         for server in servers {
             if !is_http_server(server) || inside.contains(&key(server)) {
                 continue;
@@ -86,7 +90,12 @@ impl Rule for HstsMissingOrWeak {
             let list = sent(level, "add_header", "add_header_inherit");
             if list.iter().any(|d| d.arg(0).is_some_and(|a| a.is(HSTS)))
                 || more_set_anywhere_above(level, HSTS)
-                || unread_include_above(server)
+                || unread_include_above(
+                    server,
+                    unread
+                        .entry(server.instance())
+                        .or_insert_with(|| unread_includes(server.instance())),
+                )
             {
                 continue;
             }
@@ -115,7 +124,7 @@ impl Rule for HstsMissingOrWeak {
 
 /// Whether the server or a level above it holds an include lemplint could not read, or one
 /// of a deploy-time file: it may set the header.
-fn unread_include_above(server: Directive<'_>) -> bool {
+fn unread_include_above(server: Directive<'_>, unread: &HashSet<(FileId, Span)>) -> bool {
     let inst = server.instance();
     let mut level = Some(server);
     while let Some(b) = level {
@@ -129,12 +138,7 @@ fn unread_include_above(server: Directive<'_>) -> bool {
                 let deployed = ["%", "{{", "${", "hsts", "header", "security"]
                     .iter()
                     .any(|m| path.contains(m));
-                deployed
-                    || inst
-                        .config
-                        .problems
-                        .iter()
-                        .any(|p| p.file == file && p.span == arg.raw())
+                deployed || unread.contains(&(file, arg.raw()))
             })
         });
         if unread {
