@@ -11,8 +11,13 @@
 //! the TLS servers that use it; a TLS server relying on nginx's defaults is judged on those,
 //! once per `http` block ([`crate::analysis::tls_settings::settings`]).
 
+pub mod http2_misdirected_request;
+pub mod quic_bpf_reuseport;
 pub mod ssl_ciphers_invalid;
 pub mod ssl_dhe_key_exchange;
+pub mod ssl_ecdh_curve_unknown;
 pub mod ssl_insecure_ciphers;
 pub mod ssl_legacy_protocols;
 pub mod ssl_session_cache_missing;
+pub mod ssl_stapling_letsencrypt;
+pub mod ssl_stapling_without_resolver;

@@ -1,0 +1,336 @@
+//! NGX116 header-lost-by-inheritance: a level (server, location, `if` in a location) that
+//! writes its own `add_header` — or `proxy_set_header`, `fastcgi_param`, … — no longer
+//! inherits any of the enclosing level's: nginx takes the parent's list only into a level
+//! that sets none. A location adding `Cache-Control` silently drops the server's
+//! `Strict-Transport-Security` and `Content-Security-Policy`.
+//!
+//! The lists are the ones nginx builds: `add_header`/`add_trailer` after
+//! `add_header_inherit`/`add_trailer_inherit` (nginx 1.29.3; `merge` keeps the parent's,
+//! `off` drops them on purpose) — analysis::header_lists; the others replace the parent's
+//! list whenever the level has an entry (their merge functions: ngx_http_proxy_merge_headers,
+//! ngx_http_fastcgi_merge_params, ngx_http_upstream_hide_headers_hash). A header the level
+//! writes again is not lost, nor one `more_set_headers` sets (headers-more merges every
+//! level). nginx's own defaults (`Host $proxy_host`, `Connection close`) are added whatever
+//! the configuration says, so they are never "lost"; only what the configuration set is
+//! named. A level holding an include that could not be read is not judged: what it adds is
+//! unknown.
+
+use crate::analysis::cursor::Directive;
+use crate::analysis::header_lists::{
+    has_unread_include, is_security_header, more_set_anywhere_above, sent, unread_includes,
+    Inherit, Level,
+};
+use crate::diagnostic::Severity;
+use crate::fix::{Edit, Fix};
+use crate::rules::{Context, Rule};
+use crate::source::{FileId, Span};
+use crate::stack::expanded::OccId;
+use crate::stack::model::NginxInstance;
+use crate::syntax::nginx::known;
+use std::collections::{HashMap, HashSet};
+
+declare_rule! {
+    pub struct HeaderLostByInheritance;
+    code: NGX116,
+    name: "header-lost-by-inheritance",
+    lang: nginx,
+    category: Security,
+    severity: Warning,
+    fix: Sometimes,
+}
+
+/// An array-like directive a level replaces as a whole.
+struct Kind {
+    name: &'static str,
+    /// The `*_inherit` directive that changes how the list is inherited, if any.
+    inherit: Option<&'static str>,
+    /// What its entries are, for the message (plural).
+    what: &'static str,
+    /// Whether its names compare ignoring case (header names do; FastCGI params do not).
+    caseless: bool,
+}
+
+const KINDS: &[Kind] = &[
+    Kind {
+        name: "add_header",
+        inherit: Some("add_header_inherit"),
+        what: "response headers",
+        caseless: true,
+    },
+    Kind {
+        name: "add_trailer",
+        inherit: Some("add_trailer_inherit"),
+        what: "trailers",
+        caseless: true,
+    },
+    Kind {
+        name: "proxy_set_header",
+        inherit: None,
+        what: "request headers to the upstream",
+        caseless: true,
+    },
+    Kind {
+        name: "proxy_hide_header",
+        inherit: None,
+        what: "hidden upstream headers",
+        caseless: true,
+    },
+    Kind {
+        name: "proxy_pass_header",
+        inherit: None,
+        what: "passed upstream headers",
+        caseless: true,
+    },
+    Kind {
+        name: "grpc_set_header",
+        inherit: None,
+        what: "request headers to the gRPC upstream",
+        caseless: true,
+    },
+    Kind {
+        name: "fastcgi_param",
+        inherit: None,
+        what: "FastCGI params",
+        caseless: false,
+    },
+    Kind {
+        name: "uwsgi_param",
+        inherit: None,
+        what: "uwsgi params",
+        caseless: false,
+    },
+    Kind {
+        name: "scgi_param",
+        inherit: None,
+        what: "SCGI params",
+        caseless: false,
+    },
+];
+
+impl Rule for HeaderLostByInheritance {
+    fn check(&self, cx: &mut Context<'_>) {
+        for kind in KINDS {
+            // One judgement per level of each configuration.
+            let mut judged: HashSet<(*const NginxInstance, OccId)> = HashSet::new();
+            let written: Vec<Directive<'_>> = cx.nginx_directives(kind.name).collect();
+            let mut unread: HashMap<*const NginxInstance, HashSet<(FileId, Span)>> = HashMap::new();
+            for d in written {
+                let Some(block) = d.parent() else {
+                    continue;
+                };
+                if !judged.insert((block.instance(), block.occ())) {
+                    continue;
+                }
+                let http = known::HTTP_SRV | known::HTTP_LOC | known::HTTP_LIF;
+                if d.contexts() & http == 0 {
+                    continue;
+                }
+                let unread = unread
+                    .entry(block.instance())
+                    .or_insert_with(|| unread_includes(block.instance()));
+                judge(cx, kind, block, unread);
+            }
+        }
+    }
+}
+
+fn key(kind: &Kind, d: Directive<'_>) -> Option<String> {
+    let name = d.arg(0)?.value().into_owned();
+    Some(if kind.caseless {
+        name.to_ascii_lowercase()
+    } else {
+        name
+    })
+}
+
+fn judge(
+    cx: &mut Context<'_>,
+    kind: &Kind,
+    block: Directive<'_>,
+    unread: &HashSet<(FileId, Span)>,
+) {
+    let level = Level::of(block);
+    let Some(parent) = level.parent() else {
+        return;
+    };
+    let inherited = match kind.inherit {
+        Some(inherit) => {
+            if level.inherit_mode(inherit) != Inherit::On {
+                // `merge` keeps the parent's entries; `off` drops them on purpose.
+                return;
+            }
+            sent(parent, kind.name, inherit)
+        }
+        None => block.inherited(kind.name).collect(),
+    };
+    if inherited.is_empty() || has_unread_include(block, unread) {
+        return;
+    }
+    let own = level.own(kind.name);
+    let mut present: HashSet<String> = own.iter().filter_map(|&d| key(kind, d)).collect();
+    // `add_header "" …` is the old idiom for "inherit nothing here": deliberate.
+    if kind.inherit.is_some() && present.contains("") {
+        return;
+    }
+    let mut lost = Vec::new();
+    for d in inherited {
+        let Some(k) = key(kind, d) else {
+            continue;
+        };
+        if !present.insert(k) {
+            continue;
+        }
+        let name = d.arg(0).map(|a| a.value().into_owned()).unwrap_or_default();
+        if kind.name == "add_header" && more_set_anywhere_above(level, &name) {
+            continue;
+        }
+        lost.push((d, name));
+    }
+    let Some(&first) = own.first() else {
+        return;
+    };
+    // The finding goes on the block's first own entry when the block's file holds one; an
+    // entry from a snippet several blocks include would carry only one of their findings,
+    // so then it goes on the block itself.
+    let at = own
+        .iter()
+        .copied()
+        .find(|d| d.same_file(block))
+        .unwrap_or(block);
+    if lost.is_empty() || !cx.claim(at.file(), at.span()) {
+        return;
+    }
+    let security = kind.name == "add_header" && lost.iter().any(|(_, n)| is_security_header(n));
+    let here = describe(block);
+    let from = match lost[0].0.parent() {
+        Some(p) => format!("`{}`", describe(p)),
+        None => {
+            let path = &lost[0].0.file().path;
+            let name = path.file_name().map_or(path.as_os_str(), |n| n);
+            format!("the top level of `{}`", name.to_string_lossy())
+        }
+    };
+    let names: Vec<&str> = lost.iter().map(|(_, n)| n.as_str()).collect();
+    let count = if names.len() == 1 {
+        format!("the {} set in {from} is", singular(kind.what))
+    } else {
+        format!("the {} {} set in {from} are", names.len(), kind.what)
+    };
+    let message = format!(
+        "`{here}` sets its own `{}`, so {count} not inherited: {}",
+        kind.name,
+        names.join(", ")
+    );
+    let help = match kind.inherit {
+        Some(inherit) => format!(
+            "nginx inherits `{0}` only into a level that sets none: repeat the lost ones in `{here}` \
+             (or put them in a file both levels include); on nginx 1.29.3 and later `{inherit} merge;` keeps them",
+            kind.name
+        ),
+        None => format!(
+            "nginx inherits `{0}` only into a level that sets none: repeat the lost ones in `{here}` \
+             (or put them in a file both levels include)",
+            kind.name
+        ),
+    };
+    let fix = copy_fix(first, &own, block, &lost);
+    let f = cx.report(at.file(), at.span(), message);
+    if at == block {
+        f.label(
+            first.file().clone(),
+            first.span(),
+            format!("`{here}` sets `{}` here", kind.name),
+        );
+    }
+    if !security {
+        f.severity = Severity::Info;
+    }
+    for (d, name) in &lost {
+        f.label(
+            d.file().clone(),
+            d.span(),
+            format!("`{name}` is set here, not in `{here}`"),
+        );
+    }
+    f.help = Some(help);
+    if let Some(fix) = fix {
+        f.with_fix(fix);
+    }
+}
+
+fn singular(what: &str) -> String {
+    match what {
+        "request headers to the upstream" => "request header to the upstream".into(),
+        "request headers to the gRPC upstream" => "request header to the gRPC upstream".into(),
+        w => w
+            .strip_suffix('s')
+            .unwrap_or(w)
+            .replace("headers", "header"),
+    }
+}
+
+/// `location /api`, `server`, `if ($x)`: a block as its opening line reads.
+pub(crate) fn describe(block: Directive<'_>) -> String {
+    let mut s = block.name().to_string();
+    for a in block.args() {
+        s.push(' ');
+        s.push_str(&a.raw_text());
+    }
+    s
+}
+
+/// Copies the lost directives after the level's last own one, when that one is written in
+/// the block's own file (an edit in an included snippet would change every includer).
+fn copy_fix(
+    first: Directive<'_>,
+    own: &[Directive<'_>],
+    block: Directive<'_>,
+    lost: &[(Directive<'_>, String)],
+) -> Option<Fix> {
+    let anchor = own.iter().rev().find(|d| d.same_file(block))?;
+    let _ = first;
+    let text = &anchor.file().text;
+    // The insertion goes after the anchor's line: only when nothing but its `;` (and a
+    // comment) follows it there, not a `}` closing a one-line block.
+    let last = anchor.args().last().map_or(anchor.span(), |a| a.raw());
+    let rest = &text[last.end as usize..];
+    let line = &rest[..rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len())];
+    let line = String::from_utf8_lossy(line);
+    let after = line.trim_start().strip_prefix(';')?.trim();
+    if !(after.is_empty() || after.starts_with('#')) {
+        return None;
+    }
+    let start = anchor.span().start as usize;
+    let line_start = text[..start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let indent: String = text[line_start..start]
+        .iter()
+        .take_while(|b| **b == b' ' || **b == b'\t')
+        .map(|&b| b as char)
+        .collect();
+    let nl = if text.windows(2).any(|w| w == b"\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let statements: Vec<String> = lost
+        .iter()
+        .map(|(d, _)| {
+            let mut s = d.name().to_string();
+            for a in d.args() {
+                s.push(' ');
+                s.push_str(&a.raw_text());
+            }
+            s.push(';');
+            s
+        })
+        .collect();
+    let joined = statements.join(&format!("{nl}{indent}"));
+    let edit: Edit = anchor.insert_after(&joined);
+    Some(Fix::unsafe_(
+        format!("Repeat the {} lost directive(s) here", lost.len()),
+        vec![edit],
+    ))
+}

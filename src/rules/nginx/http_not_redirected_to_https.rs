@@ -1,0 +1,116 @@
+//! NGX118 http-not-redirected-to-https: a plain-HTTP server on port 80 answers for a name a
+//! TLS server of the same configuration also serves, and serves content instead of
+//! redirecting to `https://`. Visitors who type the name, or follow an old `http://` link,
+//! stay on the unencrypted site (and never receive the TLS server's HSTS).
+//!
+//! Only public port-80 listeners are judged (not `127.0.0.1`, `localhost`, a unix socket
+//! or another port, which are usually a proxy's backend), and only names the two servers
+//! share. A server that redirects or refuses everything, an ACME challenge location aside,
+//! is fine (analysis::https_servers).
+
+use crate::analysis::cursor::Directive;
+use crate::analysis::https_servers::{answer, is_http_server, names, tls_listen, Answer};
+use crate::rules::{Context, Rule};
+use std::collections::HashMap;
+
+declare_rule! {
+    pub struct HttpNotRedirectedToHttps;
+    code: NGX118,
+    name: "http-not-redirected-to-https",
+    lang: nginx,
+    category: Security,
+    severity: Info,
+    fix: None,
+}
+
+impl Rule for HttpNotRedirectedToHttps {
+    fn check(&self, cx: &mut Context<'_>) {
+        for inst in &cx.stack.nginx {
+            let servers: Vec<Directive<'_>> = crate::analysis::cursor::named(inst, "server")
+                .filter(|s| is_http_server(*s))
+                .collect();
+            // Names served over TLS, with the server_name that says so.
+            let mut tls: HashMap<String, Directive<'_>> = HashMap::new();
+            for s in &servers {
+                if tls_listen(*s).is_some() {
+                    for (sn, name) in names(*s) {
+                        tls.entry(name).or_insert(sn);
+                    }
+                }
+            }
+            if tls.is_empty() {
+                continue;
+            }
+            for s in servers {
+                if tls_listen(s).is_some() || !public_port_80(s) {
+                    continue;
+                }
+                // A name without a dot (`localhost`, `symfony2`, a container's name) is an
+                // internal one: nobody types it into a browser from outside.
+                let shared: Vec<(Directive<'_>, String, Directive<'_>)> = names(s)
+                    .into_iter()
+                    .filter(|(_, n)| n.contains('.') && !n.starts_with("localhost"))
+                    .filter_map(|(sn, n)| tls.get(&n).map(|t| (sn, n, *t)))
+                    .collect();
+                let Some((sn, first, tls_sn)) = shared.first().cloned() else {
+                    continue;
+                };
+                if answer(s) != Answer::Content {
+                    continue;
+                }
+                let list: Vec<&str> = shared.iter().map(|(_, n, _)| n.as_str()).collect();
+                let at = s.children("listen").next().unwrap_or(sn);
+                let f = cx.report(
+                    at.file(),
+                    at.span(),
+                    format!(
+                        "this plain-HTTP server serves `{}` instead of redirecting to the TLS server for the same name",
+                        list.join("`, `")
+                    ),
+                );
+                f.label(
+                    tls_sn.file().clone(),
+                    tls_sn.span(),
+                    format!("`{first}` is served over TLS here"),
+                );
+                f.help = Some(
+                    "answer every request with `return 301 https://$host$request_uri;` (keep a \
+                     `location /.well-known/acme-challenge/` if certificates are issued over HTTP)"
+                        .into(),
+                );
+            }
+        }
+    }
+}
+
+/// Whether the server listens on port 80 of a public address (no `listen` means `*:80`).
+fn public_port_80(server: Directive<'_>) -> bool {
+    let mut listens = server.children("listen").peekable();
+    if listens.peek().is_none() {
+        return true;
+    }
+    listens.any(|l| {
+        let Some(a) = l.arg(0) else {
+            return false;
+        };
+        let v = a.value().to_ascii_lowercase();
+        if v.starts_with("unix:") {
+            return false;
+        }
+        let (host, port) = if let Some(rest) = v.strip_prefix('[') {
+            let (h, p) = rest.split_once(']').unwrap_or((rest, ""));
+            (
+                h.to_string(),
+                p.strip_prefix(':').unwrap_or("80").to_string(),
+            )
+        } else if let Some((h, p)) = v.rsplit_once(':') {
+            (h.to_string(), p.to_string())
+        } else if v.bytes().all(|b| b.is_ascii_digit()) {
+            ("*".to_string(), v.clone())
+        } else {
+            (v.clone(), "80".to_string())
+        };
+        let internal = host == "localhost" || host.starts_with("127.") || host == "::1";
+        port == "80" && !internal
+    })
+}
