@@ -6,12 +6,12 @@
 //!
 //! - `try_files` in the location and an `if` that does not end the request: the try_files
 //!   module has no merge function, so the `if` block has no `try_files` and skips it;
-//! - `add_header` inside the `if` while the location has other headers: a level that sets
-//!   any replaces the inherited list, so those headers are dropped (unless
-//!   `add_header_inherit merge`);
 //! - two `if`s that both go on: when both hold, only the last one's configuration is used,
 //!   so the first one's directives (other than the rewrite module's, which already ran) are
 //!   ignored.
+//!
+//! An `add_header` inside the `if` that drops the location's headers is NGX116's finding
+//! (header-lost-by-inheritance judges every level alike), not reported here twice.
 //!
 //! An `if` whose block ends the request in the rewrite phase (`return`, `rewrite … last`,
 //! `break`, `redirect`, `permanent`) is safe for the first and third; `if` in a `server` is
@@ -49,7 +49,6 @@ impl Rule for IfInLocationMisbehaves {
                 continue;
             };
             lost_try_files(cx, d, loc);
-            replaced_headers(cx, d, loc);
             shadowed_by_later_if(cx, d, loc);
         }
     }
@@ -106,55 +105,6 @@ fn lost_try_files(cx: &mut Context<'_>, i: Directive<'_>, loc: Directive<'_>) {
     );
     diag.help = Some(
         "end the `if` with `return` or `rewrite … last`, or move the condition out of the location (a `map` feeding the directive, or an `if` in the server)"
-            .to_string(),
-    );
-}
-
-fn header_name(d: Directive<'_>) -> Option<String> {
-    d.arg(0).map(|a| a.value().to_ascii_lowercase())
-}
-
-fn replaced_headers(cx: &mut Context<'_>, i: Directive<'_>, loc: Directive<'_>) {
-    let own: Vec<Directive<'_>> = i.children("add_header").collect();
-    let Some(first) = own.first().copied() else {
-        return;
-    };
-    let merged = i
-        .effective("add_header_inherit")
-        .last()
-        .and_then(|d| d.arg(0))
-        .is_some_and(|v| v.is("merge"));
-    if merged {
-        return;
-    }
-    let names: Vec<String> = own.iter().filter_map(|d| header_name(*d)).collect();
-    let outer: Vec<Directive<'_>> = loc.effective("add_header").collect();
-    let lost: Vec<Directive<'_>> = outer
-        .into_iter()
-        .filter(|o| header_name(*o).is_some_and(|n| !names.contains(&n)))
-        .collect();
-    if lost.is_empty() {
-        return;
-    }
-    let list: Vec<String> = lost
-        .iter()
-        .filter_map(|d| d.arg(0).map(|a| format!("`{}`", a.value())))
-        .collect();
-    let diag = cx.report(
-        first.file(),
-        first.span(),
-        format!(
-            "`add_header` inside `{}` replaces the headers the location sends: when it holds, {} {} not sent",
-            condition(i),
-            list.join(", "),
-            if list.len() == 1 { "is" } else { "are" }
-        ),
-    );
-    for l in &lost {
-        diag.label(l.file().clone(), l.span(), "dropped when the `if` matches");
-    }
-    diag.help = Some(
-        "repeat the location's headers inside the `if`, or set the value through a variable (`map` or `set` in the `if`, one `add_header` outside)"
             .to_string(),
     );
 }
