@@ -58,7 +58,9 @@ pub fn text(s: &str) -> Cow<'_, str> {
 /// Like [`text`] for a value that must stay on one line (a file name, a quoted argument):
 /// line breaks and tabs are escaped too.
 pub fn line(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
+    // Printable ASCII needs nothing (checked a byte at a time, which vectorises); anything
+    // else is checked character by character.
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) || !s.chars().any(is_unsafe) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -88,6 +90,12 @@ pub fn bytes(b: &[u8]) -> String {
 /// `\t`, `\"`, `\\`, `\xNN` for bytes that are not UTF-8), as git and ls quote names.
 pub fn path(p: &Path) -> String {
     let raw = p.as_os_str().as_bytes();
+    if raw
+        .iter()
+        .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+    {
+        return String::from_utf8_lossy(raw).into_owned();
+    }
     let plain = std::str::from_utf8(raw)
         .is_ok_and(|s| !s.chars().any(is_unsafe) && !s.contains(['"', '\\']));
     if plain {

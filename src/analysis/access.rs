@@ -36,7 +36,23 @@ fn merged<'a>(
 /// The first `deny` of the rules in force in `block`: something a response that skips the
 /// access phase would bypass.
 pub fn first_deny(block: Directive<'_>) -> Option<Directive<'_>> {
-    rules(block).into_iter().find(|d| d.name() == "deny")
+    // The level whose rules are in force is the nearest with any `allow` or `deny`; its
+    // first `deny` in configuration order is the first of its `deny` children (no list
+    // is built: this is asked for every `return`).
+    let mut at = block;
+    loop {
+        let mut deny = at.children("deny");
+        if let Some(d) = deny.next() {
+            return Some(d);
+        }
+        if at.children("allow").next().is_some() {
+            return None;
+        }
+        match at.parent() {
+            Some(p) => at = p,
+            None => return at.siblings("deny").next(),
+        }
+    }
 }
 
 /// The authentication directives an access-phase module checks, each switched off by `off`.

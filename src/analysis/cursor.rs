@@ -486,36 +486,54 @@ pub enum Merge {
 /// documentation: the rewrite module's directives and the block directives belong to their
 /// block; the access and header lists are replaced; everything else is inherited.
 pub fn merge(name: &str) -> Merge {
-    const OWN: &[&str] = &[
-        "break",
-        "if",
-        "internal",
-        "limit_except",
-        "listen",
-        "location",
-        "return",
-        "rewrite",
-        "server",
-        "server_name",
-        "set",
-        "upstream",
-    ];
-    const ARRAYS: &[&str] = &[
-        "add_header",
-        "add_trailer",
-        "allow",
-        "deny",
-        "error_page",
-        "fastcgi_hide_header",
-        "fastcgi_param",
-        "fastcgi_pass_header",
-        "proxy_hide_header",
-        "proxy_pass_header",
-        "proxy_set_header",
-        "uwsgi_param",
-        "scgi_param",
-        "grpc_set_header",
-    ];
+    // Looked up for every `effective` query: the policy of each name the catalogue or the
+    // lists know is worked out once (a name in neither is inherited).
+    static POLICIES: std::sync::OnceLock<crate::fxhash::FxHashMap<&'static str, Merge>> =
+        std::sync::OnceLock::new();
+    let policies = POLICIES.get_or_init(|| {
+        catalogue::all()
+            .iter()
+            .map(|e| e.name)
+            .chain(OWN.iter().copied())
+            .chain(ARRAYS.iter().copied())
+            .map(|n| (n, merge_uncached(n)))
+            .collect()
+    });
+    policies.get(name).copied().unwrap_or(Merge::Inherited)
+}
+
+const OWN: &[&str] = &[
+    "break",
+    "if",
+    "internal",
+    "limit_except",
+    "listen",
+    "location",
+    "return",
+    "rewrite",
+    "server",
+    "server_name",
+    "set",
+    "upstream",
+];
+const ARRAYS: &[&str] = &[
+    "add_header",
+    "add_trailer",
+    "allow",
+    "deny",
+    "error_page",
+    "fastcgi_hide_header",
+    "fastcgi_param",
+    "fastcgi_pass_header",
+    "proxy_hide_header",
+    "proxy_pass_header",
+    "proxy_set_header",
+    "uwsgi_param",
+    "scgi_param",
+    "grpc_set_header",
+];
+
+fn merge_uncached(name: &str) -> Merge {
     if OWN.contains(&name) {
         return Merge::NotInherited;
     }
@@ -564,6 +582,12 @@ impl<'a> Word<'a> {
     /// The token as written, quotes included: where a finding or an edit goes.
     pub fn raw(self) -> Span {
         self.word.raw()
+    }
+
+    /// The token as written, as bytes (no copy): a cheap test for a byte before the value
+    /// is unescaped (`$` is never produced by an escape, so a value with one has it here).
+    pub fn raw_bytes(self) -> &'a [u8] {
+        &self.file.text[self.word.raw().range()]
     }
 
     /// The token as written, as text.

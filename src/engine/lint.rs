@@ -142,8 +142,13 @@ pub fn stack_input_errors(ws: &Workspace, stack: &Stack) -> Vec<Diagnostic> {
 /// in every comparison of the sort.
 fn sort_by_place(diagnostics: &mut [Diagnostic]) {
     use crate::fxhash::FxHashMap;
-    let mut files: Vec<&std::path::Path> =
-        diagnostics.iter().map(|d| d.file.path.as_path()).collect();
+    // Distinct files first (by pointer, cheaply): only they are compared by path.
+    let mut seen = crate::fxhash::FxHashSet::default();
+    let mut files: Vec<&std::path::Path> = diagnostics
+        .iter()
+        .filter(|d| seen.insert(std::sync::Arc::as_ptr(&d.file)))
+        .map(|d| d.file.path.as_path())
+        .collect();
     files.sort_unstable();
     files.dedup();
     let rank: FxHashMap<&std::path::Path, u32> = files

@@ -20,8 +20,11 @@ pub fn line(d: &Diagnostic) -> String {
     )
 }
 
-fn one_line(s: &str) -> String {
-    s.replace("\r\n", " ").replace('\n', " ")
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('\n') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(s.replace("\r\n", " ").replace('\n', " "))
 }
 
 pub fn write(

@@ -33,7 +33,7 @@ pub struct StackFiles {
     pub explicit: Vec<PathBuf>,
     /// Why discovery took each file for what it is (its name, its directory, its content),
     /// for `lemplint stack`. Files read through an include are what their includer is.
-    pub why: BTreeMap<PathBuf, String>,
+    pub why: crate::fxhash::FxHashMap<PathBuf, String>,
 }
 
 impl StackFiles {

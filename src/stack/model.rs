@@ -47,7 +47,7 @@ pub struct Stack {
     /// Files found and deliberately not linted, with why (a template).
     pub skipped: Vec<(PathBuf, String)>,
     /// Why discovery took each file it found for what it is (see [`StackFiles::why`]).
-    pub why: std::collections::BTreeMap<PathBuf, String>,
+    pub why: crate::fxhash::FxHashMap<PathBuf, String>,
     /// Each distinct nginx file once: (configuration, file) of its first reading.
     distinct_nginx: Vec<(usize, FileId)>,
 }

@@ -68,7 +68,7 @@ pub use uri::{normalise, NormalisedUri, Reason, Rejected};
 
 use crate::analysis::pcre::{ParseError, Regex};
 use crate::fxhash::FxHashMap;
-use crate::stack::expanded::{OccId, View, NO_PARENT};
+use crate::stack::expanded::{NameId, OccId, View, NO_PARENT};
 use crate::stack::model::NginxInstance;
 use static_tree::StaticTree;
 use std::sync::Arc;
@@ -203,6 +203,40 @@ pub struct ServerLocations {
 /// Regexes already compiled, by (pattern, caseless): vhosts share a handful.
 type RegexCache = FxHashMap<(Box<[u8]>, bool), Arc<Result<Regex, ParseError>>>;
 
+/// What building every server of a configuration shares: the compiled regexes (one per
+/// distinct pattern) and the name ids of the directives asked about in each location
+/// (resolved once, not per query).
+struct BuildCache {
+    regexes: RegexCache,
+    if_: Option<NameId>,
+    limit_except: Option<NameId>,
+    location: Option<NameId>,
+    internal: Option<NameId>,
+    passes: Vec<NameId>,
+}
+
+impl BuildCache {
+    fn new(view: &View<'_>) -> BuildCache {
+        let ex = view.expanded;
+        BuildCache {
+            regexes: RegexCache::default(),
+            if_: ex.name_id("if"),
+            limit_except: ex.name_id("limit_except"),
+            location: ex.name_id("location"),
+            internal: ex.name_id("internal"),
+            passes: PASSES.iter().filter_map(|p| ex.name_id(p)).collect(),
+        }
+    }
+}
+
+/// The children of `block` named by `id` (none when the configuration has no such name).
+fn children<'v>(view: &View<'v>, block: OccId, id: Option<NameId>) -> &'v [OccId] {
+    match id {
+        Some(id) => view.expanded.children_with(block, id),
+        None => &[],
+    }
+}
+
 /// Directives that make a location whose name ends in `/` redirect its name without it.
 const PASSES: [&str; 6] = [
     "proxy_pass",
@@ -267,10 +301,10 @@ fn arg_bytes(view: &View<'_>, occ: OccId) -> Vec<Vec<u8>> {
 impl ServerLocations {
     /// The location tree of the `server` block at `server`.
     pub fn build(view: &View<'_>, server: OccId) -> ServerLocations {
-        ServerLocations::build_with(view, server, &mut RegexCache::default())
+        ServerLocations::build_with(view, server, &mut BuildCache::new(view))
     }
 
-    fn build_with(view: &View<'_>, server: OccId, cache: &mut RegexCache) -> ServerLocations {
+    fn build_with(view: &View<'_>, server: OccId, cache: &mut BuildCache) -> ServerLocations {
         let merge_slashes = view
             .effective(server, "merge_slashes")
             .first()
@@ -290,7 +324,7 @@ impl ServerLocations {
         // Depth first in document order, so ids follow occurrence order: (a `location`
         // occurrence, the location it is in).
         let mut todo: Vec<(OccId, Option<LocId>)> = Vec::new();
-        out.push_children(view, server, None, &mut todo);
+        out.push_children(view, cache, server, None, &mut todo);
         while let Some((occ, parent)) = todo.pop() {
             let Some(id) = out.add(view, occ, parent, cache) else {
                 continue;
@@ -303,13 +337,21 @@ impl ServerLocations {
                 }
                 None => members[0].push(id),
             }
-            out.push_children(view, occ, Some(id), &mut todo);
+            out.push_children(view, cache, occ, Some(id), &mut todo);
         }
         for (i, level) in members.iter().enumerate() {
             // nginx builds the static tree of a level only on a path of prefix and exact
             // locations from the server: the prefix and exact locations nested in a regex
             // location are never searched (nor checked for duplicates).
             let builds = i == 0 || out.locations[i - 1].children_tree;
+            if level.is_empty() {
+                // Most locations have no nested ones: nothing to build or check.
+                out.levels.push(Level {
+                    tree: StaticTree::empty(),
+                    regexes: Vec::new(),
+                });
+                continue;
+            }
             if !builds {
                 let regexes = level
                     .iter()
@@ -355,19 +397,19 @@ impl ServerLocations {
     fn push_children(
         &mut self,
         view: &View<'_>,
+        cache: &BuildCache,
         block: OccId,
         parent: Option<LocId>,
         todo: &mut Vec<(OccId, Option<LocId>)>,
     ) {
-        let ex = view.expanded;
-        for wrapper in ["if", "limit_except"] {
-            for &w in ex.children_named(block, wrapper) {
-                for &l in ex.children_named(w, "location") {
+        for wrapper in [cache.if_, cache.limit_except] {
+            for &w in children(view, block, wrapper) {
+                for &l in children(view, w, cache.location) {
                     self.problem(l, "\"location\" directive is not allowed here".into());
                 }
             }
         }
-        let children = ex.children_named(block, "location");
+        let children = children(view, block, cache.location);
         todo.extend(children.iter().rev().map(|&l| (l, parent)));
     }
 
@@ -382,7 +424,7 @@ impl ServerLocations {
         view: &View<'_>,
         occ: OccId,
         parent: Option<LocId>,
-        cache: &mut RegexCache,
+        cache: &mut BuildCache,
     ) -> Option<LocId> {
         view.directive(occ).block()?;
         let (kind, name) = match kind_of(&arg_bytes(view, occ)) {
@@ -431,6 +473,7 @@ impl ServerLocations {
         let regex = match kind {
             Kind::Regex { caseless } => Some(
                 cache
+                    .regexes
                     .entry((name.clone().into_boxed_slice(), caseless))
                     .or_insert_with(|| Arc::new(Regex::parse_bytes(&name, caseless)))
                     .clone(),
@@ -453,10 +496,13 @@ impl ServerLocations {
         }
         let ex = view.expanded;
         // nginx merges `internal` into nested locations (and there is no `internal off`).
-        let internal = !ex.children_named(occ, "internal").is_empty()
+        let internal = !children(view, occ, cache.internal).is_empty()
             || parent.is_some_and(|p| self.locations[p as usize].internal);
         let auto_redirect = name.last() == Some(&b'/')
-            && PASSES.iter().any(|p| !ex.children_named(occ, p).is_empty());
+            && cache
+                .passes
+                .iter()
+                .any(|&p| !ex.children_with(occ, p).is_empty());
         let is_static = matches!(kind, Kind::Exact | Kind::Prefix | Kind::NoRegexPrefix);
         let (parent_tree, parent_selectable) = match parent {
             None => (true, true),
@@ -574,7 +620,7 @@ impl Locations {
     }
 
     pub fn build(view: &View<'_>) -> Locations {
-        let mut cache = RegexCache::default();
+        let mut cache = BuildCache::new(view);
         let mut servers: Vec<ServerLocations> = view
             .named("server")
             .filter(|&s| is_http_server(view, s))

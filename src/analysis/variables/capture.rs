@@ -190,6 +190,25 @@ pub(super) fn names_in(pattern: &[u8]) -> Vec<String> {
     out
 }
 
+/// Whether `text` may refer to a capture (`$1`, `${1}`): a cheap test (one memchr pass)
+/// before a script is parsed. It errs towards yes (`${name}` passes too).
+pub fn may_reference_capture(text: &[u8]) -> bool {
+    memchr::memchr_iter(b'$', text).any(|i| {
+        text.get(i + 1)
+            .is_some_and(|&b| b.is_ascii_digit() || b == b'{')
+    })
+}
+
+/// Per file of `inst` (by [`crate::source::FileId`]), whether its text may refer to a
+/// capture anywhere: a rule about `$N` skips the directives of the other files unread.
+pub fn files_referencing_captures(inst: &crate::stack::model::NginxInstance) -> Vec<bool> {
+    inst.config
+        .files
+        .iter()
+        .map(|f| may_reference_capture(&f.source.text))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::bounded_group;

@@ -15,6 +15,7 @@
 use crate::analysis::cursor::{self, Directive};
 use crate::analysis::pcre::Regex;
 use crate::analysis::regex_args::is_regex_argument;
+use crate::analysis::variables::capture::{files_referencing_captures, may_reference_capture};
 use crate::analysis::variables::parse::PartKind;
 use crate::rules::{Context, Rule};
 use crate::source::Span;
@@ -44,14 +45,21 @@ impl Rule for CaptureReferenceMissing {
     fn check(&self, cx: &mut Context<'_>) {
         for inst in &cx.stack.nginx {
             let regex_maps = regex_map_variables(inst);
+            // Only files that mention `$N` somewhere can hold a reference: the others'
+            // directives are not read.
+            let candidates = files_referencing_captures(inst);
             for occ in 0..inst.expanded.occurrences.len() as u32 {
+                let file = inst.expanded.get(occ).file;
+                if !candidates[file.0 as usize] {
+                    continue;
+                }
                 let d = Directive::new(inst, occ);
                 if d.name().contains("by_lua") || d.name().starts_with("perl") {
                     continue;
                 }
                 let mut refs: Vec<(u8, Span, crate::source::Shared)> = Vec::new();
                 for (i, w) in d.args().enumerate() {
-                    if is_regex_argument(d, i) || !has_capture_reference(&w.bytes()) {
+                    if is_regex_argument(d, i) || !may_reference_capture(w.raw_bytes()) {
                         continue;
                     }
                     // `rewrite`'s flag and `if`'s operator hold no captures; the
@@ -102,12 +110,6 @@ impl Rule for CaptureReferenceMissing {
             }
         }
     }
-}
-
-/// Whether `text` may refer to a capture (`$1`, `${1}`): a cheap test before the parse.
-fn has_capture_reference(text: &[u8]) -> bool {
-    text.windows(2)
-        .any(|w| w[0] == b'$' && (w[1].is_ascii_digit() || w[1] == b'{'))
 }
 
 /// The result variables of maps with a regex key: evaluating one runs its regex and

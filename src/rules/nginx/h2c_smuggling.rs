@@ -85,12 +85,14 @@ impl Rule for H2cSmuggling {
         let mut guarded: FxHashMap<Directive<'_>, Vec<(Directive<'_>, Option<String>)>> =
             FxHashMap::default();
         for loc in cx.nginx_directives("location") {
+            // Most locations pass nowhere: that is asked first, the restrictions after.
+            let Some(p) = loc.children("proxy_pass").next() else {
+                continue;
+            };
             if !restricts(loc) {
                 continue;
             }
-            let (Some(server), Some(p)) =
-                (loc.enclosing("server"), loc.children("proxy_pass").next())
-            else {
+            let Some(server) = loc.enclosing("server") else {
                 continue;
             };
             guarded

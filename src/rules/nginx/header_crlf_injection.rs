@@ -83,7 +83,10 @@ impl Rule for HeaderCrlfInjection {
             for d in cursor::named(inst, "proxy_pass") {
                 asked.push((d, 0, Into::UpstreamLine));
             }
-            asked.retain(|(d, i, _)| d.arg(*i).is_some_and(|a| a.bytes().contains(&b'$')));
+            asked.retain(|(d, i, _)| {
+                d.arg(*i)
+                    .is_some_and(|a| memchr::memchr(b'$', a.raw_bytes()).is_some())
+            });
             if asked.is_empty() {
                 continue;
             }
@@ -91,6 +94,10 @@ impl Rule for HeaderCrlfInjection {
             // Most values hold only variables no client can put a line break into: those
             // need no provenance at all.
             let quick = Quick::new(&view);
+            // The same value is written in many vhosts (`https://$host$request_uri`): its
+            // verdict depends only on its text (raw, quotes and all) and on whether
+            // captures are escaped, so it is worked out once.
+            let mut verdicts: crate::fxhash::FxHashMap<(&[u8], bool), bool> = Default::default();
             asked.retain(|(d, i, _)| {
                 let src = &d.file().text;
                 // nginx's own test (ngx_http_rewrite): a replacement starting with a scheme
@@ -106,8 +113,11 @@ impl Rule for HeaderCrlfInjection {
                                 || v.starts_with(b"https://")
                                 || v.starts_with(b"$scheme")
                         }));
-                d.arg(*i)
-                    .is_some_and(|w| !quick.certainly_without_crlf(&w.tree_word(), src, escaped))
+                d.arg(*i).is_some_and(|w| {
+                    !*verdicts.entry((w.raw_bytes(), escaped)).or_insert_with(|| {
+                        quick.certainly_without_crlf(&w.tree_word(), src, escaped)
+                    })
+                })
             });
             if asked.is_empty() {
                 continue;

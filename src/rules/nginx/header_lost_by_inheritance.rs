@@ -15,13 +15,14 @@
 //! named. A level holding an include that could not be read is not judged: what it adds is
 //! unknown.
 
-use crate::analysis::cursor::Directive;
+use crate::analysis::cursor::{self, Directive};
 use crate::analysis::header_lists::{
     has_unread_include, is_security_header, more_set_anywhere_above, sent, unread_includes,
     Inherit, Level,
 };
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
+use crate::fxhash::FxHashSet;
 use crate::rules::{Context, Rule};
 use crate::source::{FileId, Span};
 use crate::stack::expanded::OccId;
@@ -111,16 +112,21 @@ impl Rule for HeaderLostByInheritance {
     fn check(&self, cx: &mut Context<'_>) {
         for kind in KINDS {
             // One judgement per level of each configuration.
-            let mut judged: HashSet<(*const NginxInstance, OccId)> = HashSet::new();
+            let mut judged: FxHashSet<(*const NginxInstance, OccId)> = FxHashSet::default();
             let written: Vec<Directive<'_>> = cx.nginx_directives(kind.name).collect();
             let mut unread: HashMap<*const NginxInstance, HashSet<(FileId, Span)>> = HashMap::new();
+            let mut last = None;
             for d in written {
                 let Some(block) = d.parent() else {
                     continue;
                 };
-                if !judged.insert((block.instance(), block.occ())) {
+                // Entries of one block mostly come one after another: the set is asked only
+                // when the block changes.
+                let here = (block.instance() as *const NginxInstance, block.occ());
+                if last == Some(here) || !judged.insert(here) {
                     continue;
                 }
+                last = Some(here);
                 let http = known::HTTP_SRV | known::HTTP_LOC | known::HTTP_LIF;
                 if d.contexts() & http == 0 {
                     continue;
@@ -134,13 +140,15 @@ impl Rule for HeaderLostByInheritance {
     }
 }
 
-fn key(kind: &Kind, d: Directive<'_>) -> Option<String> {
+/// The entry's name as written, and the key it is compared by (lower case for headers).
+fn name_and_key(kind: &Kind, d: Directive<'_>) -> Option<(String, String)> {
     let name = d.arg(0)?.value().into_owned();
-    Some(if kind.caseless {
+    let key = if kind.caseless {
         name.to_ascii_lowercase()
     } else {
-        name
-    })
+        name.clone()
+    };
+    Some((name, key))
 }
 
 fn judge(
@@ -167,21 +175,27 @@ fn judge(
         return;
     }
     let own = level.own(kind.name);
-    let mut present: HashSet<String> = own.iter().filter_map(|&d| key(kind, d)).collect();
+    let mut present: FxHashSet<String> = own
+        .iter()
+        .filter_map(|&d| name_and_key(kind, d).map(|(_, k)| k))
+        .collect();
     // `add_header "" …` is the old idiom for "inherit nothing here": deliberate.
     if kind.inherit.is_some() && present.contains("") {
         return;
     }
     let mut lost = Vec::new();
+    // headers-more is rare: without any `more_set_headers` nothing is asked per header.
+    let more_set = cursor::named(block.instance(), "more_set_headers")
+        .next()
+        .is_some();
     for d in inherited {
-        let Some(k) = key(kind, d) else {
+        let Some((name, k)) = name_and_key(kind, d) else {
             continue;
         };
         if !present.insert(k) {
             continue;
         }
-        let name = d.arg(0).map(|a| a.value().into_owned()).unwrap_or_default();
-        if kind.name == "add_header" && more_set_anywhere_above(level, &name) {
+        if kind.name == "add_header" && more_set && more_set_anywhere_above(level, &name) {
             continue;
         }
         lost.push((d, name));
@@ -221,7 +235,7 @@ fn judge(
         kind.name,
         names.join(", ")
     );
-    let help = match kind.inherit {
+    let mut help = match kind.inherit {
         Some(inherit) => format!(
             "nginx inherits `{0}` only into a level that sets none: repeat the lost ones in `{here}` \
              (or put them in a file both levels include); on nginx 1.29.3 and later `{inherit} merge;` keeps them",
@@ -233,6 +247,12 @@ fn judge(
             kind.name
         ),
     };
+    if block.name() == "if" && kind.name == "add_header" {
+        // The idiom that avoids the problem in an `if`: one `add_header` outside it.
+        help.push_str(
+            "; or set the value through a variable (a `map`, or `set` inside the `if`) and keep one `add_header` outside the `if`",
+        );
+    }
     let fix = copy_fix(first, &own, block, &lost);
     let f = cx.report(at.file(), at.span(), message);
     if at == block {
@@ -245,11 +265,14 @@ fn judge(
     if !security {
         f.severity = Severity::Info;
     }
+    // One label per lost entry: built by concatenation (a `format!` each is most of the
+    // cost of a run with a finding in every vhost).
+    let suffix = ["` is set here, not in `", here.as_str(), "`"].concat();
     for (d, name) in &lost {
         f.label(
             d.file().clone(),
             d.span(),
-            format!("`{name}` is set here, not in `{here}`"),
+            ["`", name.as_str(), &suffix].concat(),
         );
     }
     f.help = Some(help);
@@ -310,24 +333,26 @@ fn copy_fix(
         .take_while(|b| **b == b' ' || **b == b'\t')
         .map(|&b| b as char)
         .collect();
-    let nl = if text.windows(2).any(|w| w == b"\r\n") {
-        "\r\n"
-    } else {
-        "\n"
+    // The anchor's own line ending (a scan of the whole file per finding would make a
+    // file with many findings quadratic).
+    let nl = match memchr::memchr(b'\n', rest) {
+        Some(i) if i > 0 && rest[i - 1] == b'\r' => "\r\n",
+        _ => "\n",
     };
-    let statements: Vec<String> = lost
-        .iter()
-        .map(|(d, _)| {
-            let mut s = d.name().to_string();
-            for a in d.args() {
-                s.push(' ');
-                s.push_str(&a.raw_text());
-            }
-            s.push(';');
-            s
-        })
-        .collect();
-    let joined = statements.join(&format!("{nl}{indent}"));
+    // The lost statements, one per line at the anchor's indentation, in one buffer.
+    let mut joined = String::with_capacity(64 * lost.len());
+    for (i, (d, _)) in lost.iter().enumerate() {
+        if i > 0 {
+            joined.push_str(nl);
+            joined.push_str(&indent);
+        }
+        joined.push_str(d.name());
+        for a in d.args() {
+            joined.push(' ');
+            joined.push_str(&a.raw_text());
+        }
+        joined.push(';');
+    }
     let edit: Edit = anchor.insert_after(&joined);
     Some(Fix::unsafe_(
         format!("Repeat the {} lost directive(s) here", lost.len()),

@@ -10,8 +10,8 @@
 
 use crate::analysis::cursor::Directive;
 use crate::analysis::https_servers::{answer, is_http_server, names, tls_listen, Answer};
+use crate::fxhash::FxHashMap;
 use crate::rules::{Context, Rule};
-use std::collections::HashMap;
 
 declare_rule! {
     pub struct HttpNotRedirectedToHttps;
@@ -26,23 +26,24 @@ declare_rule! {
 impl Rule for HttpNotRedirectedToHttps {
     fn check(&self, cx: &mut Context<'_>) {
         for inst in &cx.stack.nginx {
-            let servers: Vec<Directive<'_>> = crate::analysis::cursor::named(inst, "server")
-                .filter(|s| is_http_server(*s))
-                .collect();
+            // Each http server, and whether it listens with TLS (asked once).
+            let servers: Vec<(Directive<'_>, bool)> =
+                crate::analysis::cursor::named(inst, "server")
+                    .filter(|s| is_http_server(*s))
+                    .map(|s| (s, tls_listen(s).is_some()))
+                    .collect();
             // Names served over TLS, with the server_name that says so.
-            let mut tls: HashMap<String, Directive<'_>> = HashMap::new();
-            for s in &servers {
-                if tls_listen(*s).is_some() {
-                    for (sn, name) in names(*s) {
-                        tls.entry(name).or_insert(sn);
-                    }
+            let mut tls: FxHashMap<String, Directive<'_>> = FxHashMap::default();
+            for &(s, _) in servers.iter().filter(|(_, t)| *t) {
+                for (sn, name) in names(s) {
+                    tls.entry(name).or_insert(sn);
                 }
             }
             if tls.is_empty() {
                 continue;
             }
-            for s in servers {
-                if tls_listen(s).is_some() || !public_port_80(s) {
+            for (s, with_tls) in servers {
+                if with_tls || !public_port_80(s) {
                     continue;
                 }
                 // A name without a dot (`localhost`, `symfony2`, a container's name) is an

@@ -39,16 +39,27 @@ const SUFFIXES: [&str; 9] = [
 
 impl Rule for LocationUnreachable {
     fn check(&self, cx: &mut Context<'_>) {
+        // Servers share compiled regexes (one per distinct pattern), so their literal
+        // branches are worked out once per regex.
+        let mut branches: Branches = FxHashMap::default();
         for inst in &cx.stack.nginx {
             let locations = Locations::of(inst);
             for server in locations.servers() {
-                check_server(cx, inst, server);
+                check_server(cx, inst, server, &mut branches);
             }
         }
     }
 }
 
-fn check_server(cx: &mut Context<'_>, inst: &NginxInstance, server: &ServerLocations) {
+/// [`regex_cover::literal_branches`] of each regex seen, by its address.
+type Branches = FxHashMap<*const crate::analysis::pcre::Regex, Option<Vec<regex_cover::Branch>>>;
+
+fn check_server(
+    cx: &mut Context<'_>,
+    inst: &NginxInstance,
+    server: &ServerLocations,
+    memo: &mut Branches,
+) {
     // The regexes of each level in order, and each level's prefix locations.
     let mut regexes: FxHashMap<Option<LocId>, Vec<LocId>> = FxHashMap::default();
     let mut prefixes: FxHashMap<Option<LocId>, Vec<LocId>> = FxHashMap::default();
@@ -80,7 +91,11 @@ fn check_server(cx: &mut Context<'_>, inst: &NginxInstance, server: &ServerLocat
                 report(cx, inst, server, id, by.0, &by.1, Reason::Caret);
                 continue;
             }
-            let Some(branches) = regex_cover::literal_branches(re) else {
+            let Some(branches) = memo
+                .entry(re as *const _)
+                .or_insert_with(|| regex_cover::literal_branches(re))
+                .clone()
+            else {
                 continue;
             };
             if let Some(first) = index.covering(&branches) {

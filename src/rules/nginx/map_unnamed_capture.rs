@@ -12,6 +12,7 @@ use crate::analysis::advisory_report::verdict;
 use crate::analysis::cursor::Directive;
 use crate::analysis::nginx_advisories::{by_cve, Advisory};
 use crate::analysis::pcre::Regex;
+use crate::analysis::variables::capture::{files_referencing_captures, may_reference_capture};
 use crate::analysis::variables::PartKind;
 use crate::rules::{Context, Rule};
 use crate::stack::model::NginxInstance;
@@ -50,7 +51,8 @@ impl Rule for MapUnnamedCapture {
             return;
         };
         // Per configuration: the variables of maps with a capturing regex key.
-        let mut regex_maps: Vec<(*const NginxInstance, String)> = Vec::new();
+        let mut regex_maps: crate::fxhash::FxHashSet<(*const NginxInstance, String)> =
+            Default::default();
         for m in cx.nginx_directives("map") {
             let Some(var) = m.arg(1) else {
                 continue;
@@ -66,18 +68,33 @@ impl Rule for MapUnnamedCapture {
             });
             if captures {
                 let name = var.value().trim_start_matches('$').to_ascii_lowercase();
-                regex_maps.push((m.instance(), name));
+                regex_maps.insert((m.instance(), name));
             }
         }
         if regex_maps.is_empty() {
             return;
         }
         let mut found: Vec<(Directive<'_>, crate::analysis::cursor::Word<'_>, String)> = Vec::new();
+        // Per configuration, the files that mention `$N` at all; the rest are skipped.
+        let candidates: crate::fxhash::FxHashMap<*const NginxInstance, Vec<bool>> = cx
+            .stack
+            .nginx
+            .iter()
+            .map(|i| (i as *const NginxInstance, files_referencing_captures(i)))
+            .collect();
         for name in EXPRESSIONS {
             for d in cx.nginx_directives(name) {
                 let inst = d.instance() as *const NginxInstance;
+                let file = d.instance().expanded.get(d.occ()).file;
+                let in_candidate = candidates
+                    .get(&inst)
+                    .is_some_and(|files| files[file.0 as usize]);
+                if !in_candidate {
+                    continue;
+                }
                 for w in d.args() {
-                    if !w.bytes().contains(&b'$') {
+                    // A capture has to come first: words without one are not parsed.
+                    if !may_reference_capture(w.raw_bytes()) {
                         continue;
                     }
                     let mut capture_seen = false;
@@ -86,7 +103,7 @@ impl Rule for MapUnnamedCapture {
                             PartKind::Capture(_) => capture_seen = true,
                             PartKind::Variable { .. } if capture_seen => {
                                 let key = p.kind.key().unwrap_or_default();
-                                if regex_maps.iter().any(|(i, n)| *i == inst && *n == key) {
+                                if regex_maps.contains(&(inst, key.clone())) {
                                     found.push((d, w, key));
                                     break;
                                 }

@@ -50,7 +50,7 @@ impl Rule for MixedCaseVariable {
                     if is_regex_argument(d, i) {
                         continue;
                     }
-                    if !w.bytes().contains(&b'$') {
+                    if memchr::memchr(b'$', w.raw_bytes()).is_none() {
                         continue;
                     }
                     for part in w.variables().parts {
@@ -107,25 +107,23 @@ impl Rule for MixedCaseVariable {
 /// Whether an argument of the configuration holds `$` (or `${`) followed by a name with an
 /// ASCII capital letter.
 fn any_capitalised_variable(inst: &crate::stack::model::NginxInstance) -> bool {
-    (0..inst.expanded.occurrences.len() as OccId).any(|occ| {
-        Directive::new(inst, occ).args().any(|w| {
-            let raw = &w.file().text[w.raw().range()];
-            let mut i = 0;
-            while let Some(p) = raw[i..].iter().position(|&b| b == b'$') {
-                let mut j = i + p + 1;
-                if raw.get(j) == Some(&b'{') {
-                    j += 1;
+    // Each file's text once (a snippet included in every vhost is not scanned again per
+    // include), comments too: a test that errs towards yes.
+    inst.config.files.iter().any(|f| {
+        let text = &f.source.text;
+        memchr::memchr_iter(b'$', text).any(|p| {
+            let mut j = p + 1;
+            if text.get(j) == Some(&b'{') {
+                j += 1;
+            }
+            while let Some(&b) = text.get(j) {
+                if b.is_ascii_uppercase() {
+                    return true;
                 }
-                while let Some(&b) = raw.get(j) {
-                    if b.is_ascii_uppercase() {
-                        return true;
-                    }
-                    if !(b.is_ascii_alphanumeric() || b == b'_') {
-                        break;
-                    }
-                    j += 1;
+                if !(b.is_ascii_alphanumeric() || b == b'_') {
+                    break;
                 }
-                i = j.max(i + p + 1);
+                j += 1;
             }
             false
         })

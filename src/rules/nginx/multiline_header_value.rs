@@ -38,6 +38,10 @@ impl Rule for MultilineHeaderValue {
     fn check(&self, cx: &mut Context<'_>) {
         for &(name, args) in HEADER_DIRECTIVES {
             for d in cx.nginx_directives(name) {
+                // Most values are one line: nothing is collected for them.
+                if !d.args().any(|w| first_break(w.raw_bytes()).is_some()) {
+                    continue;
+                }
                 let words: Vec<_> = match args {
                     Args::NameValue => d.args().take(2).collect(),
                     // `-s 200`, `-t text/html`: an option and its argument are not headers.

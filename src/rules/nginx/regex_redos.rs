@@ -40,10 +40,17 @@ impl Rule for RegexRedos {
             let (Some(m), Some(p), None) = (d.arg(0), d.arg(1), d.arg(2)) else {
                 continue;
             };
-            let caseless = match m.value().as_ref() {
-                "~" => false,
-                "~*" => true,
-                _ => continue,
+            // The modifier is never quoted or escaped in practice; the raw bytes decide
+            // without unescaping every location's arguments.
+            let caseless = match m.raw_bytes() {
+                b"~" => false,
+                b"~*" => true,
+                raw if memchr::memchr(b'~', raw).is_none() => continue,
+                _ => match m.value().as_ref() {
+                    "~" => false,
+                    "~*" => true,
+                    _ => continue,
+                },
             };
             sites.push((d, p, p.value().into_owned(), caseless, "the URI".into()));
         }
@@ -54,12 +61,22 @@ impl Rule for RegexRedos {
         }
         for d in cx.nginx_directives("server_name") {
             for a in d.args() {
+                if memchr::memchr(b'~', a.raw_bytes()).is_none() {
+                    continue;
+                }
                 if let Some(p) = a.value().strip_prefix('~') {
                     sites.push((d, a, p.to_string(), true, "the `Host` header".into()));
                 }
             }
         }
         for d in cx.nginx_directives("if") {
+            // Only `~`/`~*`/`!~` conditions hold a regex.
+            if !d
+                .args()
+                .any(|w| memchr::memchr(b'~', w.raw_bytes()).is_some())
+            {
+                continue;
+            }
             if let Some((word, pattern, caseless, var)) = if_regex(d) {
                 if client_variable(&var) {
                     sites.push((d, word, pattern, caseless, format!("`{var}`")));
