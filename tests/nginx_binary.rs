@@ -156,6 +156,11 @@ const TABLE: &[(&str, Expect)] = &[
     ("comment_4096",                   Syntax("too long parameter \"#ccccccccc...\" started", 2)),
     ("word_4096_at_eof",               Syntax(EOF_SEMI, 2)),
     ("word_4096_then_space_at_eof",    Syntax(TOO_LONG_A, 2)),
+    // Whitespace after the word's first one moves `start` byte by byte: runs across the
+    // buffer's end are not too long (the lexer reads a run within a buffer at once).
+    ("word_4090_then_spaces",          Global(NO_EVENTS)),
+    ("spaces_5000",                    Global(NO_EVENTS)),
+    ("word_4094_then_blanks",          Global(NO_EVENTS)),
 ];
 
 /// `lua_string_N_B_I`: a `[[…]]` string of N bytes in a `content_by_lua_block`, after an
@@ -252,6 +257,9 @@ fn generated() -> Vec<(String, Vec<u8>)> {
         ("comment_4096", b"#", b'c', 4095, b"\nenv a;\n"),
         ("word_4096_at_eof", b"env ", b'a', 4096, b""),
         ("word_4096_then_space_at_eof", b"env ", b'a', 4096, b" "),
+        ("word_4090_then_spaces", b"env ", b'a', 4090, b"          ;\n"),
+        ("spaces_5000", b"env", b' ', 5000, b"a;\n"),
+        ("word_4094_then_blanks", b"env ", b'a', 4094, b"    \t  \n  ;\n"),
     ];
     for &(name, before, fill, n, after) in edges {
         let body = cat(&[before, &rep(fill, n), after]);

@@ -142,23 +142,26 @@ pub fn stack_input_errors(ws: &Workspace, stack: &Stack) -> Vec<Diagnostic> {
 /// in every comparison of the sort.
 fn sort_by_place(diagnostics: &mut [Diagnostic]) {
     use crate::fxhash::FxHashMap;
-    // Distinct files first (by pointer, cheaply): only they are compared by path.
-    let mut seen = crate::fxhash::FxHashSet::default();
-    let mut files: Vec<&std::path::Path> = diagnostics
-        .iter()
-        .filter(|d| seen.insert(std::sync::Arc::as_ptr(&d.file)))
-        .map(|d| d.file.path.as_path())
-        .collect();
-    files.sort_unstable();
-    files.dedup();
-    let rank: FxHashMap<&std::path::Path, u32> = files
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (*p, i as u32))
-        .collect();
+    // Distinct sources (by address, cheaply), ranked by path once; equal paths get one rank.
+    let mut rank: FxHashMap<*const crate::source::SourceFile, u32> = FxHashMap::default();
+    let mut files: Vec<(&std::path::Path, *const crate::source::SourceFile)> = Vec::new();
+    for d in diagnostics.iter() {
+        let ptr = std::sync::Arc::as_ptr(&d.file);
+        if rank.insert(ptr, 0).is_none() {
+            files.push((d.file.path.as_path(), ptr));
+        }
+    }
+    files.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut r = 0u32;
+    for (i, &(path, ptr)) in files.iter().enumerate() {
+        if i > 0 && files[i - 1].0 != path {
+            r += 1;
+        }
+        rank.insert(ptr, r);
+    }
     let keys: Vec<(u32, u32, &'static str)> = diagnostics
         .iter()
-        .map(|d| (rank[d.file.path.as_path()], d.span.start, d.code))
+        .map(|d| (rank[&std::sync::Arc::as_ptr(&d.file)], d.span.start, d.code))
         .collect();
     drop(rank);
     let mut order: Vec<usize> = (0..diagnostics.len()).collect();

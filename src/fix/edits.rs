@@ -154,10 +154,17 @@ pub fn insert_after(file: &Shared, tree: &Tree, sibling: NodeId, statement: &str
     let nl = line_ending(text);
     let indent = indentation(text, tree.node(sibling).span.start as usize);
     let le = line_end(text, end.saturating_sub(1));
+    let mut line = String::with_capacity(nl.len() + indent.len() + statement.len());
     if le == text.len() && !text.ends_with(b"\n") {
-        return Edit::insert(file, le as u32, format!("{nl}{indent}{statement}"));
+        for part in [nl, indent.as_str(), statement] {
+            line.push_str(part);
+        }
+    } else {
+        for part in [indent.as_str(), statement, nl] {
+            line.push_str(part);
+        }
     }
-    Edit::insert(file, le as u32, format!("{indent}{statement}{nl}"))
+    Edit::insert(file, le as u32, line)
 }
 
 /// Inserts `statement` as the first line inside a block (or at the top of the file for

@@ -420,7 +420,8 @@ pub struct Context<'a> {
     /// configurations is one. Messages are kept as hashes.
     reported: crate::fxhash::FxHashSet<(u32, Span, u64)>,
     file_ids: crate::fxhash::FxHashMap<*const crate::source::SourceFile, u32>,
-    path_ids: crate::fxhash::FxHashMap<std::path::PathBuf, u32>,
+    /// By the path's bytes (hashing a `Path` walks its components, several times slower).
+    path_ids: crate::fxhash::FxHashMap<Box<[u8]>, u32>,
     cache: &'a RunCache<'a>,
 }
 
@@ -498,7 +499,17 @@ impl<'a> Context<'a> {
         let id = *self
             .file_ids
             .entry(std::sync::Arc::as_ptr(file))
-            .or_insert_with(|| *self.path_ids.entry(file.path.clone()).or_insert(next));
+            .or_insert_with(|| {
+                use std::os::unix::ffi::OsStrExt;
+                let bytes = file.path.as_os_str().as_bytes();
+                match self.path_ids.get(bytes) {
+                    Some(&id) => id,
+                    None => {
+                        self.path_ids.insert(bytes.into(), next);
+                        next
+                    }
+                }
+            });
         let hash = std::hash::BuildHasher::hash_one(
             &std::hash::BuildHasherDefault::<crate::fxhash::FxHasher>::default(),
             message,

@@ -87,6 +87,10 @@ impl Groups {
 /// pays about 4 bytes per occurrence rather than 12.
 struct ChildIndex {
     groups: Groups,
+    /// The name id of each entry of `groups.occ`, side by side: a name lookup searches this
+    /// contiguous array instead of loading each occurrence (4 bytes per occurrence; name
+    /// lookups are what rules do most).
+    names: Vec<NameId>,
     parents: Parents,
     /// One past the last descendant of each group's block (an occurrence's descendants are
     /// contiguous, so this stands in for a per-occurrence field most of which would be
@@ -316,11 +320,12 @@ impl Expanded {
         let Some(group) = self.children.group(parent) else {
             return &[];
         };
-        let group = self.children.groups.get(group);
-        let name_of = |o: &OccId| self.occurrences[*o as usize].name;
-        let lo = group.partition_point(|o| name_of(o) < name);
-        let hi = lo + group[lo..].partition_point(|o| name_of(o) == name);
-        &group[lo..hi]
+        let groups = &self.children.groups;
+        let range = groups.start[group] as usize..groups.start[group + 1] as usize;
+        let names = &self.children.names[range.clone()];
+        let lo = names.partition_point(|&n| n < name);
+        let hi = lo + names[lo..].partition_point(|&n| n == name);
+        &groups.occ[range][lo..hi]
     }
 }
 
@@ -370,8 +375,10 @@ impl ChildIndex {
                 .max()
                 .unwrap_or(0);
         }
+        let names = groups.occ.iter().map(|&o| occ[o as usize].name).collect();
         ChildIndex {
             groups,
+            names,
             parents,
             ends,
         }

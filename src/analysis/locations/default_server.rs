@@ -12,9 +12,9 @@
 //! specific address is served by the servers listening on exactly that address, so
 //! `127.0.0.1:80` and `*:80` are different.
 
+use crate::fxhash::FxHashMap as HashMap;
 use crate::stack::expanded::{OccId, View};
 use crate::stack::net::Addr;
-use std::collections::HashMap;
 
 /// An address as nginx tells listening sockets apart: `None` is the wildcard host.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -52,16 +52,15 @@ fn listens(view: &View<'_>, server: OccId) -> Vec<(Key, bool, Option<OccId>)> {
     listens
         .iter()
         .filter_map(|&l| {
-            let args = view.args(l);
-            let addr = match Addr::parse(args.first()?, 80)? {
+            // Read without collecting: this runs for every `listen` of every server.
+            let mut args = view.arg_iter(l);
+            let addr = match Addr::parse(&args.next()?, 80)? {
                 Addr::Tcp { host, port } => {
                     Key::Tcp(host.filter(|h| h != "*" && h != "0.0.0.0"), port)
                 }
                 Addr::Unix(path) => Key::Unix(path),
             };
-            let default = args[1..]
-                .iter()
-                .any(|a| a == "default_server" || a == "default");
+            let default = args.any(|a| a == "default_server" || a == "default");
             Some((addr, default, Some(l)))
         })
         .collect()
@@ -84,7 +83,7 @@ pub fn unmarked(view: &View<'_>, servers: &[OccId]) -> Vec<Unmarked> {
     let mut order: Vec<Key> = Vec::new();
     // Per address: whether a server marks it, and the servers on it with their `listen`.
     type OnAddress = (bool, Vec<(OccId, Option<OccId>)>);
-    let mut by_key: HashMap<Key, OnAddress> = HashMap::new();
+    let mut by_key: HashMap<Key, OnAddress> = HashMap::default();
     for &server in servers {
         for (key, marked, listen) in listens(view, server) {
             let entry = by_key.entry(key.clone()).or_insert_with(|| {
@@ -122,7 +121,7 @@ pub(super) fn applied(view: &View<'_>, servers: &[(OccId, bool)]) -> Vec<Option<
         .map(|&(occ, _)| addresses(view, occ))
         .collect();
     // Each address's default server: the first marked, else the first listed.
-    let mut default: HashMap<&Key, (usize, bool)> = HashMap::new();
+    let mut default: HashMap<&Key, (usize, bool)> = HashMap::default();
     for (i, list) in addrs.iter().enumerate() {
         for (addr, marked) in list {
             match default.get(addr) {

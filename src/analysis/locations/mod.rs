@@ -201,7 +201,9 @@ pub struct ServerLocations {
 }
 
 /// Regexes already compiled, by (pattern, caseless): vhosts share a handful.
-type RegexCache = FxHashMap<(Box<[u8]>, bool), Arc<Result<Regex, ParseError>>>;
+/// Compiled regexes by pattern, case-sensitive ones at `[0]`, caseless at `[1]` (two maps,
+/// so that a lookup borrows the pattern instead of allocating a key).
+type RegexCache = [FxHashMap<Box<[u8]>, Arc<Result<Regex, ParseError>>>; 2];
 
 /// What building every server of a configuration shares: the compiled regexes (one per
 /// distinct pattern) and the name ids of the directives asked about in each location
@@ -471,13 +473,17 @@ impl ServerLocations {
             }
         }
         let regex = match kind {
-            Kind::Regex { caseless } => Some(
-                cache
-                    .regexes
-                    .entry((name.clone().into_boxed_slice(), caseless))
-                    .or_insert_with(|| Arc::new(Regex::parse_bytes(&name, caseless)))
-                    .clone(),
-            ),
+            Kind::Regex { caseless } => {
+                let map = &mut cache.regexes[usize::from(caseless)];
+                Some(match map.get(name.as_slice()) {
+                    Some(re) => re.clone(),
+                    None => {
+                        let re = Arc::new(Regex::parse_bytes(&name, caseless));
+                        map.insert(name.clone().into_boxed_slice(), re.clone());
+                        re
+                    }
+                })
+            }
             _ => None,
         };
         if let Some(Err(e)) = regex.as_deref() {

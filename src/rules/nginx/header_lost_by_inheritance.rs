@@ -28,6 +28,7 @@ use crate::source::{FileId, Span};
 use crate::stack::expanded::OccId;
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::known;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 declare_rule! {
@@ -114,7 +115,8 @@ impl Rule for HeaderLostByInheritance {
             // One judgement per level of each configuration.
             let mut judged: FxHashSet<(*const NginxInstance, OccId)> = FxHashSet::default();
             let written: Vec<Directive<'_>> = cx.nginx_directives(kind.name).collect();
-            let mut unread: HashMap<*const NginxInstance, HashSet<(FileId, Span)>> = HashMap::new();
+            let mut configs: HashMap<*const NginxInstance, PerConfig> = HashMap::new();
+            let help = help_for(kind);
             let mut last = None;
             for d in written {
                 let Some(block) = d.parent() else {
@@ -131,37 +133,127 @@ impl Rule for HeaderLostByInheritance {
                 if d.contexts() & http == 0 {
                     continue;
                 }
-                let unread = unread
+                let config = configs
                     .entry(block.instance())
-                    .or_insert_with(|| unread_includes(block.instance()));
-                judge(cx, kind, block, unread);
+                    .or_insert_with(|| PerConfig::new(block.instance(), kind));
+                judge(cx, kind, block, config, &help);
             }
         }
     }
 }
 
-/// The entry's name as written, and the key it is compared by (lower case for headers).
-fn name_and_key(kind: &Kind, d: Directive<'_>) -> Option<(String, String)> {
-    let name = d.arg(0)?.value().into_owned();
-    let key = if kind.caseless {
-        name.to_ascii_lowercase()
-    } else {
-        name.clone()
-    };
-    Some((name, key))
+/// The entry names a level has (its own, then those already counted), compared ignoring
+/// case for headers. Most levels have a handful: they are compared in place, without a
+/// copy each; past [`Present::SMALL`] a hash set of normalised names takes over, so a level
+/// of thousands of entries stays linear.
+struct Present<'a> {
+    caseless: bool,
+    small: Vec<Cow<'a, str>>,
+    large: FxHashSet<String>,
 }
 
-fn judge(
-    cx: &mut Context<'_>,
-    kind: &Kind,
-    block: Directive<'_>,
-    unread: &HashSet<(FileId, Span)>,
-) {
+impl<'a> Present<'a> {
+    const SMALL: usize = 16;
+
+    fn new(caseless: bool) -> Present<'a> {
+        Present {
+            caseless,
+            small: Vec::new(),
+            large: FxHashSet::default(),
+        }
+    }
+
+    fn key(&self, name: &str) -> String {
+        if self.caseless {
+            name.to_ascii_lowercase()
+        } else {
+            name.to_string()
+        }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        if self.large.is_empty() {
+            self.small.iter().any(|n| self.same(n, name))
+        } else {
+            self.large.contains(&self.key(name))
+        }
+    }
+
+    fn same(&self, a: &str, b: &str) -> bool {
+        if self.caseless {
+            a.eq_ignore_ascii_case(b)
+        } else {
+            a == b
+        }
+    }
+
+    /// Adds `name`; false when it was there already.
+    fn insert(&mut self, name: Cow<'a, str>) -> bool {
+        if self.contains(&name) {
+            return false;
+        }
+        if self.large.is_empty() && self.small.len() < Self::SMALL {
+            self.small.push(name);
+            return true;
+        }
+        if self.large.is_empty() {
+            let keys: Vec<String> = self.small.iter().map(|n| self.key(n)).collect();
+            self.large.extend(keys);
+        }
+        let key = self.key(&name);
+        self.large.insert(key)
+    }
+}
+
+/// What a configuration says once for all its blocks.
+struct PerConfig {
+    /// Includes that could not be read: a level holding one is not judged.
+    unread: HashSet<(FileId, Span)>,
+    /// Whether the kind's `*_inherit` directive appears at all: without it every level
+    /// inherits plainly, and no level's mode needs looking up.
+    inherit_used: bool,
+    /// Whether headers-more's `more_set_headers` appears at all.
+    more_set: bool,
+}
+
+impl PerConfig {
+    fn new(inst: &NginxInstance, kind: &Kind) -> PerConfig {
+        PerConfig {
+            unread: unread_includes(inst),
+            inherit_used: kind
+                .inherit
+                .is_some_and(|i| cursor::named(inst, i).next().is_some()),
+            more_set: cursor::named(inst, "more_set_headers").next().is_some(),
+        }
+    }
+}
+
+/// The help of every finding of `kind` (the same text for each: built once).
+fn help_for(kind: &Kind) -> String {
+    match kind.inherit {
+        Some(inherit) => format!(
+            "nginx inherits `{0}` only into a level that sets none: repeat the lost ones in this \
+             block (or put them in a file both levels include); on nginx 1.29.3 and later \
+             `{inherit} merge;` keeps them",
+            kind.name
+        ),
+        None => format!(
+            "nginx inherits `{0}` only into a level that sets none: repeat the lost ones in this \
+             block (or put them in a file both levels include)",
+            kind.name
+        ),
+    }
+}
+
+fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerConfig, help: &str) {
     let level = Level::of(block);
     let Some(parent) = level.parent() else {
         return;
     };
     let inherited = match kind.inherit {
+        // Without any `*_inherit`, the list is the nearest enclosing level's, as for the
+        // other kinds.
+        Some(_) if !config.inherit_used => block.inherited(kind.name).collect(),
         Some(inherit) => {
             if level.inherit_mode(inherit) != Inherit::On {
                 // `merge` keeps the parent's entries; `off` drops them on purpose.
@@ -171,34 +263,34 @@ fn judge(
         }
         None => block.inherited(kind.name).collect(),
     };
-    if inherited.is_empty() || has_unread_include(block, unread) {
+    if inherited.is_empty() || has_unread_include(block, &config.unread) {
         return;
     }
     let own = level.own(kind.name);
-    let mut present: FxHashSet<String> = own
-        .iter()
-        .filter_map(|&d| name_and_key(kind, d).map(|(_, k)| k))
-        .collect();
+    let mut present = Present::new(kind.caseless);
+    for d in &own {
+        if let Some(a) = d.arg(0) {
+            present.insert(a.value());
+        }
+    }
     // `add_header "" …` is the old idiom for "inherit nothing here": deliberate.
     if kind.inherit.is_some() && present.contains("") {
         return;
     }
     let mut lost = Vec::new();
     // headers-more is rare: without any `more_set_headers` nothing is asked per header.
-    let more_set = cursor::named(block.instance(), "more_set_headers")
-        .next()
-        .is_some();
+    let more_set = config.more_set;
     for d in inherited {
-        let Some((name, k)) = name_and_key(kind, d) else {
+        let Some(name) = d.arg(0).map(|a| a.value()) else {
             continue;
         };
-        if !present.insert(k) {
+        if !present.insert(name.clone()) {
             continue;
         }
         if kind.name == "add_header" && more_set && more_set_anywhere_above(level, &name) {
             continue;
         }
-        lost.push((d, name));
+        lost.push((d, name.into_owned()));
     }
     let Some(&first) = own.first() else {
         return;
@@ -224,29 +316,39 @@ fn judge(
             format!("the top level of `{}`", name.to_string_lossy())
         }
     };
-    let names: Vec<&str> = lost.iter().map(|(_, n)| n.as_str()).collect();
-    let count = if names.len() == 1 {
-        format!("the {} set in {from} is", singular(kind.what))
-    } else {
-        format!("the {} {} set in {from} are", names.len(), kind.what)
-    };
-    let message = format!(
-        "`{here}` sets its own `{}`, so {count} not inherited: {}",
+    // "`location /x` sets its own `add_header`, so the 5 response headers set in `server`
+    // are not inherited: A, B, …", built by appending.
+    let mut message = String::with_capacity(320);
+    for part in [
+        "`",
+        here.as_str(),
+        "` sets its own `",
         kind.name,
-        names.join(", ")
-    );
-    let mut help = match kind.inherit {
-        Some(inherit) => format!(
-            "nginx inherits `{0}` only into a level that sets none: repeat the lost ones in `{here}` \
-             (or put them in a file both levels include); on nginx 1.29.3 and later `{inherit} merge;` keeps them",
-            kind.name
-        ),
-        None => format!(
-            "nginx inherits `{0}` only into a level that sets none: repeat the lost ones in `{here}` \
-             (or put them in a file both levels include)",
-            kind.name
-        ),
-    };
+        "`, so the ",
+    ] {
+        message.push_str(part);
+    }
+    if lost.len() == 1 {
+        message.push_str(&singular(kind.what));
+        message.push_str(" set in ");
+        message.push_str(&from);
+        message.push_str(" is");
+    } else {
+        message.push_str(&lost.len().to_string());
+        message.push(' ');
+        message.push_str(kind.what);
+        message.push_str(" set in ");
+        message.push_str(&from);
+        message.push_str(" are");
+    }
+    message.push_str(" not inherited: ");
+    for (i, (_, name)) in lost.iter().enumerate() {
+        if i > 0 {
+            message.push_str(", ");
+        }
+        message.push_str(name);
+    }
+    let mut help = help.to_string();
     if block.name() == "if" && kind.name == "add_header" {
         // The idiom that avoids the problem in an `if`: one `add_header` outside it.
         help.push_str(
@@ -294,7 +396,8 @@ fn singular(what: &str) -> String {
 
 /// `location /api`, `server`, `if ($x)`: a block as its opening line reads.
 pub(crate) fn describe(block: Directive<'_>) -> String {
-    let mut s = block.name().to_string();
+    let mut s = String::with_capacity(64);
+    s.push_str(block.name());
     for a in block.args() {
         s.push(' ');
         s.push_str(&a.raw_text());

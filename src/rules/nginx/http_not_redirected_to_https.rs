@@ -94,24 +94,24 @@ fn public_port_80(server: Directive<'_>) -> bool {
         let Some(a) = l.arg(0) else {
             return false;
         };
-        let v = a.value().to_ascii_lowercase();
-        if v.starts_with("unix:") {
+        let v = a.value();
+        let v = v.as_ref();
+        if v.len() >= 5 && v[..5].eq_ignore_ascii_case("unix:") {
             return false;
         }
-        let (host, port) = if let Some(rest) = v.strip_prefix('[') {
+        // Slices of the value, no copies: this runs for every `listen` of every server.
+        let (host, port): (&str, &str) = if let Some(rest) = v.strip_prefix('[') {
             let (h, p) = rest.split_once(']').unwrap_or((rest, ""));
-            (
-                h.to_string(),
-                p.strip_prefix(':').unwrap_or("80").to_string(),
-            )
+            (h, p.strip_prefix(':').unwrap_or("80"))
         } else if let Some((h, p)) = v.rsplit_once(':') {
-            (h.to_string(), p.to_string())
+            (h, p)
         } else if v.bytes().all(|b| b.is_ascii_digit()) {
-            ("*".to_string(), v.clone())
+            ("*", v)
         } else {
-            (v.clone(), "80".to_string())
+            (v, "80")
         };
-        let internal = host == "localhost" || host.starts_with("127.") || host == "::1";
+        let internal =
+            host.eq_ignore_ascii_case("localhost") || host.starts_with("127.") || host == "::1";
         port == "80" && !internal
     })
 }

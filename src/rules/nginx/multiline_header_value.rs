@@ -39,7 +39,10 @@ impl Rule for MultilineHeaderValue {
         for &(name, args) in HEADER_DIRECTIVES {
             for d in cx.nginx_directives(name) {
                 // Most values are one line: nothing is collected for them.
-                if !d.args().any(|w| first_break(w.raw_bytes()).is_some()) {
+                if !d
+                    .args()
+                    .any(|w| memchr::memchr3(b'\n', b'\r', b'\\', w.raw_bytes()).is_some())
+                {
                     continue;
                 }
                 let words: Vec<_> = match args {

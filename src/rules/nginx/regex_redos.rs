@@ -14,6 +14,7 @@ use crate::analysis::cursor::{Directive, Word};
 use crate::analysis::pcre::{Redos, Regex, Risk};
 use crate::diagnostic::Severity;
 use crate::rules::{Context, Rule};
+use std::borrow::Cow;
 
 declare_rule! {
     pub struct RegexRedos;
@@ -32,10 +33,22 @@ const MIN_DEGREE: u32 = 3;
 /// How many times the attack's pump is repeated in the message.
 const PUMPS: usize = 32;
 
+/// A regex to analyse: (directive, word holding the pattern, the pattern when it is not
+/// the word's whole value, caseless, what it matches).
+type Site<'a> = (
+    Directive<'a>,
+    Word<'a>,
+    Option<String>,
+    bool,
+    Cow<'static, str>,
+);
+
 impl Rule for RegexRedos {
     fn check(&self, cx: &mut Context<'_>) {
-        // (word holding the pattern, pattern, caseless, what it matches)
-        let mut sites: Vec<(Directive<'_>, Word<'_>, String, bool, String)> = Vec::new();
+        // (directive, word holding the pattern, the pattern when it is not the word's whole
+        // value, caseless, what it matches). The many location and rewrite patterns are not
+        // unescaped here: they are analysed once per distinct raw text below.
+        let mut sites: Vec<Site<'_>> = Vec::new();
         for d in cx.nginx_directives("location") {
             let (Some(m), Some(p), None) = (d.arg(0), d.arg(1), d.arg(2)) else {
                 continue;
@@ -52,11 +65,11 @@ impl Rule for RegexRedos {
                     _ => continue,
                 },
             };
-            sites.push((d, p, p.value().into_owned(), caseless, "the URI".into()));
+            sites.push((d, p, None, caseless, "the URI".into()));
         }
         for d in cx.nginx_directives("rewrite") {
             if let Some(p) = d.arg(0) {
-                sites.push((d, p, p.value().into_owned(), false, "the URI".into()));
+                sites.push((d, p, None, false, "the URI".into()));
             }
         }
         for d in cx.nginx_directives("server_name") {
@@ -65,7 +78,7 @@ impl Rule for RegexRedos {
                     continue;
                 }
                 if let Some(p) = a.value().strip_prefix('~') {
-                    sites.push((d, a, p.to_string(), true, "the `Host` header".into()));
+                    sites.push((d, a, Some(p.to_string()), true, "the `Host` header".into()));
                 }
             }
         }
@@ -79,7 +92,7 @@ impl Rule for RegexRedos {
             }
             if let Some((word, pattern, caseless, var)) = if_regex(d) {
                 if client_variable(&var) {
-                    sites.push((d, word, pattern, caseless, format!("`{var}`")));
+                    sites.push((d, word, Some(pattern), caseless, format!("`{var}`").into()));
                 }
             }
         }
@@ -97,22 +110,31 @@ impl Rule for RegexRedos {
                     (None, Some(p)) => (p.to_string(), false),
                     _ => continue,
                 };
-                sites.push((d, key, p, ci, format!("`{src}`")));
+                sites.push((d, key, Some(p), ci, format!("`{src}`").into()));
             }
         }
         // A pattern repeated in many servers (generated vhosts, shared snippets) is
         // analysed once.
-        let mut seen: crate::fxhash::FxHashMap<(String, bool), Option<(Regex, Redos)>> =
+        // The key is the pattern's raw text (with its source: a word's whole value, or a part
+        // of it) and the case flag.
+        type Key<'a> = (Cow<'a, [u8]>, bool, bool);
+        let mut seen: crate::fxhash::FxHashMap<Key<'_>, Option<(Regex, Redos)>> =
             crate::fxhash::FxHashMap::default();
         for (d, word, pattern, caseless, subject) in sites {
-            let analysed = seen.entry((pattern.clone(), caseless)).or_insert_with(|| {
-                let re = Regex::parse(&pattern, caseless).ok()?;
+            let key: Key<'_> = match &pattern {
+                None => (Cow::Borrowed(word.raw_bytes()), false, caseless),
+                Some(p) => (Cow::Owned(p.clone().into_bytes()), true, caseless),
+            };
+            let analysed = seen.entry(key).or_insert_with(|| {
+                let text = pattern.clone().unwrap_or_else(|| word.value().into_owned());
+                let re = Regex::parse(&text, caseless).ok()?;
                 let r = re.redos().filter(|r| r.confirmed)?;
                 Some((re, r))
             });
             let Some((re, r)) = analysed.as_ref() else {
                 continue;
             };
+            let pattern = pattern.unwrap_or_else(|| word.value().into_owned());
             let severity = match r.risk {
                 Risk::Exponential => Severity::Warning,
                 Risk::Polynomial { degree } if degree >= MIN_DEGREE => Severity::Info,

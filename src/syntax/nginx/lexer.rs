@@ -152,6 +152,20 @@ impl<'a> Lexer<'a> {
 
     pub fn next_token(&mut self) -> Token {
         let src = self.src;
+        // A run of whitespace inside the current buffer: reading it byte by byte (below)
+        // would only move `read_to` and `start` to its last byte, so that is done at once.
+        // A run that reaches the buffer's end is read byte by byte, refills and all.
+        let mut end = self.pos;
+        while end < src.len() && is_space(src[end]) {
+            end += 1;
+        }
+        if end > self.pos && end <= self.buf.1 {
+            if end > self.read_to {
+                self.read_to = end;
+                self.start = end - 1;
+            }
+            self.pos = end;
+        }
         while self.pos < src.len() && is_space(src[self.pos]) {
             let q = self.pos;
             // Whitespace that ended a word, or followed a closing quote, was read already and

@@ -94,9 +94,17 @@ impl Word {
 
     /// [`Word::value`] as text, invalid UTF-8 replaced.
     pub fn text<'a>(&self, src: &'a [u8]) -> Cow<'a, str> {
+        // `from_utf8` checks valid text (nearly all of it) much faster than the lossy
+        // conversion, which is only needed for the rest.
         match self.value(src) {
-            Cow::Borrowed(b) => String::from_utf8_lossy(b),
-            Cow::Owned(v) => Cow::Owned(String::from_utf8_lossy(&v).into_owned()),
+            Cow::Borrowed(b) => match std::str::from_utf8(b) {
+                Ok(s) => Cow::Borrowed(s),
+                Err(_) => String::from_utf8_lossy(b),
+            },
+            Cow::Owned(v) => match String::from_utf8(v) {
+                Ok(s) => Cow::Owned(s),
+                Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            },
         }
     }
 
