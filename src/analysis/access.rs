@@ -11,46 +11,31 @@ use crate::stack::net::Addr;
 /// order nginx checks them: those of the nearest level that has any. At the top of a
 /// fragment the file's own top-level rules count (they are the includer's).
 pub fn rules(block: Directive<'_>) -> Vec<Directive<'_>> {
-    let mut at = block;
-    loop {
-        let own = merged(at.children("allow"), at.children("deny"));
-        if !own.is_empty() {
-            return own;
-        }
-        match at.parent() {
-            Some(p) => at = p,
-            None => return merged(at.siblings("allow"), at.siblings("deny")),
-        }
-    }
-}
-
-fn merged<'a>(
-    a: impl Iterator<Item = Directive<'a>>,
-    b: impl Iterator<Item = Directive<'a>>,
-) -> Vec<Directive<'a>> {
-    let mut all: Vec<Directive<'a>> = a.chain(b).collect();
+    let mut all: Vec<Directive<'_>> = in_force(block, "allow")
+        .chain(in_force(block, "deny"))
+        .collect();
     all.sort_by_key(|d| d.occ());
     all
 }
 
 /// The first `deny` of the rules in force in `block`: something a response that skips the
-/// access phase would bypass.
+/// access phase would bypass. (The first of the level's `deny` children: no list is built,
+/// this is asked for every `return`.)
 pub fn first_deny(block: Directive<'_>) -> Option<Directive<'_>> {
-    // The level whose rules are in force is the nearest with any `allow` or `deny`; its
-    // first `deny` in configuration order is the first of its `deny` children (no list
-    // is built: this is asked for every `return`).
+    in_force(block, "deny").next()
+}
+
+/// The `name` (`allow` or `deny`) entries of the level whose rules are in force in
+/// `block`: the nearest level with any `allow` or `deny`, or the top of the file.
+fn in_force<'a>(block: Directive<'a>, name: &str) -> Box<dyn Iterator<Item = Directive<'a>> + 'a> {
     let mut at = block;
     loop {
-        let mut deny = at.children("deny");
-        if let Some(d) = deny.next() {
-            return Some(d);
-        }
-        if at.children("allow").next().is_some() {
-            return None;
+        if at.children("allow").next().is_some() || at.children("deny").next().is_some() {
+            return Box::new(at.children(name));
         }
         match at.parent() {
             Some(p) => at = p,
-            None => return at.siblings("deny").next(),
+            None => return Box::new(at.siblings(name)),
         }
     }
 }

@@ -592,11 +592,7 @@ impl<'a> Word<'a> {
 
     /// The token as written, as text.
     pub fn raw_text(self) -> Cow<'a, str> {
-        let raw = &self.file.text[self.word.raw().range()];
-        match std::str::from_utf8(raw) {
-            Ok(s) => Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(raw),
-        }
+        tree::lossy_text(self.raw_bytes())
     }
 
     /// The part inside the quotes (the whole token when unquoted).

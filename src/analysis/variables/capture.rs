@@ -199,14 +199,28 @@ pub fn may_reference_capture(text: &[u8]) -> bool {
     })
 }
 
-/// Per file of `inst` (by [`crate::source::FileId`]), whether its text may refer to a
-/// capture anywhere: a rule about `$N` skips the directives of the other files unread.
-pub fn files_referencing_captures(inst: &crate::stack::model::NginxInstance) -> Vec<bool> {
-    inst.config
-        .files
-        .iter()
-        .map(|f| may_reference_capture(&f.source.text))
-        .collect()
+/// Per file of a configuration, whether its text may refer to a capture anywhere: the rules
+/// about `$N` skip the directives of the other files unread. Worked out once per
+/// configuration and shared ([`CaptureFiles::of`]).
+pub struct CaptureFiles(Vec<bool>);
+
+impl CaptureFiles {
+    pub fn of(inst: &crate::stack::model::NginxInstance) -> std::sync::Arc<CaptureFiles> {
+        inst.memo.get(|| {
+            CaptureFiles(
+                inst.config
+                    .files
+                    .iter()
+                    .map(|f| may_reference_capture(&f.source.text))
+                    .collect(),
+            )
+        })
+    }
+
+    /// Whether the file may hold a `$N` (or `${…}`).
+    pub fn may_hold(&self, file: crate::source::FileId) -> bool {
+        self.0[file.0 as usize]
+    }
 }
 
 #[cfg(test)]

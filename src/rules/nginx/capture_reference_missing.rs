@@ -15,7 +15,7 @@
 use crate::analysis::cursor::{self, Directive};
 use crate::analysis::pcre::Regex;
 use crate::analysis::regex_args::is_regex_argument;
-use crate::analysis::variables::capture::{files_referencing_captures, may_reference_capture};
+use crate::analysis::variables::capture::{may_reference_capture, CaptureFiles};
 use crate::analysis::variables::parse::PartKind;
 use crate::rules::{Context, Rule};
 use crate::source::Span;
@@ -47,10 +47,9 @@ impl Rule for CaptureReferenceMissing {
             let regex_maps = regex_map_variables(inst);
             // Only files that mention `$N` somewhere can hold a reference: the others'
             // directives are not read.
-            let candidates = files_referencing_captures(inst);
+            let candidates = CaptureFiles::of(inst);
             for occ in 0..inst.expanded.occurrences.len() as u32 {
-                let file = inst.expanded.get(occ).file;
-                if !candidates[file.0 as usize] {
+                if !candidates.may_hold(inst.expanded.get(occ).file) {
                     continue;
                 }
                 let d = Directive::new(inst, occ);

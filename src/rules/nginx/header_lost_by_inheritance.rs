@@ -111,11 +111,12 @@ const KINDS: &[Kind] = &[
 
 impl Rule for HeaderLostByInheritance {
     fn check(&self, cx: &mut Context<'_>) {
+        // What each configuration says once for every kind and block.
+        let mut configs: HashMap<*const NginxInstance, PerConfig> = HashMap::new();
         for kind in KINDS {
             // One judgement per level of each configuration.
             let mut judged: FxHashSet<(*const NginxInstance, OccId)> = FxHashSet::default();
             let written: Vec<Directive<'_>> = cx.nginx_directives(kind.name).collect();
-            let mut configs: HashMap<*const NginxInstance, PerConfig> = HashMap::new();
             let help = help_for(kind);
             let mut last = None;
             for d in written {
@@ -135,7 +136,7 @@ impl Rule for HeaderLostByInheritance {
                 }
                 let config = configs
                     .entry(block.instance())
-                    .or_insert_with(|| PerConfig::new(block.instance(), kind));
+                    .or_insert_with(|| PerConfig::new(block.instance()));
                 judge(cx, kind, block, config, &help);
             }
         }
@@ -209,22 +210,28 @@ impl<'a> Present<'a> {
 struct PerConfig {
     /// Includes that could not be read: a level holding one is not judged.
     unread: HashSet<(FileId, Span)>,
-    /// Whether the kind's `*_inherit` directive appears at all: without it every level
+    /// The `*_inherit` directives that appear at all: without its kind's, every level
     /// inherits plainly, and no level's mode needs looking up.
-    inherit_used: bool,
+    inheriting: Vec<&'static str>,
     /// Whether headers-more's `more_set_headers` appears at all.
     more_set: bool,
 }
 
 impl PerConfig {
-    fn new(inst: &NginxInstance, kind: &Kind) -> PerConfig {
+    fn new(inst: &NginxInstance) -> PerConfig {
         PerConfig {
             unread: unread_includes(inst),
-            inherit_used: kind
-                .inherit
-                .is_some_and(|i| cursor::named(inst, i).next().is_some()),
+            inheriting: KINDS
+                .iter()
+                .filter_map(|k| k.inherit)
+                .filter(|i| cursor::named(inst, i).next().is_some())
+                .collect(),
             more_set: cursor::named(inst, "more_set_headers").next().is_some(),
         }
+    }
+
+    fn inherit_used(&self, kind: &Kind) -> bool {
+        kind.inherit.is_some_and(|i| self.inheriting.contains(&i))
     }
 }
 
@@ -253,7 +260,7 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
     let inherited = match kind.inherit {
         // Without any `*_inherit`, the list is the nearest enclosing level's, as for the
         // other kinds.
-        Some(_) if !config.inherit_used => block.inherited(kind.name).collect(),
+        Some(_) if !config.inherit_used(kind) => block.inherited(kind.name).collect(),
         Some(inherit) => {
             if level.inherit_mode(inherit) != Inherit::On {
                 // `merge` keeps the parent's entries; `off` drops them on purpose.
@@ -397,12 +404,17 @@ fn singular(what: &str) -> String {
 /// `location /api`, `server`, `if ($x)`: a block as its opening line reads.
 pub(crate) fn describe(block: Directive<'_>) -> String {
     let mut s = String::with_capacity(64);
-    s.push_str(block.name());
-    for a in block.args() {
-        s.push(' ');
-        s.push_str(&a.raw_text());
-    }
+    push_written(&mut s, block);
     s
+}
+
+/// Appends the directive's name and arguments as written, one space apart.
+fn push_written(out: &mut String, d: Directive<'_>) {
+    out.push_str(d.name());
+    for a in d.args() {
+        out.push(' ');
+        out.push_str(&a.raw_text());
+    }
 }
 
 /// Copies the lost directives after the level's last own one, when that one is written in
@@ -449,11 +461,7 @@ fn copy_fix(
             joined.push_str(nl);
             joined.push_str(&indent);
         }
-        joined.push_str(d.name());
-        for a in d.args() {
-            joined.push(' ');
-            joined.push_str(&a.raw_text());
-        }
+        push_written(&mut joined, *d);
         joined.push(';');
     }
     let edit: Edit = anchor.insert_after(&joined);

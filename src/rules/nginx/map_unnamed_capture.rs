@@ -12,7 +12,7 @@ use crate::analysis::advisory_report::verdict;
 use crate::analysis::cursor::Directive;
 use crate::analysis::nginx_advisories::{by_cve, Advisory};
 use crate::analysis::pcre::Regex;
-use crate::analysis::variables::capture::{files_referencing_captures, may_reference_capture};
+use crate::analysis::variables::capture::{may_reference_capture, CaptureFiles};
 use crate::analysis::variables::PartKind;
 use crate::rules::{Context, Rule};
 use crate::stack::model::NginxInstance;
@@ -75,21 +75,17 @@ impl Rule for MapUnnamedCapture {
             return;
         }
         let mut found: Vec<(Directive<'_>, crate::analysis::cursor::Word<'_>, String)> = Vec::new();
-        // Per configuration, the files that mention `$N` at all; the rest are skipped.
-        let candidates: crate::fxhash::FxHashMap<*const NginxInstance, Vec<bool>> = cx
-            .stack
-            .nginx
-            .iter()
-            .map(|i| (i as *const NginxInstance, files_referencing_captures(i)))
-            .collect();
+        let mut files: Option<(*const NginxInstance, std::sync::Arc<CaptureFiles>)> = None;
         for name in EXPRESSIONS {
             for d in cx.nginx_directives(name) {
                 let inst = d.instance() as *const NginxInstance;
+                // Only files that mention `$N` at all can hold a capture before a map
+                // (the configuration's table is fetched again only when it changes).
+                if files.as_ref().is_none_or(|(i, _)| *i != inst) {
+                    files = Some((inst, CaptureFiles::of(d.instance())));
+                }
                 let file = d.instance().expanded.get(d.occ()).file;
-                let in_candidate = candidates
-                    .get(&inst)
-                    .is_some_and(|files| files[file.0 as usize]);
-                if !in_candidate {
+                if !files.as_ref().is_some_and(|(_, f)| f.may_hold(file)) {
                     continue;
                 }
                 for w in d.args() {

@@ -39,10 +39,7 @@ impl Rule for MultilineHeaderValue {
         for &(name, args) in HEADER_DIRECTIVES {
             for d in cx.nginx_directives(name) {
                 // Most values are one line: nothing is collected for them.
-                if !d
-                    .args()
-                    .any(|w| memchr::memchr3(b'\n', b'\r', b'\\', w.raw_bytes()).is_some())
-                {
+                if !d.args().any(|w| first_break(w.raw_bytes()).is_some()) {
                     continue;
                 }
                 let words: Vec<_> = match args {
@@ -64,7 +61,7 @@ impl Rule for MultilineHeaderValue {
                     }
                 };
                 for w in words {
-                    let Some(brk) = first_break(&w.file().text[w.raw().range()]) else {
+                    let Some(brk) = first_break(w.raw_bytes()) else {
                         continue;
                     };
                     let start = w.raw().start + brk.at as u32;
@@ -100,30 +97,29 @@ struct Break {
 }
 
 fn first_break(raw: &[u8]) -> Option<Break> {
+    // Only a line break or a backslash can start one: jump between them.
     let mut i = 0;
-    while i < raw.len() {
-        match raw[i] {
-            b'\n' | b'\r' => {
+    while let Some(p) = memchr::memchr3(b'\n', b'\r', b'\\', &raw[i..]) {
+        i += p;
+        if raw[i] != b'\\' {
+            return Some(Break {
+                at: i,
+                len: 1,
+                what: "line break inside the quotes",
+            });
+        }
+        match raw.get(i + 1) {
+            Some(b'n' | b'r') => {
                 return Some(Break {
                     at: i,
-                    len: 1,
-                    what: "line break inside the quotes",
+                    len: 2,
+                    what: "this escape becomes a line break",
                 })
             }
-            b'\\' if i + 1 < raw.len() => {
-                if raw[i + 1] == b'n' || raw[i + 1] == b'r' {
-                    return Some(Break {
-                        at: i,
-                        len: 2,
-                        what: "this escape becomes a line break",
-                    });
-                }
-                i += 2;
-                continue;
-            }
-            _ => {}
+            // An escaped byte (`\\`, `\"`) is skipped with its backslash.
+            Some(_) => i += 2,
+            None => return None,
         }
-        i += 1;
     }
     None
 }

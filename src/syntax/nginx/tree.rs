@@ -48,6 +48,15 @@ impl std::fmt::Debug for Word {
     }
 }
 
+/// Bytes as text, invalid UTF-8 replaced: `from_utf8` checks valid text (nearly all of it)
+/// much faster than the lossy conversion, which only the rest needs.
+pub fn lossy_text(b: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
 impl Word {
     /// A word from its raw span and the part inside its quotes (equal when unquoted).
     pub fn new(raw: Span, inner: Span) -> Word {
@@ -94,13 +103,8 @@ impl Word {
 
     /// [`Word::value`] as text, invalid UTF-8 replaced.
     pub fn text<'a>(&self, src: &'a [u8]) -> Cow<'a, str> {
-        // `from_utf8` checks valid text (nearly all of it) much faster than the lossy
-        // conversion, which is only needed for the rest.
         match self.value(src) {
-            Cow::Borrowed(b) => match std::str::from_utf8(b) {
-                Ok(s) => Cow::Borrowed(s),
-                Err(_) => String::from_utf8_lossy(b),
-            },
+            Cow::Borrowed(b) => lossy_text(b),
             Cow::Owned(v) => match String::from_utf8(v) {
                 Ok(s) => Cow::Owned(s),
                 Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
