@@ -6,7 +6,17 @@ use std::time::Instant;
 
 pub fn enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("LEMPLINT_TIMINGS").is_some_and(|v| v != "0"))
+    *ON.get_or_init(|| {
+        origin();
+        std::env::var_os("LEMPLINT_TIMINGS").is_some_and(|v| v != "0")
+    })
+}
+
+/// When timing started (the first question whether it is on): each line says when, after
+/// it, its stage began and on which thread, so a gap in the rules' parallel run shows.
+fn origin() -> Instant {
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    *ORIGIN.get_or_init(Instant::now)
 }
 
 /// Prints `what` with the time since `started`, when timings are on.
@@ -15,11 +25,14 @@ pub fn report(what: std::fmt::Arguments<'_>, started: Instant) {
         return;
     }
     let ms = started.elapsed().as_secs_f64() * 1e3;
+    let at = started.saturating_duration_since(origin()).as_secs_f64() * 1e3;
+    let thread = rayon::current_thread_index().map_or("main".to_string(), |i| i.to_string());
+    let when = format!("from +{at:.1} ms on thread {thread}");
     match memory() {
         Some((rss, peak)) => {
-            eprintln!("lemplint timing: {what} {ms:.1} ms (rss {rss} MiB, peak {peak} MiB)")
+            eprintln!("lemplint timing: {what} {ms:.1} ms {when} (rss {rss} MiB, peak {peak} MiB)")
         }
-        None => eprintln!("lemplint timing: {what} {ms:.1} ms"),
+        None => eprintln!("lemplint timing: {what} {ms:.1} ms {when}"),
     }
 }
 

@@ -41,6 +41,7 @@ pub fn collect_with(
     fail_on: Option<Severity>,
     fs: &dyn Fs,
 ) -> Result<(Workspace, Findings), String> {
+    crate::timings::enabled();
     let started = std::time::Instant::now();
     let ws = Workspace::load_with(stack_args, fs)?;
     crate::timings::report(format_args!("load"), started);
@@ -69,7 +70,9 @@ pub fn collect_with(
     let mut skipped: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
     for stack in &ws.stacks {
         summary.files += stack.file_count();
+        let ran = std::time::Instant::now();
         let result = rules::run(stack, &selection, &ws.options);
+        crate::timings::report(format_args!("rules"), ran);
         skipped.extend(result.skipped_for_host);
         if diagnostics.is_empty() {
             diagnostics = result.diagnostics;
