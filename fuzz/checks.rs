@@ -581,6 +581,10 @@ pub fn syntax_errors(kind: FileKind, src: &[u8]) -> usize {
         FileKind::Nginx => nginx::parse(src).errors.len(),
         FileKind::FpmMaster | FileKind::FpmPool => fpm::parse(src).errors.len(),
         FileKind::Sysctl => sysctl::parse(src).errors.len(),
+        // PHP stops at a php.ini's first error: one finding at most.
+        FileKind::PhpIni => {
+            usize::from(lemplint::stack::php_ini::first_error(&fpm::parse(src)).is_some())
+        }
     }
 }
 

@@ -61,6 +61,8 @@ pub enum Lang {
     Fpm,
     /// `sysctl.conf` and `sysctl.d` files
     Sysctl,
+    /// `php.ini` and the `*.ini` files of PHP's scan directory (`conf.d/`)
+    PhpIni,
 }
 
 impl Lang {
@@ -70,6 +72,7 @@ impl Lang {
             Lang::Nginx => "nginx",
             Lang::Fpm => "PHP-FPM",
             Lang::Sysctl => "sysctl",
+            Lang::PhpIni => "php.ini",
         }
     }
 }
@@ -114,9 +117,16 @@ pub fn run(args: ParseArgs) -> i32 {
                 EXIT_ERROR
             }
         },
-        Lang::Fpm => {
+        // php.ini is read by the same Zend INI grammar (see `syntax::phpini`).
+        Lang::Fpm | Lang::PhpIni => {
             let src: Shared = Arc::new(main);
-            let parsed = Lines::Fpm(fpm::parse(&src.text));
+            let mut parsed = fpm::parse(&src.text);
+            if lang == Lang::PhpIni {
+                // PHP skips entries without a value and stops at its first error.
+                let first = crate::stack::php_ini::first_error(&parsed).cloned();
+                parsed.errors = first.into_iter().collect();
+            }
+            let parsed = Lines::Fpm(parsed);
             run_lines(src, parsed)
         }
         Lang::Sysctl => {
@@ -142,6 +152,7 @@ fn detect(path: &Path, text: &[u8]) -> Lang {
     match kind {
         Some(FileKind::FpmMaster | FileKind::FpmPool) => Lang::Fpm,
         Some(FileKind::Sysctl) => Lang::Sysctl,
+        Some(FileKind::PhpIni) => Lang::PhpIni,
         Some(FileKind::Nginx) | None => Lang::Nginx,
     }
 }

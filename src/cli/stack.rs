@@ -1,6 +1,7 @@
 //! `lemplint stack`: what lemplint sees — per stack, every file read and how it was reached,
-//! the PHP-FPM pools with their listen addresses, the effective sysctl values, and the host
-//! facts with their sources.
+//! the PHP-FPM pools with their listen addresses, each pool's effective PHP settings (default
+//! → php.ini → scan directory → pool) with where each comes from, the effective sysctl
+//! values, and the host facts with their sources.
 
 use super::{EXIT_ERROR, EXIT_OK};
 use crate::engine::{StackArgs, Workspace};
@@ -118,7 +119,61 @@ fn files(stack: &Stack) -> Vec<FileRow> {
             how,
         });
     }
+    let instances = crate::stack::instances::instances(stack);
+    for set in &stack.php_ini.sets {
+        let read = instances
+            .iter()
+            .any(|i| i.ini.is_some_and(|s| std::ptr::eq(s, set)));
+        for (i, f) in set.files.iter().enumerate() {
+            let mut how = if set.template {
+                "a template: PHP never reads it under this name".to_string()
+            } else if i == 0 && f.source.path.file_name().is_some_and(|n| n == "php.ini") {
+                format!("php.ini of {}", set.shown_home())
+            } else {
+                format!("scan directory of {}, read after php.ini", set.shown_home())
+            };
+            if !set.template {
+                how.push_str(if read {
+                    ", read by this stack's php-fpm"
+                } else {
+                    ", no php-fpm of this stack reads it"
+                });
+            }
+            if let (0, Some(dev)) = (i, &set.development) {
+                how.push_str(&format!("; development: {dev}"));
+            }
+            rows.push(FileRow {
+                kind: "php.ini",
+                path: f.source.path.display().to_string(),
+                how,
+            });
+        }
+    }
     rows
+}
+
+/// A pool's name, and its (setting, value as written, where it comes from) rows.
+type PoolSettings = (String, Vec<(&'static str, String, String)>);
+
+/// Each pool's effective PHP settings that rules judge, with where each comes from.
+fn php_settings(stack: &Stack) -> Vec<PoolSettings> {
+    let mut out = Vec::new();
+    for inst in crate::stack::instances::instances(stack) {
+        if !inst.master && !stack.lone_pools_run() {
+            continue;
+        }
+        for pool in &inst.pools {
+            let rows = crate::stack::php_settings::SHOWN
+                .iter()
+                .filter_map(|&name| {
+                    let e = pool.php(name)?;
+                    Some((name, e.shown(), e.describe()))
+                })
+                .collect();
+            out.push((pool.name.clone(), rows));
+        }
+    }
+    out
 }
 
 fn not_followed(stack: &Stack) -> Vec<String> {
@@ -220,11 +275,22 @@ fn stack_json(stack: &Stack) -> Value {
             );
         }
     }
+    let php: Vec<Value> = php_settings(stack)
+        .into_iter()
+        .map(|(pool, rows)| {
+            let settings: serde_json::Map<String, Value> = rows
+                .into_iter()
+                .map(|(k, v, from)| (k.to_string(), json!({"value": v, "from": from})))
+                .collect();
+            json!({"pool": pool, "settings": settings})
+        })
+        .collect();
     json!({
         "root": stack.root.display().to_string(),
         "files": files,
         "not_followed": not_followed(stack),
         "pools": pools,
+        "php": php,
         "sysctl": sysctl,
         "host": stack.host,
     })
@@ -239,7 +305,7 @@ fn stack_text(stack: &Stack) -> String {
         r.path = crate::escape::line(&r.path).into_owned();
     }
     let width = rows.iter().map(|r| r.path.len()).max().unwrap_or(0);
-    for kind in ["nginx", "php-fpm", "sysctl"] {
+    for kind in ["nginx", "php-fpm", "php.ini", "sysctl"] {
         let of_kind: Vec<&FileRow> = rows.iter().filter(|r| r.kind == kind).collect();
         if of_kind.is_empty() {
             continue;
@@ -284,6 +350,16 @@ fn stack_text(stack: &Stack) -> String {
                 parts.join(", "),
                 at(file, p["line"].as_u64().unwrap_or(0) as u32)
             ));
+        }
+    }
+    let php = php_settings(stack);
+    if !php.is_empty() {
+        out.push_str("\n  php settings (effective, per pool)\n");
+        for (pool, rows) in php {
+            out.push_str(&format!("    [{pool}]\n"));
+            for (k, v, from) in rows {
+                out.push_str(&format!("      {k} = {v}  ({from})\n"));
+            }
         }
     }
     if !stack.sysctl.keys.is_empty() {

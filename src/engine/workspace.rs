@@ -313,11 +313,17 @@ fn stacks_of_files(
 }
 
 fn all_paths(s: &StackFiles) -> Vec<PathBuf> {
-    [&s.nginx, &s.fpm_masters, &s.fpm_pools, &s.sysctl]
-        .into_iter()
-        .flatten()
-        .cloned()
-        .collect()
+    [
+        &s.nginx,
+        &s.fpm_masters,
+        &s.fpm_pools,
+        &s.sysctl,
+        &s.php_ini,
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .collect()
 }
 
 /// Reads `lemplint.toml`. One found by looking (not named with `--config`) is read through

@@ -293,6 +293,7 @@ registry! {
     stack::fpm_socket_permissions::FpmSocketPermissions,
     stack::open_files_exceed_kernel::OpenFilesExceedKernel,
     stack::fastcgi_timeout_shorter_than_terminate::FastcgiTimeoutShorterThanTerminate,
+    stack::upload_limit_chain::UploadLimitChain,
     lint::UnusedSuppression,
     lint::InvalidSuppression,
     lint::UnreadableFile,

@@ -18,6 +18,8 @@ pub enum FileKind {
     FpmMaster,
     FpmPool,
     Sysctl,
+    /// php.ini, or a `*.ini` of PHP's scan directory (`conf.d/`, `php.d/`).
+    PhpIni,
 }
 
 /// The files of one stack, by kind, in sorted order.
@@ -29,6 +31,7 @@ pub struct StackFiles {
     pub fpm_masters: Vec<PathBuf>,
     pub fpm_pools: Vec<PathBuf>,
     pub sysctl: Vec<PathBuf>,
+    pub php_ini: Vec<PathBuf>,
     /// Files the user named: always checked, whatever their content looks like.
     pub explicit: Vec<PathBuf>,
     /// Why discovery took each file for what it is (its name, its directory, its content),
@@ -42,6 +45,7 @@ impl StackFiles {
             && self.fpm_masters.is_empty()
             && self.fpm_pools.is_empty()
             && self.sysctl.is_empty()
+            && self.php_ini.is_empty()
     }
 
     pub fn push(&mut self, kind: FileKind, path: PathBuf) {
@@ -50,6 +54,7 @@ impl StackFiles {
             FileKind::FpmMaster => self.fpm_masters.push(path),
             FileKind::FpmPool => self.fpm_pools.push(path),
             FileKind::Sysctl => self.sysctl.push(path),
+            FileKind::PhpIni => self.php_ini.push(path),
         }
     }
 
@@ -60,6 +65,7 @@ impl StackFiles {
             &self.fpm_masters,
             &self.fpm_pools,
             &self.sysctl,
+            &self.php_ini,
         ]
         .iter()
         .any(|list| list.iter().any(|p| p == path))
@@ -320,6 +326,9 @@ pub fn guess(path: &Path) -> PathSays {
     if !in_nginx_dir && is_other_program(name.as_ref()) {
         return PathSays::NotOurs;
     }
+    if let Some(g) = php_ini_guess(&name, &dirs) {
+        return g;
+    }
     let in_fpm_dir = near.is_some_and(|(k, _, _)| k == FileKind::FpmPool);
     let by_name = |kind: FileKind, what: &str| {
         PathSays::Kind(Guess {
@@ -370,6 +379,52 @@ pub fn guess(path: &Path) -> PathSays {
     }
 }
 
+/// Whether a directory name is PHP's (`php`, `php8.2`, `php-8.2`, `php.d`, `php-fpm`).
+fn is_php_dir(d: &str) -> bool {
+    d.starts_with("php") && !d.starts_with("phpmyadmin") && !d.starts_with("phpunit")
+}
+
+/// What a php.ini-looking path is: `php.ini` itself (and the distribution's
+/// `php.ini-production`/`php.ini-development`), or a `*.ini` of a scan directory: in
+/// `conf.d/` under a PHP directory, or in `php.d/` (RHEL), trusted; in another PHP directory
+/// (`docker/php/custom.ini`) or named for PHP (`docker-php-ext-opcache.ini`), when the content
+/// agrees. The CLI's and phpdbg's php.ini (`etc/php/8.2/cli/`) configure no web server: not
+/// ours. `None`: not a php.ini path.
+fn php_ini_guess(name: &str, dirs: &[&str]) -> Option<PathSays> {
+    let is_ini = extension(name) == Some("ini");
+    let named = name == "php.ini" || name.starts_with("php.ini-");
+    if !is_ini && !named {
+        return None;
+    }
+    let parent = dirs.last().copied().unwrap_or("");
+    // The directory PHP reads the file from: its own, or the one above its scan directory.
+    let home = match parent {
+        "conf.d" => dirs.iter().rev().nth(1).copied().unwrap_or(""),
+        _ => parent,
+    };
+    if matches!(home, "cli" | "phpdbg" | "embed") {
+        return Some(PathSays::NotOurs);
+    }
+    let kind = |why: String, content| {
+        Some(PathSays::Kind(Guess {
+            kind: FileKind::PhpIni,
+            why,
+            content,
+        }))
+    };
+    if named {
+        return kind(format!("named {name}"), Content::Trusted);
+    }
+    let php_above = dirs.iter().rev().skip(1).any(|d| is_php_dir(d));
+    if (parent == "conf.d" && php_above) || parent == "php.d" {
+        return kind(format!("in {parent}/ of PHP"), Content::Trusted);
+    }
+    if is_php_dir(parent) || name.contains("php") {
+        return kind(format!("{name} in {parent}/"), Content::Confirmed);
+    }
+    None
+}
+
 /// How much of a file [`sniff`] looks at.
 pub const SNIFF_BYTES: usize = 4096;
 
@@ -392,6 +447,7 @@ fn content_evidence(kind: FileKind) -> &'static str {
             "its content is PHP-FPM's: `[section]`, `listen`, `pm`, …"
         }
         FileKind::Sysctl => "its content is sysctl: `net.….key = value`",
+        FileKind::PhpIni => "its content is php.ini: PHP's own directives (`memory_limit`, …)",
     }
 }
 
@@ -428,7 +484,7 @@ fn decide(
                 _ => (g.kind, g.why),
             }),
             Content::Confirmed => match sniff_file() {
-                Some((k, why)) if is_fpm(k) && is_fpm(g.kind) => {
+                Some((k, why)) if (is_fpm(k) && is_fpm(g.kind)) || k == g.kind => {
                     Some((g.kind, format!("{}; {why}", g.why)))
                 }
                 Some((FileKind::Nginx, why)) => {
@@ -474,6 +530,20 @@ fn is_fpm_key(key: &str) -> bool {
                 .any(|(k, _)| *k == base))
 }
 
+/// A directive of PHP's that other programs' INI files do not use (`error_log`, `user_agent`
+/// and the like are everywhere), or `extension`/`zend_extension`.
+fn is_php_ini_key(key: &str) -> bool {
+    const COMMON: &[&str] = &[
+        "error_log",
+        "user_agent",
+        "include_path",
+        "from",
+        "auto_detect_line_endings",
+    ];
+    matches!(key, "extension" | "zend_extension")
+        || (!COMMON.contains(&key) && crate::syntax::phpini::directive(key).is_some())
+}
+
 /// The first dotted part of a key that only the kernel's sysctl tree has.
 fn is_sysctl_key(key: &str) -> bool {
     let key = key.trim_start_matches('-');
@@ -503,6 +573,7 @@ pub fn sniff(text: &[u8]) -> Option<FileKind> {
     let (mut terminated, mut assignments, mut foreign) = (0usize, 0usize, 0usize);
     let (mut headers, mut global, mut fpm_keys, mut includes, mut sysctl_keys) =
         (0usize, false, 0usize, 0usize, 0usize);
+    let mut php_keys = 0usize;
     for raw in head.lines().take(80) {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
@@ -536,6 +607,7 @@ pub fn sniff(text: &[u8]) -> Option<FileKind> {
                 fpm_keys += usize::from(is_fpm_key(&k));
                 includes += usize::from(k == "include");
                 sysctl_keys += usize::from(is_sysctl_key(&k));
+                php_keys += usize::from(is_php_ini_key(&k));
             }
         }
     }
@@ -549,6 +621,10 @@ pub fn sniff(text: &[u8]) -> Option<FileKind> {
     let fpm_fragment = headers == 0 && fpm_keys >= 2 && fpm_keys * 2 >= assignments;
     if fpm_header || fpm_fragment {
         return Some(FileKind::FpmPool);
+    }
+    // PHP's own directives, most of the assignments, none of PHP-FPM's.
+    if fpm_keys == 0 && php_keys > 0 && php_keys * 2 >= assignments {
+        return Some(FileKind::PhpIni);
     }
     if headers == 0 && sysctl_keys > 0 && sysctl_keys * 10 >= assignments * 8 {
         return Some(FileKind::Sysctl);
@@ -657,6 +733,7 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs, skip: &dyn Fn(&Path) -> bool) ->
             &mut s.fpm_masters,
             &mut s.fpm_pools,
             &mut s.sysctl,
+            &mut s.php_ini,
         ] {
             list.sort();
             list.dedup();
@@ -707,10 +784,12 @@ fn walk(
         if ft.is_symlink() && path.is_dir() {
             continue;
         }
-        // Sniffing unknown `.conf` files helps in a repository's own layout; under an `etc`
+        // Sniffing unknown `.conf` and `.ini` files helps in a repository's own layout (a
+        // Dockerfile copies `uploads.ini` into PHP's scan directory); under an `etc`
         // tree the layout is the distribution's, and `ld.so.conf` is not nginx.
         let in_etc = path.components().any(|c| c.as_os_str() == "etc");
-        if let Some((kind, why)) = identify(fs, &path, name.ends_with(".conf") && !in_etc) {
+        let sniff = (name.ends_with(".conf") || name.ends_with(".ini")) && !in_etc;
+        if let Some((kind, why)) = identify(fs, &path, sniff) {
             out.push((path, kind, why));
         } else if name.ends_with(".txt") || name.ends_with(".dump") || name.contains("nginx") {
             // An `nginx -T` dump committed to snapshot a server can have any name; the usual
@@ -760,7 +839,35 @@ mod tests {
         assert_eq!(kind("etc/sysctl.conf"), Some(FileKind::Sysctl));
         assert_eq!(kind("etc/sysctl.d/99-web.conf"), Some(FileKind::Sysctl));
         assert_eq!(kind("etc/nginx/sites-enabled/example.org~"), None);
-        assert_eq!(kind("etc/php/8.2/fpm/php.ini"), None);
+        assert_eq!(kind("etc/php/8.2/fpm/php.ini"), Some(FileKind::PhpIni));
+        assert_eq!(
+            kind("etc/php/8.2/fpm/conf.d/10-opcache.ini"),
+            Some(FileKind::PhpIni)
+        );
+        assert_eq!(
+            kind("usr/local/etc/php/conf.d/uploads.ini"),
+            Some(FileKind::PhpIni)
+        );
+        assert_eq!(kind("etc/php.d/20-opcache.ini"), Some(FileKind::PhpIni));
+        assert_eq!(kind("php.ini-production"), Some(FileKind::PhpIni));
+        // The CLI's php.ini configures no web server; another program's INI is not PHP's.
+        assert_eq!(kind("etc/php/8.2/cli/php.ini"), None);
+        assert_eq!(kind("etc/php/8.2/cli/conf.d/10-opcache.ini"), None);
+        assert_eq!(kind("etc/supervisor/conf.d/worker.ini"), None);
+        assert_eq!(kind("uwsgi/app.ini"), None);
+        // In a PHP directory or named for PHP: only when the content agrees.
+        assert_eq!(kind("docker/php/custom.ini"), None);
+        assert_eq!(
+            identify_text(Path::new("docker/php/custom.ini"), b"memory_limit = 256M\n"),
+            Some(FileKind::PhpIni)
+        );
+        assert_eq!(
+            identify_text(
+                Path::new("docker/php/custom.ini"),
+                b"[program:x]\ncommand = y\n"
+            ),
+            None
+        );
         assert_eq!(kind("README.md"), None);
         // A name alone is a guess the content must confirm.
         assert_eq!(kind("config/fpm-pool.conf"), None);

@@ -38,6 +38,8 @@ pub struct Instance<'a> {
     pub load_errors: Vec<LoadError<'a>>,
     /// `[global]` settings by lowercased key: the last occurrence in reading order.
     globals: HashMap<String, At<'a>>,
+    /// The php.ini files this php-fpm reads, when the stack has them.
+    pub ini: Option<&'a super::php_ini::IniSet>,
 }
 
 /// A load error and the file it is in.
@@ -156,6 +158,9 @@ pub struct PoolView<'a> {
     pub headers: Vec<At<'a>>,
     /// Settings by lowercased key (array keys keep their case), every occurrence in order.
     settings: HashMap<String, Vec<At<'a>>>,
+    /// The php.ini files this pool's php-fpm reads, when the stack has them
+    /// (`IniSets::for_dir`).
+    pub ini: Option<&'a super::php_ini::IniSet>,
 }
 
 impl<'a> PoolView<'a> {
@@ -224,6 +229,19 @@ pub fn instances(stack: &Stack) -> Vec<Instance<'_>> {
         }
     }
     out.extend(lone.into_iter().map(|(_, cfgs)| build(cfgs, false)));
+    let only_php = out.len() == 1;
+    for inst in &mut out {
+        let dir = inst
+            .configs
+            .first()
+            .and_then(|c| c.files.first())
+            .and_then(|f| f.source.path.parent().map(PathBuf::from));
+        let ini = dir.and_then(|d| stack.php_ini.for_dir(&d, only_php));
+        inst.ini = ini;
+        for p in &mut inst.pools {
+            p.ini = ini;
+        }
+    }
     out
 }
 
@@ -283,6 +301,7 @@ fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
                         name: p.name.clone(),
                         headers: Vec::new(),
                         settings: HashMap::new(),
+                        ini: None,
                     });
                     pools.len() - 1
                 });
@@ -306,6 +325,7 @@ fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
         pools,
         load_errors,
         globals,
+        ini: None,
     }
 }
 

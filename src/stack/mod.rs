@@ -13,6 +13,8 @@ pub mod model;
 pub mod net;
 pub mod nginx;
 pub mod paths;
+pub mod php_ini;
+pub mod php_settings;
 pub mod sizing;
 pub mod sysctl;
 pub mod systemd;

@@ -41,6 +41,8 @@ pub struct Stack {
     /// PHP-FPM masters with their pools, then pool files no master includes.
     pub fpm: Vec<super::fpm::FpmConfig>,
     pub sysctl: super::sysctl::SysctlSet,
+    /// The php.ini files, by the directory PHP reads them from.
+    pub php_ini: super::php_ini::IniSets,
     pub host: HostFacts,
     /// Files found but not read (permissions, size cap, a directory, outside the tree).
     pub unreadable: Vec<Unread>,
@@ -128,15 +130,23 @@ impl Stack {
         fpm.extend(roles.lone_pools());
         crate::timings::report(format_args!("nginx and php-fpm files"), t);
         let sysctl_paths = roles.sysctl_paths();
+        let ini_paths: Vec<PathBuf> = files
+            .php_ini
+            .iter()
+            .filter(|p| !roles.claimed.has(fs, p))
+            .cloned()
+            .collect();
         let mut unreadable = roles.unreadable;
         let skipped = roles.skipped;
         let distinct_nginx = distinct_files(&nginx);
         let sysctl = super::sysctl::load(fs, &files.root, &sysctl_paths, &mut unreadable);
+        let php_ini = super::php_ini::load(fs, &files.root, &ini_paths, &mut unreadable);
         Stack {
             root: files.root.clone(),
             nginx,
             fpm,
             sysctl,
+            php_ini,
             host,
             unreadable,
             skipped,
@@ -215,12 +225,24 @@ impl Stack {
                 .iter()
                 .map(|f| (f.source.clone(), FileKind::Sysctl, None)),
         );
+        out.extend(
+            self.php_ini_files()
+                .map(|f| (f.source.clone(), FileKind::PhpIni, None)),
+        );
         out
+    }
+
+    /// Every php.ini file of the stack.
+    pub fn php_ini_files(&self) -> impl Iterator<Item = &super::php_ini::IniFile> {
+        self.php_ini.sets.iter().flat_map(|s| s.files.iter())
     }
 
     /// Number of distinct files read.
     pub fn file_count(&self) -> usize {
-        self.nginx_files().len() + self.fpm_files().len() + self.sysctl.files.len()
+        self.nginx_files().len()
+            + self.fpm_files().len()
+            + self.sysctl.files.len()
+            + self.php_ini_files().count()
     }
 
     /// Every file read for this stack, for `lemplint stack` and for pre-commit filtering.

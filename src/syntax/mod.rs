@@ -1,10 +1,11 @@
-//! Lossless parsers for the three configuration languages of the stack.
+//! Lossless parsers for the four configuration languages of the stack.
 
 pub mod encoding;
 pub mod error;
 pub mod fpm;
 pub mod lines;
 pub mod nginx;
+pub mod phpini;
 pub mod sysctl;
 
 pub use error::SyntaxError;

@@ -1,13 +1,19 @@
-//! FPM103 insecure-php-setting: a pool turns on a PHP setting that helps an attacker:
-//! `allow_url_include` (a warning: an include of a URL runs remote code), `display_errors`
-//! and `display_startup_errors` (paths, queries and secrets in error pages), `expose_php`
-//! (the PHP version in an `X-Powered-By` header).
+//! FPM103 insecure-php-setting: a pool or a php.ini turns on a PHP setting that helps an
+//! attacker: `allow_url_include` (a warning: an include of a URL runs remote code),
+//! `display_errors` and `display_startup_errors` (paths, queries and secrets in error pages),
+//! `expose_php` (the PHP version in an `X-Powered-By` header).
 //!
-//! Only the pool's own `php_value`/`php_flag`/`php_admin_value`/`php_admin_flag` are judged
-//! here, with php-fpm's precedence (`PoolView::php_setting`): php.ini is not read yet, so a
-//! pool that turns a setting off silences what php.ini may say, and php.ini's own values are
-//! not reported. `display_errors` is a development aid that some images turn on on purpose:
-//! it is an info, which says to keep it out of production.
+//! Two places are judged, each finding at the line that sets the value:
+//! * a pool's own `php_value`/`php_flag`/`php_admin_value`/`php_admin_flag`, with php-fpm's
+//!   precedence (`PoolView::php_setting`);
+//! * each php.ini set (php.ini and its scan directory, the last value winning), unless every
+//!   pool that reads it sets the value itself (then the php.ini line never takes effect).
+//!
+//! PHP's compiled-in defaults are not reported (`expose_php` and `display_errors` are on
+//! without a php.ini): the repository may not hold the server's php.ini. `display_errors`,
+//! `display_startup_errors` and `expose_php` are production hardening: they are info, and not
+//! reported at all in a development configuration (`php_ini::development`: a development file or directory
+//! name, `zend.assertions = 1`, Xdebug loaded).
 //!
 //! The fix (unsafe: someone chose the value) sets the value to `Off`, keeping the directive
 //! (`php_admin_flag` stays an admin flag).
@@ -16,6 +22,7 @@ use crate::diagnostic::Severity;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::instances::{php_bool, PoolView};
+use crate::stack::php_ini::IniSet;
 
 declare_rule! {
     pub struct InsecurePhpSetting;
@@ -55,24 +62,72 @@ const SETTINGS: &[(&str, Severity, &str)] = &[
     ),
 ];
 
+/// Production hardening, not reported in a development configuration (`allow_url_include`
+/// is dangerous anywhere).
+fn development_only(name: &str) -> bool {
+    name != "allow_url_include"
+}
+
+/// Whether PHP reads `text` for `name` as on.
+fn is_on(name: &str, text: &str) -> bool {
+    // `display_errors = stderr` sends errors to the log stream, not to visitors.
+    php_bool(text) || (name == "display_errors" && text.trim().eq_ignore_ascii_case("stdout"))
+}
+
 impl Rule for InsecurePhpSetting {
     fn check(&self, cx: &mut Context<'_>) {
-        for inst in cx.fpm_instances() {
+        let instances = cx.fpm_instances();
+        for inst in instances.iter() {
             for pool in &inst.pools {
                 check_pool(cx, pool);
             }
         }
+        for set in &cx.stack.php_ini.sets {
+            let readers: Vec<&PoolView<'_>> = instances
+                .iter()
+                .filter(|i| i.ini.is_some_and(|s| std::ptr::eq(s, set)))
+                .flat_map(|i| i.pools.iter())
+                .collect();
+            check_ini(cx, set, &readers);
+        }
+    }
+}
+
+fn check_ini(cx: &mut Context<'_>, set: &IniSet, readers: &[&PoolView<'_>]) {
+    for &(name, severity, why) in SETTINGS {
+        if development_only(name) && set.development.is_some() {
+            continue;
+        }
+        let Some(v) = set.get(name) else { continue };
+        if !v.known || !is_on(name, &v.text) {
+            continue;
+        }
+        if !readers.is_empty() && readers.iter().all(|p| p.php_setting(name).is_some()) {
+            continue;
+        }
+        let Some(entry) = v.entry() else { continue };
+        let file = &v.file.source;
+        let message = format!("`{}` turns {name} on: {why}", v.written());
+        let fix = Fix::unsafe_(
+            format!("Turn {name} off"),
+            vec![edits::replace_fpm_value(file, entry, "Off")],
+        );
+        let d = cx.report(file, v.span(), message);
+        d.severity = severity;
+        d.with_fix(fix);
     }
 }
 
 fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
+    let development = pool.ini.is_some_and(|s| s.development.is_some());
     for &(name, severity, why) in SETTINGS {
+        if development_only(name) && development {
+            continue;
+        }
         let Some((v, _admin)) = pool.php_setting(name) else {
             continue;
         };
-        // `display_errors = stderr` sends errors to the log stream, not to visitors.
-        let on = php_bool(&v.text) || (name == "display_errors" && v.text.trim() == "stdout");
-        if !v.known || !on {
+        if !v.known || !is_on(name, &v.text) {
             continue;
         }
         let Some(entry) = v.entry() else { continue };

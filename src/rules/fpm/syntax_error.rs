@@ -1,5 +1,9 @@
 //! FPM000 syntax-error: what php-fpm's INI parser rejects (lines starting with `#` are
-//! FPM010's, which can fix them).
+//! FPM010's, which can fix them), and what PHP's rejects in php.ini. PHP reads php.ini with
+//! the same grammar, but it ignores an entry without a value (`foo` alone, a `#` comment
+//! line without `=`) where php-fpm stops, and at the first error it keeps what it read
+//! before and drops the rest of the file (`PHP:  syntax error, unexpected … in php.ini on
+//! line N`): the message says so.
 
 use crate::analysis::ini_comments::hash_at;
 use crate::rules::{Context, Rule};
@@ -33,5 +37,21 @@ impl Rule for SyntaxError {
                 }
             }
         }
+        for f in cx.stack.php_ini_files() {
+            if let Some(e) = crate::stack::php_ini::first_error(&f.parsed) {
+                let message = format!(
+                    "{}: PHP stops reading {} here, and ignores every setting after this line",
+                    e.message,
+                    file_name(&f.source.path)
+                );
+                cx.report(&f.source, e.span, message);
+            }
+        }
     }
+}
+
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|n| crate::escape::line(&n.to_string_lossy()).into_owned())
+        .unwrap_or_default()
 }

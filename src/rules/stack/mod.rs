@@ -7,3 +7,4 @@ pub mod fastcgi_target_without_pool;
 pub mod fastcgi_timeout_shorter_than_terminate;
 pub mod fpm_socket_permissions;
 pub mod open_files_exceed_kernel;
+pub mod upload_limit_chain;
