@@ -15,6 +15,7 @@ pub mod ocsp_stapling;
 pub mod openssl_groups;
 pub mod pass_target;
 pub mod pcre;
+pub mod php_guard;
 pub mod regex_args;
 pub mod regex_cover;
 pub mod serving;

@@ -371,6 +371,21 @@ pub fn pool_links(stack: &Stack) -> Vec<PoolLink<'_>> {
     out
 }
 
+/// The merged pool (with its php.ini and effective PHP settings) a link reaches.
+pub fn pool_view<'a>(
+    instances: &'a [crate::stack::instances::Instance<'a>],
+    link: &PoolLink<'_>,
+) -> Option<&'a crate::stack::instances::PoolView<'a>> {
+    instances.iter().find_map(|i| {
+        if !i.configs.iter().any(|c| std::ptr::eq(*c, link.cfg)) {
+            return None;
+        }
+        i.pools
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(&link.pool.name))
+    })
+}
+
 /// A pool setting's value span, for reports and labels.
 pub fn setting_place(cfg: &FpmConfig, s: Setting) -> Option<(Shared, Span)> {
     let e = cfg.entry(s)?;

@@ -294,6 +294,7 @@ registry! {
     stack::open_files_exceed_kernel::OpenFilesExceedKernel,
     stack::fastcgi_timeout_shorter_than_terminate::FastcgiTimeoutShorterThanTerminate,
     stack::upload_limit_chain::UploadLimitChain,
+    stack::uploaded_file_executed_as_php::UploadedFileExecutedAsPhp,
     lint::UnusedSuppression,
     lint::InvalidSuppression,
     lint::UnreadableFile,

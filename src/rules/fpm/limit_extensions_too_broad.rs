@@ -10,6 +10,7 @@
 //!
 //! The fix (unsafe: a site may really execute `.html` as PHP) keeps the PHP extensions.
 
+use crate::analysis::php_guard::is_php_extension;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::instances::PoolView;
@@ -34,16 +35,6 @@ impl Rule for LimitExtensionsTooBroad {
     }
 }
 
-/// Extensions of files that are PHP code by convention: `.php`, versioned ones (`.php5`,
-/// `.php74`), `.phtml`, `.phar`, `.inc`.
-fn is_php(ext: &str) -> bool {
-    let e = ext.trim_start_matches('.').to_ascii_lowercase();
-    let versioned = e
-        .strip_prefix("php")
-        .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit()));
-    versioned || matches!(e.as_str(), "phtml" | "phar" | "inc")
-}
-
 fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
     let Some(v) = pool.get("security.limit_extensions").filter(|v| v.known) else {
         return;
@@ -54,7 +45,11 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
         .split([' ', '\t'])
         .filter(|e| !e.is_empty())
         .collect();
-    let other: Vec<&str> = exts.iter().copied().filter(|e| !is_php(e)).collect();
+    let other: Vec<&str> = exts
+        .iter()
+        .copied()
+        .filter(|e| !is_php_extension(e))
+        .collect();
     let (message, fixed) = if exts.is_empty() {
         (
             format!(
@@ -70,7 +65,11 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
             .map(|e| format!("`{e}`"))
             .collect::<Vec<_>>()
             .join(", ");
-        let kept: Vec<&str> = exts.iter().copied().filter(|e| is_php(e)).collect();
+        let kept: Vec<&str> = exts
+            .iter()
+            .copied()
+            .filter(|e| is_php_extension(e))
+            .collect();
         (
             format!(
                 "[pool {}] security.limit_extensions allows {list}: php-fpm runs such files as \
@@ -99,19 +98,4 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
             .into(),
     );
     d.with_fix(fix);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_php;
-
-    #[test]
-    fn php_extensions() {
-        for e in [".php", ".PHP", ".php5", ".php74", ".phtml", ".phar", ".inc"] {
-            assert!(is_php(e), "{e}");
-        }
-        for e in [".jpg", ".html", ".phps", ".txt", ".php.bak"] {
-            assert!(!is_php(e), "{e}");
-        }
-    }
 }

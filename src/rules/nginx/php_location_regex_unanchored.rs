@@ -27,6 +27,9 @@
 
 use crate::analysis::cursor::{Directive, Word};
 use crate::analysis::pcre::{Captures, Kind, Node, Regex, SetKind};
+use crate::analysis::php_guard::{
+    has_file_check, passes_to_fastcgi, regex_word, Catchers, UPLOAD_URI,
+};
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Edit, Fix};
 use crate::fxhash::FxHashMap;
@@ -60,8 +63,6 @@ const BAD_URIS: [(&str, &str); 3] = [
     ),
 ];
 const GOOD_URI: &str = "/x.php";
-/// A script that does not exist, after an uploaded file.
-const UPLOAD_URI: &str = "/uploads/evil.jpg/x.php";
 
 /// A regex location and where its regex is written.
 struct PhpLocation<'a> {
@@ -156,31 +157,6 @@ fn analyse(pattern: &str, caseless: bool, split: Option<&str>) -> Option<Analysi
 
 /// The regex of a regex location: its word, whether it is caseless (`~*`), and how many
 /// bytes of the word the modifier takes (`location ~\.php$`: 1; `location ~ \.php$`: 0).
-fn regex_word(location: Directive<'_>) -> Option<(Word<'_>, bool, usize)> {
-    match location.args().len() {
-        2 => {
-            let caseless = match location.arg(0)?.value().as_ref() {
-                "~" => false,
-                "~*" => true,
-                _ => return None,
-            };
-            Some((location.arg(1)?, caseless, 0))
-        }
-        1 => {
-            let word = location.arg(0)?;
-            let value = word.value();
-            if value.starts_with("~*") {
-                Some((word, true, 2))
-            } else if value.starts_with('~') {
-                Some((word, false, 1))
-            } else {
-                None
-            }
-        }
-        _ => None,
-    }
-}
-
 /// The regex location if it is meant for PHP. Runs for every `location`, so nothing is
 /// allocated before the pattern is known to name `php`.
 fn php_location(location: Directive<'_>) -> Option<PhpLocation<'_>> {
@@ -204,10 +180,6 @@ fn php_location(location: Directive<'_>) -> Option<PhpLocation<'_>> {
         pattern: pattern.to_string(),
         caseless,
     })
-}
-
-fn passes_to_fastcgi(location: Directive<'_>) -> bool {
-    location.children("fastcgi_pass").next().is_some()
 }
 
 /// The first argument of the block's `fastcgi_split_path_info`, if any.
@@ -360,71 +332,6 @@ fn check_guard<'a>(cx: &mut Context<'_>, loc: &PhpLocation<'a>, catchers: &mut C
          `fastcgi_split_path_info`) so nginx answers 404 for scripts that do not exist"
             .into(),
     );
-}
-
-/// `try_files`, `internal`, or an `if` testing a file (`-f`, `-e`) in the location.
-fn has_file_check(location: Directive<'_>) -> bool {
-    location.all_children().any(|c| match c.name() {
-        "try_files" | "internal" => true,
-        "if" => c.args().any(|a| {
-            matches!(
-                a.value().trim_start_matches('('),
-                "-f" | "!-f" | "-e" | "!-e"
-            )
-        }),
-        _ => false,
-    })
-}
-
-/// Which regex location of each block first catches the upload URI without passing it to
-/// FastCGI (a `deny` for upload directories): nginx uses the first matching regex, so a PHP
-/// location after it never sees the URI. Found once per block, each distinct regex run once,
-/// so a server of thousands of locations costs a walk over them, not one per pair.
-#[derive(Default)]
-struct Catchers<'a> {
-    /// Per block (keyed by its first `location`), the first location that catches.
-    first: FxHashMap<Directive<'a>, Option<Directive<'a>>>,
-    runs: FxHashMap<(String, bool), bool>,
-}
-
-impl<'a> Catchers<'a> {
-    fn earlier_sibling_catches(&mut self, location: Directive<'a>) -> bool {
-        let Some(key) = location.siblings("location").next() else {
-            return false;
-        };
-        let first = match self.first.get(&key) {
-            Some(&f) => f,
-            None => {
-                let f = self.first_catcher(key);
-                self.first.insert(key, f);
-                f
-            }
-        };
-        first.is_some_and(|c| c.is_before(location))
-    }
-
-    fn first_catcher(&mut self, first: Directive<'a>) -> Option<Directive<'a>> {
-        first.siblings("location").find(|&c| {
-            let Some((word, caseless, prefix)) = regex_word(c) else {
-                return false;
-            };
-            if passes_to_fastcgi(c) {
-                return false;
-            }
-            let Some(re) = word.value().get(prefix..).map(str::to_string) else {
-                return false;
-            };
-            *self
-                .runs
-                .entry((re, caseless))
-                .or_insert_with_key(|(re, caseless)| {
-                    Regex::parse(re, *caseless)
-                        .ok()
-                        .and_then(|r| find(&r, UPLOAD_URI))
-                        == Some(true)
-                })
-        })
-    }
 }
 
 /// A change to the pattern: (byte offset, length replaced, new text).

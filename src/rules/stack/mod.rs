@@ -8,3 +8,4 @@ pub mod fastcgi_timeout_shorter_than_terminate;
 pub mod fpm_socket_permissions;
 pub mod open_files_exceed_kernel;
 pub mod upload_limit_chain;
+pub mod uploaded_file_executed_as_php;

@@ -20,7 +20,7 @@
 //! official docker image keeps its own `www.conf`), from the stack's only php.ini set.
 
 use crate::analysis::cursor::Directive;
-use crate::analysis::stack_links::{active_nginx, pool_links};
+use crate::analysis::stack_links::{active_nginx, pool_links, pool_view};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
@@ -186,16 +186,7 @@ impl Rule for UploadLimitChain {
                 let mut php: Vec<PhpLimits<'_>> = links
                     .iter()
                     .filter(|l| l.pass == pass)
-                    .filter_map(|l| {
-                        let view = instances.iter().find_map(|i| {
-                            i.configs.iter().any(|c| std::ptr::eq(*c, l.cfg)).then(|| {
-                                i.pools
-                                    .iter()
-                                    .find(|p| p.name.eq_ignore_ascii_case(&l.pool.name))
-                            })?
-                        })?;
-                        PhpLimits::of_pool(view)
-                    })
+                    .filter_map(|l| PhpLimits::of_pool(pool_view(instances, l)?))
                     .collect();
                 if php.is_empty() {
                     php.extend(sole_set.and_then(PhpLimits::of_set));
