@@ -125,8 +125,18 @@ fn files(stack: &Stack) -> Vec<FileRow> {
             .iter()
             .any(|i| i.ini.is_some_and(|s| std::ptr::eq(s, set)));
         for (i, f) in set.files.iter().enumerate() {
-            let mut how = if set.template {
+            let name = f
+                .source
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            let mut how = if set.template
+                && name.as_deref().is_some_and(|n| n.starts_with("php.ini-"))
+            {
                 "a template: PHP never reads it under this name".to_string()
+            } else if set.template {
+                "a php.ini variant, linted on its own: which one a build installs is not in the tree"
+                    .to_string()
             } else if i == 0 && f.source.path.file_name().is_some_and(|n| n == "php.ini") {
                 format!("php.ini of {}", set.shown_home())
             } else {

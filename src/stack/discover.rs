@@ -154,6 +154,19 @@ fn is_other_program(name: &str) -> bool {
     })
 }
 
+/// Programs that keep one file per program they manage, named for it (`nginx.conf`).
+const MANAGERS: &[&str] = &[
+    "supervisor",
+    "supervisord",
+    "supervisor.d",
+    "monit",
+    "monit.d",
+    "logrotate.d",
+    "cron.d",
+    "fail2ban",
+    "systemd",
+];
+
 /// Programs whose configuration is found by its file name more than its directory
 /// (`syslog-ng.conf` next to a Dockerfile).
 const OTHER_PROGRAM_FILES: &[&str] = &[
@@ -301,6 +314,21 @@ pub fn guess(path: &Path) -> PathSays {
     // `devilbox-fpm.conf-default`: a `.conf` with a variant suffix.
     let conf = name.ends_with(".conf") || name.contains(".conf-");
     if name == "nginx.conf" || name.ends_with(".nginx") || name.ends_with(".vhost") {
+        // A process manager's or log rotator's file for nginx (`supervisor.d/nginx.conf`,
+        // `logrotate.d/nginx.conf`) is named for the program it manages.
+        let managed = path.parent().is_some_and(|p| {
+            p.iter().rev().find_map(|c| {
+                let d = c.to_str()?;
+                if directory_kind(&[d]).is_some() {
+                    Some(false)
+                } else {
+                    MANAGERS.contains(&d).then_some(true)
+                }
+            }) == Some(true)
+        });
+        if managed {
+            return PathSays::NotOurs;
+        }
         return sure(FileKind::Nginx, format!("named {name}"));
     }
     if name == "sysctl.conf" {
@@ -540,7 +568,25 @@ fn is_php_ini_key(key: &str) -> bool {
         "from",
         "auto_detect_line_endings",
     ];
+    // Extensions Debian's php8.2 packages do not ship (so the generated table lacks them).
+    const EXTENSIONS: &[&str] = &[
+        "xdebug.",
+        "apc.",
+        "apcu.",
+        "xhprof.",
+        "newrelic.",
+        "blackfire.",
+        "memcached.",
+        "redis.",
+        "igbinary.",
+        "swoole.",
+        "phalcon.",
+        "aerospike.",
+        "imagick.",
+        "mongodb.",
+    ];
     matches!(key, "extension" | "zend_extension")
+        || EXTENSIONS.iter().any(|p| key.starts_with(p))
         || (!COMMON.contains(&key) && crate::syntax::phpini::directive(key).is_some())
 }
 
@@ -589,6 +635,8 @@ pub fn sniff(text: &[u8]) -> Option<FileKind> {
         if header.starts_with('[') && header.ends_with(']') {
             headers += 1;
             global |= header.eq_ignore_ascii_case("[global]");
+            // php.ini's first section (php.ini-production opens with it).
+            php_keys += usize::from(header.eq_ignore_ascii_case("[php]"));
             continue;
         }
         if code.starts_with('<') || code.starts_with('@') {
@@ -616,14 +664,15 @@ pub fn sniff(text: &[u8]) -> Option<FileKind> {
     }
     // Headers and PHP-FPM's own keys; or a master's `[global]` that includes; or nothing but a
     // header (`[www]` as a pool is started).
-    let fpm_header =
-        headers > 0 && (fpm_keys > 0 || (global && includes > 0) || statements == headers);
+    let fpm_header = headers > 0
+        && (fpm_keys > 0 || (global && includes > 0) || (statements == headers && php_keys == 0));
     let fpm_fragment = headers == 0 && fpm_keys >= 2 && fpm_keys * 2 >= assignments;
     if fpm_header || fpm_fragment {
         return Some(FileKind::FpmPool);
     }
     // PHP's own directives, most of the assignments, none of PHP-FPM's.
-    if fpm_keys == 0 && php_keys > 0 && php_keys * 2 >= assignments {
+    // (An override file may carry a stray pool directive: `request_terminate_timeout=600`.)
+    if php_keys > fpm_keys * 4 && php_keys * 2 >= assignments.max(1) {
         return Some(FileKind::PhpIni);
     }
     if headers == 0 && sysctl_keys > 0 && sysctl_keys * 10 >= assignments * 8 {
@@ -874,6 +923,10 @@ mod tests {
         assert_eq!(kind("php-fpm/xlaravel.pool.conf"), Some(FileKind::FpmPool));
         assert_eq!(kind("etc/apache2/conf-available/php8.2-fpm.conf"), None);
         assert_eq!(kind("etc/supervisor/conf.d/php-fpm.conf"), None);
+        assert_eq!(kind("conf/etc/supervisor.d/nginx.conf"), None);
+        assert_eq!(kind("etc/logrotate.d/nginx.conf"), None);
+        assert_eq!(kind("deploy/kubernetes/nginx.conf"), Some(FileKind::Nginx));
+        assert_eq!(kind("supervisor/nginx/nginx.conf"), Some(FileKind::Nginx));
         assert_eq!(kind("roles/nginx/templates/nginx.conf.j2"), None);
         assert_eq!(kind("patches/nginx-1.25/fix.patch"), None);
         assert_eq!(kind("config/nginx-unit/app.json"), None);

@@ -11,8 +11,10 @@
 //! * a repository's own layout: the file's directory (`docker/php/custom.ini`, which a
 //!   Dockerfile copies into the scan directory), or the parent of its `conf.d/`.
 //!
-//! `php.ini-production` and `php.ini-development` are the distribution's templates: PHP
-//! never reads them under that name, so each is a set of its own that no pool runs with.
+//! `php.ini-production` and `php.ini-development` are the distribution's templates, and
+//! `php8.2.ini` or `php-prod.ini` outside a scan directory one of several php.ini a build
+//! picks from: PHP never reads them under that name, so each is a set of its own that no
+//! pool runs with.
 //!
 //! Which php-fpm runs with which set: [`IniSets::for_dir`].
 
@@ -32,7 +34,9 @@ pub struct IniFile {
 pub struct IniSet {
     pub home: PathBuf,
     pub files: Vec<IniFile>,
-    /// A `php.ini-*` template: linted, but no pool runs with it.
+    /// A template or variant (`php.ini-production`, `php8.2.ini` outside a scan directory):
+    /// linted on its own, but no pool runs with it (which one a build copies into place is
+    /// not in the tree).
     pub template: bool,
     /// Why this looks like a development configuration (see [`development`]), if it does.
     pub development: Option<String>,
@@ -161,16 +165,40 @@ fn home_of(path: &Path) -> (PathBuf, Role) {
     if name == "php.ini" {
         return (dir, Role::Main);
     }
-    if name.starts_with("php.ini-") {
-        return (dir, Role::Template);
-    }
     let scan_dir = dir
         .file_name()
         .is_some_and(|d| d == "conf.d" || d == "php.d");
+    // `php.ini-production`, and outside a scan directory `php8.2.ini`, `php-prod.ini`: one
+    // of several php.ini a build picks from (laradock keeps one per PHP version).
+    if name.starts_with("php.ini-")
+        || (!scan_dir && name.starts_with("php") && name.ends_with(".ini"))
+        || is_variant(&name)
+    {
+        return (dir, Role::Template);
+    }
     match dir.parent() {
         Some(p) if scan_dir => (p.to_path_buf(), Role::Scan),
         _ => (dir, Role::Scan),
     }
+}
+
+/// Words that name one environment's file (`20-app.dev.ini` beside `20-app.prod.ini`,
+/// `php.deploy.ini`): a build copies one of them, so none is merged with the others.
+const VARIANT_WORDS: &[&str] = &[
+    "dev",
+    "development",
+    "devel",
+    "local",
+    "prod",
+    "production",
+    "deploy",
+    "staging",
+];
+
+fn is_variant(name: &str) -> bool {
+    name.to_ascii_lowercase()
+        .split(['.', '-', '_'])
+        .any(|w| VARIANT_WORDS.contains(&w))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -265,7 +293,9 @@ const DEV_WORDS: &[&str] = &["dev", "development", "devel", "local"];
 /// Why a set looks like a development configuration, if it does: a file or directory name
 /// (below the stack's root) says so (`php.ini-development`, `php-local.ini`,
 /// `docker/dev/php.ini`: whole words between `/ . - _`), `zend.assertions = 1` (the value
-/// php.ini-development sets, production's is -1), or Xdebug loaded. Production warnings
+/// php.ini-development sets, production's is -1), or Xdebug loaded or configured. Each set
+/// decides alone: `php.deploy.ini` beside `php.development.ini` is not a development file.
+/// Production warnings
 /// (`display_errors`) are not given for such a set.
 pub fn development(set: &IniSet, root: &Path) -> Option<String> {
     let words = |s: &str, local: bool| {
@@ -303,6 +333,12 @@ pub fn development(set: &IniSet, root: &Path) -> Option<String> {
         let src = &f.source.text;
         for (_, e) in f.parsed.file.entries() {
             let key = e.key_text(src);
+            if key.starts_with("xdebug.") {
+                return Some(format!(
+                    "{} configures Xdebug",
+                    crate::escape::path(&f.source.path)
+                ));
+            }
             if key == "zend_extension" || key == "extension" {
                 let value = String::from_utf8_lossy(&e.value_text_no_env(src)).to_ascii_lowercase();
                 if value.contains("xdebug") {
