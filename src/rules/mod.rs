@@ -282,6 +282,7 @@ registry! {
     fpm::insecure_php_setting::InsecurePhpSetting,
     fpm::clear_env_off::ClearEnvOff,
     fpm::single_worker_pool::SingleWorkerPool,
+    fpm::hash_comment_in_value::HashCommentInValue,
     sysctl::syntax_error::SyntaxError,
     sysctl::tcp_tw_recycle::TcpTwRecycle,
     sysctl::shadowed_setting::ShadowedSetting,

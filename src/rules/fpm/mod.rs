@@ -4,6 +4,7 @@ pub mod clear_env_off;
 pub mod fastcgi_open_to_network;
 pub mod fpm_socket_world_writable;
 pub mod hash_comment;
+pub mod hash_comment_in_value;
 pub mod insecure_php_setting;
 pub mod invalid_php_ini_value;
 pub mod limit_extensions_too_broad;
