@@ -119,6 +119,18 @@ pub fn is_php_extension(ext: &str) -> bool {
     versioned || matches!(e.as_str(), "phtml" | "phar" | "inc")
 }
 
+/// A pool's `security.limit_extensions` as php-fpm splits it (`strtok(…, " \t")`): every
+/// extension, and those that are not PHP's. An empty list means php-fpm allows every file.
+pub fn limit_extensions(value: &str) -> (Vec<&str>, Vec<&str>) {
+    let exts: Vec<&str> = value.split([' ', '\t']).filter(|e| !e.is_empty()).collect();
+    let others = exts
+        .iter()
+        .copied()
+        .filter(|e| !is_php_extension(e))
+        .collect();
+    (exts, others)
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_php_extension;

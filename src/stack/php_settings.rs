@@ -8,7 +8,7 @@
 //! `tests/php_ini_binary.rs` checks this order against the real php-fpm8.2.
 
 use super::instances::{PoolView, Val};
-use super::php_ini::IniVal;
+use super::php_ini::{IniSet, IniVal};
 
 /// Where an effective value comes from.
 #[derive(Clone)]
@@ -117,19 +117,25 @@ impl<'a> PoolView<'a> {
                 origin: Origin::Pool { val, admin },
             });
         }
-        if let Some(v) = self.ini.and_then(|set| set.get(name)) {
-            return Some(Effective {
-                text: v.text.clone(),
-                known: v.known,
-                origin: Origin::Ini(v),
-            });
-        }
-        let d = crate::syntax::phpini::directive(name)?;
-        Some(Effective {
-            text: d.default.into(),
-            // Without the pool's php.ini, the default is only PHP's, not the server's.
-            known: self.ini.is_some(),
-            origin: Origin::Default,
-        })
+        from_ini(self.ini, name)
     }
+}
+
+/// The value of `name` from a php.ini set alone: its last global assignment, else PHP's
+/// default (known only when the set is: without it, the server's php.ini may say otherwise).
+/// `None` for a directive PHP does not know that the set does not write.
+pub fn from_ini<'a>(ini: Option<&'a IniSet>, name: &str) -> Option<Effective<'a>> {
+    if let Some(v) = ini.and_then(|set| set.get(name)) {
+        return Some(Effective {
+            text: v.text.clone(),
+            known: v.known,
+            origin: Origin::Ini(v),
+        });
+    }
+    let d = crate::syntax::phpini::directive(name)?;
+    Some(Effective {
+        text: d.default.into(),
+        known: ini.is_some(),
+        origin: Origin::Default,
+    })
 }

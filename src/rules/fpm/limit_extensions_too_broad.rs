@@ -10,7 +10,7 @@
 //!
 //! The fix (unsafe: a site may really execute `.html` as PHP) keeps the PHP extensions.
 
-use crate::analysis::php_guard::is_php_extension;
+use crate::analysis::php_guard::{is_php_extension, limit_extensions};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::instances::PoolView;
@@ -39,17 +39,7 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
     let Some(v) = pool.get("security.limit_extensions").filter(|v| v.known) else {
         return;
     };
-    // php-fpm splits on spaces and tabs (`strtok(…, " \t")`).
-    let exts: Vec<&str> = v
-        .text
-        .split([' ', '\t'])
-        .filter(|e| !e.is_empty())
-        .collect();
-    let other: Vec<&str> = exts
-        .iter()
-        .copied()
-        .filter(|e| !is_php_extension(e))
-        .collect();
+    let (exts, other) = limit_extensions(&v.text);
     let (message, fixed) = if exts.is_empty() {
         (
             format!(

@@ -26,7 +26,7 @@ use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 use crate::stack::instances::PoolView;
 use crate::stack::php_ini::IniSet;
-use crate::stack::php_settings::{Effective, Origin};
+use crate::stack::php_settings::{from_ini, Effective, Origin};
 
 declare_rule! {
     pub struct UploadLimitChain;
@@ -145,20 +145,7 @@ impl<'a> PhpLimits<'a> {
 
     /// A php.ini set on its own: its values, else PHP's defaults.
     fn of_set(set: &'a IniSet) -> Option<PhpLimits<'a>> {
-        Self::of(|n| {
-            Some(match set.get(n) {
-                Some(v) => Effective {
-                    text: v.text.clone(),
-                    known: v.known,
-                    origin: Origin::Ini(v),
-                },
-                None => Effective {
-                    text: crate::syntax::phpini::directive(n)?.default.into(),
-                    known: true,
-                    origin: Origin::Default,
-                },
-            })
-        })
+        Self::of(|n| from_ini(Some(set), n))
     }
 
     /// The largest body PHP accepts for an upload, and the limit that sets it (`None`: none).

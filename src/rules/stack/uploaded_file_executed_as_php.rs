@@ -19,7 +19,7 @@
 use crate::analysis::cursor::Directive;
 use crate::analysis::pcre::Regex;
 use crate::analysis::php_guard::{
-    has_file_check, is_php_extension, regex_word, Catchers, UPLOAD_URI,
+    has_file_check, limit_extensions, regex_word, Catchers, UPLOAD_URI,
 };
 use crate::analysis::stack_links::{pool_links, pool_view};
 use crate::rules::{Context, Rule};
@@ -58,16 +58,7 @@ impl Rule for UploadedFileExecutedAsPhp {
             let Some(limit) = pool.get("security.limit_extensions").filter(|v| v.known) else {
                 continue;
             };
-            let exts: Vec<&str> = limit
-                .text
-                .split([' ', '\t'])
-                .filter(|e| !e.is_empty())
-                .collect();
-            let others: Vec<&str> = exts
-                .iter()
-                .copied()
-                .filter(|e| !is_php_extension(e))
-                .collect();
+            let (exts, others) = limit_extensions(&limit.text);
             if !exts.is_empty() && others.is_empty() {
                 continue;
             }
