@@ -96,7 +96,14 @@ pub fn unified(name: &[u8], old: &[u8], new: &[u8], created: bool) -> Vec<u8> {
     }
     let a = lines(old);
     let b = lines(new);
-    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b);
+    // The plain Myers ops, not `capture_diff_slices`: its Replace hook (similar 2.7) can
+    // merge a Delete/Insert run into ops whose indexes overlap, and the hunk headers
+    // computed from them then miscount lines, which `git apply` rejects as corrupt.
+    let mut capture = similar::algorithms::Capture::new();
+    let ops = match similar::algorithms::myers::diff(&mut capture, &a, 0..a.len(), &b, 0..b.len()) {
+        Ok(()) => capture.into_ops(),
+        Err(never) => match never {},
+    };
     for group in similar::group_diff_ops(ops, 3) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
             continue;
@@ -113,23 +120,32 @@ pub fn unified(name: &[u8], old: &[u8], new: &[u8], created: bool) -> Vec<u8> {
             )
             .as_bytes(),
         );
+        // Within a run of changes, the removed lines come before the added ones, as git
+        // prints them (the plain Myers ops may interleave them).
+        let mut added: Vec<&[u8]> = Vec::new();
         for op in &group {
             for change in op.iter_changes(&a, &b) {
-                let sign = match change.tag() {
-                    similar::ChangeTag::Delete => b'-',
-                    similar::ChangeTag::Insert => b'+',
-                    similar::ChangeTag::Equal => b' ',
-                };
-                let line = change.value();
-                out.push(sign);
-                out.extend_from_slice(line);
-                if !line.ends_with(b"\n") {
-                    out.extend_from_slice(b"\n\\ No newline at end of file\n");
+                match change.tag() {
+                    similar::ChangeTag::Delete => push_line(&mut out, b'-', change.value()),
+                    similar::ChangeTag::Insert => added.push(change.value()),
+                    similar::ChangeTag::Equal => {
+                        added.drain(..).for_each(|l| push_line(&mut out, b'+', l));
+                        push_line(&mut out, b' ', change.value());
+                    }
                 }
             }
         }
+        added.drain(..).for_each(|l| push_line(&mut out, b'+', l));
     }
     out
+}
+
+fn push_line(out: &mut Vec<u8>, sign: u8, line: &[u8]) {
+    out.push(sign);
+    out.extend_from_slice(line);
+    if !line.ends_with(b"\n") {
+        out.extend_from_slice(b"\n\\ No newline at end of file\n");
+    }
 }
 
 /// Every change as one patch, in path order.
@@ -176,5 +192,49 @@ mod tests {
             d,
             b"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\r\x0bb\xe9\rc\n\\ No newline at end of file\n+a\r\x0bb\xe9\rd\n\\ No newline at end of file\n"
         );
+    }
+
+    /// Each hunk's header counts the lines it holds: `git apply` rejects a patch as corrupt
+    /// otherwise. Files built from a few distinct lines (a re-indented block repeated, as
+    /// `fmt` makes them) are where similar's Replace hook used to miscount.
+    #[test]
+    fn hunk_headers_count_their_lines() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let words = ["}\n", "  a;\n", "    a;\n", "b {\n", "\n", "  c;\n"];
+        for _ in 0..2000 {
+            let mut file = || -> Vec<u8> {
+                (0..next(40))
+                    .flat_map(|_| words[next(words.len() as u64) as usize].bytes())
+                    .collect()
+            };
+            let (old, new) = (file(), file());
+            let patch = unified(b"f", &old, &new, false);
+            let text = String::from_utf8(patch).unwrap();
+            let mut want = (0, 0);
+            let mut got = (0, 0);
+            for line in text.lines().skip(2) {
+                if let Some(h) = line.strip_prefix("@@ -") {
+                    assert_eq!(got, want, "{text}");
+                    let count = |r: &str| r.split_once(',').map_or(1, |(_, n)| n.parse().unwrap());
+                    let (o, n) = h.trim_end_matches(" @@").split_once(" +").unwrap();
+                    want = (count(o), count(n));
+                    got = (0, 0);
+                } else if line.starts_with('-') {
+                    got.0 += 1;
+                } else if line.starts_with('+') {
+                    got.1 += 1;
+                } else if line.starts_with(' ') {
+                    got.0 += 1;
+                    got.1 += 1;
+                }
+            }
+            assert_eq!(got, want, "{text}");
+        }
     }
 }
