@@ -30,6 +30,9 @@ pub struct Config {
     pub host: HostSpec,
     #[serde(default)]
     pub paths: PathsConfig,
+    /// `lemplint fmt`'s layout.
+    #[serde(default)]
+    pub format: crate::format::FormatConfig,
 }
 
 #[derive(Clone, Debug, Default, serde::Deserialize)]

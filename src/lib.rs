@@ -9,6 +9,7 @@ pub mod edit_distance;
 pub mod engine;
 pub mod escape;
 pub mod fix;
+pub mod format;
 pub mod fxhash;
 pub mod host;
 pub mod report;

@@ -315,3 +315,57 @@ fn snippets_match_crossplane() {
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// `lemplint fmt` keeps what crossplane reads: every corpus file it formats gives the real
+/// crossplane the same payload as before (directives, arguments, blocks, comments between
+/// arguments), line numbers and file names aside.
+#[test]
+fn formatted_corpus_reads_the_same_to_crossplane() {
+    use lemplint::format::{nginx::format, Style};
+    let Some(python) = python() else { return };
+    let Some(dir) = common::corpus("nginx") else {
+        return;
+    };
+    let out_dir = tempfile::tempdir().unwrap();
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for (i, f) in files_under(&dir).iter().enumerate() {
+        let src = std::fs::read(f).unwrap();
+        if let Ok(Some(new)) = format(&src, &parse(&src), Style::default()) {
+            let to = out_dir.path().join(format!("{i}.conf"));
+            std::fs::write(&to, new).unwrap();
+            pairs.push((f.display().to_string(), to.display().to_string()));
+        }
+    }
+    assert!(pairs.len() > 500, "only {} files formatted", pairs.len());
+    let paths: Vec<String> = pairs
+        .iter()
+        .flat_map(|(a, b)| [a.clone(), b.clone()])
+        .collect();
+    let payloads = run_crossplane(&python, &paths);
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                m.remove("line");
+                m.remove("file");
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut differ = Vec::new();
+    for (pair, two) in pairs.iter().zip(payloads.chunks(2)) {
+        let (mut before, mut after) = (two[0].clone(), two[1].clone());
+        strip(&mut before);
+        strip(&mut after);
+        if let Some(d) = first_difference(&after, &before, "") {
+            differ.push(format!("{}: {d}", pair.0));
+        }
+    }
+    eprintln!(
+        "fmt × crossplane: {} formatted files, {} read differently",
+        pairs.len(),
+        differ.len()
+    );
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}

@@ -1,8 +1,8 @@
 //! The module graph stays layered: each source file belongs to one layer and refers (by a
 //! `crate::` path) only to its own layer and those below it. The layers, from the bottom:
 //!
-//! 0. the vocabulary: sources and spans, the parsers, diagnostics, fixes as edits and how
-//!    they are applied, and small text utilities;
+//! 0. the vocabulary: sources and spans, the parsers and the formatter, diagnostics, fixes
+//!    as edits and how they are applied, and small text utilities;
 //! 1. the model: stacks (files, roles, confinement, includes, pools, sizing), host facts,
 //!    `lemplint.toml`;
 //! 2. analysis: what rules ask about (the nginx directive catalogue, PCRE, TLS ciphers…);
@@ -30,6 +30,7 @@ const LAYERS: &[(u8, &[&str])] = &[
             "fix",
             "fix::apply",
             "fix::edits",
+            "format",
         ],
     ),
     (1, &["stack", "host", "config"]),

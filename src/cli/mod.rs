@@ -5,6 +5,7 @@
 
 pub mod ciphers;
 mod fix;
+mod fmt;
 mod input;
 pub mod lint;
 mod parse;
@@ -38,6 +39,8 @@ enum Command {
     Fix(fix::FixArgs),
     /// Expand an OpenSSL cipher string as `openssl ciphers -v` does, and say what is weak
     Ciphers(ciphers::CiphersArgs),
+    /// Lay out nginx files: one statement per line, indented by block (tokens unchanged)
+    Fmt(fmt::FmtArgs),
     /// Parse a configuration file and print its syntax tree
     Parse(parse::ParseArgs),
     /// Show a rule's documentation
@@ -81,6 +84,7 @@ pub fn run() -> i32 {
         Command::Lint(args) => lint::run(args),
         Command::Ciphers(args) => ciphers::run(args),
         Command::Fix(args) => fix::run(args),
+        Command::Fmt(args) => fmt::run(args),
         Command::Parse(args) => parse::run(args),
         Command::Rule(args) => rule::run_rule(args),
         Command::Rules(args) => rule::run_rules(args),

@@ -141,33 +141,7 @@ impl Workspace {
                 ));
             }
         }
-        let found = if args.isolated {
-            None
-        } else {
-            args.config.clone().or_else(|| config::find(&paths[0]))
-        };
-        let confine = confinement(args);
-        let (config, options) = match found {
-            Some(path) => {
-                let text = read_config(&confine, &path, args.config.is_some())?;
-                let loaded =
-                    config::parse(&path, text.clone()).map_err(|e| render_config_error(&e))?;
-                // Options are checked now, before any file is read: a typo in one must not
-                // silently turn a setting off, nor let a long run end in the error.
-                let options = RuleOptions::from_tables(&loaded.config.rules).map_err(|e| {
-                    render_config_error(&config::ConfigError {
-                        path: path.clone(),
-                        text,
-                        message: e.message,
-                        span: e.span,
-                        help: e.help,
-                    })
-                })?;
-                check_config_paths(&confine, &loaded)?;
-                (loaded, options)
-            }
-            None => (Loaded::default(), RuleOptions::default()),
-        };
+        let (config, options) = load_config(args, &paths)?;
         let flags = HostSpec {
             cpus: args.cpus,
             memory: args.memory.clone().map(crate::host::SizeValue::Text),
@@ -246,11 +220,51 @@ impl Workspace {
         })
     }
 
+    /// The configuration `load` would use, without looking for stacks (`fmt -`).
+    pub fn config_only(args: &StackArgs) -> Result<Loaded, String> {
+        let paths = if args.paths.is_empty() || args.paths == [PathBuf::from("-")] {
+            vec![PathBuf::from(".")]
+        } else {
+            args.paths.clone()
+        };
+        Ok(load_config(args, &paths)?.0)
+    }
+
     /// Whether a diagnostic about `path` should be shown.
     pub fn in_focus(&self, path: &Path) -> bool {
         self.focus
             .as_ref()
             .is_none_or(|f| f.contains(&normalize(path)))
+    }
+}
+
+/// The config file (found from the first path, or named) and its checked rule options.
+fn load_config(args: &StackArgs, paths: &[PathBuf]) -> Result<(Loaded, RuleOptions), String> {
+    let confine = confinement(args);
+    let found = if args.isolated {
+        None
+    } else {
+        args.config.clone().or_else(|| config::find(&paths[0]))
+    };
+    match found {
+        Some(path) => {
+            let text = read_config(&confine, &path, args.config.is_some())?;
+            let loaded = config::parse(&path, text.clone()).map_err(|e| render_config_error(&e))?;
+            // Options are checked now, before any file is read: a typo in one must not
+            // silently turn a setting off, nor let a long run end in the error.
+            let options = RuleOptions::from_tables(&loaded.config.rules).map_err(|e| {
+                render_config_error(&config::ConfigError {
+                    path: path.clone(),
+                    text,
+                    message: e.message,
+                    span: e.span,
+                    help: e.help,
+                })
+            })?;
+            check_config_paths(&confine, &loaded)?;
+            Ok((loaded, options))
+        }
+        None => Ok((Loaded::default(), RuleOptions::default())),
     }
 }
 

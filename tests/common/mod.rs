@@ -156,3 +156,23 @@ pub fn nginx_test(bin: &Path, prefix: &Path) -> std::process::Output {
         .output()
         .expect("nginx runs")
 }
+
+/// Runs the lemplint binary in `dir` (no colour), feeding it `stdin` when given.
+pub fn run_lemplint(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input).unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
