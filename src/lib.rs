@@ -14,6 +14,7 @@ pub mod fxhash;
 pub mod host;
 pub mod report;
 pub mod rules;
+pub mod server;
 pub mod size;
 pub mod source;
 pub mod stack;

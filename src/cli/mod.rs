@@ -47,6 +47,8 @@ enum Command {
     Rule(rule::RuleArgs),
     /// List every rule
     Rules(rule::RulesArgs),
+    /// Run the language server (LSP over stdio) for editors
+    Server,
     /// Show the stacks found: files, pools, sysctl values, host facts
     Stack(stack::StackCmdArgs),
     /// Derive worker, pool, backlog and kernel settings from the host (and apply them)
@@ -88,6 +90,7 @@ pub fn run() -> i32 {
         Command::Parse(args) => parse::run(args),
         Command::Rule(args) => rule::run_rule(args),
         Command::Rules(args) => rule::run_rules(args),
+        Command::Server => crate::server::run(),
         Command::Stack(args) => stack::run(args),
         Command::Tune(args) => tune::run(args),
     }

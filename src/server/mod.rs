@@ -1,0 +1,452 @@
+//! `lemplint server`: a language server over stdio.
+//!
+//! The editor's open documents lie over the disk ([`editor_fs::EditorFs`]); after each
+//! change, once the user pauses ([`DEBOUNCE`]), the whole stack is linted again as `lint`
+//! lints it (same discovery, config, rules, suppressions) and every file of it gets its
+//! diagnostics: a fix in one file clears a finding shown in another. Code actions come from
+//! the last lint's fixes; hover, go to definition and the outline read its trees.
+//!
+//! One thread: a request waits for a pending lint to finish first, so an answer never
+//! refers to text older than what the client last sent.
+
+mod actions;
+mod editor_fs;
+mod lines;
+mod navigate;
+pub mod uri;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::engine::{StackArgs, Workspace};
+use lines::LineIndex;
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types as lsp;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How long the user must pause typing before the stack is linted again.
+pub const DEBOUNCE: Duration = Duration::from_millis(150);
+
+pub fn run() -> i32 {
+    let (connection, io) = Connection::stdio();
+    let code = match serve(&connection) {
+        Ok(()) => crate::cli::EXIT_OK,
+        Err(e) => {
+            eprintln!("lemplint server: {e}");
+            crate::cli::EXIT_ERROR
+        }
+    };
+    drop(connection);
+    let _ = io.join();
+    code
+}
+
+fn capabilities() -> lsp::ServerCapabilities {
+    lsp::ServerCapabilities {
+        text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(
+            lsp::TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+                save: Some(lsp::TextDocumentSyncSaveOptions::Supported(true)),
+                ..Default::default()
+            },
+        )),
+        code_action_provider: Some(lsp::CodeActionProviderCapability::Options(
+            lsp::CodeActionOptions {
+                code_action_kinds: Some(vec![
+                    lsp::CodeActionKind::QUICKFIX,
+                    lsp::CodeActionKind::SOURCE_FIX_ALL,
+                ]),
+                resolve_provider: Some(false),
+                ..Default::default()
+            },
+        )),
+        hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+        definition_provider: Some(lsp::OneOf::Left(true)),
+        document_symbol_provider: Some(lsp::OneOf::Left(true)),
+        ..Default::default()
+    }
+}
+
+fn serve(conn: &Connection) -> Result<(), String> {
+    let caps = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
+    let params = conn.initialize(caps).map_err(|e| e.to_string())?;
+    let params: lsp::InitializeParams =
+        serde_json::from_value(params).map_err(|e| format!("bad initialize params: {e}"))?;
+    let mut server = Server::new(conn, roots(&params));
+    server.main_loop()
+}
+
+/// The workspace folders the client names (the root URI for older clients).
+#[allow(deprecated)]
+fn roots(params: &lsp::InitializeParams) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .filter_map(|f| uri::to_path(f.uri.as_str()))
+        .collect();
+    if out.is_empty() {
+        out.extend(
+            params
+                .root_uri
+                .as_ref()
+                .and_then(|u| uri::to_path(u.as_str())),
+        );
+    }
+    out.iter()
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+        .collect()
+}
+
+struct Document {
+    version: i32,
+    text: Vec<u8>,
+}
+
+/// The last lint: its stacks (for navigation) and findings.
+pub struct Analysis {
+    pub workspace: Workspace,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+struct Server<'c> {
+    conn: &'c Connection,
+    roots: Vec<PathBuf>,
+    docs: HashMap<PathBuf, Document>,
+    /// Files that were last sent diagnostics, so a file whose problems are gone is cleared.
+    published: HashSet<PathBuf>,
+    analysis: Option<Analysis>,
+    /// When the pending lint runs (`None`: nothing changed since the last one).
+    due: Option<Instant>,
+    /// The last lint's error (a broken lemplint.toml), shown once until it changes.
+    last_error: Option<String>,
+}
+
+/// A file's real path: where its document is keyed and its URI points.
+pub fn real(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or(path.into()))
+}
+
+impl<'c> Server<'c> {
+    fn new(conn: &'c Connection, roots: Vec<PathBuf>) -> Self {
+        Server {
+            conn,
+            roots,
+            docs: HashMap::new(),
+            published: HashSet::new(),
+            analysis: None,
+            due: None,
+            last_error: None,
+        }
+    }
+
+    fn main_loop(&mut self) -> Result<(), String> {
+        loop {
+            let msg = match self.due {
+                Some(due) => {
+                    let wait = due.saturating_duration_since(Instant::now());
+                    match self.conn.receiver.recv_timeout(wait) {
+                        Ok(m) => Some(m),
+                        Err(crossbeam_channel::RecvTimeoutError::Timeout) => None,
+                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return Ok(()),
+                    }
+                }
+                None => match self.conn.receiver.recv() {
+                    Ok(m) => Some(m),
+                    Err(_) => return Ok(()),
+                },
+            };
+            match msg {
+                None => self.lint_now(),
+                Some(Message::Request(req)) => {
+                    if self.conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
+                        return Ok(());
+                    }
+                    self.request(req);
+                }
+                Some(Message::Notification(n)) => {
+                    if n.method == "exit" {
+                        return Ok(());
+                    }
+                    self.notification(n);
+                }
+                Some(Message::Response(_)) => {}
+            }
+        }
+    }
+
+    fn send(&self, msg: Message) {
+        let _ = self.conn.sender.send(msg);
+    }
+
+    fn notify<N: lsp::notification::Notification>(&self, params: N::Params) {
+        self.send(Message::Notification(Notification::new(
+            N::METHOD.to_string(),
+            params,
+        )));
+    }
+
+    fn reply(&self, id: RequestId, result: Result<serde_json::Value, String>) {
+        let response = match result {
+            Ok(v) => Response::new_ok(id, v),
+            Err(msg) => Response::new_err(id, ErrorCode::InvalidParams as i32, msg),
+        };
+        self.send(Message::Response(response));
+    }
+
+    fn changed(&mut self) {
+        self.due = Some(Instant::now() + DEBOUNCE);
+    }
+
+    fn notification(&mut self, n: Notification) {
+        use lsp::notification::*;
+        match n.method.as_str() {
+            DidOpenTextDocument::METHOD => {
+                if let Ok(p) = serde_json::from_value::<lsp::DidOpenTextDocumentParams>(n.params) {
+                    if let Some(path) = uri::to_path(p.text_document.uri.as_str()) {
+                        self.docs.insert(
+                            real(&path),
+                            Document {
+                                version: p.text_document.version,
+                                text: p.text_document.text.into_bytes(),
+                            },
+                        );
+                        self.changed();
+                    }
+                }
+            }
+            DidChangeTextDocument::METHOD => {
+                if let Ok(p) = serde_json::from_value::<lsp::DidChangeTextDocumentParams>(n.params)
+                {
+                    let Some(path) = uri::to_path(p.text_document.uri.as_str()) else {
+                        return;
+                    };
+                    if let Some(doc) = self.docs.get_mut(&real(&path)) {
+                        for change in p.content_changes {
+                            apply_change(&mut doc.text, change);
+                        }
+                        doc.version = p.text_document.version;
+                        self.changed();
+                    }
+                }
+            }
+            DidCloseTextDocument::METHOD => {
+                if let Ok(p) = serde_json::from_value::<lsp::DidCloseTextDocumentParams>(n.params) {
+                    if let Some(path) = uri::to_path(p.text_document.uri.as_str()) {
+                        self.docs.remove(&real(&path));
+                        self.changed();
+                    }
+                }
+            }
+            // A save, a file changed outside the editor, or new settings: the disk or
+            // lemplint.toml may say something new.
+            DidSaveTextDocument::METHOD
+            | DidChangeWatchedFiles::METHOD
+            | DidChangeConfiguration::METHOD => self.changed(),
+            _ => {}
+        }
+    }
+
+    fn request(&mut self, req: Request) {
+        use lsp::request::*;
+        // Answers refer to the text the client last sent.
+        if self.due.is_some() {
+            self.lint_now();
+        }
+        let id = req.id.clone();
+        let result = match req.method.as_str() {
+            CodeActionRequest::METHOD => self.with_params(req, |s, p: lsp::CodeActionParams| {
+                actions::code_actions(s.analysis.as_ref(), &p)
+            }),
+            HoverRequest::METHOD => self.with_params(req, |s, p: lsp::HoverParams| {
+                navigate::hover(s.analysis.as_ref(), &p)
+            }),
+            GotoDefinition::METHOD => self.with_params(req, |s, p: lsp::GotoDefinitionParams| {
+                navigate::definition(s.analysis.as_ref(), &p)
+            }),
+            DocumentSymbolRequest::METHOD => self
+                .with_params(req, |s, p: lsp::DocumentSymbolParams| {
+                    navigate::symbols(s.analysis.as_ref(), &p)
+                }),
+            _ => {
+                self.send(Message::Response(Response::new_err(
+                    id,
+                    ErrorCode::MethodNotFound as i32,
+                    format!("lemplint does not handle {}", req.method),
+                )));
+                return;
+            }
+        };
+        self.reply(id, result);
+    }
+
+    fn with_params<P: serde::de::DeserializeOwned, R: serde::Serialize>(
+        &self,
+        req: Request,
+        f: impl FnOnce(&Self, P) -> R,
+    ) -> Result<serde_json::Value, String> {
+        let params: P = serde_json::from_value(req.params).map_err(|e| e.to_string())?;
+        serde_json::to_value(f(self, params)).map_err(|e| e.to_string())
+    }
+
+    /// The paths to lint: the workspace folders, and for an open document outside them,
+    /// its own server root (or directory).
+    fn lint_paths(&self) -> Vec<PathBuf> {
+        let mut paths = self.roots.clone();
+        for path in self.docs.keys() {
+            if paths.iter().any(|r| path.starts_with(r)) {
+                continue;
+            }
+            let dir = crate::stack::nginx::detect_root(path)
+                .or_else(|| path.parent().map(Path::to_path_buf));
+            if let Some(dir) = dir {
+                if !paths.iter().any(|r| dir.starts_with(r)) {
+                    paths.push(dir);
+                }
+            }
+        }
+        paths
+    }
+
+    fn lint_now(&mut self) {
+        self.due = None;
+        let paths = self.lint_paths();
+        if paths.is_empty() {
+            return;
+        }
+        let args = StackArgs {
+            paths,
+            ..Default::default()
+        };
+        let texts: HashMap<PathBuf, Vec<u8>> = self
+            .docs
+            .iter()
+            .map(|(p, d)| (p.clone(), d.text.clone()))
+            .collect();
+        let fs = editor_fs::EditorFs {
+            base: crate::engine::real_fs(&args),
+            docs: &texts,
+        };
+        match crate::engine::collect_with(&args, &[], &[], None, &fs) {
+            Ok((workspace, findings)) => {
+                self.last_error = None;
+                self.analysis = Some(Analysis {
+                    workspace,
+                    diagnostics: findings.diagnostics,
+                });
+            }
+            Err(msg) => {
+                // No configuration at all is no error in an editor; anything else (a broken
+                // lemplint.toml) is said once.
+                self.analysis = None;
+                if !msg.starts_with("no configuration files found")
+                    && self.last_error.as_ref() != Some(&msg)
+                {
+                    self.notify::<lsp::notification::ShowMessage>(lsp::ShowMessageParams {
+                        typ: lsp::MessageType::ERROR,
+                        message: format!("lemplint: {}", crate::escape::text(&msg)),
+                    });
+                    self.last_error = Some(msg);
+                }
+            }
+        }
+        self.publish();
+    }
+
+    fn publish(&mut self) {
+        let mut by_file: HashMap<PathBuf, Vec<lsp::Diagnostic>> = HashMap::new();
+        if let Some(a) = &self.analysis {
+            let mut indexes: HashMap<PathBuf, LineIndex> = HashMap::new();
+            for d in &a.diagnostics {
+                let path = real(d.file.real_path());
+                let diag = to_lsp(d, &mut indexes);
+                by_file.entry(path).or_default().push(diag);
+            }
+        }
+        let before = std::mem::take(&mut self.published);
+        for path in before.iter().filter(|p| !by_file.contains_key(*p)) {
+            self.publish_file(path, Vec::new());
+        }
+        for (path, diags) in by_file {
+            self.publish_file(&path, diags);
+            self.published.insert(path);
+        }
+    }
+
+    fn publish_file(&self, path: &Path, diagnostics: Vec<lsp::Diagnostic>) {
+        let Ok(uri) = uri::from_path(path).parse::<lsp::Uri>() else {
+            return;
+        };
+        self.notify::<lsp::notification::PublishDiagnostics>(lsp::PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version: self.docs.get(path).map(|d| d.version),
+        });
+    }
+}
+
+/// Applies one change the client sent (a range replaced, or the whole text).
+fn apply_change(text: &mut Vec<u8>, change: lsp::TextDocumentContentChangeEvent) {
+    match change.range {
+        Some(range) => {
+            let idx = LineIndex::new(text);
+            let (from, to) = (
+                idx.offset(range.start) as usize,
+                idx.offset(range.end) as usize,
+            );
+            let to = to.max(from);
+            text.splice(from..to, change.text.into_bytes());
+        }
+        None => *text = change.text.into_bytes(),
+    }
+}
+
+/// The LSP form of a finding (ranges in the text it was found in).
+pub fn to_lsp<'a>(
+    d: &'a Diagnostic,
+    indexes: &mut HashMap<PathBuf, LineIndex<'a>>,
+) -> lsp::Diagnostic {
+    let range = range_of(&d.file, d.span, indexes);
+    let related: Vec<lsp::DiagnosticRelatedInformation> = d
+        .labels
+        .iter()
+        .filter_map(|l| {
+            let uri = uri::from_path(&real(l.file.real_path())).parse().ok()?;
+            Some(lsp::DiagnosticRelatedInformation {
+                location: lsp::Location::new(uri, range_of(&l.file, l.span, indexes)),
+                message: crate::escape::text(&l.text).into_owned(),
+            })
+        })
+        .collect();
+    let mut message = crate::escape::text(&d.message).into_owned();
+    if let Some(help) = &d.help {
+        message.push_str("\nhelp: ");
+        message.push_str(&crate::escape::text(help));
+    }
+    lsp::Diagnostic {
+        range,
+        severity: Some(match d.severity {
+            Severity::Error => lsp::DiagnosticSeverity::ERROR,
+            Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+            Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
+        }),
+        code: Some(lsp::NumberOrString::String(d.code.to_string())),
+        source: Some("lemplint".into()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        ..Default::default()
+    }
+}
+
+/// A span's range in a file, with one line index per file.
+pub fn range_of<'a>(
+    file: &'a crate::source::Shared,
+    span: crate::source::Span,
+    indexes: &mut HashMap<PathBuf, LineIndex<'a>>,
+) -> lsp::Range {
+    indexes
+        .entry(file.path.clone())
+        .or_insert_with(|| LineIndex::new(&file.text))
+        .range(span)
+}

@@ -1,0 +1,347 @@
+//! `lemplint server` driven as an editor drives it, over stdio: initialize, open a file,
+//! receive its diagnostics, fix a cross-file problem in another file of the stack (the first
+//! file's diagnostic is cleared), take a code action and apply its edit, hover, go to
+//! definition, the outline, shutdown.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: Receiver<Value>,
+    next_id: i64,
+    /// Messages read while waiting for something else.
+    seen: Vec<Value>,
+}
+
+impl Client {
+    fn start(dir: &Path) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+            .arg("server")
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, incoming) = channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            loop {
+                let mut len = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(v) = line.strip_prefix("Content-Length: ") {
+                        len = v.parse().unwrap();
+                    }
+                }
+                let mut body = vec![0; len];
+                if r.read_exact(&mut body).is_err() {
+                    return;
+                }
+                if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        Client {
+            child,
+            stdin,
+            incoming,
+            next_id: 1,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, msg: Value) {
+        let body = msg.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let reply = self.wait(|m| m["id"] == json!(id), &format!("a reply to {method}"));
+        assert!(reply.get("error").is_none(), "{method}: {reply}");
+        reply["result"].clone()
+    }
+
+    /// The first message (already seen or arriving within 20 s) that `want` accepts.
+    fn wait(&mut self, want: impl Fn(&Value) -> bool, what: &str) -> Value {
+        if let Some(i) = self.seen.iter().position(&want) {
+            return self.seen.remove(i);
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.incoming.recv_timeout(left) {
+                Ok(m) if want(&m) => return m,
+                Ok(m) => self.seen.push(m),
+                Err(_) => panic!("timed out waiting for {what}; saw {:#?}", self.seen),
+            }
+        }
+    }
+
+    /// The first diagnostics published for `uri` that `want` accepts (every change is
+    /// linted after a pause, so an earlier publication may still show the old state).
+    fn diagnostics_until(&mut self, uri: &str, want: impl Fn(&[String]) -> bool) -> Vec<Value> {
+        let m = self.wait(
+            |m| {
+                is_diagnostics_for(m, uri)
+                    && want(&codes(m["params"]["diagnostics"].as_array().unwrap()))
+            },
+            &format!("the expected diagnostics for {uri}"),
+        );
+        m["params"]["diagnostics"].as_array().unwrap().clone()
+    }
+}
+
+fn is_diagnostics_for(m: &Value, uri: &str) -> bool {
+    m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
+}
+
+fn codes(diags: &[Value]) -> Vec<String> {
+    diags
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn uri(p: &Path) -> String {
+    format!("file://{}", p.display())
+}
+
+fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const NGINX: &str =
+    "events {}\nhttp {\n    server_tokens on;\n    include /etc/nginx/sites-enabled/*;\n}\n";
+const SITE: &str = "server {\n    listen 80;\n    root /srv/www;\n    set $backend php;\n    location ~ \\.php$ {\n        fastcgi_pass unix:/run/php/php8.2-fpm.sock;\n        add_header X-Backend $backend;\n    }\n}\n";
+const POOL: &str = "[www]\nuser = www-data\ngroup = www-data\nlisten = /run/php/other.sock\nlisten.owner = www-data\nlisten.group = www-data\npm = dynamic\npm.max_children = 5\npm.start_servers = 2\npm.min_spare_servers = 1\npm.max_spare_servers = 3\npm.max_requests = 500\n";
+
+/// Applies LSP text edits (non-overlapping, positions in the original) to a text.
+fn apply(text: &str, edits: &[Value]) -> String {
+    let offset = |pos: &Value| {
+        let (line, ch) = (
+            pos["line"].as_u64().unwrap() as usize,
+            pos["character"].as_u64().unwrap() as usize,
+        );
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        start + ch
+    };
+    let mut edits: Vec<(usize, usize, String)> = edits
+        .iter()
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = text.to_string();
+    for (from, to, new) in edits {
+        out.replace_range(from..to, &new);
+    }
+    out
+}
+
+#[test]
+fn an_editor_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let nginx = write(&root, "etc/nginx/nginx.conf", NGINX);
+    let site = write(&root, "etc/nginx/sites-enabled/site", SITE);
+    write(
+        &root,
+        "etc/php/8.2/fpm/php-fpm.conf",
+        "[global]\ninclude=/etc/php/8.2/fpm/pool.d/*.conf\n",
+    );
+    let pool = write(&root, "etc/php/8.2/fpm/pool.d/www.conf", POOL);
+    let (nginx_uri, site_uri, pool_uri) = (uri(&nginx), uri(&site), uri(&pool));
+
+    let mut c = Client::start(&root);
+    let init = c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&root), "capabilities": {},
+               "workspaceFolders": [{"uri": uri(&root), "name": "stack"}]}),
+    );
+    assert!(
+        init["capabilities"]["codeActionProvider"].is_object(),
+        "{init}"
+    );
+    c.notify("initialized", json!({}));
+
+    // Open the site: its diagnostics, from the whole stack.
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": site_uri, "languageId": "nginx", "version": 1, "text": SITE}}),
+    );
+    let has = |code: &'static str| move |c: &[String]| c.iter().any(|x| x == code);
+    let lacks = |code: &'static str| move |c: &[String]| !c.iter().any(|x| x == code);
+    let diags = c.diagnostics_until(&site_uri, has("STK003"));
+    let stk003 = diags.iter().find(|d| d["code"] == "STK003").unwrap();
+    assert_eq!(
+        stk003["range"]["start"],
+        json!({"line": 5, "character": 21})
+    );
+    // The other files of the stack get theirs too.
+    c.diagnostics_until(&nginx_uri, has("NGX022"));
+
+    // Fix the pool's socket in the pool file, unsaved: the site's STK003 goes.
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": pool_uri, "languageId": "ini", "version": 1, "text": POOL}}),
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pool_uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 3, "character": 9},
+                                             "end": {"line": 3, "character": 28}},
+                                   "text": "/run/php/php8.2-fpm.sock"}]}),
+    );
+    c.diagnostics_until(&site_uri, lacks("STK003"));
+    assert_eq!(
+        std::fs::read_to_string(&pool).unwrap(),
+        POOL,
+        "the server wrote a file"
+    );
+
+    // A code action fixes NGX022 in nginx.conf; its edit, applied, clears it.
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": nginx_uri, "languageId": "nginx", "version": 1, "text": NGINX}}),
+    );
+    let main = c.diagnostics_until(&nginx_uri, has("NGX022"));
+    let ngx022 = main.iter().find(|d| d["code"] == "NGX022").unwrap().clone();
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": nginx_uri}, "range": ngx022["range"],
+               "context": {"diagnostics": [ngx022]}}),
+    );
+    let titles: Vec<&str> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert!(
+        titles.contains(&"Suppress NGX022 here (with a reason)"),
+        "{titles:?}"
+    );
+    assert!(
+        titles.contains(&"Fix all safe problems in this file (lemplint)"),
+        "{titles:?}"
+    );
+    let fix = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["isPreferred"] == true)
+        .unwrap_or_else(|| panic!("no preferred fix in {titles:?}"));
+    let edits = fix["edit"]["changes"][&nginx_uri].as_array().unwrap();
+    let fixed = apply(NGINX, edits);
+    assert!(fixed.contains("server_tokens off;"), "{fixed}");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": nginx_uri, "version": 2},
+               "contentChanges": [{"text": fixed}]}),
+    );
+    c.diagnostics_until(&nginx_uri, lacks("NGX022"));
+
+    // The suppression action writes a comment that silences the finding.
+    let suppressed = {
+        let a = actions.as_array().unwrap();
+        let s = a
+            .iter()
+            .find(|a| a["title"] == "Suppress NGX022 here (with a reason)")
+            .unwrap();
+        apply(NGINX, s["edit"]["changes"][&nginx_uri].as_array().unwrap())
+    };
+    assert!(
+        suppressed.contains(
+            "    # lemplint: ignore NGX022 -- <why this is fine here>\n    server_tokens on;"
+        ),
+        "{suppressed}"
+    );
+
+    // Hover: a directive's documentation, a variable's provenance.
+    let hover = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": site_uri}, "position": {"line": 5, "character": 10}}),
+    );
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.contains("**fastcgi_pass** — `ngx_http_fastcgi_module`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("contexts: location, if in location"),
+        "{text}"
+    );
+    let hover = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": site_uri}, "position": {"line": 2, "character": 1}}),
+    );
+    assert!(hover.is_null() || hover["contents"]["value"].as_str().is_some());
+
+    // Go to definition: include → the file, fastcgi_pass → the pool's listen, $var → set.
+    let def = c.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": nginx_uri}, "position": {"line": 3, "character": 6}}),
+    );
+    assert_eq!(def[0]["uri"], site_uri, "{def}");
+    let def = c.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": site_uri}, "position": {"line": 5, "character": 30}}),
+    );
+    assert_eq!(def[0]["uri"], pool_uri, "{def}");
+    assert_eq!(def[0]["range"]["start"], json!({"line": 3, "character": 0}));
+    let def = c.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": site_uri}, "position": {"line": 6, "character": 32}}),
+    );
+    assert_eq!(
+        def[0]["range"]["start"],
+        json!({"line": 3, "character": 8}),
+        "{def}"
+    );
+
+    // The outline.
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": site_uri}}),
+    );
+    assert_eq!(symbols[0]["name"], "server");
+    assert_eq!(symbols[0]["children"][0]["name"], "location ~ \\.php$");
+
+    c.request("shutdown", Value::Null);
+    c.notify("exit", Value::Null);
+    let status = c.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+}
