@@ -3,133 +3,12 @@
 //! file's diagnostic is cleared), take a code action and apply its edit, hover, go to
 //! definition, the outline, shutdown.
 
+#[path = "common/lsp_client.rs"]
+mod lsp_client;
+
+use lsp_client::{uri, Client};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
-use std::time::{Duration, Instant};
-
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    incoming: Receiver<Value>,
-    next_id: i64,
-    /// Messages read while waiting for something else.
-    seen: Vec<Value>,
-}
-
-impl Client {
-    fn start(dir: &Path) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lemplint"))
-            .arg("server")
-            .current_dir(dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, incoming) = channel();
-        std::thread::spawn(move || {
-            let mut r = BufReader::new(stdout);
-            loop {
-                let mut len = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if r.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(v) = line.strip_prefix("Content-Length: ") {
-                        len = v.parse().unwrap();
-                    }
-                }
-                let mut body = vec![0; len];
-                if r.read_exact(&mut body).is_err() {
-                    return;
-                }
-                if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
-                    return;
-                }
-            }
-        });
-        Client {
-            child,
-            stdin,
-            incoming,
-            next_id: 1,
-            seen: Vec::new(),
-        }
-    }
-
-    fn send(&mut self, msg: Value) {
-        let body = msg.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let reply = self.wait(|m| m["id"] == json!(id), &format!("a reply to {method}"));
-        assert!(reply.get("error").is_none(), "{method}: {reply}");
-        reply["result"].clone()
-    }
-
-    /// The first message (already seen or arriving within 20 s) that `want` accepts.
-    fn wait(&mut self, want: impl Fn(&Value) -> bool, what: &str) -> Value {
-        if let Some(i) = self.seen.iter().position(&want) {
-            return self.seen.remove(i);
-        }
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.incoming.recv_timeout(left) {
-                Ok(m) if want(&m) => return m,
-                Ok(m) => self.seen.push(m),
-                Err(_) => panic!("timed out waiting for {what}; saw {:#?}", self.seen),
-            }
-        }
-    }
-
-    /// The first diagnostics published for `uri` that `want` accepts (every change is
-    /// linted after a pause, so an earlier publication may still show the old state).
-    fn diagnostics_until(&mut self, uri: &str, want: impl Fn(&[String]) -> bool) -> Vec<Value> {
-        let m = self.wait(
-            |m| {
-                is_diagnostics_for(m, uri)
-                    && want(&codes(m["params"]["diagnostics"].as_array().unwrap()))
-            },
-            &format!("the expected diagnostics for {uri}"),
-        );
-        m["params"]["diagnostics"].as_array().unwrap().clone()
-    }
-}
-
-fn is_diagnostics_for(m: &Value, uri: &str) -> bool {
-    m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
-}
-
-fn codes(diags: &[Value]) -> Vec<String> {
-    diags
-        .iter()
-        .map(|d| d["code"].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn uri(p: &Path) -> String {
-    format!("file://{}", p.display())
-}
 
 fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
     let p = root.join(rel);
@@ -185,7 +64,7 @@ fn an_editor_session() {
     let pool = write(&root, "etc/php/8.2/fpm/pool.d/www.conf", POOL);
     let (nginx_uri, site_uri, pool_uri) = (uri(&nginx), uri(&site), uri(&pool));
 
-    let mut c = Client::start(&root);
+    let mut c = Client::start(Path::new(env!("CARGO_BIN_EXE_lemplint")), &root);
     let init = c.request(
         "initialize",
         json!({"processId": null, "rootUri": uri(&root), "capabilities": {},

@@ -64,5 +64,7 @@ fn neovim_receives_diagnostics_and_applies_a_code_action() {
     let result = std::fs::read_to_string(&out).unwrap_or_else(|_| "fail\nno result written".into());
     assert!(result.starts_with("ok"), "Neovim session failed: {result}");
     // The edit happened in the buffer only: the file on disk is as it was.
-    assert!(std::fs::read_to_string(&conf).unwrap().contains("server_tokens on;"));
+    assert!(std::fs::read_to_string(&conf)
+        .unwrap()
+        .contains("server_tokens on;"));
 }

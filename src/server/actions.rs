@@ -2,7 +2,7 @@
 //! comment with a reason to fill in, and every safe fix of the file at once.
 
 use super::lines::LineIndex;
-use super::{real, uri, Analysis};
+use super::{real, real_of, uri, Analysis};
 use crate::diagnostic::Diagnostic;
 use crate::fix::{Applicability, Edit, Fix};
 use lsp_types as lsp;
@@ -24,7 +24,7 @@ pub fn code_actions(
     let in_file: Vec<&Diagnostic> = a
         .diagnostics
         .iter()
-        .filter(|d| real(d.file.real_path()) == path)
+        .filter(|d| real_of(&d.file) == path)
         .collect();
     let only = p.context.only.as_ref();
     let wants = |kind: &lsp::CodeActionKind| {
@@ -101,7 +101,7 @@ fn workspace_edit(edits: &[Edit]) -> lsp::WorkspaceEdit {
     let mut changes: HashMap<lsp::Uri, Vec<lsp::TextEdit>> = HashMap::new();
     let mut indexes: HashMap<PathBuf, LineIndex> = HashMap::new();
     for e in edits {
-        let Ok(uri) = uri::from_path(&real(e.file.real_path())).parse::<lsp::Uri>() else {
+        let Ok(uri) = uri::from_path(&real_of(&e.file)).parse::<lsp::Uri>() else {
             continue;
         };
         let range = super::range_of(&e.file, e.range, &mut indexes);
@@ -161,7 +161,7 @@ fn fix_all(in_file: &[&Diagnostic], path: &Path) -> Option<lsp::CodeAction> {
         .iter()
         .filter_map(|d| d.fix.as_ref())
         .filter(|f| f.applicability == Applicability::Safe)
-        .filter(|f| f.edits.iter().all(|e| real(e.file.real_path()) == path))
+        .filter(|f| f.edits.iter().all(|e| real_of(&e.file) == path))
         .collect();
     if fixes.is_empty() {
         return None;

@@ -20,7 +20,7 @@ use crate::engine::{StackArgs, Workspace};
 use lines::LineIndex;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types as lsp;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -114,8 +114,10 @@ struct Server<'c> {
     conn: &'c Connection,
     roots: Vec<PathBuf>,
     docs: HashMap<PathBuf, Document>,
-    /// Files that were last sent diagnostics, so a file whose problems are gone is cleared.
-    published: HashSet<PathBuf>,
+    /// What each file was last sent (files with problems only): a file whose problems are
+    /// gone is cleared, and one whose problems did not change is not sent them again (a
+    /// keystroke in one file of a large stack sends one list, not hundreds).
+    published: HashMap<PathBuf, Vec<lsp::Diagnostic>>,
     analysis: Option<Analysis>,
     /// When the pending lint runs (`None`: nothing changed since the last one).
     due: Option<Instant>,
@@ -123,7 +125,17 @@ struct Server<'c> {
     last_error: Option<String>,
 }
 
-/// A file's real path: where its document is keyed and its URI points.
+/// The real path of a file the lint read: where its document is keyed and its URI points.
+/// Paths found under the (canonical) workspace folders are real already unless a symlink
+/// led elsewhere, which [`SourceFile::through_link`] says: only then is the disk asked.
+pub fn real_of(file: &crate::source::SourceFile) -> PathBuf {
+    if file.member.is_none() && file.through_link.is_none() && file.path.is_absolute() {
+        return file.path.clone();
+    }
+    real(file.real_path())
+}
+
+/// A path's real path (symlinks resolved), or the path made absolute when it does not exist.
 pub fn real(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or(path.into()))
 }
@@ -134,7 +146,7 @@ impl<'c> Server<'c> {
             conn,
             roots,
             docs: HashMap::new(),
-            published: HashSet::new(),
+            published: HashMap::new(),
             analysis: None,
             due: None,
             last_error: None,
@@ -359,18 +371,27 @@ impl<'c> Server<'c> {
         if let Some(a) = &self.analysis {
             let mut indexes: HashMap<PathBuf, LineIndex> = HashMap::new();
             for d in &a.diagnostics {
-                let path = real(d.file.real_path());
+                let path = real_of(&d.file);
                 let diag = to_lsp(d, &mut indexes);
                 by_file.entry(path).or_default().push(diag);
             }
         }
         let before = std::mem::take(&mut self.published);
-        for path in before.iter().filter(|p| !by_file.contains_key(*p)) {
-            self.publish_file(path, Vec::new());
+        for path in before.keys() {
+            by_file.entry(path.clone()).or_default();
+        }
+        // Open documents always hear back: an empty list says "clean at this version".
+        for path in self.docs.keys() {
+            by_file.entry(path.clone()).or_default();
         }
         for (path, diags) in by_file {
-            self.publish_file(&path, diags);
-            self.published.insert(path);
+            let unchanged = before.get(&path).map_or(diags.is_empty(), |b| *b == diags);
+            if !unchanged || self.docs.contains_key(&path) {
+                self.publish_file(&path, diags.clone());
+            }
+            if !diags.is_empty() {
+                self.published.insert(path, diags);
+            }
         }
     }
 
@@ -412,7 +433,7 @@ pub fn to_lsp<'a>(
         .labels
         .iter()
         .filter_map(|l| {
-            let uri = uri::from_path(&real(l.file.real_path())).parse().ok()?;
+            let uri = uri::from_path(&real_of(&l.file)).parse().ok()?;
             Some(lsp::DiagnosticRelatedInformation {
                 location: lsp::Location::new(uri, range_of(&l.file, l.span, indexes)),
                 message: crate::escape::text(&l.text).into_owned(),

@@ -1,7 +1,7 @@
 //! Hover, go to definition and the outline, read from the last lint's stacks.
 
 use super::lines::LineIndex;
-use super::{real, uri, Analysis};
+use super::{real, real_of, uri, Analysis};
 use crate::analysis::catalogue;
 use crate::analysis::variables::builtin;
 use crate::source::{Shared, Span};
@@ -24,7 +24,7 @@ fn nginx_file<'a>(a: &'a Analysis, path: &Path) -> Option<Place<'a>> {
         for inst in &stack.nginx {
             for id in inst.config.ids() {
                 let file = inst.config.file(id);
-                if real(file.source.real_path()) == path {
+                if real_of(&file.source) == path {
                     return Some(Place {
                         stack,
                         inst,
@@ -55,7 +55,7 @@ fn word_at(tree: &Tree, offset: u32) -> Option<(NodeId, usize, Word)> {
 }
 
 fn location(file: &Shared, span: Span) -> Option<lsp::Location> {
-    let uri = uri::from_path(&real(file.real_path())).parse().ok()?;
+    let uri = uri::from_path(&real_of(file)).parse().ok()?;
     Some(lsp::Location::new(
         uri,
         LineIndex::new(&file.text).range(span),
@@ -81,14 +81,14 @@ pub fn hover(a: Option<&Analysis>, p: &lsp::HoverParams) -> Option<lsp::Hover> {
     let text = a
         .diagnostics
         .iter()
-        .find(|d| real(d.file.real_path()) == path)
+        .find(|d| real_of(&d.file) == path)
         .map(|d| d.file.clone());
     let place = nginx_file(a, &path);
     let source = place.as_ref().map(|p| p.file.source.clone()).or(text);
     let source = source?;
     let offset = LineIndex::new(&source.text).offset(pos);
     for d in &a.diagnostics {
-        if real(d.file.real_path()) == path && d.span.start <= offset && offset <= d.span.end {
+        if real_of(&d.file) == path && d.span.start <= offset && offset <= d.span.end {
             if let Some(rule) = crate::rules::lookup(d.code) {
                 let line = format!("**{}** `{}`: {}", rule.code, rule.name, rule.meta().summary);
                 if !parts.contains(&line) {
@@ -416,7 +416,7 @@ fn fpm_symbols(a: &Analysis, path: &Path) -> Option<Vec<lsp::DocumentSymbol>> {
     use crate::syntax::fpm::LineKind;
     for stack in &a.workspace.stacks {
         for f in stack.fpm_files() {
-            if real(f.source.real_path()) != path {
+            if real_of(&f.source) != path {
                 continue;
             }
             let src = &f.source.text;
