@@ -6,7 +6,7 @@
 #[path = "common/lsp_client.rs"]
 mod lsp_client;
 
-use lsp_client::{uri, Client};
+use lsp_client::{codes, uri, Client};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -67,7 +67,8 @@ fn an_editor_session() {
     let mut c = Client::start(Path::new(env!("CARGO_BIN_EXE_lemplint")), &root);
     let init = c.request(
         "initialize",
-        json!({"processId": null, "rootUri": uri(&root), "capabilities": {},
+        json!({"processId": null, "rootUri": uri(&root),
+               "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}},
                "workspaceFolders": [{"uri": uri(&root), "name": "stack"}]}),
     );
     assert!(
@@ -75,6 +76,15 @@ fn an_editor_session() {
         "{init}"
     );
     c.notify("initialized", json!({}));
+    let register = c.wait(
+        |m| m["method"] == "client/registerCapability",
+        "the config watcher",
+    );
+    assert_eq!(
+        register["params"]["registrations"][0]["method"],
+        "workspace/didChangeWatchedFiles"
+    );
+    c.send(json!({"jsonrpc": "2.0", "id": register["id"], "result": null}));
 
     // Open the site: its diagnostics, from the whole stack.
     c.notify(
@@ -218,6 +228,33 @@ fn an_editor_session() {
     );
     assert_eq!(symbols[0]["name"], "server");
     assert_eq!(symbols[0]["children"][0]["name"], "location ~ \\.php$");
+
+    // lemplint.toml changes on disk: the settings apply at once.
+    let site_diags = c.diagnostics_until(&site_uri, |_| true);
+    assert!(
+        codes(&site_diags).contains(&"NGX102".to_string()),
+        "{site_diags:#?}"
+    );
+    let config = write(&root, "lemplint.toml", "ignore = [\"NGX102\"]\n");
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&config), "type": 1}]}),
+    );
+    c.diagnostics_until(&site_uri, lacks("NGX102"));
+    // A broken one is said once, as a message.
+    write(&root, "lemplint.toml", "ignore = [\n");
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&config), "type": 2}]}),
+    );
+    let shown = c.wait(|m| m["method"] == "window/showMessage", "the config error");
+    assert!(
+        shown["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("lemplint.toml"),
+        "{shown}"
+    );
 
     c.request("shutdown", Value::Null);
     c.notify("exit", Value::Null);

@@ -74,7 +74,22 @@ fn serve(conn: &Connection) -> Result<(), String> {
     let params: lsp::InitializeParams =
         serde_json::from_value(params).map_err(|e| format!("bad initialize params: {e}"))?;
     let mut server = Server::new(conn, roots(&params));
+    if watches_files(&params) {
+        server.watch_config();
+    }
     server.main_loop()
+}
+
+/// Whether the client can watch files for the server (`workspace/didChangeWatchedFiles`
+/// registered at run time).
+fn watches_files(params: &lsp::InitializeParams) -> bool {
+    params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|d| d.dynamic_registration)
+        .unwrap_or(false)
 }
 
 /// The workspace folders the client names (the root URI for older clients).
@@ -186,6 +201,29 @@ impl<'c> Server<'c> {
                 Some(Message::Response(_)) => {}
             }
         }
+    }
+
+    /// Asks the client to say when a `lemplint.toml` changes on disk, so a change to the
+    /// settings lints again even when the file is not open in the editor.
+    fn watch_config(&mut self) {
+        let options = lsp::DidChangeWatchedFilesRegistrationOptions {
+            watchers: vec![lsp::FileSystemWatcher {
+                glob_pattern: lsp::GlobPattern::String("**/{lemplint.toml,.lemplint.toml}".into()),
+                kind: None,
+            }],
+        };
+        let params = lsp::RegistrationParams {
+            registrations: vec![lsp::Registration {
+                id: "lemplint-config".into(),
+                method: "workspace/didChangeWatchedFiles".into(),
+                register_options: serde_json::to_value(options).ok(),
+            }],
+        };
+        self.send(Message::Request(Request::new(
+            RequestId::from("lemplint/watch-config".to_string()),
+            <lsp::request::RegisterCapability as lsp::request::Request>::METHOD.to_string(),
+            params,
+        )));
     }
 
     fn send(&self, msg: Message) {
@@ -348,19 +386,21 @@ impl<'c> Server<'c> {
                     diagnostics: findings.diagnostics,
                 });
             }
-            Err(msg) => {
-                // No configuration at all is no error in an editor; anything else (a broken
-                // lemplint.toml) is said once.
+            Err(msg) if msg.starts_with("no configuration files found") => {
+                // Nothing to lint is no error in an editor.
                 self.analysis = None;
-                if !msg.starts_with("no configuration files found")
-                    && self.last_error.as_ref() != Some(&msg)
-                {
+            }
+            Err(msg) => {
+                // A broken lemplint.toml: said once, and the last findings stay shown until
+                // it can be read again (clearing them would claim the files are clean).
+                if self.last_error.as_ref() != Some(&msg) {
                     self.notify::<lsp::notification::ShowMessage>(lsp::ShowMessageParams {
                         typ: lsp::MessageType::ERROR,
                         message: format!("lemplint: {}", crate::escape::text(&msg)),
                     });
                     self.last_error = Some(msg);
                 }
+                return;
             }
         }
         self.publish();
