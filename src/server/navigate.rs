@@ -109,7 +109,7 @@ pub fn hover(a: Option<&Analysis>, p: &lsp::HoverParams) -> Option<lsp::Hover> {
         if let Some((id, i, w)) = word_at(tree, offset) {
             let is_directive = matches!(tree.node(id).kind, NodeKind::Directive(_));
             if i == 0 && is_directive {
-                parts.extend(directive_doc(&w.text(src)));
+                parts.extend(directive_entries(place, id).into_iter().map(directive_doc));
             } else if let Some(var) = variable_at(&w, src, offset) {
                 parts.push(variable_doc(place, &var));
             }
@@ -137,36 +137,66 @@ fn code_in_suppression(text: &[u8], offset: u32) -> Option<String> {
     (to > from).then(|| String::from_utf8_lossy(&text[from..to]).into_owned())
 }
 
-fn directive_doc(name: &str) -> Vec<String> {
-    catalogue::lookup(name)
-        .iter()
-        .map(|e| {
-            let contexts = catalogue::ctx::names(e.contexts).join(", ");
-            let merge = match e.merge {
-                catalogue::Merge::Inherited => "inherited from the enclosing level when not set",
-                catalogue::Merge::Array => {
-                    "a list: setting it at a level replaces every inherited one"
-                }
-                catalogue::Merge::NotInherited => "not inherited",
-                catalogue::Merge::Unknown => "depends on the module",
-            };
-            let mut out = format!(
-                "**{}** — `{}`{}\n\n- contexts: {contexts}\n- arguments: {}{}\n- inheritance: {merge}",
-                e.name,
-                e.module,
-                if e.dynamic { " (third-party module)" } else { "" },
-                e.arity.describe(),
-                if e.block { ", then a block" } else { "" },
-            );
-            if !e.since.is_empty() {
-                out.push_str(&format!("\n- since nginx {}", e.since));
-            }
-            if !e.removed.is_empty() {
-                out.push_str(&format!("\n- removed after nginx {}", e.removed));
-            }
-            out
-        })
-        .collect()
+/// The catalogue's entries for the directive at `id`: those of the modules that take it
+/// where it stands (a `server` in `http` is the core module's, not stream's or mail's), or
+/// every one when where it stands is unknown.
+fn directive_entries(place: &Place, id: NodeId) -> Vec<&'static catalogue::Entry> {
+    let tree = &place.file.parsed.tree;
+    let Some(d) = tree.directive(id) else {
+        return Vec::new();
+    };
+    let name = tree.name(d).text(&place.file.source.text);
+    let all = catalogue::lookup(&name);
+    let span = tree.name(d).raw();
+    let occ = crate::analysis::cursor::named(place.inst, &name)
+        .find(|o| std::sync::Arc::ptr_eq(o.file(), &place.file.source) && o.span() == span);
+    let mut fit: Vec<&catalogue::Entry> = match occ {
+        Some(o) => {
+            let (c, block) = (o.contexts(), o.has_block());
+            all.iter()
+                .filter(|e| e.allowed_in(c) && e.block == block)
+                .collect()
+        }
+        None => all.iter().collect(),
+    };
+    if fit.is_empty() {
+        fit = all.iter().collect();
+    }
+    // nginx's own module first; third-party ones only when no standard one fits.
+    if fit.iter().any(|e| !e.dynamic) {
+        fit.retain(|e| !e.dynamic);
+    }
+    fit
+}
+
+/// A catalogue entry as hover text: module, contexts, arguments, inheritance, versions.
+fn directive_doc(e: &catalogue::Entry) -> String {
+    let contexts = catalogue::ctx::names(e.contexts).join(", ");
+    let merge = match e.merge {
+        catalogue::Merge::Inherited => "inherited from the enclosing level when not set",
+        catalogue::Merge::Array => "a list: setting it at a level replaces every inherited one",
+        catalogue::Merge::NotInherited => "not inherited",
+        catalogue::Merge::Unknown => "depends on the module",
+    };
+    let mut out = format!(
+        "**{}** — `{}`{}\n\n- contexts: {contexts}\n- arguments: {}{}\n- inheritance: {merge}",
+        e.name,
+        e.module,
+        if e.dynamic {
+            " (third-party module)"
+        } else {
+            ""
+        },
+        e.arity.describe(),
+        if e.block { ", then a block" } else { "" },
+    );
+    if !e.since.is_empty() {
+        out.push_str(&format!("\n- since nginx {}", e.since));
+    }
+    if !e.removed.is_empty() {
+        out.push_str(&format!("\n- removed after nginx {}", e.removed));
+    }
+    out
 }
 
 /// The `$name` (or `${name}`) the cursor is on inside a word.
