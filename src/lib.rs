@@ -2,6 +2,7 @@
 //! the kernel's sysctl settings) as one system.
 
 pub mod analysis;
+pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;

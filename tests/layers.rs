@@ -38,7 +38,7 @@ const LAYERS: &[(u8, &[&str])] = &[
     (3, &["rules"]),
     (4, &["engine"]),
     (5, &["report", "fix::write", "fix::diff", "tune"]),
-    (6, &["cli", "main", "lib", "server"]),
+    (6, &["cli", "main", "lib", "server", "bench"]),
 ];
 
 const NAMES: [&str; 7] = [

@@ -11,7 +11,7 @@ pub mod lint;
 mod parse;
 pub mod rule;
 mod stack;
-mod tune;
+pub(crate) mod tune;
 
 use clap::{Parser, Subcommand};
 
@@ -37,6 +37,8 @@ enum Command {
     Lint(lint::LintArgs),
     /// Fix what can be fixed (or show it with --diff)
     Fix(fix::FixArgs),
+    /// Run the stack on loopback from private copies and measure it as it is and tuned
+    Bench(crate::bench::BenchArgs),
     /// Expand an OpenSSL cipher string as `openssl ciphers -v` does, and say what is weak
     Ciphers(ciphers::CiphersArgs),
     /// Lay out nginx files: one statement per line, indented by block (tokens unchanged)
@@ -84,6 +86,7 @@ pub fn run() -> i32 {
     };
     match cli.command {
         Command::Lint(args) => lint::run(args),
+        Command::Bench(args) => crate::bench::run(args),
         Command::Ciphers(args) => ciphers::run(args),
         Command::Fix(args) => fix::run(args),
         Command::Fmt(args) => fmt::run(args),

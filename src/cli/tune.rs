@@ -45,7 +45,11 @@ pub enum TuneFormat {
 
 /// The sizing model `lint` judges with (`[rules.FPM004]`, `[host] reserve`, the defaults),
 /// with this command's flags on top: after `tune --write`, FPM004 agrees.
-fn assumptions(args: &TuneArgs, ws: &Workspace, stack: &Stack) -> Result<Assumptions, String> {
+pub(crate) fn assumptions(
+    args: &TuneArgs,
+    ws: &Workspace,
+    stack: &Stack,
+) -> Result<Assumptions, String> {
     let memory = stack.host.memory.as_ref().map_or(0, |m| m.value);
     let model = MemoryModel::from_options(
         ws.options
@@ -161,7 +165,7 @@ fn json_of(stack: &Stack, a: &Assumptions, plan: &Plan) -> serde_json::Value {
 }
 
 /// Applies every plan's edits in one pass.
-fn apply(plans: &[Plan]) -> Changes {
+pub(crate) fn apply(plans: &[Plan]) -> Changes {
     let fixes: Vec<Fix> = plans
         .iter()
         .flat_map(|p| p.recommendations.iter())

@@ -1,0 +1,598 @@
+//! `lemplint bench`: run the stack's nginx and PHP-FPM from private copies of its
+//! configuration on loopback, drive load through them, and show the configuration as it is
+//! beside the one `lemplint tune` would write.
+//!
+//! Nothing of the running services is touched: each run has its own prefix (configuration,
+//! sockets, pid and log files, generated site) in a temporary directory, processes in their
+//! own process groups, stopped on exit, on error and on Ctrl-C. See [`prefix`] for what the
+//! copy keeps and what it refuses.
+
+mod load;
+mod prefix;
+mod procs;
+
+use crate::cli::{EXIT_ERROR, EXIT_OK};
+use crate::engine::{StackArgs, Workspace};
+use clap::{Args, ValueEnum};
+use procs::{Proc, INTERRUPTED};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub stack: StackArgs,
+    /// How long each run drives load (e.g. 5s, 500ms)
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Stop each run after this many requests instead (like ab -n)
+    #[arg(long)]
+    pub requests: Option<u64>,
+    /// Connections at once (like ab -c)
+    #[arg(long, default_value_t = 50)]
+    pub concurrency: usize,
+    /// Runs per configuration, to tell a difference from the noise
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// A new connection for every request
+    #[arg(long)]
+    pub no_keep_alive: bool,
+    /// What to request: the PHP script or the static file
+    #[arg(long, value_enum, default_value_t = Target::Php)]
+    pub target: Target,
+    /// The PHP script to run (default: a CPU-bound string workload)
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// Measure only the configuration as it is
+    #[arg(long)]
+    pub current_only: bool,
+    /// Keep the private copies (printed) instead of removing them, to look at them
+    #[arg(long)]
+    pub keep: bool,
+    /// Let PHP-FPM run its workers as root (php-fpm -R) when lemplint runs as root
+    #[arg(long)]
+    pub allow_root: bool,
+    #[arg(long, value_enum, default_value_t = BenchFormat::Text)]
+    pub format: BenchFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Target {
+    Php,
+    Static,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BenchFormat {
+    Text,
+    Json,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let (n, unit) = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .map_or((s, "s"), |i| (&s[..i], &s[i..]));
+    let n: f64 = n.parse().map_err(|_| format!("not a duration: {s}"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        _ => return Err(format!("not a duration: {s} (use ms, s or m)")),
+    };
+    if !(0.05..=3600.0).contains(&secs) {
+        return Err("a duration from 50ms to 60m".into());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// One configuration's runs.
+struct Measured {
+    label: &'static str,
+    runs: Vec<load::Outcome>,
+    /// nginx's `connect() … (11: Resource temporarily unavailable)` and php-fpm's `server
+    /// reached pm.max_children`, counted in the prefix's logs.
+    queue_full: u64,
+    max_children: u64,
+    notes: Vec<String>,
+    /// The TCP sockets the copy listened on (all on loopback).
+    listening: Vec<String>,
+}
+
+struct Binaries {
+    nginx: PathBuf,
+    fpm: PathBuf,
+}
+
+pub fn run(mut args: BenchArgs) -> i32 {
+    procs::install_signal_handlers();
+    let bins = match (
+        procs::find(&["nginx"]),
+        procs::find(&["php-fpm8.2", "php-fpm8.3", "php-fpm8.1", "php-fpm"]),
+    ) {
+        (Some(nginx), Some(fpm)) => Binaries { nginx, fpm },
+        (n, f) => {
+            let mut missing = Vec::new();
+            if n.is_none() {
+                missing.push("nginx (apt-get install nginx-light)");
+            }
+            if f.is_none() {
+                missing.push("php-fpm (apt-get install php8.2-fpm)");
+            }
+            eprintln!(
+                "error: lemplint bench runs the real servers; not found: {}",
+                missing.join(", ")
+            );
+            return EXIT_ERROR;
+        }
+    };
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root && !args.allow_root {
+        eprintln!("error: lemplint runs as root: pass --allow-root to let PHP-FPM run its workers as root in the private prefix (php-fpm -R), or run as another user");
+        return EXIT_ERROR;
+    }
+    // The load runs here: the host is this machine unless the command line says otherwise.
+    if args.stack.cpus.is_none() && args.stack.memory.is_none() && args.stack.host.is_none() {
+        args.stack.host = Some(crate::engine::workspace::HostSource::Local);
+    }
+    match measure(&args, &bins, root) {
+        Ok(results) => {
+            report(&args, &results);
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                130
+            } else {
+                EXIT_OK
+            }
+        }
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                130
+            } else {
+                EXIT_ERROR
+            }
+        }
+    }
+}
+
+fn measure(args: &BenchArgs, bins: &Binaries, root: bool) -> Result<Vec<Measured>, String> {
+    let ws = Workspace::load(&args.stack)?;
+    let stack = ws
+        .stacks
+        .iter()
+        .find(|s| !s.nginx.is_empty())
+        .ok_or("no nginx configuration in the paths")?;
+    let script = match &args.script {
+        Some(p) => std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        None => prefix::DEFAULT_SCRIPT.to_string(),
+    };
+    let mut out = vec![measure_one("current", stack, args, bins, root, &script)?];
+    if !args.current_only && !INTERRUPTED.load(Ordering::SeqCst) {
+        let tuned_ws = tuned(args, &ws, stack)?;
+        let tuned_stack = tuned_ws
+            .stacks
+            .iter()
+            .find(|s| !s.nginx.is_empty())
+            .ok_or("the tuned stack has no nginx configuration")?;
+        out.push(measure_one(
+            "tuned",
+            tuned_stack,
+            args,
+            bins,
+            root,
+            &script,
+        )?);
+    }
+    Ok(out)
+}
+
+/// The workspace as `tune --write` would leave it (in memory only).
+fn tuned(
+    args: &BenchArgs,
+    ws: &Workspace,
+    stack: &crate::stack::model::Stack,
+) -> Result<Workspace, String> {
+    let targs = crate::cli::tune::TuneArgs {
+        stack: args.stack.clone(),
+        reserve: None,
+        worker_rss: None,
+        sample: false,
+        format: crate::cli::tune::TuneFormat::Text,
+        diff: false,
+        write: false,
+    };
+    let a = crate::cli::tune::assumptions(&targs, ws, stack)?;
+    let plan = crate::tune::plan(stack, &a)?;
+    let changes = crate::cli::tune::apply(std::slice::from_ref(&plan));
+    let mut fs = crate::stack::fs::OverlayFs::new(crate::engine::real_fs(&args.stack));
+    for (path, change) in changes {
+        fs.insert(path, change.new);
+    }
+    Workspace::load_with(&args.stack, &fs)
+}
+
+/// A fresh private directory under the system's temporary directory.
+fn private_dir(label: &str) -> Result<PathBuf, String> {
+    let base = std::env::temp_dir();
+    for n in 0..100u32 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = base.join(format!(
+            "lemplint-bench-{label}-{}-{nanos:x}-{n}",
+            std::process::id()
+        ));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(format!("cannot create {}: {e}", dir.display())),
+        }
+    }
+    Err("cannot create a private directory".into())
+}
+
+/// Removes the private directory when the run ends, however it ends.
+struct Cleanup(PathBuf, bool);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if self.1 {
+            eprintln!("kept: {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn measure_one(
+    label: &'static str,
+    stack: &crate::stack::model::Stack,
+    args: &BenchArgs,
+    bins: &Binaries,
+    root: bool,
+    script: &str,
+) -> Result<Measured, String> {
+    let mut m = Measured {
+        label,
+        runs: Vec::new(),
+        queue_full: 0,
+        max_children: 0,
+        notes: Vec::new(),
+        listening: Vec::new(),
+    };
+    for _ in 0..args.runs.max(1) {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            break;
+        }
+        let dir = private_dir(label)?;
+        let _cleanup = Cleanup(dir.clone(), args.keep);
+        let private = prefix::build(stack, &dir, &mut procs::free_port)?;
+        prefix::write_site(&private, script)?;
+        m.notes = private.notes.clone();
+        let (outcome, queue_full, max_children, listening) = run_once(&private, args, bins, root)?;
+        m.listening = listening;
+        m.runs.push(outcome);
+        m.queue_full += queue_full;
+        m.max_children += max_children;
+    }
+    if m.runs.is_empty() {
+        return Err("interrupted before a run finished".into());
+    }
+    Ok(m)
+}
+
+fn run_once(
+    p: &prefix::Private,
+    args: &BenchArgs,
+    bins: &Binaries,
+    root: bool,
+) -> Result<(load::Outcome, u64, u64, Vec<String>), String> {
+    let mut running: Vec<Proc> = Vec::new();
+    if let Some(conf) = &p.fpm_conf {
+        let log = p.dir.join("php-fpm.stderr");
+        let mut cmd = Command::new(&bins.fpm);
+        cmd.arg("-F").arg("-y").arg(conf).arg("-p").arg(&p.dir);
+        if root {
+            cmd.arg("-R");
+        }
+        let mut fpm = Proc::start("php-fpm", cmd, &log)?;
+        let sockets: Vec<PathBuf> = p.pools.iter().map(|(_, s)| s.clone()).collect();
+        procs::wait_ready(&mut fpm, &log, || sockets.iter().all(|s| s.exists()))
+            .map_err(|e| with_log(e, &p.dir.join("php-fpm.log")))?;
+        running.push(fpm);
+    }
+    let log = p.dir.join("nginx.stderr");
+    let check = Command::new(&bins.nginx)
+        .arg("-t")
+        .arg("-q")
+        .arg("-p")
+        .arg(&p.dir)
+        .arg("-e")
+        .arg(p.dir.join("error.log"))
+        .arg("-c")
+        .arg(&p.nginx_conf)
+        .output()
+        .map_err(|e| format!("cannot run nginx: {e}"))?;
+    if !check.status.success() {
+        return Err(format!(
+            "nginx rejects the private copy ({}):\n{}",
+            p.nginx_conf.display(),
+            String::from_utf8_lossy(&check.stderr).trim_end()
+        ));
+    }
+    let mut cmd = Command::new(&bins.nginx);
+    cmd.arg("-p")
+        .arg(&p.dir)
+        .arg("-e")
+        .arg(p.dir.join("error.log"))
+        .arg("-c")
+        .arg(&p.nginx_conf);
+    let mut nginx = Proc::start("nginx", cmd, &log)?;
+    let port = p.port;
+    procs::wait_ready(&mut nginx, &log, || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    })?;
+    running.push(nginx);
+    // What the copy really listens on: loopback only, or the run stops here.
+    let groups: Vec<i32> = running.iter().map(Proc::group).collect();
+    let listening = procs::listening(&groups);
+    if !procs::all_loopback(&listening) {
+        return Err(format!(
+            "the private copy listens outside loopback ({}); stopped",
+            listening.join(", ")
+        ));
+    }
+    let path = match args.target {
+        Target::Php => prefix::SCRIPT,
+        Target::Static => prefix::STATIC,
+    };
+    let mut l = load::Load {
+        port,
+        host: p.host.clone(),
+        path: path.to_string(),
+        concurrency: args.concurrency,
+        requests: None,
+        duration: Duration::from_millis(300),
+        keep_alive: !args.no_keep_alive,
+        timeout: Duration::from_secs(10),
+    };
+    // One request first: a copy that does not serve the target would only measure errors.
+    let probe = load::run(
+        &load::Load {
+            concurrency: 1,
+            requests: Some(1),
+            ..l.clone()
+        },
+        &INTERRUPTED,
+    );
+    if probe.ok == 0 {
+        let why = probe.errors.keys().next().copied().unwrap_or("no answer");
+        let log = std::fs::read_to_string(p.dir.join("error.log")).unwrap_or_default();
+        let last = log
+            .lines()
+            .rev()
+            .find(|l| l.contains("[error]") || l.contains("[crit]"))
+            .map(|l| {
+                let msg = l.split_once("] ").map_or(l, |(_, m)| m);
+                format!("\nnginx: {}", msg.split_once(": ").map_or(msg, |(_, m)| m))
+            })
+            .unwrap_or_default();
+        return Err(format!(
+            "the private copy does not serve GET {} (answer: {why}); nothing to measure{last}",
+            l.path
+        ));
+    }
+    // Warm-up: workers started, opcache filled. The logs count from after it (both
+    // servers append to them).
+    load::run(&l, &INTERRUPTED);
+    for log in ["error.log", "php-fpm.log"] {
+        if let Ok(f) = std::fs::OpenOptions::new()
+            .write(true)
+            .open(p.dir.join(log))
+        {
+            let _ = f.set_len(0);
+        }
+    }
+    l.requests = args.requests;
+    l.duration = if args.requests.is_some() {
+        Duration::from_secs(600)
+    } else {
+        args.duration
+    };
+    let outcome = load::run(&l, &INTERRUPTED);
+    for mut proc in running.into_iter().rev() {
+        proc.stop();
+    }
+    let count = |file: &str, needle: &str| {
+        std::fs::read_to_string(p.dir.join(file)).map_or(0, |t| t.matches(needle).count() as u64)
+    };
+    let queue_full = count("error.log", "(11: Resource temporarily unavailable)");
+    let max_children = count("php-fpm.log", "server reached pm.max_children");
+    Ok((outcome, queue_full, max_children, listening))
+}
+
+fn with_log(e: String, log: &Path) -> String {
+    match std::fs::read_to_string(log) {
+        Ok(t) if !t.trim().is_empty() => format!("{e}\n{}", t.trim_end()),
+        _ => e,
+    }
+}
+
+/// Mean and relative spread (half the range over the mean) of the runs' rates.
+fn rate(m: &Measured) -> (f64, f64) {
+    let rates: Vec<f64> = m.runs.iter().map(load::Outcome::rps).collect();
+    let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+    let (lo, hi) = rates
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &r| (a.min(r), b.max(r)));
+    (
+        mean,
+        if mean > 0.0 {
+            (hi - lo) / 2.0 / mean
+        } else {
+            0.0
+        },
+    )
+}
+
+fn merged(m: &Measured) -> load::Outcome {
+    let mut all = load::Outcome {
+        latency: hdrhistogram::Histogram::new_with_bounds(1, 120_000_000, 3).expect("bounds"),
+        ok: 0,
+        errors: Default::default(),
+        elapsed: Duration::ZERO,
+    };
+    for r in &m.runs {
+        let _ = all.latency.add(&r.latency);
+        all.ok += r.ok;
+        all.elapsed += r.elapsed;
+        for (k, v) in &r.errors {
+            *all.errors.entry(k).or_default() += v;
+        }
+    }
+    all
+}
+
+fn ms(us: u64) -> f64 {
+    us as f64 / 1000.0
+}
+
+fn report(args: &BenchArgs, results: &[Measured]) {
+    let rows: Vec<serde_json::Value> = results
+        .iter()
+        .map(|m| {
+            let all = merged(m);
+            let (mean, spread) = rate(m);
+            let q = |p: f64| ms(all.latency.value_at_quantile(p));
+            json!({
+                "config": m.label, "runs": m.runs.len(), "requests_per_second": mean,
+                "spread": spread, "ok": all.ok, "failed": all.failed(),
+                "latency_ms": {"p50": q(0.5), "p90": q(0.9), "p99": q(0.99), "max": ms(all.latency.max())},
+                "errors": all.errors, "nginx_queue_full": m.queue_full,
+                "fpm_max_children_reached": m.max_children, "notes": m.notes,
+                "listening": m.listening,
+            })
+        })
+        .collect();
+    let somaxconn = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok());
+    if args.format == BenchFormat::Json {
+        let out = json!({
+            "target": match args.target { Target::Php => prefix::SCRIPT, Target::Static => prefix::STATIC },
+            "concurrency": args.concurrency, "keep_alive": !args.no_keep_alive,
+            "somaxconn": somaxconn, "results": rows,
+        });
+        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        return;
+    }
+    println!(
+        "lemplint bench: {} × {} connections{}, {} run{} per configuration, kernel somaxconn {} (not changed by the bench)",
+        match args.target { Target::Php => prefix::SCRIPT, Target::Static => prefix::STATIC },
+        args.concurrency,
+        if args.no_keep_alive { ", a new connection per request" } else { ", keep-alive" },
+        args.runs.max(1),
+        if args.runs.max(1) == 1 { "" } else { "s" },
+        somaxconn.map_or("unknown".into(), |v| v.to_string())
+    );
+    println!();
+    let get = |r: &serde_json::Value, k: &str| r[k].as_f64().unwrap_or(0.0);
+    let lat = |r: &serde_json::Value, k: &str| r["latency_ms"][k].as_f64().unwrap_or(0.0);
+    print!("{:<22}", "");
+    for r in &rows {
+        print!("{:>18}", r["config"].as_str().unwrap_or(""));
+    }
+    if rows.len() == 2 {
+        print!("{:>12}", "change");
+    }
+    println!();
+    let line = |name: &str, vals: Vec<f64>, fmt: &dyn Fn(f64) -> String| {
+        print!("{name:<22}");
+        for v in &vals {
+            print!("{:>18}", fmt(*v));
+        }
+        if vals.len() == 2 && vals[0] > 0.0 {
+            print!("{:>11.1}%", (vals[1] - vals[0]) / vals[0] * 100.0);
+        }
+        println!();
+    };
+    line(
+        "requests/s",
+        rows.iter().map(|r| get(r, "requests_per_second")).collect(),
+        &|v| format!("{v:.0}"),
+    );
+    print!("{:<22}", "  spread of runs");
+    for r in &rows {
+        print!("{:>17.1}%", get(r, "spread") * 100.0);
+    }
+    println!();
+    for (k, name) in [
+        ("p50", "latency p50 ms"),
+        ("p90", "latency p90 ms"),
+        ("p99", "latency p99 ms"),
+        ("max", "latency max ms"),
+    ] {
+        line(name, rows.iter().map(|r| lat(r, k)).collect(), &|v| {
+            format!("{v:.2}")
+        });
+    }
+    line(
+        "failed requests",
+        rows.iter().map(|r| get(r, "failed")).collect(),
+        &|v| format!("{v:.0}"),
+    );
+    let mut classes: Vec<String> = rows
+        .iter()
+        .flat_map(|r| {
+            r["errors"]
+                .as_object()
+                .map(|o| o.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default()
+        })
+        .collect();
+    classes.sort();
+    classes.dedup();
+    for c in classes {
+        line(
+            &format!("  {c}"),
+            rows.iter()
+                .map(|r| r["errors"][&c].as_f64().unwrap_or(0.0))
+                .collect(),
+            &|v| format!("{v:.0}"),
+        );
+    }
+    line(
+        "nginx queue full (11)",
+        rows.iter().map(|r| get(r, "nginx_queue_full")).collect(),
+        &|v| format!("{v:.0}"),
+    );
+    line(
+        "pm.max_children hit",
+        rows.iter()
+            .map(|r| get(r, "fpm_max_children_reached"))
+            .collect(),
+        &|v| format!("{v:.0}"),
+    );
+    if let [a, b] = results {
+        let ((ra, sa), (rb, sb)) = (rate(a), rate(b));
+        let d = if ra > 0.0 { (rb - ra) / ra } else { 0.0 };
+        let noise = sa.max(sb);
+        println!();
+        if a.runs.len() < 2 || b.runs.len() < 2 {
+            println!("One run each: no spread to compare the difference with (use --runs 3).");
+        } else if d.abs() > 2.0 * noise {
+            println!("The tuned configuration is {:.1}% {} in requests/s, beyond the run-to-run spread ({:.1}%).", d.abs() * 100.0, if d > 0.0 { "faster" } else { "slower" }, noise * 100.0);
+        } else {
+            println!("The difference in requests/s ({:+.1}%) is within the run-to-run spread ({:.1}%): no measurable change.", d * 100.0, noise * 100.0);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for n in results.iter().flat_map(|m| &m.notes) {
+        if seen.insert(n) {
+            println!("note: {n}");
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! `lemplint bench` with the real nginx-light and php8.2-fpm: a short bench of fixture
+//! stacks. Both configurations serve 2xx; a starved stack's failures land in the right
+//! classes; nothing is left behind after success, after a failure to start and after
+//! SIGINT; nothing listens outside loopback. Skipped with a note when the binaries are
+//! missing, unless `CI=true`.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn have_servers() -> bool {
+    let found = |names: &[&str]| {
+        names.iter().any(|n| {
+            ["/usr/sbin", "/usr/bin", "/usr/local/sbin"]
+                .iter()
+                .any(|d| Path::new(d).join(n).is_file())
+        })
+    };
+    if found(&["nginx"]) && found(&["php-fpm8.2"]) {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "nginx and php-fpm8.2 are required under CI=true (apt-get install nginx-light php8.2-fpm)"
+    );
+    eprintln!("note: skipping the bench tests: nginx or php-fpm8.2 is not installed");
+    false
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// `lemplint bench` with its private copies under `tmp`.
+fn bench(tmp: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .arg("bench")
+        .args(args)
+        .args(["--allow-root", "--cpus", "2", "--memory", "2GiB"])
+        .env("TMPDIR", tmp)
+        .output()
+        .unwrap()
+}
+
+/// Processes whose command line mentions `tmp` (the nginx and php-fpm masters run with
+/// their prefix in it) or the starved fixture's pool.
+fn leftovers(tmp: &Path) -> Vec<String> {
+    let needle = tmp.display().to_string();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            if cmd.contains(&needle) || cmd.contains("pool benchstarved") {
+                out.push(cmd);
+            }
+        }
+    }
+    out
+}
+
+fn assert_clean(tmp: &Path) {
+    // Give the kernel a moment to reap what was killed.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !leftovers(tmp).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        leftovers(tmp),
+        Vec::<String>::new(),
+        "processes left behind"
+    );
+    let files: Vec<_> = std::fs::read_dir(tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(files.is_empty(), "private copies left behind: {files:?}");
+}
+
+#[test]
+fn current_and_tuned_both_serve_php_on_loopback_only() {
+    if !have_servers() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = bench(
+        tmp.path(),
+        &[
+            fixture("tune/field-report").to_str().unwrap(),
+            "--duration",
+            "1s",
+            "--runs",
+            "2",
+            "--concurrency",
+            "8",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for r in results {
+        assert!(r["ok"].as_u64().unwrap() > 0, "{r}");
+        assert_eq!(r["failed"], 0, "{r}");
+        assert!(r["requests_per_second"].as_f64().unwrap() > 0.0);
+        assert!(
+            r["latency_ms"]["p99"].as_f64().unwrap() >= r["latency_ms"]["p50"].as_f64().unwrap()
+        );
+        let listening = r["listening"].as_array().unwrap();
+        assert!(!listening.is_empty(), "{r}");
+        for l in listening {
+            assert!(l.as_str().unwrap().starts_with("127.0.0.1:"), "{l}");
+        }
+    }
+    assert_eq!(results[0]["config"], "current");
+    assert_eq!(results[1]["config"], "tuned");
+    assert_clean(tmp.path());
+}
+
+#[test]
+fn a_starved_stack_counts_its_failures_by_class() {
+    if !have_servers() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = bench(
+        tmp.path(),
+        &[
+            fixture("bench/starved").to_str().unwrap(),
+            "--duration",
+            "1s",
+            "--runs",
+            "1",
+            "--concurrency",
+            "64",
+            "--current-only",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["results"][0];
+    assert!(r["errors"]["502"].as_u64().unwrap_or(0) > 0, "{r}");
+    assert!(r["nginx_queue_full"].as_u64().unwrap() > 0, "{r}");
+    assert!(
+        r["ok"].as_u64().unwrap() > 0,
+        "the one worker still answers: {r}"
+    );
+    assert_clean(tmp.path());
+}
+
+#[test]
+fn a_copy_that_cannot_start_or_would_leave_loopback_is_refused_and_cleaned_up() {
+    if !have_servers() {
+        return;
+    }
+    let stack = tempfile::tempdir().unwrap();
+    let conf = stack.path().join("etc/nginx/nginx.conf");
+    std::fs::create_dir_all(conf.parent().unwrap()).unwrap();
+    // nginx rejects it (an unknown directive).
+    std::fs::write(
+        &conf,
+        "events {}\nhttp {\n    server {\n        listen 80;\n        frobnicate on;\n    }\n}\n",
+    )
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = bench(
+        tmp.path(),
+        &[
+            stack.path().to_str().unwrap(),
+            "--duration",
+            "1s",
+            "--runs",
+            "1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nginx rejects the private copy"), "{err}");
+    assert!(err.contains("unknown directive \"frobnicate\""), "{err}");
+    assert_clean(tmp.path());
+
+    // A proxy to the outside is refused before anything starts.
+    std::fs::write(&conf, "events {}\nhttp {\n    server {\n        listen 80;\n        location / { proxy_pass http://example.com; }\n    }\n}\n").unwrap();
+    let out = bench(
+        tmp.path(),
+        &[stack.path().to_str().unwrap(), "--duration", "1s"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("proxy_pass http://example.com` sends requests outside the stack"),
+        "{err}"
+    );
+    assert_clean(tmp.path());
+}
+
+#[test]
+fn sigint_stops_everything() {
+    if !have_servers() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args(["bench", fixture("tune/field-report").to_str().unwrap()])
+        .args([
+            "--allow-root",
+            "--cpus",
+            "2",
+            "--memory",
+            "2GiB",
+            "--duration",
+            "60s",
+            "--runs",
+            "1",
+        ])
+        .env("TMPDIR", tmp.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the servers run.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while leftovers(tmp.path()).len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        leftovers(tmp.path()).len() >= 2,
+        "the servers did not start"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "lemplint bench did not stop after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert_clean(tmp.path());
+}
