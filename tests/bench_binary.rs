@@ -128,6 +128,53 @@ fn current_and_tuned_both_serve_php_on_loopback_only() {
 }
 
 #[test]
+fn the_unix_vs_tcp_experiment_moves_the_pool_to_a_loopback_port() {
+    if !have_servers() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = bench(
+        tmp.path(),
+        &[
+            fixture("tune/field-report").to_str().unwrap(),
+            "--duration",
+            "1s",
+            "--runs",
+            "1",
+            "--concurrency",
+            "4",
+            "--experiment",
+            "unix-vs-tcp",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = v["results"].as_array().unwrap();
+    assert_eq!(
+        (r[0]["config"].as_str(), r[1]["config"].as_str()),
+        (Some("unix socket"), Some("loopback TCP"))
+    );
+    for x in r {
+        assert!(x["ok"].as_u64().unwrap() > 0 && x["failed"] == 0, "{x}");
+    }
+    // nginx alone listens on TCP in the first; PHP-FPM's port joins it in the second.
+    assert_eq!(r[0]["listening"].as_array().unwrap().len(), 1, "{}", r[0]);
+    let tcp = r[1]["listening"].as_array().unwrap();
+    assert_eq!(tcp.len(), 2, "{}", r[1]);
+    assert!(tcp
+        .iter()
+        .all(|l| l.as_str().unwrap().starts_with("127.0.0.1:")));
+    assert_clean(tmp.path());
+}
+
+#[test]
 fn a_starved_stack_counts_its_failures_by_class() {
     if !have_servers() {
         return;

@@ -49,6 +49,9 @@ pub struct BenchArgs {
     /// Measure only the configuration as it is
     #[arg(long)]
     pub current_only: bool,
+    /// Instead of current vs tuned, change one setting of the stack as it is
+    #[arg(long, value_enum, conflicts_with = "current_only")]
+    pub experiment: Option<Experiment>,
     /// Keep the private copies (printed) instead of removing them, to look at them
     #[arg(long)]
     pub keep: bool,
@@ -63,6 +66,17 @@ pub struct BenchArgs {
 pub enum Target {
     Php,
     Static,
+}
+
+/// The field reports' experiments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Experiment {
+    /// PHP-FPM on a unix socket vs on loopback TCP
+    UnixVsTcp,
+    /// nginx worker_processes at 1× and 2× the CPUs
+    Workers,
+    /// The nginx and PHP-FPM listen queues at 511 (the defaults), 1024, 2048 and 4096
+    Backlog,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -90,7 +104,7 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 
 /// One configuration's runs.
 struct Measured {
-    label: &'static str,
+    label: String,
     runs: Vec<load::Outcome>,
     /// nginx's `connect() … (11: Resource temporarily unavailable)` and php-fpm's `server
     /// reached pm.max_children`, counted in the prefix's logs.
@@ -169,22 +183,59 @@ fn measure(args: &BenchArgs, bins: &Binaries, root: bool) -> Result<Vec<Measured
         Some(p) => std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?,
         None => prefix::DEFAULT_SCRIPT.to_string(),
     };
-    let mut out = vec![measure_one("current", stack, args, bins, root, &script)?];
-    if !args.current_only && !INTERRUPTED.load(Ordering::SeqCst) {
-        let tuned_ws = tuned(args, &ws, stack)?;
-        let tuned_stack = tuned_ws
-            .stacks
-            .iter()
-            .find(|s| !s.nginx.is_empty())
-            .ok_or("the tuned stack has no nginx configuration")?;
-        out.push(measure_one(
-            "tuned",
-            tuned_stack,
-            args,
-            bins,
-            root,
-            &script,
-        )?);
+    let run = |label: String, stack: &crate::stack::model::Stack, over: prefix::Overrides| {
+        measure_one(label, stack, &over, args, bins, root, &script)
+    };
+    let mut out = Vec::new();
+    match args.experiment {
+        Some(Experiment::UnixVsTcp) => {
+            out.push(run(
+                "unix socket".into(),
+                stack,
+                prefix::Overrides::default(),
+            )?);
+            let tcp = prefix::Overrides {
+                fastcgi_tcp: true,
+                ..Default::default()
+            };
+            out.push(run("loopback TCP".into(), stack, tcp)?);
+        }
+        Some(Experiment::Workers) => {
+            let cpus = stack.host.cpus.as_ref().map_or(1, |c| c.value);
+            for n in [cpus, 2 * cpus] {
+                let over = prefix::Overrides {
+                    worker_processes: Some(n.to_string()),
+                    ..Default::default()
+                };
+                out.push(run(format!("{n} workers"), stack, over)?);
+            }
+        }
+        Some(Experiment::Backlog) => {
+            for n in [511, 1024, 2048, 4096] {
+                let over = prefix::Overrides {
+                    nginx_backlog: Some(n),
+                    fpm_backlog: Some(n),
+                    ..Default::default()
+                };
+                out.push(run(format!("backlog {n}"), stack, over)?);
+            }
+        }
+        None => {
+            out.push(run("current".into(), stack, prefix::Overrides::default())?);
+            if !args.current_only && !INTERRUPTED.load(Ordering::SeqCst) {
+                let tuned_ws = tuned(args, &ws, stack)?;
+                let tuned_stack = tuned_ws
+                    .stacks
+                    .iter()
+                    .find(|s| !s.nginx.is_empty())
+                    .ok_or("the tuned stack has no nginx configuration")?;
+                out.push(run(
+                    "tuned".into(),
+                    tuned_stack,
+                    prefix::Overrides::default(),
+                )?);
+            }
+        }
     }
     Ok(out)
 }
@@ -248,8 +299,9 @@ impl Drop for Cleanup {
 }
 
 fn measure_one(
-    label: &'static str,
+    label: String,
     stack: &crate::stack::model::Stack,
+    over: &prefix::Overrides,
     args: &BenchArgs,
     bins: &Binaries,
     root: bool,
@@ -267,9 +319,9 @@ fn measure_one(
         if INTERRUPTED.load(Ordering::SeqCst) {
             break;
         }
-        let dir = private_dir(label)?;
+        let dir = private_dir(if m.label == "tuned" { "tuned" } else { "run" })?;
         let _cleanup = Cleanup(dir.clone(), args.keep);
-        let private = prefix::build(stack, &dir, &mut procs::free_port)?;
+        let private = prefix::build(stack, &dir, &mut procs::free_port, over)?;
         prefix::write_site(&private, script)?;
         m.notes = private.notes.clone();
         let (outcome, queue_full, max_children, listening) = run_once(&private, args, bins, root)?;
@@ -299,8 +351,7 @@ fn run_once(
             cmd.arg("-R");
         }
         let mut fpm = Proc::start("php-fpm", cmd, &log)?;
-        let sockets: Vec<PathBuf> = p.pools.iter().map(|(_, s)| s.clone()).collect();
-        procs::wait_ready(&mut fpm, &log, || sockets.iter().all(|s| s.exists()))
+        procs::wait_ready(&mut fpm, &log, || p.pools.iter().all(|(_, a)| a.ready()))
             .map_err(|e| with_log(e, &p.dir.join("php-fpm.log")))?;
         running.push(fpm);
     }
@@ -581,10 +632,11 @@ fn report(args: &BenchArgs, results: &[Measured]) {
         let d = if ra > 0.0 { (rb - ra) / ra } else { 0.0 };
         let noise = sa.max(sb);
         println!();
+        let (what, first) = (&b.label, &a.label);
         if a.runs.len() < 2 || b.runs.len() < 2 {
             println!("One run each: no spread to compare the difference with (use --runs 3).");
         } else if d.abs() > 2.0 * noise {
-            println!("The tuned configuration is {:.1}% {} in requests/s, beyond the run-to-run spread ({:.1}%).", d.abs() * 100.0, if d > 0.0 { "faster" } else { "slower" }, noise * 100.0);
+            println!("{what} is {:.1}% {} than {first} in requests/s, beyond the run-to-run spread ({:.1}%).", d.abs() * 100.0, if d > 0.0 { "faster" } else { "slower" }, noise * 100.0);
         } else {
             println!("The difference in requests/s ({:+.1}%) is within the run-to-run spread ({:.1}%): no measurable change.", d * 100.0, noise * 100.0);
         }

@@ -27,6 +27,44 @@ pub const STATIC: &str = "/static.txt";
 /// The default PHP script: a CPU-bound string workload, as the field report measured.
 pub const DEFAULT_SCRIPT: &str = "<?php\n// lemplint bench: string work, about 2 ms of CPU.\n$s = '';\nfor ($i = 0; $i < 4000; $i++) {\n    $s .= md5($i . 'lemplint');\n}\necho strlen($s), \"\\n\";\n";
 
+/// One setting changed from the stack as it is (an experiment's variant).
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// PHP-FPM pools on loopback TCP ports instead of unix sockets.
+    pub fastcgi_tcp: bool,
+    /// `worker_processes` for nginx.
+    pub worker_processes: Option<String>,
+    /// `backlog=` on every nginx `listen`.
+    pub nginx_backlog: Option<u64>,
+    /// `listen.backlog` of every pool.
+    pub fpm_backlog: Option<u64>,
+}
+
+/// Where a copied pool listens.
+#[derive(Clone, Debug)]
+pub enum PoolAddr {
+    Unix(PathBuf),
+    Tcp(u16),
+}
+
+impl PoolAddr {
+    /// As nginx's `fastcgi_pass` names it.
+    fn target(&self) -> String {
+        match self {
+            PoolAddr::Unix(p) => format!("unix:{}", p.display()),
+            PoolAddr::Tcp(port) => format!("127.0.0.1:{port}"),
+        }
+    }
+
+    /// Whether PHP-FPM accepts connections there yet.
+    pub fn ready(&self) -> bool {
+        match self {
+            PoolAddr::Unix(p) => p.exists(),
+            PoolAddr::Tcp(port) => std::net::TcpStream::connect(("127.0.0.1", *port)).is_ok(),
+        }
+    }
+}
+
 /// A private copy, written under `dir`.
 pub struct Private {
     pub dir: PathBuf,
@@ -36,8 +74,8 @@ pub struct Private {
     pub port: u16,
     /// The `Host` header to send (the first server's first name, or `localhost`).
     pub host: String,
-    /// Pools copied (name, socket).
-    pub pools: Vec<(String, PathBuf)>,
+    /// Pools copied (name, where they listen).
+    pub pools: Vec<(String, PoolAddr)>,
     /// What was left out, for the report.
     pub notes: Vec<String>,
 }
@@ -99,6 +137,7 @@ pub fn build(
     stack: &Stack,
     dir: &Path,
     ports: &mut dyn FnMut() -> Result<u16, String>,
+    over: &Overrides,
 ) -> Result<Private, String> {
     let inst = crate::analysis::stack_links::active_nginx(stack)
         .find(|i| !i.standalone)
@@ -128,6 +167,7 @@ pub fn build(
         host: None,
         notes: Vec::new(),
         pools: Vec::new(),
+        over,
     };
     let _ = writeln!(
         w.out,
@@ -136,6 +176,9 @@ pub fn build(
         dir.join("nginx.pid").display(),
         dir.join("error.log").display()
     );
+    if let Some(n) = &over.worker_processes {
+        let _ = writeln!(w.out, "worker_processes {n};");
+    }
     for occ in inst.expanded.children(NO_PARENT) {
         w.directive(occ, 0)?;
     }
@@ -151,13 +194,13 @@ pub fn build(
         None
     } else {
         let conf = dir.join("php-fpm.conf");
-        let text = fpm_config(dir, &pools, &mut notes);
+        let text = fpm_config(dir, &pools, over, &mut notes);
         std::fs::write(&conf, text).map_err(|e| e.to_string())?;
         Some(conf)
     };
     let pools = pools
         .into_iter()
-        .map(|p| (p.name.clone(), p.socket.clone()))
+        .map(|p| (p.name.clone(), p.addr.clone()))
         .collect();
     Ok(Private {
         dir: dir.to_path_buf(),
@@ -181,7 +224,7 @@ pub fn write_site(p: &Private, script: &str) -> Result<(), String> {
 
 struct CopiedPool<'a> {
     name: String,
-    socket: PathBuf,
+    addr: PoolAddr,
     cfg: &'a crate::stack::fpm::FpmConfig,
     pool: &'a crate::stack::fpm::Pool,
 }
@@ -199,6 +242,7 @@ struct Writer<'a> {
     host: Option<String>,
     notes: Vec<String>,
     pools: Vec<CopiedPool<'a>>,
+    over: &'a Overrides,
 }
 
 impl<'a> Writer<'a> {
@@ -248,7 +292,9 @@ impl<'a> Writer<'a> {
             }
             return Ok(());
         }
-        if DROPPED.contains(&name.as_str()) {
+        if DROPPED.contains(&name.as_str())
+            || name == "worker_processes" && self.over.worker_processes.is_some()
+        {
             return Ok(());
         }
         if PASSES.contains(&name.as_str()) {
@@ -321,9 +367,7 @@ impl<'a> Writer<'a> {
             if view.name(parent) == "upstream" {
                 if let Some(sock) = self.pool_for_server(occ) {
                     let rest: Vec<String> = args.iter().skip(1).cloned().collect();
-                    args = std::iter::once(format!("unix:{}", sock.display()))
-                        .chain(rest)
-                        .collect();
+                    args = std::iter::once(sock.target()).chain(rest).collect();
                 }
             }
         }
@@ -433,8 +477,17 @@ impl<'a> Writer<'a> {
             .iter()
             .any(|k| a.starts_with(k))
         };
+        let backlog = self.over.nginx_backlog.map(|n| format!("backlog={n}"));
+        let replaced = backlog.is_some();
         Ok(std::iter::once(format!("127.0.0.1:{port}"))
-            .chain(args.iter().skip(1).filter(keep).cloned())
+            .chain(
+                args.iter()
+                    .skip(1)
+                    .filter(keep)
+                    .filter(|a| !replaced || !a.starts_with("backlog="))
+                    .cloned(),
+            )
+            .chain(backlog)
             .collect())
     }
 
@@ -447,10 +500,7 @@ impl<'a> Writer<'a> {
             .iter()
             .find(|l| std::ptr::eq(l.pass.instance(), self.inst) && l.pass.occ() == occ);
         if let Some(link) = link {
-            return Ok(format!(
-                "unix:{}",
-                self.copy_pool(link.cfg, link.pool).display()
-            ));
+            return self.copy_pool(link.cfg, link.pool).map(|a| a.target());
         }
         // An upstream of pools, copied under its own name.
         let upstream_ok = self.inst.expanded.named("upstream").any(|u| {
@@ -472,7 +522,7 @@ impl<'a> Writer<'a> {
     }
 
     /// For a `server` line of an upstream: the private socket of the pool it names.
-    fn pool_for_server(&mut self, server: OccId) -> Option<PathBuf> {
+    fn pool_for_server(&mut self, server: OccId) -> Option<PoolAddr> {
         let view = self.inst.view();
         let value = view.arg(server, 0)?.into_owned();
         let addr = crate::stack::net::Addr::parse(&value, 80)?;
@@ -485,36 +535,41 @@ impl<'a> Writer<'a> {
             crate::analysis::stack_links::pool_listen(c, p)
                 .is_some_and(|(_, l)| crate::analysis::stack_links::reaches(&addr, &l))
         })?;
-        Some(self.copy_pool(hit.0, hit.1))
+        self.copy_pool(hit.0, hit.1).ok()
     }
 
     fn copy_pool(
         &mut self,
         cfg: &'a crate::stack::fpm::FpmConfig,
         pool: &'a crate::stack::fpm::Pool,
-    ) -> PathBuf {
+    ) -> Result<PoolAddr, String> {
         if let Some(p) = self
             .pools
             .iter()
             .find(|p| std::ptr::eq(p.cfg, cfg) && std::ptr::eq(p.pool, pool))
         {
-            return p.socket.clone();
+            return Ok(p.addr.clone());
         }
-        let safe: String = pool
-            .name
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
-        let socket = self
-            .dir
-            .join(format!("fpm-{}-{safe}.sock", self.pools.len()));
+        let addr = if self.over.fastcgi_tcp {
+            PoolAddr::Tcp((self.ports)()?)
+        } else {
+            let safe: String = pool
+                .name
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            PoolAddr::Unix(
+                self.dir
+                    .join(format!("fpm-{}-{safe}.sock", self.pools.len())),
+            )
+        };
         self.pools.push(CopiedPool {
             name: pool.name.clone(),
-            socket: socket.clone(),
+            addr: addr.clone(),
             cfg,
             pool,
         });
-        socket
+        Ok(addr)
     }
 }
 
@@ -554,7 +609,12 @@ fn dropped_pool_key(key: &str) -> bool {
         || k.contains("[upload_tmp_dir]")
 }
 
-fn fpm_config(dir: &Path, pools: &[CopiedPool], notes: &mut Vec<String>) -> String {
+fn fpm_config(
+    dir: &Path,
+    pools: &[CopiedPool],
+    over: &Overrides,
+    notes: &mut Vec<String>,
+) -> String {
     let mut out = format!(
         "; lemplint bench: the stack's pools on sockets in the prefix\n[global]\npid = {}\nerror_log = {}\ndaemonize = no\n",
         dir.join("php-fpm.pid").display(),
@@ -562,16 +622,26 @@ fn fpm_config(dir: &Path, pools: &[CopiedPool], notes: &mut Vec<String>) -> Stri
     );
     for p in pools {
         let (cfg, pool) = (p.cfg, p.pool);
-        let _ = write!(
-            out,
-            "\n[{}]\nlisten = {}\nlisten.mode = 0666\n",
-            p.name,
-            p.socket.display()
-        );
+        match &p.addr {
+            PoolAddr::Unix(path) => {
+                let _ = write!(
+                    out,
+                    "\n[{}]\nlisten = {}\nlisten.mode = 0666\n",
+                    p.name,
+                    path.display()
+                );
+            }
+            PoolAddr::Tcp(port) => {
+                let _ = write!(out, "\n[{}]\nlisten = 127.0.0.1:{port}\n", p.name);
+            }
+        }
+        if let Some(n) = over.fpm_backlog {
+            let _ = writeln!(out, "listen.backlog = {n}");
+        }
         let mut keys: Vec<&String> = pool.settings.keys().collect();
         keys.sort();
         for key in keys {
-            if dropped_pool_key(key) {
+            if dropped_pool_key(key) || key == "listen.backlog" && over.fpm_backlog.is_some() {
                 continue;
             }
             let Some((_, value)) = cfg.get(pool, key) else {
