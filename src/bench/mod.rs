@@ -638,7 +638,7 @@ fn report(args: &BenchArgs, results: &[Measured]) {
         } else if d.abs() > 2.0 * noise {
             println!("{what} is {:.1}% {} than {first} in requests/s, beyond the run-to-run spread ({:.1}%).", d.abs() * 100.0, if d > 0.0 { "faster" } else { "slower" }, noise * 100.0);
         } else {
-            println!("The difference in requests/s ({:+.1}%) is within the run-to-run spread ({:.1}%): no measurable change.", d * 100.0, noise * 100.0);
+            println!("The difference in requests/s ({:+.1}%) is less than twice the run-to-run spread (±{:.1}%): not a measurable change.", d * 100.0, noise * 100.0);
         }
     }
     let mut seen = std::collections::HashSet::new();
