@@ -175,6 +175,50 @@ fn the_unix_vs_tcp_experiment_moves_the_pool_to_a_loopback_port() {
 }
 
 #[test]
+fn a_ramp_raises_the_connections_and_is_plotted() {
+    if !have_servers() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let plots = tempfile::tempdir().unwrap();
+    let svg = plots.path().join("ramp.svg");
+    let out = bench(
+        tmp.path(),
+        &[
+            fixture("tune/field-report").to_str().unwrap(),
+            "--ramp",
+            "1-12:3s",
+            "--runs",
+            "1",
+            "--format",
+            "json",
+            "--plot",
+            svg.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for r in v["results"].as_array().unwrap() {
+        let series = r["series"].as_array().unwrap();
+        assert!(series.len() >= 2, "{r}");
+        let first = series.first().unwrap()["connections"].as_u64().unwrap();
+        let last = series.last().unwrap()["connections"].as_u64().unwrap();
+        assert!(first < last && last == 12, "connections {first} → {last}");
+        assert!(series.iter().all(|s| s["ok"].as_u64().unwrap() > 0), "{r}");
+    }
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "{text}");
+    // Two panels (requests/s, p99), a line per configuration in each.
+    assert_eq!(text.matches("<polyline").count(), 4, "{text}");
+    assert_clean(tmp.path());
+}
+
+#[test]
 fn a_starved_stack_counts_its_failures_by_class() {
     if !have_servers() {
         return;

@@ -21,6 +21,20 @@ pub struct Load {
     pub duration: Duration,
     pub keep_alive: bool,
     pub timeout: Duration,
+    /// Connections rising linearly from this many to `concurrency` over `duration` (the
+    /// first field report's 1→250 users in 60 s); `None`: all at once.
+    pub ramp_from: Option<usize>,
+}
+
+/// One second of a run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Second {
+    /// Connections open during it (at its end).
+    pub connections: usize,
+    pub ok: u64,
+    pub failed: u64,
+    /// The 99th percentile latency of its 2xx answers, in ms.
+    pub p99_ms: f64,
 }
 
 #[derive(Debug)]
@@ -32,6 +46,8 @@ pub struct Outcome {
     /// `504`, `other non-2xx`, `read error`.
     pub errors: BTreeMap<&'static str, u64>,
     pub elapsed: Duration,
+    /// Second by second (for a ramp's chart).
+    pub series: Vec<Second>,
 }
 
 impl Outcome {
@@ -50,11 +66,30 @@ pub fn run(load: &Load, stop: &std::sync::atomic::AtomicBool) -> Outcome {
     let started = Instant::now();
     let deadline = started + load.duration;
     let results = Arc::new(Mutex::new(Vec::new()));
+    let n = load.concurrency.max(1);
+    // When connection `i` joins a ramp (the first `from` at once).
+    let start_at = |i: usize| match load.ramp_from {
+        Some(from) if i >= from && n > from => load
+            .duration
+            .mul_f64((i - from + 1) as f64 / (n - from + 1) as f64),
+        _ => Duration::ZERO,
+    };
     std::thread::scope(|s| {
-        for _ in 0..load.concurrency.max(1) {
+        for i in 0..n {
             let issued = issued.clone();
             let results = results.clone();
+            let delay = start_at(i);
             s.spawn(move || {
+                // (second, latency µs, ok) of every request, for the series.
+                let mut samples: Vec<(u32, u32, bool)> = Vec::new();
+                while started.elapsed() < delay {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    std::thread::sleep(
+                        Duration::from_millis(5).min(delay - started.elapsed().min(delay)),
+                    );
+                }
                 let mut hist =
                     Histogram::<u64>::new_with_bounds(1, 120_000_000, 3).expect("bounds");
                 let mut ok = 0u64;
@@ -70,10 +105,18 @@ pub fn run(load: &Load, stop: &std::sync::atomic::AtomicBool) -> Outcome {
                         }
                     }
                     let t = Instant::now();
-                    match request(&mut conn, addr, load) {
-                        Ok(status) if (200..300).contains(&status) => {
+                    let answer = request(&mut conn, addr, load);
+                    let us = t.elapsed().as_micros().max(1) as u64;
+                    let good = matches!(answer, Ok(status) if (200..300).contains(&status));
+                    samples.push((
+                        (t - started).as_secs() as u32,
+                        us.min(u32::MAX as u64) as u32,
+                        good,
+                    ));
+                    match answer {
+                        Ok(_) if good => {
                             ok += 1;
-                            let _ = hist.record(t.elapsed().as_micros().max(1) as u64);
+                            let _ = hist.record(us);
                         }
                         Ok(502) => *errors.entry("502").or_default() += 1,
                         Ok(503) => *errors.entry("503").or_default() += 1,
@@ -88,7 +131,7 @@ pub fn run(load: &Load, stop: &std::sync::atomic::AtomicBool) -> Outcome {
                         conn = None;
                     }
                 }
-                results.lock().unwrap().push((hist, ok, errors));
+                results.lock().unwrap().push((hist, ok, errors, samples));
             });
         }
     });
@@ -96,18 +139,47 @@ pub fn run(load: &Load, stop: &std::sync::atomic::AtomicBool) -> Outcome {
     let mut latency = Histogram::<u64>::new_with_bounds(1, 120_000_000, 3).expect("bounds");
     let mut ok = 0;
     let mut errors = BTreeMap::new();
-    for (h, n, e) in results.lock().unwrap().drain(..) {
+    let mut samples: Vec<(u32, u32, bool)> = Vec::new();
+    for (h, n, e, s) in results.lock().unwrap().drain(..) {
+        samples.extend(s);
         let _ = latency.add(&h);
         ok += n;
         for (k, v) in e {
             *errors.entry(k).or_default() += v;
         }
     }
+    let seconds = elapsed.as_secs() as usize + 1;
+    let mut series = Vec::with_capacity(seconds);
+    samples.sort_unstable();
+    let mut rest = &samples[..];
+    for sec in 0..seconds as u32 {
+        let cut = rest.partition_point(|x| x.0 == sec);
+        let (now, later) = rest.split_at(cut);
+        rest = later;
+        let mut good: Vec<u32> = now.iter().filter(|x| x.2).map(|x| x.1).collect();
+        good.sort_unstable();
+        let p99 = good
+            .get((good.len() * 99).div_ceil(100).saturating_sub(1))
+            .copied()
+            .unwrap_or(0);
+        let end = Duration::from_secs(sec as u64 + 1);
+        series.push(Second {
+            connections: (0..n).filter(|&i| start_at(i) < end).count(),
+            ok: good.len() as u64,
+            failed: (now.len() - good.len()) as u64,
+            p99_ms: p99 as f64 / 1000.0,
+        });
+    }
+    // The last second is partial: left out unless it is the only one.
+    if series.len() > 1 && elapsed.subsec_millis() < 500 {
+        series.pop();
+    }
     Outcome {
         latency,
         ok,
         errors,
         elapsed,
+        series,
     }
 }
 

@@ -8,6 +8,7 @@
 //! copy keeps and what it refuses.
 
 mod load;
+mod plot;
 mod prefix;
 mod procs;
 
@@ -34,6 +35,12 @@ pub struct BenchArgs {
     /// Connections at once (like ab -c)
     #[arg(long, default_value_t = 50)]
     pub concurrency: usize,
+    /// Connections rising linearly, FROM-TO:DURATION (like the field report's 1-250:60s)
+    #[arg(long, value_name = "FROM-TO:DURATION", value_parser = parse_ramp, conflicts_with_all = ["requests", "concurrency", "duration"])]
+    pub ramp: Option<(usize, usize, Duration)>,
+    /// Also draw throughput and p99 latency over time into an SVG file
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     /// Runs per configuration, to tell a difference from the noise
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
@@ -83,6 +90,20 @@ pub enum Experiment {
 pub enum BenchFormat {
     Text,
     Json,
+}
+
+fn parse_ramp(s: &str) -> Result<(usize, usize, Duration), String> {
+    let bad = || format!("not a ramp: {s} (use FROM-TO:DURATION, e.g. 1-250:60s)");
+    let (range, dur) = s.split_once(':').ok_or_else(bad)?;
+    let (from, to) = range.split_once('-').ok_or_else(bad)?;
+    let (from, to): (usize, usize) = (
+        from.parse().map_err(|_| bad())?,
+        to.parse().map_err(|_| bad())?,
+    );
+    if from == 0 || to < from || to > 10_000 {
+        return Err(format!("{s}: connections from 1 up to 10000, rising"));
+    }
+    Ok((from, to, parse_duration(dur)?))
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -404,11 +425,12 @@ fn run_once(
         port,
         host: p.host.clone(),
         path: path.to_string(),
-        concurrency: args.concurrency,
+        concurrency: args.ramp.map_or(args.concurrency, |r| r.0),
         requests: None,
         duration: Duration::from_millis(300),
         keep_alive: !args.no_keep_alive,
         timeout: Duration::from_secs(10),
+        ramp_from: None,
     };
     // One request first: a copy that does not serve the target would only measure errors.
     let probe = load::run(
@@ -453,6 +475,11 @@ fn run_once(
     } else {
         args.duration
     };
+    if let Some((from, to, duration)) = args.ramp {
+        l.concurrency = to;
+        l.ramp_from = Some(from);
+        l.duration = duration;
+    }
     let outcome = load::run(&l, &INTERRUPTED);
     for mut proc in running.into_iter().rev() {
         proc.stop();
@@ -495,6 +522,7 @@ fn merged(m: &Measured) -> load::Outcome {
         ok: 0,
         errors: Default::default(),
         elapsed: Duration::ZERO,
+        series: m.runs.first().map(|r| r.series.clone()).unwrap_or_default(),
     };
     for r in &m.runs {
         let _ = all.latency.add(&r.latency);
@@ -524,13 +552,18 @@ fn report(args: &BenchArgs, results: &[Measured]) {
                 "latency_ms": {"p50": q(0.5), "p90": q(0.9), "p99": q(0.99), "max": ms(all.latency.max())},
                 "errors": all.errors, "nginx_queue_full": m.queue_full,
                 "fpm_max_children_reached": m.max_children, "notes": m.notes,
-                "listening": m.listening,
+                "listening": m.listening, "series": all.series,
             })
         })
         .collect();
     let somaxconn = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
         .ok()
         .and_then(|s| s.trim().parse::<u64>().ok());
+    if let (BenchFormat::Json, Some(path)) = (args.format, &args.plot) {
+        if let Err(e) = std::fs::write(path, plot::svg(results)) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+        }
+    }
     if args.format == BenchFormat::Json {
         let out = json!({
             "target": match args.target { Target::Php => prefix::SCRIPT, Target::Static => prefix::STATIC },
@@ -641,10 +674,80 @@ fn report(args: &BenchArgs, results: &[Measured]) {
             println!("The difference in requests/s ({:+.1}%) is less than twice the run-to-run spread (±{:.1}%): not a measurable change.", d * 100.0, noise * 100.0);
         }
     }
+    if args.ramp.is_some() {
+        println!();
+        chart(results);
+    }
+    if let Some(path) = &args.plot {
+        match std::fs::write(path, plot::svg(results)) {
+            Ok(()) => println!("plot: {}", path.display()),
+            Err(e) => eprintln!("error: cannot write {}: {e}", path.display()),
+        }
+    }
     let mut seen = std::collections::HashSet::new();
     for n in results.iter().flat_map(|m| &m.notes) {
         if seen.insert(n) {
             println!("note: {n}");
+        }
+    }
+}
+
+/// Throughput and p99 latency second by second, as a line of bars per configuration.
+fn chart(results: &[Measured]) {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let bars = |values: &[f64], max: f64| -> String {
+        values
+            .iter()
+            .map(|v| {
+                if max <= 0.0 {
+                    BARS[0]
+                } else {
+                    BARS[((v / max) * 7.0).round().clamp(0.0, 7.0) as usize]
+                }
+            })
+            .collect()
+    };
+    let series: Vec<(&str, Vec<f64>, Vec<f64>)> = results
+        .iter()
+        .filter_map(|m| {
+            let s = &m.runs.first()?.series;
+            Some((
+                m.label.as_str(),
+                s.iter().map(|x| x.ok as f64).collect(),
+                s.iter().map(|x| x.p99_ms).collect(),
+            ))
+        })
+        .collect();
+    let max_rps = series
+        .iter()
+        .flat_map(|s| s.1.iter().copied())
+        .fold(0.0, f64::max);
+    let max_p99 = series
+        .iter()
+        .flat_map(|s| s.2.iter().copied())
+        .fold(0.0, f64::max);
+    println!("Over the ramp (one bar per second; first run of each):");
+    for (label, rps, p99) in &series {
+        println!(
+            "  {label:<14} req/s   {}  (peak {:.0}; scale {max_rps:.0})",
+            bars(rps, max_rps),
+            rps.iter().copied().fold(0.0, f64::max)
+        );
+        println!(
+            "  {:<14} p99 ms  {}  (worst {:.1}; scale {max_p99:.1})",
+            "",
+            bars(p99, max_p99),
+            p99.iter().copied().fold(0.0, f64::max)
+        );
+    }
+    if let Some(first) = results.first().and_then(|m| m.runs.first()) {
+        let c: Vec<String> = first
+            .series
+            .iter()
+            .map(|s| s.connections.to_string())
+            .collect();
+        if let (Some(a), Some(b)) = (c.first(), c.last()) {
+            println!("  connections {a} → {b}");
         }
     }
 }
