@@ -45,6 +45,20 @@ fn bench(tmp: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `bench` with `--format json`, which must succeed: its report.
+fn bench_json(tmp: &Path, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let out = bench(tmp, &all);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// Processes whose command line mentions `tmp` (the nginx and php-fpm masters run with
 /// their prefix in it) or the starved fixture's pool.
 fn leftovers(tmp: &Path) -> Vec<String> {
@@ -86,7 +100,7 @@ fn current_and_tuned_both_serve_php_on_loopback_only() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let out = bench(
+    let v = bench_json(
         tmp.path(),
         &[
             fixture("tune/field-report").to_str().unwrap(),
@@ -96,17 +110,9 @@ fn current_and_tuned_both_serve_php_on_loopback_only() {
             "2",
             "--concurrency",
             "8",
-            "--format",
-            "json",
         ],
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 2);
     for r in results {
@@ -133,7 +139,7 @@ fn the_unix_vs_tcp_experiment_moves_the_pool_to_a_loopback_port() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let out = bench(
+    let v = bench_json(
         tmp.path(),
         &[
             fixture("tune/field-report").to_str().unwrap(),
@@ -145,17 +151,9 @@ fn the_unix_vs_tcp_experiment_moves_the_pool_to_a_loopback_port() {
             "4",
             "--experiment",
             "unix-vs-tcp",
-            "--format",
-            "json",
         ],
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+
     let r = v["results"].as_array().unwrap();
     assert_eq!(
         (r[0]["config"].as_str(), r[1]["config"].as_str()),
@@ -182,7 +180,7 @@ fn a_ramp_raises_the_connections_and_is_plotted() {
     let tmp = tempfile::tempdir().unwrap();
     let plots = tempfile::tempdir().unwrap();
     let svg = plots.path().join("ramp.svg");
-    let out = bench(
+    let v = bench_json(
         tmp.path(),
         &[
             fixture("tune/field-report").to_str().unwrap(),
@@ -190,19 +188,11 @@ fn a_ramp_raises_the_connections_and_is_plotted() {
             "1-12:3s",
             "--runs",
             "1",
-            "--format",
-            "json",
             "--plot",
             svg.to_str().unwrap(),
         ],
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+
     for r in v["results"].as_array().unwrap() {
         let series = r["series"].as_array().unwrap();
         assert!(series.len() >= 2, "{r}");
@@ -224,7 +214,7 @@ fn a_starved_stack_counts_its_failures_by_class() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let out = bench(
+    let v = bench_json(
         tmp.path(),
         &[
             fixture("bench/starved").to_str().unwrap(),
@@ -235,17 +225,9 @@ fn a_starved_stack_counts_its_failures_by_class() {
             "--concurrency",
             "64",
             "--current-only",
-            "--format",
-            "json",
         ],
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+
     let r = &v["results"][0];
     assert!(r["errors"]["502"].as_u64().unwrap_or(0) > 0, "{r}");
     assert!(r["nginx_queue_full"].as_u64().unwrap() > 0, "{r}");
@@ -323,7 +305,7 @@ fn sigint_stops_everything() {
         ])
         .env("TMPDIR", tmp.path())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     // Wait until the servers run.

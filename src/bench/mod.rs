@@ -340,12 +340,21 @@ fn measure_one(
         if INTERRUPTED.load(Ordering::SeqCst) {
             break;
         }
-        let dir = private_dir(if m.label == "tuned" { "tuned" } else { "run" })?;
-        let _cleanup = Cleanup(dir.clone(), args.keep);
-        let private = prefix::build(stack, &dir, &mut procs::free_port, over)?;
-        prefix::write_site(&private, script)?;
+        // A free port can be taken by someone else between lemplint finding it and nginx
+        // binding it: such a run starts again on other ports.
+        let mut attempt = 0;
+        let (private, (outcome, queue_full, max_children, listening)) = loop {
+            attempt += 1;
+            let dir = private_dir(if m.label == "tuned" { "tuned" } else { "run" })?;
+            let _cleanup = Cleanup(dir.clone(), args.keep);
+            let private = prefix::build(stack, &dir, &mut procs::free_port, over)?;
+            prefix::write_site(&private, script)?;
+            match run_once(&private, args, bins, root) {
+                Err(e) if attempt < 3 && e.contains("Address already in use") => continue,
+                result => break (private, result?),
+            }
+        };
         m.notes = private.notes.clone();
-        let (outcome, queue_full, max_children, listening) = run_once(&private, args, bins, root)?;
         m.listening = listening;
         m.runs.push(outcome);
         m.queue_full += queue_full;
