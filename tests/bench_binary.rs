@@ -308,15 +308,27 @@ fn sigint_stops_everything() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the servers run.
+    // Wait until both servers run: their masters (a short-lived `nginx -t` on the copy
+    // also names the prefix, so any two processes are not enough).
+    let masters = |tmp: &Path| {
+        leftovers(tmp)
+            .iter()
+            .filter(|c| c.contains("master process"))
+            .count()
+    };
     let deadline = Instant::now() + Duration::from_secs(20);
-    while leftovers(tmp.path()).len() < 2 && Instant::now() < deadline {
+    while masters(tmp.path()) < 2 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(
-        leftovers(tmp.path()).len() >= 2,
-        "the servers did not start"
-    );
+    if masters(tmp.path()) < 2 {
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        panic!(
+            "the servers did not start: {:?}; {}",
+            leftovers(tmp.path()),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: signalling our own child.
     unsafe {
