@@ -619,7 +619,11 @@ fn report(args: &BenchArgs, results: &[Measured]) {
     );
     print!("{:<22}", "  spread of runs");
     for r in &rows {
-        print!("{:>17.1}%", get(r, "spread") * 100.0);
+        if r["runs"].as_u64().unwrap_or(0) < 2 {
+            print!("{:>18}", "(one run)");
+        } else {
+            print!("{:>17.1}%", get(r, "spread") * 100.0);
+        }
     }
     println!();
     for (k, name) in [
