@@ -209,6 +209,41 @@ fn a_ramp_raises_the_connections_and_is_plotted() {
 }
 
 #[test]
+fn dhe_handshakes_cost_more_than_the_reports_list_without_them() {
+    if !have_servers() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let v = bench_json(
+        tmp.path(),
+        &[
+            fixture("tune/field-report").to_str().unwrap(),
+            "--experiment",
+            "dhe",
+            "--runs",
+            "1",
+            "--duration",
+            "1s",
+            "--concurrency",
+            "2",
+        ],
+    );
+    let r = v["results"].as_array().unwrap();
+    let rate = |i: usize| r[i]["requests_per_second"].as_f64().unwrap();
+    assert_eq!(r.len(), 3);
+    assert!((0..3).all(|i| rate(i) > 0.0), "{v}");
+    // Finite-field DHE at 2048 bits: several times the server's work of RSA key exchange
+    // or ECDHE (about 4× fewer handshakes on the 2-core CI machine).
+    assert!(
+        rate(1) < rate(0) * 0.7,
+        "DHE {} vs report {}",
+        rate(1),
+        rate(0)
+    );
+    assert_clean(tmp.path());
+}
+
+#[test]
 fn a_starved_stack_counts_its_failures_by_class() {
     if !have_servers() {
         return;

@@ -84,6 +84,9 @@ pub enum Experiment {
     Workers,
     /// The nginx and PHP-FPM listen queues at 511 (the defaults), 1024, 2048 and 4096
     Backlog,
+    /// TLS handshakes/s: the report's `ALL:!kEDH!ADH:…`, DHE with `ssl_dhparam`, Mozilla
+    /// intermediate (a new connection per handshake, `openssl s_time -new`)
+    Dhe,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -231,6 +234,7 @@ fn measure(args: &BenchArgs, bins: &Binaries, root: bool) -> Result<Vec<Measured
                 out.push(run(format!("{n} workers"), stack, over)?);
             }
         }
+        Some(Experiment::Dhe) => return dhe(args, bins, stack),
         Some(Experiment::Backlog) => {
             for n in [511, 1024, 2048, 4096] {
                 let over = prefix::Overrides {
@@ -386,32 +390,7 @@ fn run_once(
         running.push(fpm);
     }
     let log = p.dir.join("nginx.stderr");
-    let check = Command::new(&bins.nginx)
-        .arg("-t")
-        .arg("-q")
-        .arg("-p")
-        .arg(&p.dir)
-        .arg("-e")
-        .arg(p.dir.join("error.log"))
-        .arg("-c")
-        .arg(&p.nginx_conf)
-        .output()
-        .map_err(|e| format!("cannot run nginx: {e}"))?;
-    if !check.status.success() {
-        return Err(format!(
-            "nginx rejects the private copy ({}):\n{}",
-            p.nginx_conf.display(),
-            String::from_utf8_lossy(&check.stderr).trim_end()
-        ));
-    }
-    let mut cmd = Command::new(&bins.nginx);
-    cmd.arg("-p")
-        .arg(&p.dir)
-        .arg("-e")
-        .arg(p.dir.join("error.log"))
-        .arg("-c")
-        .arg(&p.nginx_conf);
-    let mut nginx = Proc::start("nginx", cmd, &log)?;
+    let mut nginx = start_nginx(p, bins)?;
     let port = p.port;
     procs::wait_ready(&mut nginx, &log, || {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
@@ -501,6 +480,193 @@ fn run_once(
     Ok((outcome, queue_full, max_children, listening))
 }
 
+/// The `dhe` experiment: the stack's nginx with one TLS server added, three cipher
+/// configurations, handshakes counted by `openssl s_time -new` clients.
+fn dhe(
+    args: &BenchArgs,
+    bins: &Binaries,
+    stack: &crate::stack::model::Stack,
+) -> Result<Vec<Measured>, String> {
+    let openssl = procs::find(&["openssl"])
+        .ok_or("the dhe experiment needs openssl (apt-get install openssl)")?;
+    let material = private_dir("tls")?;
+    let _keep_material = Cleanup(material.clone(), args.keep);
+    let (cert, key, dh) = (
+        material.join("cert.pem"),
+        material.join("key.pem"),
+        material.join("dh.pem"),
+    );
+    let made = |what: &str, out: std::io::Result<std::process::Output>| -> Result<(), String> {
+        match out {
+            Ok(o) if o.status.success() => Ok(()),
+            Ok(o) => Err(format!(
+                "openssl {what} failed: {}",
+                String::from_utf8_lossy(&o.stderr).trim_end()
+            )),
+            Err(e) => Err(format!("cannot run openssl: {e}")),
+        }
+    };
+    made(
+        "req",
+        Command::new(&openssl)
+            .args([
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=localhost",
+                "-days",
+                "2",
+                "-keyout",
+            ])
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert)
+            .output(),
+    )?;
+    made(
+        "dhparam",
+        Command::new(&openssl)
+            .args(["dhparam", "-dsaparam", "-out"])
+            .arg(&dh)
+            .arg("2048")
+            .output(),
+    )?;
+    let variants = [
+        ("report !kEDH", "TLSv1.2", "ALL:!kEDH!ADH:RC4+RSA:+HIGH:+MEDIUM:+LOW:+SSLv2:+EXP", false),
+        ("DHE + dhparam", "TLSv1.2", "DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384", true),
+        (
+            "Mozilla interm.",
+            "TLSv1.2 TLSv1.3",
+            "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384",
+            true,
+        ),
+    ];
+    let clients = args.concurrency.clamp(1, 8);
+    let mut out = Vec::new();
+    for (label, protocols, ciphers, dhparam) in variants {
+        let mut m = Measured {
+            label: label.to_string(),
+            runs: Vec::new(),
+            queue_full: 0,
+            max_children: 0,
+            notes: Vec::new(),
+            listening: Vec::new(),
+        };
+        for _ in 0..args.runs.max(1) {
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                break;
+            }
+            let dir = private_dir("run")?;
+            let _cleanup = Cleanup(dir.clone(), args.keep);
+            let tls = prefix::TlsServer {
+                port: procs::free_port()?,
+                cert: cert.clone(),
+                key: key.clone(),
+                protocols: protocols.into(),
+                ciphers: ciphers.into(),
+                dhparam: dhparam.then(|| dh.clone()),
+            };
+            let port = tls.port;
+            let over = prefix::Overrides {
+                tls: Some(tls),
+                ..Default::default()
+            };
+            let private = prefix::build(stack, &dir, &mut procs::free_port, &over)?;
+            let mut nginx = start_nginx(&private, bins)?;
+            procs::wait_ready(&mut nginx, &private.dir.join("nginx.stderr"), || {
+                std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+            })?;
+            let listening = procs::listening(&[nginx.group()]);
+            if !procs::all_loopback(&listening) {
+                return Err(format!(
+                    "the private copy listens outside loopback ({}); stopped",
+                    listening.join(", ")
+                ));
+            }
+            m.listening = listening;
+            let started = std::time::Instant::now();
+            let children: Vec<std::process::Child> = (0..clients)
+                .map(|_| {
+                    Command::new(&openssl)
+                        .args(["s_time", "-new", "-connect"])
+                        .arg(format!("127.0.0.1:{port}"))
+                        .arg("-time")
+                        .arg(args.duration.as_secs().max(1).to_string())
+                        .stdout(std::process::Stdio::piped())
+                        .stderr(std::process::Stdio::null())
+                        .spawn()
+                        .map_err(|e| format!("cannot run openssl s_time: {e}"))
+                })
+                .collect::<Result<_, _>>()?;
+            let mut handshakes = 0u64;
+            for c in children {
+                let o = c.wait_with_output().map_err(|e| e.to_string())?;
+                let text = String::from_utf8_lossy(&o.stdout);
+                // "N connections in T real seconds, …"
+                handshakes += text
+                    .lines()
+                    .find(|l| l.contains("real seconds"))
+                    .and_then(|l| l.split_whitespace().next())
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .unwrap_or(0);
+            }
+            let elapsed = started.elapsed();
+            nginx.stop();
+            if handshakes == 0 {
+                return Err(format!(
+                    "{label}: no TLS handshake succeeded (openssl s_time against {ciphers})"
+                ));
+            }
+            m.runs.push(load::Outcome {
+                latency: hdrhistogram::Histogram::new_with_bounds(1, 120_000_000, 3)
+                    .expect("bounds"),
+                ok: handshakes,
+                errors: Default::default(),
+                elapsed,
+                series: Vec::new(),
+            });
+        }
+        if m.runs.is_empty() {
+            return Err("interrupted before a run finished".into());
+        }
+        out.push(m);
+    }
+    Ok(out)
+}
+
+/// nginx on a private copy, after `nginx -t` accepted it.
+fn start_nginx(p: &prefix::Private, bins: &Binaries) -> Result<Proc, String> {
+    let check = Command::new(&bins.nginx)
+        .arg("-t")
+        .arg("-q")
+        .arg("-p")
+        .arg(&p.dir)
+        .arg("-e")
+        .arg(p.dir.join("error.log"))
+        .arg("-c")
+        .arg(&p.nginx_conf)
+        .output()
+        .map_err(|e| format!("cannot run nginx: {e}"))?;
+    if !check.status.success() {
+        return Err(format!(
+            "nginx rejects the private copy ({}):\n{}",
+            p.nginx_conf.display(),
+            String::from_utf8_lossy(&check.stderr).trim_end()
+        ));
+    }
+    let mut cmd = Command::new(&bins.nginx);
+    cmd.arg("-p")
+        .arg(&p.dir)
+        .arg("-e")
+        .arg(p.dir.join("error.log"))
+        .arg("-c")
+        .arg(&p.nginx_conf);
+    Proc::start("nginx", cmd, &p.dir.join("nginx.stderr"))
+}
+
 fn with_log(e: String, log: &Path) -> String {
     match std::fs::read_to_string(log) {
         Ok(t) if !t.trim().is_empty() => format!("{e}\n{}", t.trim_end()),
@@ -582,7 +748,14 @@ fn report(args: &BenchArgs, results: &[Measured]) {
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         return;
     }
-    println!(
+    if args.experiment == Some(Experiment::Dhe) {
+        println!(
+            "lemplint bench --experiment dhe: TLS handshakes, a new connection each, {} run{} per configuration; report !kEDH = ALL:!kEDH!ADH:RC4+RSA:+HIGH:+MEDIUM:+LOW:+SSLv2:+EXP (TLS 1.2), DHE + dhparam = DHE-RSA-AES*-GCM with a 2048-bit ssl_dhparam (TLS 1.2), Mozilla interm. = Mozilla's intermediate list (TLS 1.2 and 1.3)",
+            args.runs.max(1),
+            if args.runs.max(1) == 1 { "" } else { "s" }
+        );
+    } else {
+        println!(
         "lemplint bench: {} × {} connections{}, {} run{} per configuration, kernel somaxconn {} (not changed by the bench)",
         match args.target { Target::Php => prefix::SCRIPT, Target::Static => prefix::STATIC },
         args.concurrency,
@@ -591,9 +764,9 @@ fn report(args: &BenchArgs, results: &[Measured]) {
         if args.runs.max(1) == 1 { "" } else { "s" },
         somaxconn.map_or("unknown".into(), |v| v.to_string())
     );
+    }
     println!();
     let get = |r: &serde_json::Value, k: &str| r[k].as_f64().unwrap_or(0.0);
-    let lat = |r: &serde_json::Value, k: &str| r["latency_ms"][k].as_f64().unwrap_or(0.0);
     print!("{:<22}", "");
     for r in &rows {
         print!("{:>18}", r["config"].as_str().unwrap_or(""));
@@ -612,8 +785,10 @@ fn report(args: &BenchArgs, results: &[Measured]) {
         }
         println!();
     };
+    let tls = args.experiment == Some(Experiment::Dhe);
+    let unit = if tls { "handshakes/s" } else { "requests/s" };
     line(
-        "requests/s",
+        unit,
         rows.iter().map(|r| get(r, "requests_per_second")).collect(),
         &|v| format!("{v:.0}"),
     );
@@ -626,6 +801,23 @@ fn report(args: &BenchArgs, results: &[Measured]) {
         }
     }
     println!();
+    if !tls {
+        measured_lines(&rows, &line);
+    }
+    verdicts(results, unit);
+    if tls {
+        println!("(TLS handshakes with a new connection each: openssl s_time -new, {} clients in parallel)", args.concurrency.clamp(1, 8));
+    }
+    finish_report(args, results);
+}
+
+/// The latency, failure and log rows of the table.
+fn measured_lines(
+    rows: &[serde_json::Value],
+    line: &dyn Fn(&str, Vec<f64>, &dyn Fn(f64) -> String),
+) {
+    let get = |r: &serde_json::Value, k: &str| r[k].as_f64().unwrap_or(0.0);
+    let lat = |r: &serde_json::Value, k: &str| r["latency_ms"][k].as_f64().unwrap_or(0.0);
     for (k, name) in [
         ("p50", "latency p50 ms"),
         ("p90", "latency p90 ms"),
@@ -673,20 +865,31 @@ fn report(args: &BenchArgs, results: &[Measured]) {
             .collect(),
         &|v| format!("{v:.0}"),
     );
-    if let [a, b] = results {
+}
+
+/// Each configuration against the first: a difference counts beyond twice the spread.
+fn verdicts(results: &[Measured], unit: &str) {
+    let Some(a) = results.first() else { return };
+    if results.len() > 1 {
+        println!();
+    }
+    for b in &results[1..] {
         let ((ra, sa), (rb, sb)) = (rate(a), rate(b));
         let d = if ra > 0.0 { (rb - ra) / ra } else { 0.0 };
         let noise = sa.max(sb);
-        println!();
         let (what, first) = (&b.label, &a.label);
         if a.runs.len() < 2 || b.runs.len() < 2 {
-            println!("One run each: no spread to compare the difference with (use --runs 3).");
+            println!("{what} vs {first}: {:+.1}% in {unit}; one run each, no spread to compare it with (use --runs 3).", d * 100.0);
         } else if d.abs() > 2.0 * noise {
-            println!("{what} is {:.1}% {} than {first} in requests/s, beyond the run-to-run spread ({:.1}%).", d.abs() * 100.0, if d > 0.0 { "faster" } else { "slower" }, noise * 100.0);
+            println!("{what} is {:.1}% {} than {first} in {unit}, beyond the run-to-run spread ({:.1}%).", d.abs() * 100.0, if d > 0.0 { "faster" } else { "slower" }, noise * 100.0);
         } else {
-            println!("The difference in requests/s ({:+.1}%) is less than twice the run-to-run spread (±{:.1}%): not a measurable change.", d * 100.0, noise * 100.0);
+            println!("{what} vs {first}: {:+.1}% in {unit}, less than twice the run-to-run spread (±{:.1}%): not a measurable change.", d * 100.0, noise * 100.0);
         }
     }
+}
+
+/// The ramp's chart, the plot and the notes.
+fn finish_report(args: &BenchArgs, results: &[Measured]) {
     if args.ramp.is_some() {
         println!();
         chart(results);

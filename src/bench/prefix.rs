@@ -38,6 +38,19 @@ pub struct Overrides {
     pub nginx_backlog: Option<u64>,
     /// `listen.backlog` of every pool.
     pub fpm_backlog: Option<u64>,
+    /// A TLS server added to `http` (the `dhe` experiment: handshakes with one cipher
+    /// configuration, on a self-signed certificate made for the run).
+    pub tls: Option<TlsServer>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TlsServer {
+    pub port: u16,
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    pub protocols: String,
+    pub ciphers: String,
+    pub dhparam: Option<PathBuf>,
 }
 
 /// Where a copied pool listens.
@@ -399,6 +412,21 @@ impl<'a> Writer<'a> {
                             dir.join("tmp").join(sub).display()
                         );
                     }
+                }
+                if let (true, Some(t)) = (name == "http", &self.over.tls) {
+                    let _ = writeln!(
+                        self.out,
+                        "{indent}    server {{\n{indent}        listen 127.0.0.1:{} ssl;\n{indent}        ssl_certificate {};\n{indent}        ssl_certificate_key {};\n{indent}        ssl_protocols {};\n{indent}        ssl_ciphers '{}';\n{indent}        ssl_prefer_server_ciphers on;\n{indent}        ssl_session_cache off;\n{indent}        ssl_session_tickets off;{}\n{indent}        return 200 \"ok\\n\";\n{indent}    }}",
+                        t.port,
+                        t.cert.display(),
+                        t.key.display(),
+                        t.protocols,
+                        t.ciphers,
+                        t.dhparam
+                            .as_ref()
+                            .map(|d| format!("\n{indent}        ssl_dhparam {};", d.display()))
+                            .unwrap_or_default()
+                    );
                 }
                 let children: Vec<OccId> = self.inst.expanded.children(occ).collect();
                 for c in children {
