@@ -811,11 +811,11 @@ fn report(args: &BenchArgs, results: &[Measured]) {
     finish_report(args, results);
 }
 
+/// Prints a row of the table: its name, a value per configuration, and how to show one.
+type Row<'a> = &'a dyn Fn(&str, Vec<f64>, &dyn Fn(f64) -> String);
+
 /// The latency, failure and log rows of the table.
-fn measured_lines(
-    rows: &[serde_json::Value],
-    line: &dyn Fn(&str, Vec<f64>, &dyn Fn(f64) -> String),
-) {
+fn measured_lines(rows: &[serde_json::Value], line: Row) {
     let get = |r: &serde_json::Value, k: &str| r[k].as_f64().unwrap_or(0.0);
     let lat = |r: &serde_json::Value, k: &str| r["latency_ms"][k].as_f64().unwrap_or(0.0);
     for (k, name) in [
