@@ -340,10 +340,11 @@ fn measure_one(
         notes: Vec::new(),
         listening: Vec::new(),
     };
-    for _ in 0..args.runs.max(1) {
+    for k in 1..=args.runs.max(1) {
         if INTERRUPTED.load(Ordering::SeqCst) {
             break;
         }
+        let status = format!("{}: run {k}/{}", m.label, args.runs.max(1));
         // A free port can be taken by someone else between lemplint finding it and nginx
         // binding it: such a run starts again on other ports.
         let mut attempt = 0;
@@ -353,7 +354,7 @@ fn measure_one(
             let _cleanup = Cleanup(dir.clone(), args.keep);
             let private = prefix::build(stack, &dir, &mut procs::free_port, over)?;
             prefix::write_site(&private, script)?;
-            match run_once(&private, args, bins, root) {
+            match run_once(&private, args, bins, root, &status) {
                 Err(e) if attempt < 3 && e.contains("Address already in use") => continue,
                 result => break (private, result?),
             }
@@ -375,6 +376,7 @@ fn run_once(
     args: &BenchArgs,
     bins: &Binaries,
     root: bool,
+    status: &str,
 ) -> Result<(load::Outcome, u64, u64, Vec<String>), String> {
     let mut running: Vec<Proc> = Vec::new();
     if let Some(conf) = &p.fpm_conf {
@@ -468,7 +470,13 @@ fn run_once(
         l.ramp_from = Some(from);
         l.duration = duration;
     }
-    let outcome = load::run(&l, &INTERRUPTED);
+    // With `--requests` the length is not known in advance: elapsed time only.
+    let total = if l.requests.is_some() {
+        Duration::ZERO
+    } else {
+        l.duration
+    };
+    let outcome = with_progress(status, total, || load::run(&l, &INTERRUPTED));
     for mut proc in running.into_iter().rev() {
         proc.stop();
     }
@@ -602,8 +610,14 @@ fn dhe(
                 })
                 .collect::<Result<_, _>>()?;
             let mut handshakes = 0u64;
-            for c in children {
-                let o = c.wait_with_output().map_err(|e| e.to_string())?;
+            let outputs = with_progress(label, args.duration, || {
+                children
+                    .into_iter()
+                    .map(|c| c.wait_with_output())
+                    .collect::<Vec<_>>()
+            });
+            for o in outputs {
+                let o = o.map_err(|e| e.to_string())?;
                 let text = String::from_utf8_lossy(&o.stdout);
                 // "N connections in T real seconds, …"
                 handshakes += text
@@ -665,6 +679,44 @@ fn start_nginx(p: &prefix::Private, bins: &Binaries) -> Result<Proc, String> {
         .arg("-c")
         .arg(&p.nginx_conf);
     Proc::start("nginx", cmd, &p.dir.join("nginx.stderr"))
+}
+
+/// Runs `work`, showing on a terminal's stderr how far along it is (nothing when stderr
+/// is not a terminal: CI logs and `--format json` stay clean).
+fn with_progress<T>(status: &str, total: Duration, work: impl FnOnce() -> T) -> T {
+    use std::io::{IsTerminal, Write};
+    if !std::io::stderr().is_terminal() {
+        return work();
+    }
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let started = std::time::Instant::now();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                let t = started.elapsed().as_secs_f64();
+                if total.is_zero() {
+                    eprint!("\r{status} {t:.1} s ");
+                    let _ = std::io::stderr().flush();
+                    std::thread::sleep(Duration::from_millis(200));
+                    continue;
+                }
+                let frac = (t / total.as_secs_f64()).min(1.0);
+                let filled = (frac * 20.0) as usize;
+                eprint!(
+                    "\r{status} [{}{}] {t:.1}/{:.0} s ",
+                    "#".repeat(filled),
+                    "-".repeat(20 - filled),
+                    total.as_secs_f64()
+                );
+                let _ = std::io::stderr().flush();
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            eprint!("\r\x1b[2K");
+        });
+        let out = work();
+        done.store(true, Ordering::Relaxed);
+        out
+    })
 }
 
 fn with_log(e: String, log: &Path) -> String {
