@@ -256,6 +256,36 @@ fn dhe_handshakes_cost_more_than_the_reports_list_without_them() {
 }
 
 #[test]
+fn the_fpm_masters_experiment_runs_one_to_four_masters() {
+    if !have_servers() {
+        return;
+    }
+    let _serial = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let v = bench_json(
+        tmp.path(),
+        &[
+            fixture("tune/field-report").to_str().unwrap(),
+            "--experiment",
+            "fpm-masters",
+            "--runs",
+            "1",
+            "--duration",
+            "1s",
+            "--concurrency",
+            "8",
+        ],
+    );
+    let r = v["results"].as_array().unwrap();
+    assert_eq!(r.len(), 4);
+    for (i, x) in r.iter().enumerate() {
+        assert_eq!(x["php_fpm_masters"], i + 1, "{x}");
+        assert!(x["ok"].as_u64().unwrap() > 0 && x["failed"] == 0, "{x}");
+    }
+    assert_clean(tmp.path());
+}
+
+#[test]
 fn a_starved_stack_counts_its_failures_by_class() {
     if !have_servers() {
         return;

@@ -84,6 +84,8 @@ pub enum Experiment {
     Workers,
     /// The nginx and PHP-FPM listen queues at 511 (the defaults), 1024, 2048 and 4096
     Backlog,
+    /// 1 to 4 PHP-FPM masters, the pool's workers split across them, behind an upstream
+    FpmMasters,
     /// TLS handshakes/s: the report's `ALL:!kEDH!ADH:…`, DHE with `ssl_dhparam`, Mozilla
     /// intermediate (a new connection per handshake, `openssl s_time -new`)
     Dhe,
@@ -137,6 +139,8 @@ struct Measured {
     notes: Vec<String>,
     /// The TCP sockets the copy listened on (all on loopback).
     listening: Vec<String>,
+    /// PHP-FPM masters the copy ran.
+    fpm_masters: usize,
 }
 
 struct Binaries {
@@ -235,6 +239,16 @@ fn measure(args: &BenchArgs, bins: &Binaries, root: bool) -> Result<Vec<Measured
             }
         }
         Some(Experiment::Dhe) => return dhe(args, bins, stack),
+        Some(Experiment::FpmMasters) => {
+            for n in 1..=4 {
+                let over = prefix::Overrides {
+                    fpm_masters: n,
+                    ..Default::default()
+                };
+                let label = format!("{n} master{}", if n == 1 { "" } else { "s" });
+                out.push(run(label, stack, over)?);
+            }
+        }
         Some(Experiment::Backlog) => {
             for n in [511, 1024, 2048, 4096] {
                 let over = prefix::Overrides {
@@ -339,6 +353,7 @@ fn measure_one(
         max_children: 0,
         notes: Vec::new(),
         listening: Vec::new(),
+        fpm_masters: 0,
     };
     for k in 1..=args.runs.max(1) {
         if INTERRUPTED.load(Ordering::SeqCst) {
@@ -360,6 +375,7 @@ fn measure_one(
             }
         };
         m.notes = private.notes.clone();
+        m.fpm_masters = private.fpm_conf.len();
         m.listening = listening;
         m.runs.push(outcome);
         m.queue_full += queue_full;
@@ -379,17 +395,19 @@ fn run_once(
     status: &str,
 ) -> Result<(load::Outcome, u64, u64, Vec<String>), String> {
     let mut running: Vec<Proc> = Vec::new();
-    if let Some(conf) = &p.fpm_conf {
-        let log = p.dir.join("php-fpm.stderr");
+    for (k, conf) in p.fpm_conf.iter().enumerate() {
+        let log = p.dir.join(format!("php-fpm-{k}.stderr"));
         let mut cmd = Command::new(&bins.fpm);
         cmd.arg("-F").arg("-y").arg(conf).arg("-p").arg(&p.dir);
         if root {
             cmd.arg("-R");
         }
-        let mut fpm = Proc::start("php-fpm", cmd, &log)?;
-        procs::wait_ready(&mut fpm, &log, || p.pools.iter().all(|(_, a)| a.ready()))
+        running.push(Proc::start("php-fpm", cmd, &log)?);
+    }
+    if let Some(fpm) = running.first_mut() {
+        let log = p.dir.join("php-fpm-0.stderr");
+        procs::wait_ready(fpm, &log, || p.pools.iter().all(|(_, a)| a.ready()))
             .map_err(|e| with_log(e, &p.dir.join("php-fpm.log")))?;
-        running.push(fpm);
     }
     let log = p.dir.join("nginx.stderr");
     let mut nginx = start_nginx(p, bins)?;
@@ -562,6 +580,7 @@ fn dhe(
             max_children: 0,
             notes: Vec::new(),
             listening: Vec::new(),
+            fpm_masters: 0,
         };
         for _ in 0..args.runs.max(1) {
             if INTERRUPTED.load(Ordering::SeqCst) {
@@ -780,6 +799,7 @@ fn report(args: &BenchArgs, results: &[Measured]) {
                 "errors": all.errors, "nginx_queue_full": m.queue_full,
                 "fpm_max_children_reached": m.max_children, "notes": m.notes,
                 "listening": m.listening, "series": all.series,
+                "php_fpm_masters": m.fpm_masters,
             })
         })
         .collect();

@@ -38,6 +38,9 @@ pub struct Overrides {
     pub nginx_backlog: Option<u64>,
     /// `listen.backlog` of every pool.
     pub fpm_backlog: Option<u64>,
+    /// PHP-FPM masters to run (0 or 1: one): each pool's workers split across them, nginx
+    /// balancing over their sockets with an upstream.
+    pub fpm_masters: usize,
     /// A TLS server added to `http` (the `dhe` experiment: handshakes with one cipher
     /// configuration, on a self-signed certificate made for the run).
     pub tls: Option<TlsServer>,
@@ -82,7 +85,8 @@ impl PoolAddr {
 pub struct Private {
     pub dir: PathBuf,
     pub nginx_conf: PathBuf,
-    pub fpm_conf: Option<PathBuf>,
+    /// One php-fpm configuration per master (none when nginx reaches no pool).
+    pub fpm_conf: Vec<PathBuf>,
     /// The port of the first server (the one the load goes to).
     pub port: u16,
     /// The `Host` header to send (the first server's first name, or `localhost`).
@@ -203,17 +207,22 @@ pub fn build(
     let host = w.host.clone().unwrap_or_else(|| "localhost".into());
     let mut notes = std::mem::take(&mut w.notes);
     let pools = std::mem::take(&mut w.pools);
-    let fpm_conf = if pools.is_empty() {
-        None
-    } else {
-        let conf = dir.join("php-fpm.conf");
-        let text = fpm_config(dir, &pools, over, &mut notes);
-        std::fs::write(&conf, text).map_err(|e| e.to_string())?;
-        Some(conf)
-    };
+    let masters = over.fpm_masters.max(1);
+    let mut fpm_conf = Vec::new();
+    if !pools.is_empty() {
+        for k in 0..masters {
+            let conf = dir.join(format!("php-fpm-{k}.conf"));
+            let text = fpm_config(dir, &pools, over, k, &mut notes);
+            std::fs::write(&conf, text).map_err(|e| e.to_string())?;
+            fpm_conf.push(conf);
+        }
+    }
     let pools = pools
         .into_iter()
-        .map(|p| (p.name.clone(), p.addr.clone()))
+        .flat_map(|p| {
+            let name = p.name.clone();
+            p.addrs.into_iter().map(move |a| (name.clone(), a))
+        })
         .collect();
     Ok(Private {
         dir: dir.to_path_buf(),
@@ -237,7 +246,10 @@ pub fn write_site(p: &Private, script: &str) -> Result<(), String> {
 
 struct CopiedPool<'a> {
     name: String,
-    addr: PoolAddr,
+    /// One address per master.
+    addrs: Vec<PoolAddr>,
+    /// What nginx passes to: the address, or with several masters an upstream over them.
+    target: String,
     cfg: &'a crate::stack::fpm::FpmConfig,
     pool: &'a crate::stack::fpm::Pool,
 }
@@ -380,7 +392,7 @@ impl<'a> Writer<'a> {
             if view.name(parent) == "upstream" {
                 if let Some(sock) = self.pool_for_server(occ) {
                     let rest: Vec<String> = args.iter().skip(1).cloned().collect();
-                    args = std::iter::once(sock.target()).chain(rest).collect();
+                    args = std::iter::once(sock).chain(rest).collect();
                 }
             }
         }
@@ -431,6 +443,9 @@ impl<'a> Writer<'a> {
                 let children: Vec<OccId> = self.inst.expanded.children(occ).collect();
                 for c in children {
                     self.directive(c, depth + 1)?;
+                }
+                if name == "http" {
+                    self.master_upstreams(&indent);
                 }
                 let _ = writeln!(self.out, "{indent}}}");
             }
@@ -528,7 +543,7 @@ impl<'a> Writer<'a> {
             .iter()
             .find(|l| std::ptr::eq(l.pass.instance(), self.inst) && l.pass.occ() == occ);
         if let Some(link) = link {
-            return self.copy_pool(link.cfg, link.pool).map(|a| a.target());
+            return self.copy_pool(link.cfg, link.pool);
         }
         // An upstream of pools, copied under its own name.
         let upstream_ok = self.inst.expanded.named("upstream").any(|u| {
@@ -550,7 +565,7 @@ impl<'a> Writer<'a> {
     }
 
     /// For a `server` line of an upstream: the private socket of the pool it names.
-    fn pool_for_server(&mut self, server: OccId) -> Option<PoolAddr> {
+    fn pool_for_server(&mut self, server: OccId) -> Option<String> {
         let view = self.inst.view();
         let value = view.arg(server, 0)?.into_owned();
         let addr = crate::stack::net::Addr::parse(&value, 80)?;
@@ -566,38 +581,61 @@ impl<'a> Writer<'a> {
         self.copy_pool(hit.0, hit.1).ok()
     }
 
+    /// The pool's private address(es), as nginx's `fastcgi_pass` names them.
     fn copy_pool(
         &mut self,
         cfg: &'a crate::stack::fpm::FpmConfig,
         pool: &'a crate::stack::fpm::Pool,
-    ) -> Result<PoolAddr, String> {
+    ) -> Result<String, String> {
         if let Some(p) = self
             .pools
             .iter()
             .find(|p| std::ptr::eq(p.cfg, cfg) && std::ptr::eq(p.pool, pool))
         {
-            return Ok(p.addr.clone());
+            return Ok(p.target.clone());
         }
-        let addr = if self.over.fastcgi_tcp {
-            PoolAddr::Tcp((self.ports)()?)
+        let i = self.pools.len();
+        let safe: String = pool
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let masters = self.over.fpm_masters.max(1);
+        let mut addrs = Vec::with_capacity(masters);
+        for k in 0..masters {
+            addrs.push(if self.over.fastcgi_tcp {
+                PoolAddr::Tcp((self.ports)()?)
+            } else {
+                PoolAddr::Unix(self.dir.join(format!("fpm-{i}-{safe}-{k}.sock")))
+            });
+        }
+        let target = if masters == 1 {
+            addrs[0].target()
         } else {
-            let safe: String = pool
-                .name
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
-            PoolAddr::Unix(
-                self.dir
-                    .join(format!("fpm-{}-{safe}.sock", self.pools.len())),
-            )
+            format!("lemplint_pool_{i}")
         };
         self.pools.push(CopiedPool {
             name: pool.name.clone(),
-            addr: addr.clone(),
+            addrs,
+            target: target.clone(),
             cfg,
             pool,
         });
-        Ok(addr)
+        Ok(target)
+    }
+
+    /// With several masters: an upstream per pool over the masters' sockets.
+    fn master_upstreams(&mut self, indent: &str) {
+        for p in &self.pools {
+            if p.addrs.len() < 2 {
+                continue;
+            }
+            let _ = writeln!(self.out, "{indent}    upstream {} {{", p.target);
+            for a in &p.addrs {
+                let _ = writeln!(self.out, "{indent}        server {};", a.target());
+            }
+            let _ = writeln!(self.out, "{indent}    }}");
+        }
     }
 }
 
@@ -637,20 +675,32 @@ fn dropped_pool_key(key: &str) -> bool {
         || k.contains("[upload_tmp_dir]")
 }
 
+/// Process-manager counts a master's share of when the workers are split across masters.
+const SPLIT: &[&str] = &[
+    "pm.max_children",
+    "pm.start_servers",
+    "pm.min_spare_servers",
+    "pm.max_spare_servers",
+];
+
+/// Master `k`'s configuration: every pool, on that master's address.
 fn fpm_config(
     dir: &Path,
     pools: &[CopiedPool],
     over: &Overrides,
+    k: usize,
     notes: &mut Vec<String>,
 ) -> String {
+    let masters = over.fpm_masters.max(1);
     let mut out = format!(
-        "; lemplint bench: the stack's pools on sockets in the prefix\n[global]\npid = {}\nerror_log = {}\ndaemonize = no\n",
-        dir.join("php-fpm.pid").display(),
+        "; lemplint bench: the stack's pools on sockets in the prefix (master {} of {masters})\n[global]\npid = {}\nerror_log = {}\ndaemonize = no\n",
+        k + 1,
+        dir.join(format!("php-fpm-{k}.pid")).display(),
         dir.join("php-fpm.log").display()
     );
     for p in pools {
         let (cfg, pool) = (p.cfg, p.pool);
-        match &p.addr {
+        match &p.addrs[k] {
             PoolAddr::Unix(path) => {
                 let _ = write!(
                     out,
@@ -691,6 +741,12 @@ fn fpm_config(
                     .into_owned()
                 })
                 .unwrap_or_else(|| key.clone());
+            let value = match value.trim().parse::<u64>() {
+                Ok(n) if masters > 1 && SPLIT.contains(&key.as_str()) => {
+                    n.div_ceil(masters as u64).max(1).to_string()
+                }
+                _ => value,
+            };
             let _ = writeln!(out, "{written} = {}", quote_ini(&value));
         }
     }
