@@ -7,13 +7,14 @@
 //! The tree is made by ../shared/tools/gen_nginx_corpus.py under target/. Prints the
 //! median, 90th percentile and worst of 40 keystrokes. No assertions: numbers, not tests.
 
+#[path = "common/corpus.rs"]
+mod generated;
 #[path = "../tests/common/lsp_client.rs"]
 mod lsp_client;
 
 use lsp_client::{uri, Client};
 use serde_json::json;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// `lemplint::server::DEBOUNCE`.
@@ -24,17 +25,7 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(900);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let tree = root.join(format!("target/bench-corpus-{servers}"));
-    if !tree.join("nginx.conf").exists() {
-        let status = Command::new("python3")
-            .arg(root.join("../shared/tools/gen_nginx_corpus.py"))
-            .arg(&tree)
-            .args(["-n", &servers.to_string(), "--seed", "1"])
-            .status()
-            .expect("python3 runs gen_nginx_corpus.py");
-        assert!(status.success(), "gen_nginx_corpus.py failed");
-    }
+    let tree = generated::corpus(servers);
     let tree = std::fs::canonicalize(&tree).unwrap();
     let bytes: u64 = walk(&tree);
     let file = tree.join("nginx.conf");

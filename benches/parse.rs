@@ -6,24 +6,12 @@
 //! The tree is made once by ../shared/tools/gen_nginx_corpus.py under target/. Reports the
 //! median of several runs in MB/s (single thread). No assertions: numbers, not tests.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::time::Instant;
 
-fn corpus(servers: usize) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = root.join(format!("target/bench-corpus-{servers}"));
-    if !out.join("nginx.conf").exists() {
-        let status = Command::new("python3")
-            .arg(root.join("../shared/tools/gen_nginx_corpus.py"))
-            .arg(&out)
-            .args(["-n", &servers.to_string(), "--seed", "1"])
-            .status()
-            .expect("python3 runs gen_nginx_corpus.py");
-        assert!(status.success(), "gen_nginx_corpus.py failed");
-    }
-    out
-}
+#[path = "common/corpus.rs"]
+mod generated;
+use generated::corpus;
 
 fn files(dir: &Path, out: &mut Vec<Vec<u8>>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

@@ -143,6 +143,20 @@ struct Measured {
     fpm_masters: usize,
 }
 
+impl Measured {
+    fn new(label: String) -> Measured {
+        Measured {
+            label,
+            runs: Vec::new(),
+            queue_full: 0,
+            max_children: 0,
+            notes: Vec::new(),
+            listening: Vec::new(),
+            fpm_masters: 0,
+        }
+    }
+}
+
 struct Binaries {
     nginx: PathBuf,
     fpm: PathBuf,
@@ -346,15 +360,7 @@ fn measure_one(
     root: bool,
     script: &str,
 ) -> Result<Measured, String> {
-    let mut m = Measured {
-        label,
-        runs: Vec::new(),
-        queue_full: 0,
-        max_children: 0,
-        notes: Vec::new(),
-        listening: Vec::new(),
-        fpm_masters: 0,
-    };
+    let mut m = Measured::new(label);
     for k in 1..=args.runs.max(1) {
         if INTERRUPTED.load(Ordering::SeqCst) {
             break;
@@ -573,15 +579,7 @@ fn dhe(
     let clients = args.concurrency.clamp(1, 8);
     let mut out = Vec::new();
     for (label, protocols, ciphers, dhparam) in variants {
-        let mut m = Measured {
-            label: label.to_string(),
-            runs: Vec::new(),
-            queue_full: 0,
-            max_children: 0,
-            notes: Vec::new(),
-            listening: Vec::new(),
-            fpm_masters: 0,
-        };
+        let mut m = Measured::new(label.to_string());
         for _ in 0..args.runs.max(1) {
             if INTERRUPTED.load(Ordering::SeqCst) {
                 break;

@@ -732,15 +732,14 @@ fn fpm_config(
                 ));
                 continue;
             }
-            let e = cfg.entry(*pool.settings[key].last().unwrap());
-            let written = e
-                .map(|e| {
-                    String::from_utf8_lossy(
-                        &cfg.source(*pool.settings[key].last().unwrap()).text[e.key.range()],
-                    )
-                    .into_owned()
-                })
-                .unwrap_or_else(|| key.clone());
+            // As the file spells the key (`pm.max_children`, `php_value[memory_limit]`).
+            let at = *pool.settings[key]
+                .last()
+                .expect("a listed key has a setting");
+            let written = cfg.entry(at).map_or_else(
+                || key.clone(),
+                |e| String::from_utf8_lossy(&cfg.source(at).text[e.key.range()]).into_owned(),
+            );
             let value = match value.trim().parse::<u64>() {
                 Ok(n) if masters > 1 && SPLIT.contains(&key.as_str()) => {
                     n.div_ceil(masters as u64).max(1).to_string()

@@ -96,15 +96,7 @@ pub fn run(args: FmtArgs) -> i32 {
             }
             Err(FormatError::Syntax) => {
                 failed = true;
-                let e = &file.parsed.errors[0];
-                let at = source.line_col(e.span.start);
-                eprintln!(
-                    "error: {}:{}:{}: {}; not formatted (a file with syntax errors is left as it is)",
-                    crate::escape::path(&source.path),
-                    at.line,
-                    at.column,
-                    crate::escape::text(&e.message)
-                );
+                syntax_error(source, &file.parsed);
             }
             Err(FormatError::Unverified(why)) => {
                 failed = true;
@@ -161,6 +153,19 @@ pub fn run(args: FmtArgs) -> i32 {
     }
 }
 
+/// Why a file was not formatted: its first syntax error, at file:line:col.
+fn syntax_error(source: &crate::source::SourceFile, parsed: &crate::syntax::nginx::Parsed) {
+    let e = &parsed.errors[0];
+    let at = source.line_col(e.span.start);
+    eprintln!(
+        "error: {}:{}:{}: {}; not formatted (a file with syntax errors is left as it is)",
+        crate::escape::path(&source.path),
+        at.line,
+        at.column,
+        crate::escape::text(&e.message)
+    );
+}
+
 /// The config's style, with the command line's `--indent` over it.
 fn style(args: &FmtArgs, config: &crate::format::FormatConfig) -> Style {
     let mut style = config.style();
@@ -194,16 +199,8 @@ fn stdin(args: &FmtArgs, stack: &StackArgs) -> i32 {
     let new = match nginx::format(&text, &parsed, style) {
         Ok(new) => new,
         Err(FormatError::Syntax) => {
-            let e = &parsed.errors[0];
             let source = crate::source::SourceFile::new(crate::engine::STDIN, text.clone());
-            let at = source.line_col(e.span.start);
-            eprintln!(
-                "error: {}:{}:{}: {}; not formatted",
-                crate::engine::STDIN,
-                at.line,
-                at.column,
-                crate::escape::text(&e.message)
-            );
+            syntax_error(&source, &parsed);
             return EXIT_ERROR;
         }
         Err(FormatError::Unverified(why)) => {

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 pub struct EditorFs<'a> {
     pub base: RealFs,
     /// Open documents by real path.
-    pub docs: &'a HashMap<PathBuf, Vec<u8>>,
+    pub docs: &'a HashMap<PathBuf, super::Document>,
 }
 
 impl EditorFs<'_> {
     fn doc(&self, path: &Path) -> Option<&Vec<u8>> {
-        self.docs.get(path)
+        self.docs.get(path).map(|d| &d.text)
     }
 }
 

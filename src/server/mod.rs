@@ -114,9 +114,9 @@ fn roots(params: &lsp::InitializeParams) -> Vec<PathBuf> {
         .collect()
 }
 
-struct Document {
+pub struct Document {
     version: i32,
-    text: Vec<u8>,
+    pub text: Vec<u8>,
 }
 
 /// The last lint: its stacks (for navigation) and findings.
@@ -369,14 +369,9 @@ impl<'c> Server<'c> {
             paths,
             ..Default::default()
         };
-        let texts: HashMap<PathBuf, Vec<u8>> = self
-            .docs
-            .iter()
-            .map(|(p, d)| (p.clone(), d.text.clone()))
-            .collect();
         let fs = editor_fs::EditorFs {
             base: crate::engine::real_fs(&args),
-            docs: &texts,
+            docs: &self.docs,
         };
         match crate::engine::collect_with(&args, &[], &[], None, &fs) {
             Ok((workspace, findings)) => {
