@@ -10,7 +10,8 @@
 //! for that subtree, when it is in [`HISTORICAL`] (keys of older and vendor kernels), or when it
 //! lies under a subtree that only exists with a module, a build option or a vendor patch
 //! ([`OPTIONAL_SUBTREES`]). Globs and `-key` lines (the admin expects the key may be missing)
-//! are never reported. Users add keys with the `known-keys` option.
+//! are never reported. Users add keys with the `known-keys` option. Keys outside those subtrees
+//! are judged only when the subtree itself is a slip of one of them ([`slipped_subtree`]).
 
 use crate::analysis::sysctl_keys::{
     DOC_FS, DOC_KERNEL, DOC_NET_CORE, DOC_NET_IP, DOC_VM, PROC_KEYS,
@@ -190,9 +191,47 @@ fn known_paths() -> &'static KnownPaths {
     })
 }
 
+/// The top-level directories of `/proc/sys`, built in or added by common modules.
+const TOP_LEVEL: &[&str] = &[
+    "abi", "crypto", "debug", "dev", "fs", "kernel", "net", "sunrpc", "user", "vm", "fscache",
+    "lnet", "lustre", "xen",
+];
+
+/// The directories under `net` whose keys the table lists.
+const NET_CHECKED: &[&str] = &["core", "ipv4", "ipv6"];
+
+/// Whether a key outside [`CHECKED`] is a slip of one of its subtrees, and so judged too: a
+/// misspelt top level (`kernal.pid_max`, `mv.swappiness`) or `net` subdirectory
+/// (`net.cor.somaxconn`), or an underscore for the dot after one (`net.ipv4_timestamps`). Keys
+/// under directories of their own (`net.netfilter`, `user`, `net.nf_conntrack_max`) stay
+/// unjudged: modules add those.
+fn slipped_subtree(key: &str) -> bool {
+    let mut segs = key.split('.');
+    let top = segs.next().unwrap_or("");
+    let Some(second) = segs.next() else {
+        return false;
+    };
+    if !TOP_LEVEL.contains(&top) {
+        return ["fs", "kernel", "net", "vm"]
+            .iter()
+            .any(|t| distance(top, t) <= if t.len() <= 3 { 1 } else { 2 });
+    }
+    if top != "net" || NET_CHECKED.contains(&second) {
+        return false;
+    }
+    let third = segs.next();
+    NET_CHECKED.iter().any(|d| {
+        (third.is_some() && second.len() >= 3 && distance(second, d) == 1)
+            || second
+                .strip_prefix(d)
+                .is_some_and(|rest| rest.starts_with('_') && rest.len() > 1)
+    })
+}
+
 /// Whether the key exists in some kernel we know of.
 fn is_known(key: &str, extra: &[String]) -> bool {
-    if !CHECKED.iter().any(|p| key.starts_with(p)) {
+    let checked = CHECKED.iter().any(|p| key.starts_with(p));
+    if !checked && !slipped_subtree(key) {
         return true;
     }
     if OPTIONAL_SUBTREES.iter().any(|p| key.starts_with(p))
@@ -204,6 +243,10 @@ fn is_known(key: &str, extra: &[String]) -> bool {
     }
     if known_paths().matches(key) {
         return true;
+    }
+    if !checked {
+        // A slipped subtree: its leaf may well be documented, under the right subtree.
+        return false;
     }
     let leaf = key.rsplit('.').next().unwrap_or(key);
     doc_leaves(key).contains(&leaf)
@@ -235,6 +278,9 @@ fn instantiate(pattern: &str, key: &str) -> String {
 /// The nearest known key, if it is close enough to be what was meant (at most 3 edits, and
 /// fewer than a third of the key's length), and unique at that distance.
 fn suggestion(key: &str) -> Option<String> {
+    if let Some(s) = separator_repair(key) {
+        return Some(s);
+    }
     let mut best: Option<(usize, String)> = None;
     let mut tie = false;
     for k in PROC_KEYS.iter().chain(HISTORICAL) {
@@ -251,6 +297,29 @@ fn suggestion(key: &str) -> Option<String> {
     }
     let (d, cand) = best?;
     (d > 0 && d <= 3 && d * 3 < key.len() && !tie).then_some(cand)
+}
+
+/// For `net.ipv4_timestamps` (an underscore where the dot after a subtree goes): the key with
+/// the dot, when it is known, or else the one known key of that subtree whose leaf ends with
+/// `_` and the written rest (`net.ipv4.tcp_timestamps`).
+fn separator_repair(key: &str) -> Option<String> {
+    let rest = key.strip_prefix("net.")?;
+    let (dir, leaf) = NET_CHECKED.iter().find_map(|d| {
+        let r = rest.strip_prefix(d)?.strip_prefix('_')?;
+        (!r.is_empty() && !r.contains('.')).then_some((*d, r))
+    })?;
+    let dotted = format!("net.{dir}.{leaf}");
+    if known_paths().matches(&dotted) {
+        return Some(dotted);
+    }
+    let prefix = format!("net.{dir}.");
+    let suffix = format!("_{leaf}");
+    let mut found = PROC_KEYS
+        .iter()
+        .filter(|k| k.strip_prefix(prefix.as_str()).is_some_and(|l| !l.contains('.')))
+        .filter(|k| k.ends_with(suffix.as_str()));
+    let first = found.next()?;
+    found.next().is_none().then(|| first.to_string())
 }
 
 /// A dotted key written the way `written` is: with `/` separators when its first separator
@@ -341,6 +410,18 @@ mod tests {
         assert!(!is_known("vm.swapiness", &[]));
         assert!(is_known("vm.swapiness", &["vm.swapiness".into()]));
         assert!(is_known("kernel.foo.bar", &["kernel.foo.".into()]));
+        // Slips outside the checked subtrees.
+        assert!(!is_known("kernal.pid_max", &[]));
+        assert!(!is_known("net.cor.somaxconn", &[]));
+        assert!(!is_known("net.ipv4_timestamps", &[]));
+        assert!(!is_known("net.ipv6_conf.all.disable_ipv6", &[]));
+        // Other directories are left to their modules.
+        assert!(is_known("net.nf_conntrack_max", &[]));
+        assert!(is_known("net.bridge.bridge-nf-call-iptables", &[]));
+        assert!(is_known("net.unix.max_dgram_qlen", &[]));
+        assert!(is_known("user.max_user_namespaces", &[]));
+        assert!(is_known("sunrpc.tcp_slot_table_entries", &[]));
+        assert!(is_known("vendor.custom_knob", &[]));
     }
 
     #[test]
@@ -351,6 +432,19 @@ mod tests {
             Some("net.ipv4.conf.eth0.rp_filter")
         );
         assert_eq!(suggestion("kernel.completely_made_up_name"), None);
+        assert_eq!(suggestion("kernal.pid_max").as_deref(), Some("kernel.pid_max"));
+        assert_eq!(
+            suggestion("net.cor.somaxconn").as_deref(),
+            Some("net.core.somaxconn")
+        );
+        assert_eq!(
+            suggestion("net.ipv4_timestamps").as_deref(),
+            Some("net.ipv4.tcp_timestamps")
+        );
+        assert_eq!(
+            suggestion("net.ipv4_tcp_syncookies").as_deref(),
+            Some("net.ipv4.tcp_syncookies")
+        );
         assert_eq!(distance("kitten", "sitting"), 3);
         assert_eq!(
             in_style_of("vm/swapiness", "vm.swappiness"),
