@@ -316,7 +316,10 @@ fn separator_repair(key: &str) -> Option<String> {
     let suffix = format!("_{leaf}");
     let mut found = PROC_KEYS
         .iter()
-        .filter(|k| k.strip_prefix(prefix.as_str()).is_some_and(|l| !l.contains('.')))
+        .filter(|k| {
+            k.strip_prefix(prefix.as_str())
+                .is_some_and(|l| !l.contains('.'))
+        })
         .filter(|k| k.ends_with(suffix.as_str()));
     let first = found.next()?;
     found.next().is_none().then(|| first.to_string())
@@ -432,7 +435,10 @@ mod tests {
             Some("net.ipv4.conf.eth0.rp_filter")
         );
         assert_eq!(suggestion("kernel.completely_made_up_name"), None);
-        assert_eq!(suggestion("kernal.pid_max").as_deref(), Some("kernel.pid_max"));
+        assert_eq!(
+            suggestion("kernal.pid_max").as_deref(),
+            Some("kernel.pid_max")
+        );
         assert_eq!(
             suggestion("net.cor.somaxconn").as_deref(),
             Some("net.core.somaxconn")
