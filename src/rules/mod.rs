@@ -288,6 +288,7 @@ registry! {
     sysctl::shadowed_setting::ShadowedSetting,
     sysctl::unknown_key::UnknownKey,
     sysctl::inline_comment::InlineComment,
+    sysctl::tcp_syncookies_disabled::TcpSyncookiesDisabled,
     stack::backlog_exceeds_somaxconn::BacklogExceedsSomaxconn,
     stack::backlog_chain_order::BacklogChainOrder,
     stack::fastcgi_target_without_pool::FastcgiTargetWithoutPool,

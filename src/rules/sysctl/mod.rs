@@ -3,5 +3,6 @@
 pub mod inline_comment;
 pub mod shadowed_setting;
 pub mod syntax_error;
+pub mod tcp_syncookies_disabled;
 pub mod tcp_tw_recycle;
 pub mod unknown_key;
