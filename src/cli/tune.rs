@@ -56,6 +56,14 @@ pub(crate) fn assumptions(
             .get::<crate::rules::fpm::pm_max_children_exceeds_memory::PmMaxChildrenExceedsMemory>(),
         &stack.host,
     )?;
+    let insts = crate::stack::instances::instances(stack);
+    let lone = stack.lone_pools_run();
+    let model = model.bounded_by_memory_limit(
+        insts
+            .iter()
+            .filter(|i| i.master || lone)
+            .flat_map(|i| i.pools.iter()),
+    );
     let (reserve, reserve_source) = match &args.reserve {
         Some(r) => (Reserve::parse(r)?, format!("--reserve {r}")),
         None => (model.reserve, model.reserve_source.clone()),

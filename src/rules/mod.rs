@@ -283,6 +283,7 @@ registry! {
     fpm::clear_env_off::ClearEnvOff,
     fpm::single_worker_pool::SingleWorkerPool,
     fpm::hash_comment_in_value::HashCommentInValue,
+    fpm::request_terminate_timeout_unset::RequestTerminateTimeoutUnset,
     sysctl::syntax_error::SyntaxError,
     sysctl::tcp_tw_recycle::TcpTwRecycle,
     sysctl::shadowed_setting::ShadowedSetting,

@@ -139,3 +139,22 @@ pub fn from_ini<'a>(ini: Option<&'a IniSet>, name: &str) -> Option<Effective<'a>
         origin: Origin::Default,
     })
 }
+
+/// PHP's quantity (`zend_ini_parse_quantity`): an integer with an optional `K`/`M`/`G` (any
+/// case), leading blanks allowed. `None`: not one we read the same way as PHP.
+pub fn php_quantity(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let n: u64 = t[..digits].parse().ok()?;
+    let mult = match t[digits..].trim() {
+        "" => 1,
+        "k" | "K" => 1 << 10,
+        "m" | "M" => 1 << 20,
+        "g" | "G" => 1 << 30,
+        _ => return None,
+    };
+    n.checked_mul(mult)
+}

@@ -64,6 +64,8 @@ impl Reserve {
 pub struct MemoryModel {
     pub worker_rss: u64,
     pub worker_rss_source: String,
+    /// `worker_rss` is lemplint's default guess: nothing measured or configured it.
+    pub worker_rss_guessed: bool,
     pub reserve: Reserve,
     pub reserve_source: String,
 }
@@ -151,11 +153,45 @@ impl MemoryModel {
             }
         };
         Ok(MemoryModel {
+            worker_rss_guessed: fpm004.worker_rss.is_none(),
             worker_rss,
             worker_rss_source,
             reserve,
             reserve_source,
         })
+    }
+
+    /// With no measured or configured worker size, the largest `memory_limit` written for the
+    /// given pools (php.ini or the pool; PHP's compiled-in 128M is not a choice anyone made)
+    /// becomes the size of a worker: the most one request may take, an upper bound of what a
+    /// worker holds. The source says so. `-1` (no limit) and unknown values change nothing.
+    pub fn bounded_by_memory_limit<'a>(
+        mut self,
+        pools: impl IntoIterator<Item = &'a super::instances::PoolView<'a>>,
+    ) -> Self {
+        if !self.worker_rss_guessed {
+            return self;
+        }
+        let largest = pools
+            .into_iter()
+            .filter_map(|p| {
+                let v = p.php("memory_limit")?;
+                if matches!(v.origin, super::php_settings::Origin::Default) || !v.known {
+                    return None;
+                }
+                let bytes = super::php_settings::php_quantity(&v.text).filter(|&b| b > 0)?;
+                Some((bytes, v.text.trim().to_string(), v.describe()))
+            })
+            .max_by_key(|(b, ..)| *b);
+        if let Some((bytes, text, at)) = largest {
+            self.worker_rss = bytes;
+            self.worker_rss_source = format!(
+                "memory_limit = {text} ({at}), the most one request may use: no measured worker \
+                 size was given"
+            );
+            self.worker_rss_guessed = false;
+        }
+        self
     }
 
     /// Memory PHP may use on a host of `memory` bytes.

@@ -7,7 +7,8 @@
 //! The arithmetic is the sizing model's (`crate::stack::sizing`), the one `tune` uses:
 //! memory available to PHP = host memory − a reserve for the OS, nginx, databases and caches
 //! (`[rules.FPM004] reserve`, else `[host] reserve`: a percentage or a size, default 25%);
-//! per-worker memory is `[rules.FPM004] worker-rss` (default 64MiB).
+//! per-worker memory is `[rules.FPM004] worker-rss`, else the largest `memory_limit` written
+//! for the running pools (the most one request may use), else 64MiB.
 //!
 //! Every php-fpm master of the stack shares the host's memory, so the pools of all of them
 //! are summed (and the pool files no master loads are not). Pools of different masters that
@@ -80,8 +81,12 @@ impl Rule for PmMaxChildrenExceedsMemory {
         else {
             return;
         };
+        let running = insts
+            .iter()
+            .filter(|i| i.master || lone_run)
+            .flat_map(|i| i.pools.iter());
         let model = match MemoryModel::from_options(cx.options(self), cx.host) {
-            Ok(m) => m,
+            Ok(m) => m.bounded_by_memory_limit(running),
             Err(e) => {
                 let (_, _, v) = &pools[0];
                 cx.report(
@@ -105,9 +110,13 @@ impl Rule for PmMaxChildrenExceedsMemory {
             let terms: Vec<String> = pools.iter().map(|(_, n, _)| n.to_string()).collect();
             format!("{} pools: {} children", pools.len(), terms.join(" + "))
         };
+        let per_worker = if model.worker_rss_source.starts_with("memory_limit") {
+            format!("{} (memory_limit)", human(rss))
+        } else {
+            human(rss)
+        };
         let msg = format!(
-            "{sum} × {} = {} > {} available ({})",
-            human(rss),
+            "{sum} × {per_worker} = {} > {} available ({})",
             human(need),
             human(available),
             model.reserve.describe(memory)

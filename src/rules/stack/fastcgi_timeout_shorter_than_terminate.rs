@@ -7,10 +7,19 @@
 //! the first shorter, a slow script makes nginx answer 504 Gateway Time-out while the worker
 //! keeps running, holding a slot of `pm.max_children`, and whatever the script does after that
 //! (sending mail, writing an order) happens for a client that already saw an error.
+//!
+//! A pool without `request_terminate_timeout` is judged by its `max_execution_time` when that
+//! is written (php.ini or the pool) rather than PHP's 30: raising it says scripts are meant to
+//! run that long, and nginx's wait must follow. It counts CPU time, not wall time (PHP arms
+//! `ITIMER_PROF` on Linux), so the help also asks for a `request_terminate_timeout`.
 
-use crate::analysis::stack_links::{pool_links, PoolLink};
+use crate::analysis::cursor::Directive;
+use crate::analysis::stack_links::{pool_links, pool_view, setting_place, PoolLink};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
+use crate::source::{Shared, Span};
+use crate::stack::instances::PoolView;
+use crate::stack::php_settings::Origin;
 
 declare_rule! {
     pub struct FastcgiTimeoutShorterThanTerminate;
@@ -75,30 +84,89 @@ fn nginx_seconds(s: u64) -> String {
     }
 }
 
+/// How long PHP lets a request run, as the pool sets it.
+struct PhpLimit {
+    secs: u64,
+    /// `pool `www`'s request_terminate_timeout = 300`.
+    what: String,
+    /// Where the limit is written, with its label.
+    place: Option<(Shared, Span, &'static str)>,
+    /// `request_terminate_timeout` (wall time), not `max_execution_time` (CPU time).
+    wall: bool,
+}
+
 /// The pool's `request_terminate_timeout` in seconds, when it is a limit.
-fn terminate_timeout(link: &PoolLink<'_>) -> Option<(crate::stack::fpm::Setting, u64)> {
+fn terminate_timeout(link: &PoolLink<'_>) -> Option<PhpLimit> {
     let (s, v) = link.cfg.get(link.pool, "request_terminate_timeout")?;
     let secs = crate::syntax::fpm::parse_time(v.trim().as_bytes()).ok()?;
-    u64::try_from(secs).ok().filter(|&t| t > 0).map(|t| (s, t))
+    let secs = u64::try_from(secs).ok().filter(|&t| t > 0)?;
+    Some(PhpLimit {
+        secs,
+        what: format!(
+            "pool `{}`'s request_terminate_timeout = {}",
+            link.pool.name,
+            v.trim()
+        ),
+        place: setting_place(link.cfg, s)
+            .map(|(f, sp)| (f, sp, "php-fpm lets the request run this long")),
+        wall: true,
+    })
+}
+
+/// The pool's `max_execution_time` in seconds, when it is written (PHP's and the
+/// distributions' 30 is below nginx's default wait, and never the point) and a limit.
+fn execution_time(link: &PoolLink<'_>, pool: Option<&PoolView<'_>>) -> Option<PhpLimit> {
+    let v = pool?.php("max_execution_time")?;
+    let place = match &v.origin {
+        Origin::Default => return None,
+        Origin::Ini(i) => (i.file.source.clone(), i.span()),
+        Origin::Pool { val, .. } => (val.at.file().clone(), val.span()),
+    };
+    if !v.known {
+        return None;
+    }
+    let secs = v.text.trim().parse::<u64>().ok().filter(|&t| t > 0)?;
+    Some(PhpLimit {
+        secs,
+        what: format!(
+            "max_execution_time = {secs} for pool `{}` ({})",
+            link.pool.name,
+            v.describe()
+        ),
+        place: Some((place.0, place.1, "PHP lets a script compute this long")),
+        wall: false,
+    })
 }
 
 impl Rule for FastcgiTimeoutShorterThanTerminate {
     fn check(&self, cx: &mut Context<'_>) {
+        let instances = cx.fpm_instances();
         let links = pool_links(cx.stack);
-        // Per fastcgi_pass occurrence, the pool with the longest limit.
-        let mut best: Vec<(&PoolLink<'_>, crate::stack::fpm::Setting, u64)> = Vec::new();
+        // Per fastcgi_pass occurrence, the pool with the longest limit. A pool's
+        // request_terminate_timeout is its limit; without one, a max_execution_time raised on
+        // purpose says how long its scripts are meant to run.
+        let mut best: Vec<(Directive<'_>, PhpLimit)> = Vec::new();
         for link in &links {
-            let Some((s, t)) = terminate_timeout(link) else {
+            let Some(limit) = terminate_timeout(link).or_else(|| {
+                let terminated = link
+                    .cfg
+                    .get(link.pool, "request_terminate_timeout")
+                    .is_some_and(|(_, v)| {
+                        crate::syntax::fpm::parse_time(v.trim().as_bytes()).map_or(true, |t| t != 0)
+                    });
+                (!terminated)
+                    .then(|| execution_time(link, pool_view(instances, link)))
+                    .flatten()
+            }) else {
                 continue;
             };
-            match best.iter_mut().find(|(l, _, _)| l.pass == link.pass) {
-                Some(b) if b.2 >= t => {}
-                Some(b) => *b = (link, s, t),
-                None => best.push((link, s, t)),
+            match best.iter_mut().find(|(p, _)| *p == link.pass) {
+                Some(b) if b.1.secs >= limit.secs => {}
+                Some(b) => b.1 = limit,
+                None => best.push((link.pass, limit)),
             }
         }
-        for (link, setting, terminate) in best {
-            let pass = link.pass;
+        for (pass, limit) in best {
             let parent = pass.parent();
             let explicit = pass.inherited("fastcgi_read_timeout").last();
             let read_ms = match explicit {
@@ -108,7 +176,7 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
                 },
                 None => DEFAULT_READ_TIMEOUT_MS,
             };
-            if read_ms >= terminate.saturating_mul(1000) {
+            if read_ms >= limit.secs.saturating_mul(1000) {
                 continue;
             }
             let at = explicit.unwrap_or(pass);
@@ -123,23 +191,20 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
                 ),
                 None => "fastcgi_read_timeout (default 60s)".to_string(),
             };
-            let (tv, _) = link
-                .cfg
-                .get(link.pool, "request_terminate_timeout")
-                .map(|(_, v)| (v.trim().to_string(), ()))
-                .unwrap_or_default();
+            let consequence = if limit.wall {
+                "a script silent for longer gets 504 Gateway Time-out from nginx while PHP keeps \
+                 running it"
+            } else {
+                "a script that runs longer gets 504 Gateway Time-out from nginx while PHP keeps \
+                 running it, and the pool sets no request_terminate_timeout to end it"
+            };
             let d = cx.report(
                 file,
                 span,
-                format!(
-                    "{read_text} is shorter than pool `{}`'s request_terminate_timeout = {tv}: a \
-                     script silent for longer gets 504 Gateway Time-out from nginx while PHP \
-                     keeps running it",
-                    link.pool.name
-                ),
+                format!("{read_text} is shorter than {}: {consequence}", limit.what),
             );
-            if let Some((f, s)) = crate::analysis::stack_links::setting_place(link.cfg, setting) {
-                d.label(f, s, "php-fpm lets the request run this long");
+            if let Some((f, s, label)) = limit.place {
+                d.label(f, s, label);
             }
             if let Some(block) = parent.filter(|b| explicit.is_none() && !b.same_file(pass)) {
                 d.label(
@@ -148,12 +213,19 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
                     "for the requests of this block",
                 );
             }
-            d.help = Some(format!(
-                "set fastcgi_read_timeout to at least {} where these requests pass, or lower \
-                 the pool's request_terminate_timeout",
-                nginx_seconds(terminate)
-            ));
-            let value = nginx_seconds(terminate);
+            let value = nginx_seconds(limit.secs);
+            d.help = Some(if limit.wall {
+                format!(
+                    "set fastcgi_read_timeout to at least {value} where these requests pass, or \
+                     lower the pool's request_terminate_timeout"
+                )
+            } else {
+                format!(
+                    "set fastcgi_read_timeout to at least {value} where these requests pass, and \
+                     give the pool a request_terminate_timeout (max_execution_time counts CPU \
+                     time only: a script waiting on I/O is never stopped by it)"
+                )
+            });
             let edit = match explicit {
                 Some(d) => d
                     .arg(0)

@@ -26,7 +26,7 @@ use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 use crate::stack::instances::PoolView;
 use crate::stack::php_ini::IniSet;
-use crate::stack::php_settings::{from_ini, Effective, Origin};
+use crate::stack::php_settings::{from_ini, php_quantity, Effective, Origin};
 
 declare_rule! {
     pub struct UploadLimitChain;
@@ -58,25 +58,6 @@ fn nginx_size(text: &str) -> Option<u64> {
     num.parse::<u64>().ok()?.checked_mul(mult)
 }
 
-/// PHP's quantity (`zend_ini_parse_quantity`): an integer with an optional `K`/`M`/`G` (any
-/// case), leading blanks allowed. `None`: not one we read the same way as PHP.
-fn php_size(text: &str) -> Option<u64> {
-    let t = text.trim();
-    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 {
-        return None;
-    }
-    let n: u64 = t[..digits].parse().ok()?;
-    let mult = match t[digits..].trim() {
-        "" => 1,
-        "k" | "K" => 1 << 10,
-        "m" | "M" => 1 << 20,
-        "g" | "G" => 1 << 30,
-        _ => return None,
-    };
-    n.checked_mul(mult)
-}
-
 /// One PHP limit as the pool runs with it.
 struct PhpLimit<'a> {
     name: &'static str,
@@ -90,7 +71,7 @@ impl PhpLimit<'_> {
         if !value.known {
             return None;
         }
-        let n = php_size(&value.text)?;
+        let n = php_quantity(&value.text)?;
         let bytes = (n > 0).then_some(n);
         Some(PhpLimit { name, bytes, value })
     }
@@ -329,11 +310,11 @@ mod tests {
         assert_eq!(nginx_size("512k"), Some(512 << 10));
         assert_eq!(nginx_size("0"), Some(0));
         assert_eq!(nginx_size("1.5m"), None);
-        assert_eq!(php_size("8M"), Some(8 << 20));
-        assert_eq!(php_size(" 2g"), Some(2 << 30));
-        assert_eq!(php_size("100"), Some(100));
-        assert_eq!(php_size("0"), Some(0));
-        assert_eq!(php_size("big"), None);
+        assert_eq!(php_quantity("8M"), Some(8 << 20));
+        assert_eq!(php_quantity(" 2g"), Some(2 << 30));
+        assert_eq!(php_quantity("100"), Some(100));
+        assert_eq!(php_quantity("0"), Some(0));
+        assert_eq!(php_quantity("big"), None);
         assert_eq!(mebibytes(64 << 20), "64m");
         assert_eq!(mebibytes((64 << 20) + 1), "65m");
     }
