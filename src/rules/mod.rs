@@ -298,6 +298,7 @@ registry! {
     stack::fastcgi_timeout_shorter_than_terminate::FastcgiTimeoutShorterThanTerminate,
     stack::upload_limit_chain::UploadLimitChain,
     stack::uploaded_file_executed_as_php::UploadedFileExecutedAsPhp,
+    stack::fpm_status_page_exposed::FpmStatusPageExposed,
     lint::UnusedSuppression,
     lint::InvalidSuppression,
     lint::UnreadableFile,

@@ -25,7 +25,7 @@ const HANDLERS: &[&str] = &["stub_status", "status", "vhost_traffic_status_displ
 
 /// The paths php-fpm's `pm.status_path` / `ping.path` are usually given (the
 /// documentation's `/status` and `/ping`, and the spellings distributions use).
-const FPM_PATHS: &[&str] = &[
+pub const FPM_PATHS: &[&str] = &[
     "/status",
     "/ping",
     "/fpm-status",
@@ -131,7 +131,7 @@ fn report(cx: &mut Context<'_>, d: Directive<'_>, block: Directive<'_>, what: St
 }
 
 /// `internal;` here or in an enclosing location: external requests get 404.
-fn is_internal(block: Directive<'_>) -> bool {
+pub fn is_internal(block: Directive<'_>) -> bool {
     let mut at = Some(block);
     while let Some(b) = at {
         if b.name() != "location" && b.name() != "if" {
@@ -147,7 +147,7 @@ fn is_internal(block: Directive<'_>) -> bool {
 
 /// An `if` in the block that refuses some requests (`if ($remote_addr != …) { return 403; }`):
 /// a hand-written access check this cannot evaluate, taken as a restriction.
-fn guarded_by_if(block: Directive<'_>) -> bool {
+pub fn guarded_by_if(block: Directive<'_>) -> bool {
     block.children("if").any(|i| {
         i.children("return").any(|r| {
             r.arg(0)
@@ -160,7 +160,7 @@ fn guarded_by_if(block: Directive<'_>) -> bool {
 /// The php-fpm status or ping path a location selects, if it is one of [`FPM_PATHS`]
 /// (matched by an exact or prefix name, or by a regex that does not also take PHP
 /// scripts or the site root).
-fn fpm_status_path(loc: Directive<'_>) -> Option<&'static str> {
+pub fn fpm_status_path(loc: Directive<'_>) -> Option<&'static str> {
     let args: Vec<String> = loc.args().map(|a| a.value().into_owned()).collect();
     let (modifier, name) = match args.as_slice() {
         [name] => ("", name.as_str()),

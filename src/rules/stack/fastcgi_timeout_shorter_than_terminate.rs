@@ -152,7 +152,7 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
                     .cfg
                     .get(link.pool, "request_terminate_timeout")
                     .is_some_and(|(_, v)| {
-                        crate::syntax::fpm::parse_time(v.trim().as_bytes()).map_or(true, |t| t != 0)
+                        crate::syntax::fpm::parse_time(v.trim().as_bytes()) != Ok(0)
                     });
                 (!terminated)
                     .then(|| execution_time(link, pool_view(instances, link)))

@@ -6,6 +6,7 @@ pub mod backlog_exceeds_somaxconn;
 pub mod fastcgi_target_without_pool;
 pub mod fastcgi_timeout_shorter_than_terminate;
 pub mod fpm_socket_permissions;
+pub mod fpm_status_page_exposed;
 pub mod open_files_exceed_kernel;
 pub mod upload_limit_chain;
 pub mod uploaded_file_executed_as_php;
