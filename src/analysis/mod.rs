@@ -16,6 +16,7 @@ pub mod openssl_groups;
 pub mod pass_target;
 pub mod pcre;
 pub mod php_guard;
+pub mod php_writes;
 pub mod regex_args;
 pub mod regex_cover;
 pub mod serving;

@@ -284,6 +284,7 @@ registry! {
     fpm::single_worker_pool::SingleWorkerPool,
     fpm::hash_comment_in_value::HashCommentInValue,
     fpm::request_terminate_timeout_unset::RequestTerminateTimeoutUnset,
+    fpm::opcache_defeated::OpcacheDefeated,
     sysctl::syntax_error::SyntaxError,
     sysctl::tcp_tw_recycle::TcpTwRecycle,
     sysctl::shadowed_setting::ShadowedSetting,

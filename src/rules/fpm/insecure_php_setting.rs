@@ -18,11 +18,11 @@
 //! The fix (unsafe: someone chose the value) sets the value to `Off`, keeping the directive
 //! (`php_admin_flag` stays an admin flag).
 
+use crate::analysis::php_writes::php_writes;
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
-use crate::stack::instances::{php_bool, PoolView};
-use crate::stack::php_ini::IniSet;
+use crate::stack::instances::php_bool;
 
 declare_rule! {
     pub struct InsecurePhpSetting;
@@ -77,73 +77,20 @@ fn is_on(name: &str, text: &str) -> bool {
 impl Rule for InsecurePhpSetting {
     fn check(&self, cx: &mut Context<'_>) {
         let instances = cx.fpm_instances();
-        for inst in instances.iter() {
-            for pool in &inst.pools {
-                check_pool(cx, pool);
+        for &(name, severity, why) in SETTINGS {
+            for w in php_writes(cx.stack, instances, name) {
+                if (development_only(name) && w.development) || !is_on(name, &w.text) {
+                    continue;
+                }
+                let message = format!("{}`{}` turns {name} on: {why}", w.prefix(), w.written);
+                let fix = Fix::unsafe_(
+                    format!("Turn {name} off"),
+                    vec![edits::replace_fpm_value(w.file, w.entry, "Off")],
+                );
+                let d = cx.report(w.file, w.span, message);
+                d.severity = severity;
+                d.with_fix(fix);
             }
         }
-        for set in &cx.stack.php_ini.sets {
-            let readers: Vec<&PoolView<'_>> = instances
-                .iter()
-                .filter(|i| i.ini.is_some_and(|s| std::ptr::eq(s, set)))
-                .flat_map(|i| i.pools.iter())
-                .collect();
-            check_ini(cx, set, &readers);
-        }
-    }
-}
-
-fn check_ini(cx: &mut Context<'_>, set: &IniSet, readers: &[&PoolView<'_>]) {
-    for &(name, severity, why) in SETTINGS {
-        if development_only(name) && set.development.is_some() {
-            continue;
-        }
-        let Some(v) = set.get(name) else { continue };
-        if !v.known || !is_on(name, &v.text) {
-            continue;
-        }
-        if !readers.is_empty() && readers.iter().all(|p| p.php_setting(name).is_some()) {
-            continue;
-        }
-        let Some(entry) = v.entry() else { continue };
-        let file = &v.file.source;
-        let message = format!("`{}` turns {name} on: {why}", v.written());
-        let fix = Fix::unsafe_(
-            format!("Turn {name} off"),
-            vec![edits::replace_fpm_value(file, entry, "Off")],
-        );
-        let d = cx.report(file, v.span(), message);
-        d.severity = severity;
-        d.with_fix(fix);
-    }
-}
-
-fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
-    let development = pool.ini.is_some_and(|s| s.development.is_some());
-    for &(name, severity, why) in SETTINGS {
-        if development_only(name) && development {
-            continue;
-        }
-        let Some((v, _admin)) = pool.php_setting(name) else {
-            continue;
-        };
-        if !v.known || !is_on(name, &v.text) {
-            continue;
-        }
-        let Some(entry) = v.entry() else { continue };
-        let file = v.at.file();
-        let written = format!(
-            "{} = {}",
-            file.str(entry.key),
-            file.str(entry.raw_value).trim()
-        );
-        let message = format!("[pool {}] `{written}` turns {name} on: {why}", pool.name);
-        let fix = Fix::unsafe_(
-            format!("Turn {name} off"),
-            vec![edits::replace_fpm_value(v.at.file(), entry, "Off")],
-        );
-        let d = cx.report(v.at.file(), v.span(), message);
-        d.severity = severity;
-        d.with_fix(fix);
     }
 }
