@@ -285,6 +285,7 @@ registry! {
     fpm::hash_comment_in_value::HashCommentInValue,
     fpm::request_terminate_timeout_unset::RequestTerminateTimeoutUnset,
     fpm::opcache_defeated::OpcacheDefeated,
+    fpm::ondemand_idle_timeout_short::OndemandIdleTimeoutShort,
     sysctl::syntax_error::SyntaxError,
     sysctl::tcp_tw_recycle::TcpTwRecycle,
     sysctl::shadowed_setting::ShadowedSetting,

@@ -8,6 +8,7 @@ pub mod hash_comment_in_value;
 pub mod insecure_php_setting;
 pub mod invalid_php_ini_value;
 pub mod limit_extensions_too_broad;
+pub mod ondemand_idle_timeout_short;
 pub mod opcache_defeated;
 pub mod pm_invalid;
 pub mod pm_max_children_exceeds_memory;
