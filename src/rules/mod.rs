@@ -301,6 +301,7 @@ registry! {
     stack::upload_limit_chain::UploadLimitChain,
     stack::uploaded_file_executed_as_php::UploadedFileExecutedAsPhp,
     stack::fpm_status_page_exposed::FpmStatusPageExposed,
+    stack::sites_share_php_user::SitesSharePhpUser,
     lint::UnusedSuppression,
     lint::InvalidSuppression,
     lint::UnreadableFile,
