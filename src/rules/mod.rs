@@ -302,6 +302,7 @@ registry! {
     stack::uploaded_file_executed_as_php::UploadedFileExecutedAsPhp,
     stack::fpm_status_page_exposed::FpmStatusPageExposed,
     stack::sites_share_php_user::SitesSharePhpUser,
+    stack::session_cookie_not_secure::SessionCookieNotSecure,
     lint::UnusedSuppression,
     lint::InvalidSuppression,
     lint::UnreadableFile,

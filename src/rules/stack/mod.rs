@@ -8,6 +8,7 @@ pub mod fastcgi_timeout_shorter_than_terminate;
 pub mod fpm_socket_permissions;
 pub mod fpm_status_page_exposed;
 pub mod open_files_exceed_kernel;
+pub mod session_cookie_not_secure;
 pub mod sites_share_php_user;
 pub mod upload_limit_chain;
 pub mod uploaded_file_executed_as_php;
