@@ -120,7 +120,11 @@ pub fn run(args: ParseArgs) -> i32 {
         // php.ini is read by the same Zend INI grammar (see `syntax::phpini`).
         Lang::Fpm | Lang::PhpIni => {
             let src: Shared = Arc::new(main);
-            let mut parsed = fpm::parse(&src.text);
+            let mut parsed = if lang == Lang::PhpIni {
+                fpm::parse_php_ini(&src.text)
+            } else {
+                fpm::parse(&src.text)
+            };
             if lang == Lang::PhpIni {
                 // PHP skips entries without a value and stops at its first error.
                 let first = crate::stack::php_ini::first_error(&parsed).cloned();

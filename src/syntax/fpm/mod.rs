@@ -61,7 +61,7 @@ use eval::{collect_constants, concat, eval};
 pub use eval::{expand_env, expand_pool, unescape_double_quoted};
 use parser::{Expr, Part};
 pub use schema::*;
-pub use statements::parse;
+pub use statements::{parse, parse_php_ini};
 pub use values::*;
 
 /// The result of parsing one file: always a file (possibly with error items) and every error.

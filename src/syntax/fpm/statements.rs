@@ -25,6 +25,71 @@ pub fn parse(src: &[u8]) -> Parsed {
     Parsed { file, errors }
 }
 
+/// The most physical lines one double-quoted php.ini value may span: a quote that is never
+/// closed costs at most this many re-parses of the lines after it.
+const MAX_QUOTED_LINES: usize = 256;
+
+/// Parses a php.ini file. PHP hands the Zend scanner the whole file, not a line at a time as
+/// php-fpm does, so a double-quoted value may run over several lines (`error_prepend_string =
+/// "<div>` … `</div>"`, checked with `php8.2 -c`). Otherwise the items, spans and messages are
+/// those of [`parse`]. A line whose statement ends in the middle of a quoted string is joined
+/// with the lines after it until the string closes; when it never closes, the line keeps its
+/// own error, which is PHP's (it also reports the end of the file there).
+pub fn parse_php_ini(src: &[u8]) -> Parsed {
+    let mut file = FpmFile::default();
+    let mut errors = Vec::new();
+    let mut section: Option<usize> = None;
+    let lines: Vec<(usize, usize)> = physical_lines(src).collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let (start, end) = lines[i];
+        let open = open_quote_at_end(src, start, end, file.lines.len(), section);
+        let closes = open
+            .then(|| {
+                (2..=MAX_QUOTED_LINES.min(lines.len() - i)).find(|&k| {
+                    let end = lines[i + k - 1].1;
+                    let mut s = section;
+                    statements(src, start, end, file.lines.len(), &mut s)
+                        .1
+                        .is_none()
+                })
+            })
+            .flatten();
+        let take = closes.unwrap_or(1);
+        let end = lines[i + take - 1].1;
+        parse_physical_line(src, start, end, &mut file, &mut errors, &mut section);
+        if open && closes.is_none() {
+            // PHP reads on to the end of the file looking for the quote, and reports it there.
+            if let Some(e) = errors.last_mut() {
+                e.span = Span::new(src.len() as u32, src.len() as u32);
+            }
+        }
+        i += take;
+    }
+    if crate::syntax::encoding::is_utf16(src) {
+        errors = vec![crate::syntax::encoding::utf16_error(src)];
+    }
+    Parsed { file, errors }
+}
+
+/// Whether the line's statements stop at its end inside a double-quoted string: the
+/// scanner's "unexpected end of file" with an unclosed `"` on the line.
+fn open_quote_at_end(
+    src: &[u8],
+    start: usize,
+    end: usize,
+    first_index: usize,
+    section: Option<usize>,
+) -> bool {
+    let line = &src[start..end];
+    if memchr::memchr(b'"', line).is_none() {
+        return false;
+    }
+    let mut s = section;
+    let (_, error) = statements(src, start, end, first_index, &mut s);
+    error.is_some_and(|e| e.message.contains("unexpected end of file"))
+}
+
 /// PHP 5.2's php-fpm used an XML file (`<?xml …?>` / `<configuration>`). php-fpm 8.2 reads it as
 /// INI and stops at line 1 with `unknown entry '<?xml version'`; one clear diagnostic is more useful
 /// than a list of INI errors for every tag.

@@ -550,3 +550,20 @@ fn never_panics_on_odd_bytes() {
         let _ = e.value_text_no_env(&src);
     }
 }
+
+#[test]
+fn php_ini_double_quotes_run_over_lines() {
+    let src = b"[PHP]\na = \"x\ny\"\nb = 2\nc = \"open\nd = 4\n";
+    let p = super::parse_php_ini(src);
+    let entries: Vec<&Entry> = p.file.entries().map(|(_, e)| e).collect();
+    // a, b, and d after c's error (the model stops at the first error, as PHP does).
+    assert_eq!(entries.len(), 3);
+    assert_eq!(entries[0].value_text_no_env(src), b"x\ny");
+    assert_eq!(text(src, entries[1].key), "b");
+    // The never-closed quote is reported where PHP does: at the end of the file.
+    assert_eq!(p.errors.len(), 1);
+    assert_eq!(p.errors[0].span.start as usize, src.len());
+    // Every byte is kept, and php-fpm's own parser still reads one line at a time.
+    assert_eq!(p.file.print(src), Some(src.to_vec()));
+    assert!(!super::parse(src).errors.is_empty());
+}

@@ -4,11 +4,10 @@
 //! # Parsing
 //! PHP reads php.ini with the same Zend INI scanner and grammar as php-fpm reads its own
 //! files (`php_init_config()` → `zend_parse_ini_file(…, ZEND_INI_SCANNER_NORMAL, …)`), so
-//! the file is parsed by [`crate::syntax::fpm::parse`]: the same items, spans, values and
-//! error messages. One difference is known and accepted: PHP hands the scanner the whole
-//! file, php-fpm one line at a time, so a double-quoted value that runs over several lines
-//! is valid in php.ini and is reported as an unterminated string here. No php.ini of the
-//! distributions or of the public stacks we read does that.
+//! the file is parsed by [`crate::syntax::fpm::parse_php_ini`]: the same items, spans, values
+//! and error messages as php-fpm's files, with one difference: PHP hands the scanner the whole
+//! file, php-fpm one line at a time, so in php.ini a double-quoted value may run over several
+//! lines, and is one item here.
 //!
 //! Sections are markers, not scopes (`[PHP]`, `[Date]`, `[opcache]`), except
 //! `[PATH=/dir]` and `[HOST=name]`, whose entries apply only to scripts under that
@@ -25,7 +24,7 @@ use crate::syntax::fpm::{FpmFile, LineKind};
 
 mod table;
 
-pub use crate::syntax::fpm::{parse, Parsed};
+pub use crate::syntax::fpm::{parse_php_ini as parse, Parsed};
 pub use table::DIRECTIVES;
 
 /// Who may change a directive: PHP's `PHP_INI_USER` (1, `ini_set`), `PHP_INI_PERDIR` (2,
