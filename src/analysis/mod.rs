@@ -5,6 +5,7 @@ pub mod access;
 pub mod advisory_report;
 pub mod catalogue;
 pub mod cursor;
+pub mod fastcgi_params;
 pub mod header_lists;
 pub mod https_servers;
 pub mod ini_comments;

@@ -7,6 +7,7 @@
 
 use crate::analysis::access;
 use crate::analysis::cursor::Directive;
+use crate::analysis::fastcgi_params;
 use crate::analysis::pcre::Regex;
 use crate::rules::{Context, Rule};
 
@@ -67,6 +68,14 @@ impl Rule for StatusPageExposed {
             let Some(path) = fpm_status_path(loc) else {
                 continue;
             };
+            // Without SCRIPT_FILENAME or SCRIPT_NAME php-fpm never answers its status page
+            // (404 "Primary script unknown"): only when every include was read is that known.
+            let missing = |name| fastcgi_params::param(loc, name).is_none();
+            if (missing("SCRIPT_FILENAME") || missing("SCRIPT_NAME"))
+                && fastcgi_params::params_known(loc)
+            {
+                continue;
+            }
             report(cx, d, loc, format!("php-fpm's status page (`{path}`)"));
         }
     }

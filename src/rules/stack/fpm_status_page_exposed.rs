@@ -20,6 +20,7 @@
 
 use crate::analysis::access;
 use crate::analysis::cursor::Directive;
+use crate::analysis::fastcgi_params::reaches_status_handler;
 use crate::analysis::locations::Locations;
 use crate::analysis::stack_links::{pool_links, setting_place};
 use crate::rules::nginx::status_page_exposed::{fpm_status_path, guarded_by_if, is_internal};
@@ -33,38 +34,6 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
-}
-
-/// The value of the `fastcgi_param NAME` in force in the block (its own, else the ones it
-/// inherits: nginx merges the array only when the block sets none), the last one written.
-fn param(block: Directive<'_>, name: &str) -> Option<String> {
-    let own: Vec<Directive<'_>> = block.children("fastcgi_param").collect();
-    let params = if own.is_empty() {
-        block.inherited("fastcgi_param").collect()
-    } else {
-        own
-    };
-    params
-        .iter()
-        .rev()
-        .find(|p| p.arg(0).is_some_and(|a| a.is(name)))
-        .and_then(|p| p.arg(1))
-        .map(|v| v.value().into_owned())
-}
-
-/// Whether php-fpm would take the request for its status page: `SCRIPT_NAME` is the request's
-/// URI (`$fastcgi_script_name`, which is the URI when `fastcgi_split_path_info` does not match
-/// it, and status paths have no `.php`; `$uri`; `$document_uri`), and a `SCRIPT_FILENAME` is
-/// sent. Without one php-fpm answers 404 "Primary script unknown" before it looks at the
-/// status path (checked with php-fpm 8.2); whether the file exists does not matter.
-fn reaches_status_handler(block: Directive<'_>) -> bool {
-    let uri = param(block, "SCRIPT_NAME").is_some_and(|v| {
-        matches!(
-            v.as_str(),
-            "$fastcgi_script_name" | "$uri" | "$document_uri"
-        )
-    });
-    uri && param(block, "SCRIPT_FILENAME").is_some_and(|v| !v.is_empty())
 }
 
 impl Rule for FpmStatusPageExposed {
