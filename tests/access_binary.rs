@@ -9,9 +9,10 @@
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
 
 mod common;
+use common::free_port;
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -24,13 +25,6 @@ impl Drop for Nginx {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 /// One HTTP/1.0 GET: the status and the body.

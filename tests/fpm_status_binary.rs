@@ -13,9 +13,9 @@
 
 mod common;
 
-use common::{copy_tree, nginx_binary, run_lemplint};
+use common::{copy_tree, free_port, nginx_binary, run_lemplint};
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -31,13 +31,6 @@ impl Drop for Running {
             .status();
         let _ = self.0.wait();
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 fn php_fpm() -> Option<PathBuf> {

@@ -28,7 +28,7 @@
 //! corpus test without `../shared/corpus`). Verified with nginx 1.22.1 (Debian).
 
 mod common;
-use common::Rng;
+use common::{free_port, Rng};
 
 use lemplint::analysis::locations::{normalise, Kind, Locations, Outcome, ServerLocations};
 use lemplint::stack::expanded::{Expanded, View};
@@ -37,7 +37,7 @@ use lemplint::stack::nginx::{load, LoadOptions, NginxConfig};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -296,14 +296,6 @@ impl Gen {
         let at = *self.rng.pick(&slashes);
         t.splice(at..at, what.iter().copied());
     }
-}
-
-/// A port nothing listens on now.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 /// nginx in the foreground, one process, killed when dropped.

@@ -11,19 +11,13 @@
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
 
 mod common;
+use common::free_port;
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
 
 /// nginx in the foreground, one process, killed when dropped.
 struct Nginx(Child);

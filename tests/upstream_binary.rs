@@ -11,6 +11,7 @@
 //! Without nginx the tests are skipped with a note, or fail when `CI=true`.
 
 mod common;
+use common::free_port;
 
 use lemplint::diagnostic::Severity;
 use lemplint::engine::collect;
@@ -167,14 +168,6 @@ fn backend() -> (u16, std::sync::mpsc::Receiver<String>) {
         }
     });
     (port, rx)
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Sends `target` to nginx on `port` and returns what status line it answered.

@@ -119,6 +119,19 @@ pub struct Val<'a> {
 }
 
 impl<'a> Val<'a> {
+    /// The header of the section this value is written in (`[www]`), where a setting the
+    /// pool lacks is reported and inserted.
+    pub fn section_header(&self) -> Option<At<'a>> {
+        let header = self.entry()?.section?;
+        Some(At {
+            cfg: self.at.cfg,
+            setting: Setting {
+                file: self.at.setting.file,
+                line: header,
+            },
+        })
+    }
+
     fn of(at: At<'a>, pool: Option<&str>) -> Option<Val<'a>> {
         let e = at.entry()?;
         let src = &at.file().text;

@@ -157,6 +157,14 @@ pub fn nginx_test(bin: &Path, prefix: &Path) -> std::process::Output {
         .expect("nginx runs")
 }
 
+/// A loopback port nothing listens on now, for a server a test starts.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
 /// Runs the lemplint binary in `dir` (no colour), feeding it `stdin` when given.
 pub fn run_lemplint(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> std::process::Output {
     use std::io::Write;

@@ -13,8 +13,7 @@
 
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
-use crate::stack::fpm::Setting;
-use crate::stack::instances::{value_span, At, PoolView};
+use crate::stack::instances::{value_span, PoolView};
 use crate::syntax::fpm;
 
 declare_rule! {
@@ -73,15 +72,8 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>, includes_read: bool) {
         }
         None if includes_read => {
             // Insert next to `pm`, in the section (and file) that defines the pool's manager.
-            let Some(header) = pm.entry().and_then(|e| e.section) else {
+            let Some(at) = pm.section_header() else {
                 return;
-            };
-            let at = At {
-                cfg: pm.at.cfg,
-                setting: Setting {
-                    file: pm.at.setting.file,
-                    line: header,
-                },
             };
             let Some(span) = at.header_span() else { return };
             let file = at.file();
@@ -90,7 +82,7 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>, includes_read: bool) {
                 vec![edits::insert_fpm_entry(
                     file,
                     at.lines(),
-                    header,
+                    at.setting.line,
                     "pm.max_requests",
                     RECOMMENDED,
                 )],

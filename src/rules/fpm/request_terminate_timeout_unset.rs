@@ -13,8 +13,7 @@
 //! the right limit is the application's longest legitimate request.
 
 use crate::rules::{Context, Rule};
-use crate::stack::fpm::Setting;
-use crate::stack::instances::{value_span, At, PoolView};
+use crate::stack::instances::{value_span, PoolView};
 
 declare_rule! {
     pub struct RequestTerminateTimeoutUnset;
@@ -60,15 +59,8 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>, includes_read: bool) {
             cx.report(v.at.file(), value_span(e), msg).help = Some(HELP.into());
         }
         None if includes_read => {
-            let Some(header) = pm.entry().and_then(|e| e.section) else {
+            let Some(at) = pm.section_header() else {
                 return;
-            };
-            let at = At {
-                cfg: pm.at.cfg,
-                setting: Setting {
-                    file: pm.at.setting.file,
-                    line: header,
-                },
             };
             let Some(span) = at.header_span() else { return };
             let msg = format!(

@@ -95,22 +95,28 @@ struct PhpLimit {
     wall: bool,
 }
 
-/// The pool's `request_terminate_timeout` in seconds, when it is a limit.
-fn terminate_timeout(link: &PoolLink<'_>) -> Option<PhpLimit> {
-    let (s, v) = link.cfg.get(link.pool, "request_terminate_timeout")?;
+/// How long PHP lets the pool's requests run: its `request_terminate_timeout`; without one
+/// (unset or `0`), a `max_execution_time` raised on purpose, which says how long its scripts
+/// are meant to run. A value php-fpm refuses decides nothing.
+fn php_limit(link: &PoolLink<'_>, pool: Option<&PoolView<'_>>) -> Option<PhpLimit> {
+    let Some((s, v)) = link.cfg.get(link.pool, "request_terminate_timeout") else {
+        return execution_time(link, pool);
+    };
     let secs = crate::syntax::fpm::parse_time(v.trim().as_bytes()).ok()?;
-    let secs = u64::try_from(secs).ok().filter(|&t| t > 0)?;
-    Some(PhpLimit {
-        secs,
-        what: format!(
-            "pool `{}`'s request_terminate_timeout = {}",
-            link.pool.name,
-            v.trim()
-        ),
-        place: setting_place(link.cfg, s)
-            .map(|(f, sp)| (f, sp, "php-fpm lets the request run this long")),
-        wall: true,
-    })
+    match u64::try_from(secs).ok()? {
+        0 => execution_time(link, pool),
+        secs => Some(PhpLimit {
+            secs,
+            what: format!(
+                "pool `{}`'s request_terminate_timeout = {}",
+                link.pool.name,
+                v.trim()
+            ),
+            place: setting_place(link.cfg, s)
+                .map(|(f, sp)| (f, sp, "php-fpm lets the request run this long")),
+            wall: true,
+        }),
+    }
 }
 
 /// The pool's `max_execution_time` in seconds, when it is written (PHP's and the
@@ -142,22 +148,10 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
     fn check(&self, cx: &mut Context<'_>) {
         let instances = cx.fpm_instances();
         let links = pool_links(cx.stack);
-        // Per fastcgi_pass occurrence, the pool with the longest limit. A pool's
-        // request_terminate_timeout is its limit; without one, a max_execution_time raised on
-        // purpose says how long its scripts are meant to run.
+        // Per fastcgi_pass occurrence, the pool with the longest limit.
         let mut best: Vec<(Directive<'_>, PhpLimit)> = Vec::new();
         for link in &links {
-            let Some(limit) = terminate_timeout(link).or_else(|| {
-                let terminated = link
-                    .cfg
-                    .get(link.pool, "request_terminate_timeout")
-                    .is_some_and(|(_, v)| {
-                        crate::syntax::fpm::parse_time(v.trim().as_bytes()) != Ok(0)
-                    });
-                (!terminated)
-                    .then(|| execution_time(link, pool_view(instances, link)))
-                    .flatten()
-            }) else {
+            let Some(limit) = php_limit(link, pool_view(instances, link)) else {
                 continue;
             };
             match best.iter_mut().find(|(p, _)| *p == link.pass) {

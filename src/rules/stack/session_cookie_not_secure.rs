@@ -10,10 +10,12 @@
 //! Symfony's session configuration), which lemplint cannot see; writing it off is a choice.
 
 use crate::analysis::php_writes::{php_writes, Scope};
-use crate::analysis::stack_links::pool_links;
+use crate::analysis::stack_links::{pool_links, pool_view};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::instances::php_bool;
+use crate::stack::instances::PoolView;
+use std::collections::HashMap;
 
 declare_rule! {
     pub struct SessionCookieNotSecure;
@@ -36,21 +38,21 @@ impl Rule for SessionCookieNotSecure {
     fn check(&self, cx: &mut Context<'_>) {
         let links = pool_links(cx.stack);
         let instances = cx.fpm_instances();
-        // Pools (by php-fpm instance and name) and whether every server reaching them is TLS
-        // only.
-        let https_only = |pool: &crate::stack::instances::PoolView<'_>| {
-            let mut reached = links
-                .iter()
-                .filter(|l| {
-                    l.pool.name.eq_ignore_ascii_case(&pool.name)
-                        && instances.iter().any(|i| {
-                            i.configs.iter().any(|c| std::ptr::eq(*c, l.cfg))
-                                && i.pools.iter().any(|p| std::ptr::eq(p, pool))
-                        })
-                })
-                .peekable();
-            reached.peek().is_some()
-                && reached.all(|l| l.pass.enclosing("server").is_some_and(tls_only))
+        // Per pool, whether every server reaching it accepts only TLS: one pass over the
+        // links.
+        let mut tls_only_of: HashMap<*const PoolView<'_>, bool> = HashMap::new();
+        for l in &links {
+            let Some(pool) = pool_view(instances, l) else {
+                continue;
+            };
+            let tls = l.pass.enclosing("server").is_some_and(tls_only);
+            *tls_only_of.entry(pool as *const _).or_insert(true) &= tls;
+        }
+        let https_only = |p: &PoolView<'_>| {
+            tls_only_of
+                .get(&(p as *const PoolView<'_>))
+                .copied()
+                .unwrap_or(false)
         };
         for w in php_writes(cx.stack, instances, "session.cookie_secure") {
             if php_bool(&w.text) {

@@ -15,7 +15,7 @@
 //! reached only from servers without names (`_`) is not a site of its own here.
 
 use crate::analysis::https_servers::names;
-use crate::analysis::stack_links::pool_links;
+use crate::analysis::stack_links::{pool_links, pool_view};
 use crate::rules::{Context, Rule};
 use crate::stack::instances::PoolView;
 use std::collections::{BTreeSet, HashMap};
@@ -80,23 +80,32 @@ fn site_groups(sites: &[Site<'_, '_>]) -> Vec<usize> {
 impl Rule for SitesSharePhpUser {
     fn check(&self, cx: &mut Context<'_>) {
         let links = pool_links(cx.stack);
+        let instances = cx.fpm_instances();
+        // The names of the servers that reach each pool, in one pass over the links.
+        let mut names_of: HashMap<*const PoolView<'_>, BTreeSet<String>> = HashMap::new();
+        for l in &links {
+            let (Some(pool), Some(server)) = (pool_view(instances, l), l.pass.enclosing("server"))
+            else {
+                continue;
+            };
+            names_of.entry(pool as *const _).or_default().extend(
+                names(server)
+                    .into_iter()
+                    .map(|(_, n)| n)
+                    .filter(|n| n != "localhost"),
+            );
+        }
         let lone = cx.stack.lone_pools_run();
-        for inst in cx.fpm_instances().iter().filter(|i| i.master || lone) {
+        for inst in instances.iter().filter(|i| i.master || lone) {
             let mut sites: Vec<Site<'_, '_>> = Vec::new();
             for pool in &inst.pools {
                 let Some(user) = pool.get("user").filter(|u| u.known) else {
                     continue;
                 };
-                let names: BTreeSet<String> = links
-                    .iter()
-                    .filter(|l| {
-                        inst.configs.iter().any(|c| std::ptr::eq(*c, l.cfg))
-                            && l.pool.name.eq_ignore_ascii_case(&pool.name)
-                    })
-                    .filter_map(|l| l.pass.enclosing("server"))
-                    .flat_map(|s| names(s).into_iter().map(|(_, n)| n))
-                    .filter(|n| n != "localhost")
-                    .collect();
+                let names = names_of
+                    .get(&(pool as *const _))
+                    .cloned()
+                    .unwrap_or_default();
                 if names.is_empty() {
                     continue;
                 }
