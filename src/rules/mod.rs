@@ -23,6 +23,7 @@
 ///     fix: Always,              // meta::FixAvailability, checked against the fixtures
 ///     // optional, in this order:
 ///     needs_host: true,         // skipped unless host facts are given
+///     uses_locations: true,     // asks location matching (built before the rules run)
 ///     input_error: true,        // the input could not be read as a whole (exit 2)
 ///     blocks_fixes: false,      // default: input_error; `fix` never writes such a file
 ///     options: Options,         // typed `[rules.CODE]` options (default: none accepted)
@@ -43,6 +44,7 @@ macro_rules! declare_rule {
         severity: $severity:ident,
         fix: $fix:ident,
         $(needs_host: $needs_host:literal,)?
+        $(uses_locations: $uses_locations:literal,)?
         $(input_error: $input_error:literal,)?
         $(blocks_fixes: $blocks_fixes:literal,)?
         $(options: $options:ty,)?
@@ -59,6 +61,7 @@ macro_rules! declare_rule {
                 severity: $crate::diagnostic::Severity::$severity,
                 fix: $crate::rules::meta::FixAvailability::$fix,
                 needs_host: false $(|| $needs_host)?,
+                uses_locations: false $(|| $uses_locations)?,
                 input_error: false $(|| $input_error)?,
                 blocks_fixes: declare_rule!(@or [false $(|| $input_error)?] $($blocks_fixes)?),
                 toml: include_str!(concat!(
@@ -124,6 +127,10 @@ pub struct Decl {
     pub fix: FixAvailability,
     /// Judges the configuration against host facts: skipped when none are given.
     pub needs_host: bool,
+    /// Asks [`crate::analysis::locations::Locations`] (directly or through
+    /// [`crate::analysis::serving`]): the trees are built, in parallel, before the rules run,
+    /// rather than by the first rule that asks while the other threads wait for it.
+    pub uses_locations: bool,
     /// Its findings mean the input could not be read as a whole (exit code 2); the rule
     /// always runs, and no suppression or selection hides it.
     pub input_error: bool,
@@ -142,6 +149,7 @@ pub struct RuleEntry {
     pub category: Category,
     pub fix: FixAvailability,
     pub needs_host: bool,
+    pub uses_locations: bool,
     pub input_error: bool,
     pub blocks_fixes: bool,
     pub toml: &'static str,
@@ -162,6 +170,7 @@ impl RuleEntry {
             category: d.category,
             fix: d.fix,
             needs_host: d.needs_host,
+            uses_locations: d.uses_locations,
             input_error: d.input_error,
             blocks_fixes: d.blocks_fixes,
             toml: d.toml,
@@ -605,10 +614,19 @@ pub fn run(stack: &Stack, selection: &Selection, options: &RuleOptions) -> RunRe
             enabled.push(entry);
         }
     }
-    // Rules are independent pure functions of the stack: run them in parallel, and keep
-    // their findings in registry order so output does not depend on scheduling.
+    // Location trees are shared by several rules: built first, with every thread, instead of
+    // by whichever rule asks first while the others block on it.
+    if enabled.iter().any(|e| e.uses_locations) {
+        stack.nginx.par_iter().for_each(|inst| {
+            crate::analysis::locations::Locations::of(inst);
+        });
+    }
+    // Rules are independent pure functions of the stack: run them in parallel, one job each
+    // (so a thread that is done takes the next rule, whichever half of the list it is in),
+    // and keep their findings in registry order so output does not depend on scheduling.
     let found: Vec<Vec<Diagnostic>> = enabled
         .par_iter()
+        .with_max_len(1)
         .map(|&entry| {
             let mut cx = Context {
                 stack,
@@ -676,6 +694,51 @@ mod tests {
         };
         assert!(none.enabled(by_code("NGX000").unwrap()));
         assert!(!none.enabled(by_code("NGX022").unwrap()));
+    }
+
+    /// A rule that asks for location trees says so, so they are built before it runs (and
+    /// a rule that says so asks).
+    #[test]
+    fn location_users_are_declared_so() {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/rules"),
+            &mut files,
+        );
+        let mut asking = Vec::new();
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            // A rule's file: its declaration names its code (`code: NGX103,`).
+            let Some(code) = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("code: "))
+                .map(|c| c.trim_end_matches(',').to_string())
+                .filter(|c| c.bytes().all(|b| b.is_ascii_alphanumeric()))
+            else {
+                continue;
+            };
+            if text.contains("Locations::of") {
+                asking.push(code);
+            }
+        }
+        asking.sort();
+        let mut declared: Vec<String> = RULES
+            .iter()
+            .filter(|r| r.uses_locations)
+            .map(|r| r.code.to_string())
+            .collect();
+        declared.sort();
+        assert_eq!(declared, asking);
     }
 
     #[test]

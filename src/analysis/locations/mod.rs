@@ -626,11 +626,18 @@ impl Locations {
     }
 
     pub fn build(view: &View<'_>) -> Locations {
-        let mut cache = BuildCache::new(view);
-        let mut servers: Vec<ServerLocations> = view
+        use rayon::prelude::*;
+        let occs: Vec<OccId> = view
             .named("server")
             .filter(|&s| is_http_server(view, s))
-            .map(|s| ServerLocations::build_with(view, s, &mut cache))
+            .collect();
+        // Servers are independent: built in parallel, each job with its own regex cache.
+        let mut servers: Vec<ServerLocations> = occs
+            .par_iter()
+            .map_init(
+                || BuildCache::new(view),
+                |cache, &s| ServerLocations::build_with(view, s, cache),
+            )
             .collect();
         let own: Vec<(OccId, bool)> = servers
             .iter()

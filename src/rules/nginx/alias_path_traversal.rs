@@ -32,6 +32,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Sometimes,
+    uses_locations: true,
 }
 
 /// What follows the regex's literal prefix in the probes for a capture.

@@ -24,6 +24,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Always,
+    uses_locations: true,
 }
 
 /// How far a listing reaches.

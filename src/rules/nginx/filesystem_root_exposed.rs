@@ -21,6 +21,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    uses_locations: true,
 }
 
 /// A system directory, a file in it that a request would read, and what that file is.

@@ -30,6 +30,7 @@ declare_rule! {
     category: Correctness,
     severity: Warning,
     fix: None,
+    uses_locations: true,
 }
 
 /// Suffixes tried after a `^~` name for a URI the regex matches.

@@ -30,6 +30,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    uses_locations: true,
 }
 
 /// The URIs asked about, in the order they are listed.

@@ -22,6 +22,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    uses_locations: true,
 }
 
 const SCRIPT: &str = "/index.php";

@@ -34,6 +34,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    uses_locations: true,
 }
 
 impl Rule for FpmStatusPageExposed {
