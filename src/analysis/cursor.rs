@@ -343,21 +343,7 @@ impl<'a> Directive<'a> {
     /// The contexts this directive may stand in: one for a configuration read from its
     /// main file, several at the top of a file nothing includes, or inside an unknown block.
     pub fn contexts(self) -> Ctx {
-        let mut blocks: Vec<OccId> = self.inst.expanded.ancestors(self.occ).collect();
-        blocks.reverse();
-        let mut ctx = if self.inst.standalone {
-            known::ANY
-        } else {
-            known::MAIN
-        };
-        for b in blocks {
-            let name = self.inst.expanded.name_text(self.inst.expanded.get(b).name);
-            ctx = match known::get(known::lookup(name.as_bytes())) {
-                Some(k) => k.inner(ctx),
-                None => known::ANY,
-            };
-        }
-        ctx
+        self.inst.contexts(self.occ)
     }
 
     /// Whether the directive certainly stands in one of `ctx` (e.g. `known::HTTP_LOC |

@@ -423,6 +423,7 @@ mod tests {
             config,
             standalone: false,
             memo: Default::default(),
+            contexts: Default::default(),
         }
     }
 

@@ -23,9 +23,48 @@ pub struct NginxInstance {
     pub standalone: bool,
     /// Facts rules derive from this configuration, computed once (see [`Memo`]).
     pub memo: Memo,
+    /// The contexts each occurrence may stand in, by occurrence id: computed once, on the
+    /// first question ([`NginxInstance::contexts`]).
+    pub contexts: std::sync::OnceLock<Box<[crate::syntax::nginx::known::Ctx]>>,
 }
 
 impl NginxInstance {
+    /// The contexts occurrence `occ` may stand in: one for a configuration read from its
+    /// main file, several at the top of a file nothing includes, or inside an unknown block.
+    /// Every rule asks this of many directives, so the answers for all occurrences are
+    /// computed in one pass (parents come before their children), each block's name looked
+    /// up once per distinct name.
+    pub fn contexts(&self, occ: super::expanded::OccId) -> crate::syntax::nginx::known::Ctx {
+        use crate::syntax::nginx::known;
+        let table = self.contexts.get_or_init(|| {
+            let ex = &self.expanded;
+            let top = if self.standalone {
+                known::ANY
+            } else {
+                known::MAIN
+            };
+            let mut by_name: Vec<Option<Option<&'static known::Known>>> =
+                vec![None; ex.name_count()];
+            let mut stand: Vec<known::Ctx> = Vec::with_capacity(ex.occurrences.len());
+            // What a block's children stand in (only read for blocks).
+            let mut inner: Vec<known::Ctx> = Vec::with_capacity(ex.occurrences.len());
+            for o in &ex.occurrences {
+                let here = if o.parent == super::expanded::NO_PARENT {
+                    top
+                } else {
+                    inner[o.parent as usize]
+                };
+                let k = *by_name[o.name as usize].get_or_insert_with(|| {
+                    known::get(known::lookup(ex.name_text(o.name).as_bytes()))
+                });
+                stand.push(here);
+                inner.push(k.map_or(known::ANY, |k| k.inner(here)));
+            }
+            stand.into_boxed_slice()
+        });
+        table[occ as usize]
+    }
+
     pub fn view(&self) -> super::expanded::View<'_> {
         super::expanded::View {
             config: &self.config,
@@ -629,5 +668,6 @@ fn config_instance(config: NginxConfig, standalone: bool) -> NginxInstance {
         expanded,
         standalone,
         memo: Memo::default(),
+        contexts: Default::default(),
     }
 }

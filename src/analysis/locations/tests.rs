@@ -472,6 +472,7 @@ fn the_locations_of_a_configuration_are_built_once_and_shared() {
         config,
         standalone: false,
         memo: Default::default(),
+        contexts: Default::default(),
     };
     let first = Locations::of(&inst);
     let again = Locations::of(&inst);
