@@ -68,6 +68,7 @@ pub fn run(mut args: LintArgs) -> i32 {
             return EXIT_ERROR;
         }
     };
+    let reported = std::time::Instant::now();
     let color = report::full::use_color(std::io::stdout().is_terminal());
     // Buffered: a JSON report is written a line at a time, and stdout flushes every line.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -79,6 +80,7 @@ pub fn run(mut args: LintArgs) -> i32 {
         color,
     )
     .and_then(|_| out.flush());
+    crate::timings::report(format_args!("report"), reported);
     if let Err(e) = written {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             eprintln!("error: cannot write output: {e}");

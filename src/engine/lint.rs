@@ -89,7 +89,10 @@ pub fn collect_with(
     let ran = |code: &str| {
         rules::by_code(code).is_some_and(|r| selection.enabled(r)) && !skipped.contains(code)
     };
+    let after = std::time::Instant::now();
     let mut diagnostics = super::suppress::apply(diagnostics, &ws, &ran);
+    crate::timings::report(format_args!("suppressions"), after);
+    let after = std::time::Instant::now();
     diagnostics.retain(|d| {
         ws.in_focus(&d.file.path) || d.labels.iter().any(|l| ws.in_focus(&l.file.path))
     });
@@ -100,6 +103,7 @@ pub fn collect_with(
         a.file.path == b.file.path && a.span == b.span && a.code == b.code && a.message == b.message
     });
     summary.count(&diagnostics);
+    crate::timings::report(format_args!("focus, sort and dedup"), after);
     let fail_on = fail_on.or(cfg.fail_on).unwrap_or(Severity::Warning);
     Ok((
         ws,

@@ -35,21 +35,24 @@ declare_rule! {
 const REDIRECTS: [&str; 5] = ["301", "302", "303", "307", "308"];
 
 /// What a value is written into.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 enum Into {
     /// A response header (the text names it).
     Response(&'static str),
-    /// A request header sent upstream, by name.
-    UpstreamHeader(String),
+    /// A request header sent upstream: the directive's first argument names it.
+    UpstreamHeader,
     /// The request line sent upstream.
     UpstreamLine,
 }
 
 impl Into {
-    fn what(&self) -> String {
+    fn what(self, d: Directive<'_>) -> String {
         match self {
-            Into::Response(w) => (*w).to_string(),
-            Into::UpstreamHeader(h) => format!("the `{h}` header sent upstream"),
+            Into::Response(w) => w.to_string(),
+            Into::UpstreamHeader => {
+                let h = d.arg(0).map(|h| h.value().into_owned()).unwrap_or_default();
+                format!("the `{h}` header sent upstream")
+            }
             Into::UpstreamLine => "the request line sent upstream".into(),
         }
     }
@@ -59,34 +62,38 @@ impl Rule for HeaderCrlfInjection {
     fn check(&self, cx: &mut Context<'_>) {
         for inst in &cx.stack.nginx {
             // (directive, argument, what it is written into); only arguments with a `$`
-            // are worth a question, and the index is built only when one is asked.
+            // are worth a question (kept as they are found: most values have none), and the
+            // index is built only when one is asked.
             let mut asked: Vec<(Directive<'_>, usize, Into)> = Vec::new();
+            let mut ask = |d, i, into| {
+                if Directive::arg(d, i)
+                    .is_some_and(|a| memchr::memchr(b'$', a.raw_bytes()).is_some())
+                {
+                    asked.push((d, i, into));
+                }
+            };
             for d in cursor::named(inst, "add_header") {
-                asked.push((d, 1, Into::Response("this header")));
+                ask(d, 1, Into::Response("this header"));
             }
             for d in cursor::named(inst, "return") {
                 let redirect = d.arg(2).is_none()
                     && d.arg(0)
                         .is_some_and(|c| REDIRECTS.contains(&c.value().as_ref()));
                 if redirect {
-                    asked.push((d, 1, Into::Response("the `Location` header")));
+                    ask(d, 1, Into::Response("the `Location` header"));
                 }
             }
             for d in cursor::named(inst, "rewrite") {
-                asked.push((d, 1, Into::Response("the `Location` header")));
+                ask(d, 1, Into::Response("the `Location` header"));
             }
             for d in cursor::named(inst, "proxy_set_header") {
-                if let Some(h) = d.arg(0) {
-                    asked.push((d, 1, Into::UpstreamHeader(h.value().into_owned())));
+                if d.arg(0).is_some() {
+                    ask(d, 1, Into::UpstreamHeader);
                 }
             }
             for d in cursor::named(inst, "proxy_pass") {
-                asked.push((d, 0, Into::UpstreamLine));
+                ask(d, 0, Into::UpstreamLine);
             }
-            asked.retain(|(d, i, _)| {
-                d.arg(*i)
-                    .is_some_and(|a| memchr::memchr(b'$', a.raw_bytes()).is_some())
-            });
             if asked.is_empty() {
                 continue;
             }
@@ -169,7 +176,7 @@ impl Rule for HeaderCrlfInjection {
                 let d = cx.report(
                     &src,
                     word.raw(),
-                    format!("a client-chosen line break can reach {}", into.what()),
+                    format!("a client-chosen line break can reach {}", into.what(d)),
                 );
                 for (span, note) in labels {
                     d.label(src.clone(), span, note);

@@ -364,6 +364,8 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
     }
     let fix = copy_fix(first, &own, block, &lost);
     let f = cx.report(at.file(), at.span(), message);
+    f.labels
+        .reserve_exact(lost.len() + usize::from(at == block));
     if at == block {
         f.label(
             first.file().clone(),
