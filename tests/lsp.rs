@@ -193,6 +193,9 @@ fn an_editor_session() {
         text.contains("contexts: location, if in location"),
         "{text}"
     );
+    // nginx.org's syntax line and default (none for fastcgi_pass).
+    assert!(text.contains("- syntax: `fastcgi_pass address;`"), "{text}");
+    assert!(text.contains("- default: none"), "{text}");
     let hover = c.request(
         "textDocument/hover",
         json!({"textDocument": {"uri": site_uri}, "position": {"line": 2, "character": 1}}),

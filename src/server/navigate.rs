@@ -190,6 +190,9 @@ fn directive_doc(e: &catalogue::Entry) -> String {
         e.arity.describe(),
         if e.block { ", then a block" } else { "" },
     );
+    if let Some(doc) = e.documented() {
+        push_documented(&mut out, doc);
+    }
     if !e.since.is_empty() {
         out.push_str(&format!("\n- since nginx {}", e.since));
     }
@@ -197,6 +200,33 @@ fn directive_doc(e: &catalogue::Entry) -> String {
         out.push_str(&format!("\n- removed after nginx {}", e.removed));
     }
     out
+}
+
+/// The documentation's syntax lines and default, as nginx.org writes them:
+/// `client_max_body_size size;`, default `client_max_body_size 1m;`.
+fn push_documented(out: &mut String, doc: &catalogue::Documented) {
+    let statement = |args: &str| {
+        if args.ends_with('}') {
+            format!("{} {args}", doc.name)
+        } else {
+            format!("{} {args};", doc.name).replace(" ;", ";")
+        }
+    };
+    for syntax in doc.syntax {
+        out.push_str(&format!("\n- syntax: `{}`", statement(syntax)));
+    }
+    match doc.default {
+        None => out.push_str("\n- default: none"),
+        Some(d) if d.contains('\n') || doc.syntax.iter().any(|s| s.ends_with('}')) => {
+            // A block's default (`types`): its entries, one per line.
+            out.push_str(&format!("\n- default:\n\n```nginx\n{} {{\n", doc.name));
+            for line in d.lines() {
+                out.push_str(&format!("    {line}\n"));
+            }
+            out.push_str("}\n```");
+        }
+        Some(d) => out.push_str(&format!("\n- default: `{}`", statement(d))),
+    }
 }
 
 /// The `$name` (or `${name}`) the cursor is on inside a word.

@@ -159,3 +159,54 @@ fn parser_block_table_agrees_with_catalogue() {
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
+
+/// Defaults and syntax come from nginx.org's documentation, per module.
+#[test]
+fn documented_defaults_are_the_documentations() {
+    let doc = |name: &str, module: &str| {
+        lookup(name)
+            .iter()
+            .find(|e| e.module == module)
+            .and_then(|e| e.documented())
+    };
+    let body = doc("client_max_body_size", "ngx_http_core_module").unwrap();
+    assert_eq!(body.default, Some("1m"));
+    assert_eq!(body.syntax, ["size"]);
+    assert_eq!(
+        doc("keepalive_timeout", "ngx_http_core_module")
+            .unwrap()
+            .default,
+        Some("75s")
+    );
+    // `server_tokens` is documented in the core module only.
+    assert_eq!(
+        doc("server_tokens", "ngx_http_core_module")
+            .unwrap()
+            .default,
+        Some("on")
+    );
+    // No default: `<default/>`.
+    assert_eq!(
+        doc("fastcgi_pass", "ngx_http_fastcgi_module")
+            .unwrap()
+            .default,
+        None
+    );
+    // A block's syntax and its multi-line default.
+    let types = doc("types", "ngx_http_core_module").unwrap();
+    assert_eq!(types.syntax, ["{ ... }"]);
+    assert!(types.default.unwrap().lines().count() > 1);
+    // Third-party modules are not on nginx.org.
+    assert!(doc("more_set_headers", "ngx_http_headers_more_filter_module").is_none());
+    // Most of the catalogue's own entries are documented (the rest: third-party modules).
+    let own: Vec<&Entry> = all()
+        .iter()
+        .filter(|e| !e.dynamic && e.removed.is_empty())
+        .collect();
+    let documented = own.iter().filter(|e| e.documented().is_some()).count();
+    assert!(
+        documented * 10 > own.len() * 9,
+        "{documented} of {}",
+        own.len()
+    );
+}
