@@ -41,7 +41,9 @@ fn push_escaped(out: &mut String, c: char) {
 /// A message or excerpt for a terminal or log: line breaks and tabs are kept (our own
 /// messages use them), every other control or reordering character is escaped.
 pub fn text(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| is_unsafe(c) && c != '\n' && c != '\t') {
+    // Printable ASCII, line breaks and tabs need nothing (checked a byte at a time).
+    let plain = |b: u8| (0x20..0x7f).contains(&b) || b == b'\n' || b == b'\t';
+    if s.bytes().all(plain) || !s.chars().any(|c| is_unsafe(c) && c != '\n' && c != '\t') {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);

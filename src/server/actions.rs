@@ -7,7 +7,7 @@ use crate::diagnostic::Diagnostic;
 use crate::fix::{Applicability, Edit, Fix};
 use lsp_types as lsp;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What a suppression's reason says until the user writes one.
 pub const REASON_PLACEHOLDER: &str = "<why this is fine here>";
@@ -31,12 +31,12 @@ pub fn code_actions(
         only.is_none_or(|o| o.iter().any(|k| kind.as_str().starts_with(k.as_str())))
     };
     let mut out = Vec::new();
-    let mut indexes = HashMap::new();
+    let mut files = super::FileCache::default();
     if wants(&lsp::CodeActionKind::QUICKFIX) {
         let idx = LineIndex::new(in_file.first().map_or(&[][..], |d| &d.file.text[..]));
         let want = (idx.offset(p.range.start), idx.offset(p.range.end));
         for d in in_file.iter().filter(|d| overlaps(d, want)) {
-            let diag = super::to_lsp(d, &mut indexes);
+            let diag = super::to_lsp(d, &mut files);
             if let Some(fix) = d
                 .fix
                 .as_ref()
@@ -99,12 +99,12 @@ fn action(
 #[allow(clippy::mutable_key_type)]
 fn workspace_edit(edits: &[Edit]) -> lsp::WorkspaceEdit {
     let mut changes: HashMap<lsp::Uri, Vec<lsp::TextEdit>> = HashMap::new();
-    let mut indexes: HashMap<PathBuf, LineIndex> = HashMap::new();
+    let mut files = super::FileCache::default();
     for e in edits {
-        let Ok(uri) = uri::from_path(&real_of(&e.file)).parse::<lsp::Uri>() else {
+        let Some(uri) = files.get(&e.file).uri.clone() else {
             continue;
         };
-        let range = super::range_of(&e.file, e.range, &mut indexes);
+        let range = files.range(&e.file, e.range);
         changes
             .entry(uri)
             .or_default()

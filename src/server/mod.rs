@@ -404,10 +404,10 @@ impl<'c> Server<'c> {
     fn publish(&mut self) {
         let mut by_file: HashMap<PathBuf, Vec<lsp::Diagnostic>> = HashMap::new();
         if let Some(a) = &self.analysis {
-            let mut indexes: HashMap<PathBuf, LineIndex> = HashMap::new();
+            let mut files = FileCache::default();
             for d in &a.diagnostics {
-                let path = real_of(&d.file);
-                let diag = to_lsp(d, &mut indexes);
+                let diag = to_lsp(d, &mut files);
+                let path = files.get(&d.file).real.clone();
                 by_file.entry(path).or_default().push(diag);
             }
         }
@@ -459,18 +459,15 @@ fn apply_change(text: &mut Vec<u8>, change: lsp::TextDocumentContentChangeEvent)
 }
 
 /// The LSP form of a finding (ranges in the text it was found in).
-pub fn to_lsp<'a>(
-    d: &'a Diagnostic,
-    indexes: &mut HashMap<PathBuf, LineIndex<'a>>,
-) -> lsp::Diagnostic {
-    let range = range_of(&d.file, d.span, indexes);
+pub fn to_lsp<'a>(d: &'a Diagnostic, files: &mut FileCache<'a>) -> lsp::Diagnostic {
+    let range = files.range(&d.file, d.span);
     let related: Vec<lsp::DiagnosticRelatedInformation> = d
         .labels
         .iter()
         .filter_map(|l| {
-            let uri = uri::from_path(&real_of(&l.file)).parse().ok()?;
+            let uri = files.get(&l.file).uri.clone()?;
             Some(lsp::DiagnosticRelatedInformation {
-                location: lsp::Location::new(uri, range_of(&l.file, l.span, indexes)),
+                location: lsp::Location::new(uri, files.range(&l.file, l.span)),
                 message: crate::escape::text(&l.text).into_owned(),
             })
         })
@@ -495,14 +492,42 @@ pub fn to_lsp<'a>(
     }
 }
 
-/// A span's range in a file, with one line index per file.
-pub fn range_of<'a>(
-    file: &'a crate::source::Shared,
-    span: crate::source::Span,
-    indexes: &mut HashMap<PathBuf, LineIndex<'a>>,
-) -> lsp::Range {
-    indexes
-        .entry(file.path.clone())
-        .or_insert_with(|| LineIndex::new(&file.text))
-        .range(span)
+/// What turning findings into LSP terms needs of each file, worked out once per file (not
+/// per finding and label: a keystroke in a large stack converts thousands): its real path,
+/// its URI and its line index.
+#[derive(Default)]
+pub struct FileCache<'a> {
+    by_file: HashMap<*const crate::source::SourceFile, CachedFile<'a>>,
+}
+
+pub struct CachedFile<'a> {
+    /// [`real_of`] the file.
+    pub real: PathBuf,
+    /// Its `file://` URI (`None` when it cannot be one).
+    pub uri: Option<lsp::Uri>,
+    lines: LineIndex<'a>,
+}
+
+impl<'a> FileCache<'a> {
+    pub fn get(&mut self, file: &'a crate::source::Shared) -> &CachedFile<'a> {
+        self.by_file
+            .entry(std::sync::Arc::as_ptr(file))
+            .or_insert_with(|| {
+                let real = real_of(file);
+                CachedFile {
+                    uri: uri::from_path(&real).parse().ok(),
+                    real,
+                    lines: LineIndex::new(&file.text),
+                }
+            })
+    }
+
+    /// A span's range in the file.
+    pub fn range(
+        &mut self,
+        file: &'a crate::source::Shared,
+        span: crate::source::Span,
+    ) -> lsp::Range {
+        self.get(file).lines.range(span)
+    }
 }
