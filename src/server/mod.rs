@@ -360,6 +360,12 @@ impl<'c> Server<'c> {
     }
 
     fn lint_now(&mut self) {
+        let started = std::time::Instant::now();
+        self.lint_stack();
+        crate::timings::report(format_args!("lint and publish"), started);
+    }
+
+    fn lint_stack(&mut self) {
         self.due = None;
         let paths = self.lint_paths();
         if paths.is_empty() {
@@ -398,7 +404,9 @@ impl<'c> Server<'c> {
                 return;
             }
         }
+        let published = std::time::Instant::now();
         self.publish();
+        crate::timings::report(format_args!("publish"), published);
     }
 
     fn publish(&mut self) {
