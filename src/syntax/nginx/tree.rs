@@ -124,13 +124,23 @@ impl Word {
         if raw == s.as_bytes() && !s.contains('\\') {
             return true;
         }
-        memchr::memchr(b'\\', raw).is_some() && self.value(src).as_ref() == s.as_bytes()
+        has_backslash(raw) && self.value(src).as_ref() == s.as_bytes()
+    }
+}
+
+/// Whether `raw` holds a backslash. Words are mostly a few bytes long, where a plain loop beats
+/// the call into `memchr` (whose set-up costs more than the scan); long ones use it.
+fn has_backslash(raw: &[u8]) -> bool {
+    if raw.len() < 32 {
+        raw.contains(&b'\\')
+    } else {
+        memchr::memchr(b'\\', raw).is_some()
     }
 }
 
 /// nginx's escape processing (`ngx_conf_read_token`, the copy loop).
 pub fn unescape(raw: &[u8]) -> Cow<'_, [u8]> {
-    if memchr::memchr(b'\\', raw).is_none() {
+    if !has_backslash(raw) {
         return Cow::Borrowed(raw);
     }
     let mut out = Vec::with_capacity(raw.len());
