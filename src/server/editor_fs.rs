@@ -3,16 +3,62 @@
 //! Documents are keyed by their real path; a file reached through a symlink
 //! (`sites-enabled/x` → `sites-available/x`) is served from the document of its target, so a
 //! stack never reads stale disk content for a file the user is editing.
+//!
+//! It also keeps the nginx trees of the last lint ([`Trees`]): every file is still read
+//! each time (the disk or the document is what counts), but one whose bytes are those the
+//! last lint parsed gets that lint's source and tree back, so a keystroke parses one file,
+//! and the files that did not change are the same [`Shared`] from one lint to the next.
 
+use crate::source::{Shared, SourceFile};
 use crate::stack::fs::{FileKey, Fs, Loaded, RealFs};
+use crate::syntax::nginx::Parsed;
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 pub struct EditorFs<'a> {
     pub base: RealFs,
     /// Open documents by real path.
     pub docs: &'a HashMap<PathBuf, super::Document>,
+    /// The trees of the last lint, and those of this one as they are asked for.
+    pub trees: &'a Trees,
+}
+
+/// nginx files parsed by one lint, by path, for the next.
+#[derive(Default)]
+pub struct Trees {
+    /// Each is handed out once: a file two configurations include gets its own source in
+    /// the second, as `lint` gives it (findings are counted and deduplicated per source).
+    last: Mutex<HashMap<PathBuf, Tree>>,
+    /// What this lint parsed or reused: it becomes `last` when the lint ends, so files no
+    /// longer read are dropped.
+    used: Mutex<HashMap<PathBuf, Tree>>,
+}
+
+type Tree = (Shared, Arc<Parsed>);
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Trees {
+    /// Called when a lint has finished: what it parsed is what the next one can reuse.
+    pub fn finish(&mut self) {
+        let used = std::mem::take(&mut *lock(&self.used));
+        *lock(&self.last) = used;
+    }
+
+    /// The last lint's source and tree when `source` is that file as it was then, byte for
+    /// byte (same path, text, disk stamp, link and dump section).
+    fn take(&self, source: &SourceFile) -> Option<Tree> {
+        let (old, parsed) = lock(&self.last).remove(&source.path)?;
+        let same = old.text == source.text
+            && old.stamp == source.stamp
+            && old.through_link == source.through_link
+            && old.member == source.member;
+        same.then_some((old, parsed))
+    }
 }
 
 impl EditorFs<'_> {
@@ -57,6 +103,18 @@ impl Fs for EditorFs<'_> {
             }
             Err(e) => (key, Err(e)),
         }
+    }
+
+    fn nginx_tree(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
+        let path = source.path.clone();
+        let tree = self.trees.take(&source).unwrap_or_else(|| {
+            let parsed = crate::syntax::nginx::parse(&source.text);
+            (Shared::new(source), Arc::new(parsed))
+        });
+        lock(&self.trees.used)
+            .entry(path)
+            .or_insert_with(|| tree.clone());
+        tree
     }
 
     fn head(&self, path: &Path, limit: usize) -> io::Result<Vec<u8>> {

@@ -4,7 +4,8 @@
 
 use super::confine::{refusal, Confinement};
 use super::glob::{Entry, Listing};
-use crate::source::{SourceFile, Stamp};
+use crate::source::{Shared, SourceFile, Stamp};
+use crate::syntax::nginx::Parsed;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -45,6 +46,14 @@ pub trait Fs: Sync {
                 source
             }),
         )
+    }
+
+    /// The shared source and syntax tree of an nginx file just read. The editor's file
+    /// system keeps both for a file whose bytes did not change since its last lint, so a
+    /// keystroke parses one file, not the stack; everywhere else it parses.
+    fn nginx_tree(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
+        let parsed = crate::syntax::nginx::parse(&source.text);
+        (Shared::new(source), Arc::new(parsed))
     }
 
     /// Expands a glob the way nginx does (`glob(3)` with no flags, see [`super::glob`]):

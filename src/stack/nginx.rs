@@ -7,8 +7,9 @@ use super::fs::{FileKey, Fs};
 use super::paths::{Resolved, Resolver};
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::source::{FileId, Shared, SourceFile, Span};
-use crate::syntax::nginx::{self, NodeId, Parsed, Word};
+use crate::syntax::nginx::{NodeId, Parsed, Word};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// How include paths are resolved.
 #[derive(Clone, Debug, Default)]
@@ -50,7 +51,9 @@ pub struct NginxFile {
     /// What identifies the file on disk (see `Fs::identity`), for callers that dedupe.
     pub identity: FileKey,
     pub source: Shared,
-    pub parsed: Parsed,
+    /// Shared so the editor can keep the tree of a file that did not change between two
+    /// lints ([`Fs::nginx_tree`]).
+    pub parsed: Arc<Parsed>,
     pub reached: Reached,
 }
 
@@ -183,7 +186,7 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
     });
     let root = opts.root.clone().or_else(|| detect_root(&main.path));
     let main_identity = fs.identity(&main.path);
-    let parsed = nginx::parse(&main.text);
+    let (main, parsed) = fs.nginx_tree(main);
     let mut loader = Loader {
         max_files: if opts.max_files == 0 {
             MAX_FILES
@@ -200,7 +203,7 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
         },
         config_files: vec![NginxFile {
             identity: main_identity.clone(),
-            source: Shared::new(main),
+            source: main,
             parsed,
             reached: Reached::Entry,
         }],
@@ -278,16 +281,12 @@ fn detect_root_of(path: &Path) -> Option<PathBuf> {
 }
 
 /// A file read ahead of its turn: its identity, and its source and tree (or why it failed).
-type Prefetched = (FileKey, std::io::Result<(SourceFile, Parsed)>);
+type Prefetched = (FileKey, std::io::Result<(Shared, Arc<Parsed>)>);
 
 /// Reads and parses one file (on any thread).
 fn read_parsed(fs: &dyn Fs, path: &Path) -> Prefetched {
     let (key, source) = fs.source(path);
-    let file = source.map(|source| {
-        let parsed = nginx::parse(&source.text);
-        (source, parsed)
-    });
-    (key, file)
+    (key, source.map(|source| fs.nginx_tree(source)))
 }
 
 struct Loader<'a> {
@@ -465,7 +464,6 @@ impl Loader<'_> {
             }
         };
         let id = FileId(self.config_files.len() as u32);
-        let source = Shared::new(source);
         self.config_files.push(NginxFile {
             identity: identity.clone(),
             source,
