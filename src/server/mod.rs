@@ -6,6 +6,12 @@
 //! diagnostics: a fix in one file clears a finding shown in another. Code actions come from
 //! the last lint's fixes; hover, go to definition and the outline read its trees.
 //!
+//! A keystroke costs one parse, not the stack's: every file is read again, but one whose
+//! bytes are those of the last lint keeps that lint's source and tree
+//! ([`editor_fs::Trees`]). Rules run on the whole stack each time (they look across
+//! files); what is sent is only what changed: a file whose findings are the last lint's,
+//! in the same unchanged sources, keeps the list it was sent without converting it again.
+//!
 //! One thread: a request waits for a pending lint to finish first, so an answer never
 //! refers to text older than what the client last sent.
 
@@ -134,6 +140,8 @@ struct Server<'c> {
     /// keystroke in one file of a large stack sends one list, not hundreds).
     published: HashMap<PathBuf, Vec<lsp::Diagnostic>>,
     analysis: Option<Analysis>,
+    /// The nginx trees of the last lint, reused for the files whose bytes did not change.
+    trees: editor_fs::Trees,
     /// When the pending lint runs (`None`: nothing changed since the last one).
     due: Option<Instant>,
     /// The last lint's error (a broken lemplint.toml), shown once until it changes.
@@ -163,6 +171,7 @@ impl<'c> Server<'c> {
             docs: HashMap::new(),
             published: HashMap::new(),
             analysis: None,
+            trees: editor_fs::Trees::default(),
             due: None,
             last_error: None,
         }
@@ -378,8 +387,13 @@ impl<'c> Server<'c> {
         let fs = editor_fs::EditorFs {
             base: crate::engine::real_fs(&args),
             docs: &self.docs,
+            trees: &self.trees,
         };
-        match crate::engine::collect_with(&args, &[], &[], None, &fs) {
+        let result = crate::engine::collect_with(&args, &[], &[], None, &fs);
+        self.trees.finish();
+        // The last lint's findings, to tell which files' lists did not change.
+        let last = self.analysis.take();
+        match result {
             Ok((workspace, findings)) => {
                 self.last_error = None;
                 self.analysis = Some(Analysis {
@@ -401,39 +415,56 @@ impl<'c> Server<'c> {
                     });
                     self.last_error = Some(msg);
                 }
+                self.analysis = last;
                 return;
             }
         }
         let published = std::time::Instant::now();
-        self.publish();
+        self.publish(last.as_ref());
         crate::timings::report(format_args!("publish"), published);
     }
 
-    fn publish(&mut self) {
-        let mut by_file: HashMap<PathBuf, Vec<lsp::Diagnostic>> = HashMap::new();
-        if let Some(a) = &self.analysis {
-            let mut files = FileCache::default();
-            for d in &a.diagnostics {
-                let diag = to_lsp(d, &mut files);
-                let path = files.get(&d.file).real.clone();
-                by_file.entry(path).or_default().push(diag);
-            }
+    /// Sends each file its findings; a file with none now is cleared, and an open document
+    /// always hears back (an empty list says "clean at this version"). A file whose
+    /// findings are the `last` lint's, in sources that did not change (the same
+    /// [`Shared`](crate::source::Shared), as the kept trees make it), keeps the list it was
+    /// sent: only the files a change touched are converted to LSP terms again.
+    fn publish(&mut self, last: Option<&Analysis>) {
+        let mut real = RealPaths::default();
+        let new = real.group(self.analysis.as_ref().map_or(&[], |a| &a.diagnostics));
+        let old = real.group(last.map_or(&[], |a| &a.diagnostics));
+        let mut before = std::mem::take(&mut self.published);
+        let mut files = FileCache::default();
+        for (path, found) in new {
+            let open = self.docs.contains_key(&path);
+            let kept = old.get(&path).is_some_and(|o| {
+                o.len() == found.len() && o.iter().zip(&found).all(|(a, b)| same_finding(a, b))
+            });
+            let diags = match before.remove(&path) {
+                Some(sent) if kept => {
+                    if open {
+                        self.publish_file(&path, sent.clone());
+                    }
+                    sent
+                }
+                sent => {
+                    let diags: Vec<lsp::Diagnostic> =
+                        found.iter().map(|d| to_lsp(d, &mut files)).collect();
+                    if open || sent.as_ref() != Some(&diags) {
+                        self.publish_file(&path, diags.clone());
+                    }
+                    diags
+                }
+            };
+            self.published.insert(path, diags);
         }
-        let before = std::mem::take(&mut self.published);
+        // What is left had findings and has none now.
         for path in before.keys() {
-            by_file.entry(path.clone()).or_default();
+            self.publish_file(path, Vec::new());
         }
-        // Open documents always hear back: an empty list says "clean at this version".
         for path in self.docs.keys() {
-            by_file.entry(path.clone()).or_default();
-        }
-        for (path, diags) in by_file {
-            let unchanged = before.get(&path).map_or(diags.is_empty(), |b| *b == diags);
-            if !unchanged || self.docs.contains_key(&path) {
-                self.publish_file(&path, diags.clone());
-            }
-            if !diags.is_empty() {
-                self.published.insert(path, diags);
+            if !self.published.contains_key(path) && !before.contains_key(path) {
+                self.publish_file(path, Vec::new());
             }
         }
     }
@@ -497,6 +528,47 @@ pub fn to_lsp<'a>(d: &'a Diagnostic, files: &mut FileCache<'a>) -> lsp::Diagnost
         message,
         related_information: (!related.is_empty()).then_some(related),
         ..Default::default()
+    }
+}
+
+/// Whether two findings read the same in LSP terms: same rule, severity, text and places,
+/// in the same sources (so the same lines and columns).
+fn same_finding(a: &Diagnostic, b: &Diagnostic) -> bool {
+    use std::sync::Arc;
+    Arc::ptr_eq(&a.file, &b.file)
+        && a.span == b.span
+        && a.code == b.code
+        && a.severity == b.severity
+        && a.message == b.message
+        && a.help == b.help
+        && a.labels.len() == b.labels.len()
+        && a.labels
+            .iter()
+            .zip(&b.labels)
+            .all(|(x, y)| Arc::ptr_eq(&x.file, &y.file) && x.span == y.span && x.text == y.text)
+}
+
+/// [`real_of`] each source, worked out once per source.
+#[derive(Default)]
+struct RealPaths {
+    by_file: HashMap<*const crate::source::SourceFile, PathBuf>,
+}
+
+impl RealPaths {
+    /// Findings by the real path of their file, in order.
+    fn group<'d>(
+        &mut self,
+        diagnostics: &'d [Diagnostic],
+    ) -> HashMap<PathBuf, Vec<&'d Diagnostic>> {
+        let mut by_file: HashMap<PathBuf, Vec<&Diagnostic>> = HashMap::new();
+        for d in diagnostics {
+            let path = self
+                .by_file
+                .entry(std::sync::Arc::as_ptr(&d.file))
+                .or_insert_with(|| real_of(&d.file));
+            by_file.entry(path.clone()).or_default().push(d);
+        }
+        by_file
     }
 }
 
