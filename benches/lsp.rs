@@ -28,10 +28,6 @@ fn main() {
     let tree = generated::corpus(servers);
     let tree = std::fs::canonicalize(&tree).unwrap();
     let bytes: u64 = walk(&tree);
-    let file = tree.join("nginx.conf");
-    let text = std::fs::read_to_string(&file).unwrap();
-    let file_uri = uri(&file);
-
     let mut c = Client::start(Path::new(env!("CARGO_BIN_EXE_lemplint")), &tree);
     c.request(
         "initialize",
@@ -39,23 +35,67 @@ fn main() {
                "workspaceFolders": [{"uri": uri(&tree), "name": "bench"}]}),
     );
     c.notify("initialized", json!({}));
+    let mb = bytes as f64 / 1e6;
+
+    // A comment typed in nginx.conf: a character at the start of its first line (a
+    // comment), then taken back.
+    let main = tree.join("nginx.conf");
+    let comment = |v| if v % 2 == 0 { "#" } else { "" };
+    let samples = keystrokes(&mut c, &main, 0, 0, comment, |v| v % 2 == 0);
+    print(servers, mb, "a comment in nginx.conf", samples);
+
+    // A directive's argument changed in a vhost: the first digit of `client_max_body_size`
+    // changed and changed back (`1m` ↔ `2m`).
+    let site = first_site(&tree);
+    let text = std::fs::read_to_string(&site).unwrap();
+    const NAME: &str = "client_max_body_size ";
+    let (line, col, first) = text
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| {
+            let c = l.find(NAME)? + NAME.len();
+            Some((i, c, l.as_bytes()[c]))
+        })
+        .expect("the generated vhost sets client_max_body_size");
+    let (original, other) = if first == b'1' {
+        ("1", "2")
+    } else {
+        ("2", "1")
+    };
+    let digit = move |v| if v % 2 == 0 { original } else { other };
+    let samples = keystrokes(&mut c, &site, line, col, digit, |_| false);
+    print(servers, mb, "an argument in a vhost", samples);
+
+    c.request("shutdown", serde_json::Value::Null);
+    c.notify("exit", serde_json::Value::Null);
+    let _ = c.child.wait();
+}
+
+/// Opens `file` and types 40 keystrokes at `line`:`col`: `text(version)` inserted when
+/// `insert(version)`, else put in place of the character there. Each sample is the time from the
+/// change to the file's diagnostics for that version, minus the debounce.
+fn keystrokes(
+    c: &mut Client,
+    file: &Path,
+    line: usize,
+    col: usize,
+    text: impl Fn(i32) -> &'static str,
+    insert: impl Fn(i32) -> bool,
+) -> Vec<Duration> {
+    let file_uri = uri(file);
+    let content = std::fs::read_to_string(file).unwrap();
     c.notify(
         "textDocument/didOpen",
-        json!({"textDocument": {"uri": file_uri, "languageId": "nginx", "version": 1, "text": text}}),
+        json!({"textDocument": {"uri": file_uri, "languageId": "nginx", "version": 1, "text": content}}),
     );
     c.wait(
         |m| lsp_client::is_diagnostics_for(m, &file_uri),
         "first diagnostics",
     );
-
     let mut samples = Vec::new();
     for version in 2..42 {
-        // Type a comment character at the end of the first line, or take it back.
-        let change = if version % 2 == 0 {
-            json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "#"})
-        } else {
-            json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "text": ""})
-        };
+        let end = if insert(version) { col } else { col + 1 };
+        let change = json!({"range": {"start": {"line": line, "character": col}, "end": {"line": line, "character": end}}, "text": text(version)});
         let sent = Instant::now();
         c.notify(
             "textDocument/didChange",
@@ -67,19 +107,34 @@ fn main() {
         );
         samples.push(sent.elapsed().saturating_sub(DEBOUNCE));
     }
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": file_uri}}),
+    );
+    samples
+}
+
+fn print(servers: usize, mb: f64, what: &str, mut samples: Vec<Duration>) {
     samples.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!(
-        "lsp keystroke → diagnostics, {servers} servers ({:.1} MB), after the {} ms debounce: median {:.1} ms, p90 {:.1} ms, max {:.1} ms",
-        bytes as f64 / 1e6,
+        "lsp keystroke → diagnostics ({what}), {servers} servers ({mb:.1} MB), after the {} ms debounce: median {:.1} ms, p90 {:.1} ms, max {:.1} ms",
         DEBOUNCE.as_millis(),
         ms(samples[samples.len() / 2]),
         ms(samples[samples.len() * 9 / 10]),
         ms(*samples.last().unwrap()),
     );
-    c.request("shutdown", serde_json::Value::Null);
-    c.notify("exit", serde_json::Value::Null);
-    let _ = c.child.wait();
+}
+
+/// The first vhost file of the generated tree.
+fn first_site(tree: &Path) -> std::path::PathBuf {
+    let mut sites: Vec<_> = std::fs::read_dir(tree.join("sites-enabled"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    sites.sort();
+    std::fs::canonicalize(&sites[0]).unwrap()
 }
 
 fn walk(dir: &Path) -> u64 {
