@@ -438,8 +438,9 @@ pub struct Context<'a> {
     /// several settings) are each kept. Files are told apart by path: one file read by two
     /// configurations is one. Messages are kept as hashes.
     reported: crate::fxhash::FxHashSet<(u32, Span, u64)>,
+    /// Ids of the files that are not nginx files of the stack ([`FileIds`] numbers those
+    /// once for every rule): by source, then by the path's bytes.
     file_ids: crate::fxhash::FxHashMap<*const crate::source::SourceFile, u32>,
-    /// By the path's bytes (hashing a `Path` walks its components, several times slower).
     path_ids: crate::fxhash::FxHashMap<Box<[u8]>, u32>,
     cache: &'a RunCache<'a>,
 }
@@ -448,6 +449,43 @@ pub struct Context<'a> {
 #[derive(Default)]
 struct RunCache<'a> {
     fpm: OnceLock<Vec<Instance<'a>>>,
+    files: OnceLock<FileIds>,
+}
+
+/// An id per path for every nginx file of the stack, by source (a file two configurations
+/// read is two sources, one path, one id). Numbered once per run: each rule that reports
+/// in thousands of vhosts numbering them again was a copy of every path per rule.
+struct FileIds {
+    /// By the source's address (as an integer, so the map may be shared between threads).
+    by_source: crate::fxhash::FxHashMap<usize, u32>,
+    /// By the path's bytes (hashing a `Path` walks its components, several times slower).
+    by_path: crate::fxhash::FxHashMap<Box<[u8]>, u32>,
+}
+
+impl FileIds {
+    fn of(stack: &Stack) -> FileIds {
+        let mut ids = FileIds {
+            by_source: Default::default(),
+            by_path: Default::default(),
+        };
+        for inst in &stack.nginx {
+            for file in &inst.config.files {
+                let next = ids.by_path.len() as u32;
+                let id = *ids
+                    .by_path
+                    .entry(path_bytes(&file.source).into())
+                    .or_insert(next);
+                ids.by_source
+                    .insert(std::sync::Arc::as_ptr(&file.source) as usize, id);
+            }
+        }
+        ids
+    }
+}
+
+fn path_bytes(file: &Shared) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    file.path.as_os_str().as_bytes()
 }
 
 impl<'a> Context<'a> {
@@ -514,21 +552,30 @@ impl<'a> Context<'a> {
 
     /// Whether `message` was not reported at `span` of `file` yet (and records it).
     fn first_report(&mut self, file: &Shared, span: Span, message: &str) -> bool {
-        let next = self.path_ids.len() as u32;
-        let id = *self
-            .file_ids
-            .entry(std::sync::Arc::as_ptr(file))
-            .or_insert_with(|| {
-                use std::os::unix::ffi::OsStrExt;
-                let bytes = file.path.as_os_str().as_bytes();
-                match self.path_ids.get(bytes) {
-                    Some(&id) => id,
-                    None => {
-                        self.path_ids.insert(bytes.into(), next);
-                        next
+        let stack = self.stack;
+        let shared = self.cache.files.get_or_init(|| FileIds::of(stack));
+        let ptr = std::sync::Arc::as_ptr(file);
+        let id = match shared.by_source.get(&(ptr as usize)) {
+            Some(&id) => id,
+            None => {
+                // Numbered after the nginx files, sharing their ids by path.
+                let next = (shared.by_path.len() + self.path_ids.len()) as u32;
+                *self.file_ids.entry(ptr).or_insert_with(|| {
+                    let bytes = path_bytes(file);
+                    match shared
+                        .by_path
+                        .get(bytes)
+                        .or_else(|| self.path_ids.get(bytes))
+                    {
+                        Some(&id) => id,
+                        None => {
+                            self.path_ids.insert(bytes.into(), next);
+                            next
+                        }
                     }
-                }
-            });
+                })
+            }
+        };
         let hash = std::hash::BuildHasher::hash_one(
             &std::hash::BuildHasherDefault::<crate::fxhash::FxHasher>::default(),
             message,
