@@ -6,5 +6,14 @@
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    std::process::exit(lemplint::cli::run());
+    // Everything runs on a worker of the thread pool, not beside it: the thread that loads
+    // the stack then also runs rules, and mimalloc's heaps are per thread, so the memory the
+    // load freed is what its rules reuse. With the main thread outside the pool, each of
+    // three heaps faulted in its own pages (10 MB tree: peak RSS 156-170 → 147 MiB; the
+    // time moved less than the 2-core VM's noise).
+    let code = match rayon::ThreadPoolBuilder::new().build() {
+        Ok(pool) => pool.install(lemplint::cli::run),
+        Err(_) => lemplint::cli::run(),
+    };
+    std::process::exit(code);
 }
