@@ -554,33 +554,39 @@ impl<'a> Context<'a> {
     fn first_report(&mut self, file: &Shared, span: Span, message: &str) -> bool {
         let stack = self.stack;
         let shared = self.cache.files.get_or_init(|| FileIds::of(stack));
-        let ptr = std::sync::Arc::as_ptr(file);
-        let id = match shared.by_source.get(&(ptr as usize)) {
+        let id = match shared
+            .by_source
+            .get(&(std::sync::Arc::as_ptr(file) as usize))
+        {
             Some(&id) => id,
-            None => {
-                // Numbered after the nginx files, sharing their ids by path.
-                let next = (shared.by_path.len() + self.path_ids.len()) as u32;
-                *self.file_ids.entry(ptr).or_insert_with(|| {
-                    let bytes = path_bytes(file);
-                    match shared
-                        .by_path
-                        .get(bytes)
-                        .or_else(|| self.path_ids.get(bytes))
-                    {
-                        Some(&id) => id,
-                        None => {
-                            self.path_ids.insert(bytes.into(), next);
-                            next
-                        }
-                    }
-                })
-            }
+            None => self.other_file_id(file, shared),
         };
         let hash = std::hash::BuildHasher::hash_one(
             &std::hash::BuildHasherDefault::<crate::fxhash::FxHasher>::default(),
             message,
         );
         self.reported.insert((id, span, hash))
+    }
+
+    /// The id of a file that is not one of the stack's nginx files (a pool, a sysctl file):
+    /// numbered after those, and theirs when the path is one of theirs.
+    fn other_file_id(&mut self, file: &Shared, shared: &FileIds) -> u32 {
+        let next = (shared.by_path.len() + self.path_ids.len()) as u32;
+        *self
+            .file_ids
+            .entry(std::sync::Arc::as_ptr(file))
+            .or_insert_with(|| {
+                let bytes = path_bytes(file);
+                if let Some(&id) = shared
+                    .by_path
+                    .get(bytes)
+                    .or_else(|| self.path_ids.get(bytes))
+                {
+                    return id;
+                }
+                self.path_ids.insert(bytes.into(), next);
+                next
+            })
     }
 
     /// Claims a place for the rule's one finding there, whatever its message: false when it

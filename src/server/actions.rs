@@ -101,7 +101,7 @@ fn workspace_edit(edits: &[Edit]) -> lsp::WorkspaceEdit {
     let mut changes: HashMap<lsp::Uri, Vec<lsp::TextEdit>> = HashMap::new();
     let mut files = super::FileCache::default();
     for e in edits {
-        let Some(uri) = files.get(&e.file).uri.clone() else {
+        let Some(uri) = files.get(&e.file).uri().cloned() else {
             continue;
         };
         let range = files.range(&e.file, e.range);

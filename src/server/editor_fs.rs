@@ -45,8 +45,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Trees {
     /// Called when a lint has finished: what it parsed is what the next one can reuse.
     pub fn finish(&mut self) {
-        let used = std::mem::take(&mut *lock(&self.used));
-        *lock(&self.last) = used;
+        self.last = std::mem::take(&mut self.used);
     }
 
     /// The last lint's source and tree when `source` is that file as it was then, byte for
@@ -107,10 +106,10 @@ impl Fs for EditorFs<'_> {
 
     fn nginx_tree(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
         let path = source.path.clone();
-        let tree = self.trees.take(&source).unwrap_or_else(|| {
-            let parsed = crate::syntax::nginx::parse(&source.text);
-            (Shared::new(source), Arc::new(parsed))
-        });
+        let tree = match self.trees.take(&source) {
+            Some(tree) => tree,
+            None => crate::stack::fs::parse_nginx(source),
+        };
         lock(&self.trees.used)
             .entry(path)
             .or_insert_with(|| tree.clone());

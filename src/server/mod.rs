@@ -430,11 +430,10 @@ impl<'c> Server<'c> {
     /// [`Shared`](crate::source::Shared), as the kept trees make it), keeps the list it was
     /// sent: only the files a change touched are converted to LSP terms again.
     fn publish(&mut self, last: Option<&Analysis>) {
-        let mut real = RealPaths::default();
-        let new = real.group(self.analysis.as_ref().map_or(&[], |a| &a.diagnostics));
-        let old = real.group(last.map_or(&[], |a| &a.diagnostics));
-        let mut before = std::mem::take(&mut self.published);
         let mut files = FileCache::default();
+        let new = files.group(self.analysis.as_ref().map_or(&[], |a| &a.diagnostics));
+        let old = files.group(last.map_or(&[], |a| &a.diagnostics));
+        let mut before = std::mem::take(&mut self.published);
         for (path, found) in new {
             let open = self.docs.contains_key(&path);
             let kept = old.get(&path).is_some_and(|o| {
@@ -504,7 +503,7 @@ pub fn to_lsp<'a>(d: &'a Diagnostic, files: &mut FileCache<'a>) -> lsp::Diagnost
         .labels
         .iter()
         .filter_map(|l| {
-            let uri = files.get(&l.file).uri.clone()?;
+            let uri = files.get(&l.file).uri()?.clone();
             Some(lsp::DiagnosticRelatedInformation {
                 location: lsp::Location::new(uri, files.range(&l.file, l.span)),
                 message: crate::escape::text(&l.text).into_owned(),
@@ -548,30 +547,6 @@ fn same_finding(a: &Diagnostic, b: &Diagnostic) -> bool {
             .all(|(x, y)| Arc::ptr_eq(&x.file, &y.file) && x.span == y.span && x.text == y.text)
 }
 
-/// [`real_of`] each source, worked out once per source.
-#[derive(Default)]
-struct RealPaths {
-    by_file: HashMap<*const crate::source::SourceFile, PathBuf>,
-}
-
-impl RealPaths {
-    /// Findings by the real path of their file, in order.
-    fn group<'d>(
-        &mut self,
-        diagnostics: &'d [Diagnostic],
-    ) -> HashMap<PathBuf, Vec<&'d Diagnostic>> {
-        let mut by_file: HashMap<PathBuf, Vec<&Diagnostic>> = HashMap::new();
-        for d in diagnostics {
-            let path = self
-                .by_file
-                .entry(std::sync::Arc::as_ptr(&d.file))
-                .or_insert_with(|| real_of(&d.file));
-            by_file.entry(path.clone()).or_default().push(d);
-        }
-        by_file
-    }
-}
-
 /// What turning findings into LSP terms needs of each file, worked out once per file (not
 /// per finding and label: a keystroke in a large stack converts thousands): its real path,
 /// its URI and its line index.
@@ -583,23 +558,47 @@ pub struct FileCache<'a> {
 pub struct CachedFile<'a> {
     /// [`real_of`] the file.
     pub real: PathBuf,
+    text: &'a [u8],
+    /// Its `file://` URI and line index, made when first asked for: a file whose findings
+    /// did not change is only grouped by its real path.
+    uri: std::cell::OnceCell<Option<lsp::Uri>>,
+    lines: std::cell::OnceCell<LineIndex<'a>>,
+}
+
+impl CachedFile<'_> {
     /// Its `file://` URI (`None` when it cannot be one).
-    pub uri: Option<lsp::Uri>,
-    lines: LineIndex<'a>,
+    pub fn uri(&self) -> Option<&lsp::Uri> {
+        self.uri
+            .get_or_init(|| uri::from_path(&self.real).parse().ok())
+            .as_ref()
+    }
 }
 
 impl<'a> FileCache<'a> {
     pub fn get(&mut self, file: &'a crate::source::Shared) -> &CachedFile<'a> {
         self.by_file
             .entry(std::sync::Arc::as_ptr(file))
-            .or_insert_with(|| {
-                let real = real_of(file);
-                CachedFile {
-                    uri: uri::from_path(&real).parse().ok(),
-                    real,
-                    lines: LineIndex::new(&file.text),
-                }
+            .or_insert_with(|| CachedFile {
+                real: real_of(file),
+                text: &file.text,
+                uri: Default::default(),
+                lines: Default::default(),
             })
+    }
+
+    /// Findings by the real path of their file, in order.
+    fn group(&mut self, diagnostics: &'a [Diagnostic]) -> HashMap<PathBuf, Vec<&'a Diagnostic>> {
+        let mut by_file: HashMap<PathBuf, Vec<&Diagnostic>> = HashMap::new();
+        for d in diagnostics {
+            let path = &self.get(&d.file).real;
+            match by_file.get_mut(path) {
+                Some(list) => list.push(d),
+                None => {
+                    by_file.insert(path.clone(), vec![d]);
+                }
+            }
+        }
+        by_file
     }
 
     /// A span's range in the file.
@@ -608,6 +607,7 @@ impl<'a> FileCache<'a> {
         file: &'a crate::source::Shared,
         span: crate::source::Span,
     ) -> lsp::Range {
-        self.get(file).lines.range(span)
+        let f = self.get(file);
+        f.lines.get_or_init(|| LineIndex::new(f.text)).range(span)
     }
 }

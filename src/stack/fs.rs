@@ -11,6 +11,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// An nginx file's shared source and its syntax tree, parsed now.
+pub fn parse_nginx(source: SourceFile) -> (Shared, Arc<Parsed>) {
+    let parsed = crate::syntax::nginx::parse(&source.text);
+    (Shared::new(source), Arc::new(parsed))
+}
+
 pub trait Fs: Sync {
     /// Reads a file: what identifies it (see [`Fs::identity`]), and its bytes with the stamp
     /// of the file on disk they came from. The real file system answers all of it from one
@@ -52,8 +58,7 @@ pub trait Fs: Sync {
     /// system keeps both for a file whose bytes did not change since its last lint, so a
     /// keystroke parses one file, not the stack; everywhere else it parses.
     fn nginx_tree(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
-        let parsed = crate::syntax::nginx::parse(&source.text);
-        (Shared::new(source), Arc::new(parsed))
+        parse_nginx(source)
     }
 
     /// Expands a glob the way nginx does (`glob(3)` with no flags, see [`super::glob`]):
