@@ -264,3 +264,75 @@ fn an_editor_session() {
     let status = c.child.wait().unwrap();
     assert!(status.success(), "{status}");
 }
+
+/// A burst of keystrokes, then a request at once: the lint of each keystroke starts at the
+/// keystroke and is cancelled by the next, only the last text's findings are published (no
+/// keystroke of the burst is shown half typed), and the request is answered from that text.
+#[test]
+fn a_burst_of_keystrokes_then_a_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let clean = "events {}\nhttp {\n    server_tokens off;\n}\n";
+    let nginx = write(&root, "etc/nginx/nginx.conf", clean);
+    let nginx_uri = uri(&nginx);
+    let mut c = Client::start(Path::new(env!("CARGO_BIN_EXE_lemplint")), &root);
+    c.request(
+        "initialize",
+        json!({"processId": null, "capabilities": {},
+               "workspaceFolders": [{"uri": uri(&root), "name": "stack"}]}),
+    );
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": nginx_uri, "languageId": "nginx", "version": 1, "text": clean}}),
+    );
+    let first = c.wait(
+        |m| lsp_client::is_diagnostics_for(m, &nginx_uri),
+        "the first diagnostics",
+    );
+    assert_eq!(first["params"]["version"], 1);
+    assert!(codes(first["params"]["diagnostics"].as_array().unwrap()).is_empty());
+
+    // `off` becomes `on` a character at a time (`of`, `o`, `o`+`n`), then back and forth:
+    // 20 versions, each sent at once.
+    let texts = ["of", "o", "on", "onn", "on"];
+    let mut version = 1;
+    for _ in 0..4 {
+        for t in texts {
+            version += 1;
+            let text = format!("events {{}}\nhttp {{\n    server_tokens {t};\n}}\n");
+            c.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": nginx_uri, "version": version},
+                       "contentChanges": [{"text": text}]}),
+            );
+        }
+    }
+    // The last text has `server_tokens on`: its fix is offered at once.
+    let range = json!({"start": {"line": 2, "character": 4}, "end": {"line": 2, "character": 21}});
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": nginx_uri}, "range": range,
+               "context": {"diagnostics": []}}),
+    );
+    let titles: Vec<&str> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["title"].as_str())
+        .collect();
+    assert!(
+        titles.iter().any(|t| t.contains("server_tokens")),
+        "{titles:?}"
+    );
+    // What was published before the answer is the last version's, and no earlier one.
+    let shown = c.wait(
+        |m| lsp_client::is_diagnostics_for(m, &nginx_uri),
+        "the last version's diagnostics",
+    );
+    assert_eq!(shown["params"]["version"], version);
+    assert!(codes(shown["params"]["diagnostics"].as_array().unwrap()).contains(&"NGX022".into()));
+    c.request("shutdown", Value::Null);
+    c.notify("exit", Value::Null);
+    let _ = c.child.wait();
+}

@@ -41,10 +41,30 @@ pub fn collect_with(
     fail_on: Option<Severity>,
     fs: &dyn Fs,
 ) -> Result<(Workspace, Findings), String> {
+    let run = collect_cancellable(stack_args, select, ignore, fail_on, fs, &|| false)?;
+    Ok(run.expect("a run nothing cancels ends"))
+}
+
+/// Whether the run's result is no longer wanted (the language server's text changed again):
+/// asked between stages and before each rule, so a stale run stops within one rule's time.
+pub type Cancelled<'a> = &'a (dyn Fn() -> bool + Sync);
+
+/// [`collect_with`] that stops early, with `Ok(None)`, once `cancelled` says so.
+pub fn collect_cancellable(
+    stack_args: &StackArgs,
+    select: &[String],
+    ignore: &[String],
+    fail_on: Option<Severity>,
+    fs: &dyn Fs,
+    cancelled: Cancelled<'_>,
+) -> Result<Option<(Workspace, Findings)>, String> {
     crate::timings::enabled();
     let started = std::time::Instant::now();
     let ws = Workspace::load_with(stack_args, fs)?;
     crate::timings::report(format_args!("load"), started);
+    if cancelled() {
+        return Ok(None);
+    }
     let cfg = &ws.config.config;
     let selection = Selection {
         select: if select.is_empty() {
@@ -71,7 +91,10 @@ pub fn collect_with(
     for stack in &ws.stacks {
         summary.files += stack.file_count();
         let ran = std::time::Instant::now();
-        let result = rules::run(stack, &selection, &ws.options);
+        let result = rules::run_cancellable(stack, &selection, &ws.options, cancelled);
+        if cancelled() {
+            return Ok(None);
+        }
         crate::timings::report(format_args!("rules"), ran);
         skipped.extend(result.skipped_for_host);
         if diagnostics.is_empty() {
@@ -105,14 +128,14 @@ pub fn collect_with(
     summary.count(&diagnostics);
     crate::timings::report(format_args!("focus, sort and dedup"), after);
     let fail_on = fail_on.or(cfg.fail_on).unwrap_or(Severity::Warning);
-    Ok((
+    Ok(Some((
         ws,
         Findings {
             diagnostics,
             summary,
             fail_on,
         },
-    ))
+    )))
 }
 
 /// The findings that mean the input could not be read or parsed as a whole (syntax errors,

@@ -13,6 +13,9 @@ pub mod summary;
 pub mod suppress;
 pub mod workspace;
 
-pub use lint::{collect, collect_with, input_errors, stack_input_errors, Findings};
+pub use lint::{
+    collect, collect_cancellable, collect_with, input_errors, stack_input_errors, Cancelled,
+    Findings,
+};
 pub use summary::Summary;
 pub use workspace::{confinement, real_fs, stdin_overlay, StackArgs, Workspace, STDIN};

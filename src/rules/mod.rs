@@ -656,6 +656,17 @@ pub struct RunResult {
 
 /// Runs every selected rule on a stack, each with its options.
 pub fn run(stack: &Stack, selection: &Selection, options: &RuleOptions) -> RunResult {
+    run_cancellable(stack, selection, options, &|| false)
+}
+
+/// [`run`], skipping the rules not started yet once `cancelled` says so (the result is then
+/// incomplete, and the caller drops it).
+pub fn run_cancellable(
+    stack: &Stack,
+    selection: &Selection,
+    options: &RuleOptions,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> RunResult {
     use rayon::prelude::*;
     let mut result = RunResult::default();
     let cache = RunCache::default();
@@ -681,6 +692,9 @@ pub fn run(stack: &Stack, selection: &Selection, options: &RuleOptions) -> RunRe
         .par_iter()
         .with_max_len(1)
         .map(|&entry| {
+            if cancelled() {
+                return Vec::new();
+            }
             let mut cx = Context {
                 stack,
                 host: &stack.host,

@@ -48,6 +48,16 @@ impl Trees {
         self.last = std::mem::take(&mut self.used);
     }
 
+    /// Called when a lint was cancelled part way: what it took stays for the next one, with
+    /// what it did not get to.
+    pub fn keep_all(&mut self) {
+        let used = std::mem::take(self.used.get_mut().unwrap_or_else(|e| e.into_inner()));
+        self.last
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(used);
+    }
+
     /// The last lint's source and tree when `source` is that file as it was then, byte for
     /// byte (same path, text, disk stamp, link and dump section).
     fn take(&self, source: &SourceFile) -> Option<Tree> {
@@ -61,8 +71,8 @@ impl Trees {
 }
 
 impl EditorFs<'_> {
-    fn doc(&self, path: &Path) -> Option<&Vec<u8>> {
-        self.docs.get(path).map(|d| &d.text)
+    fn doc(&self, path: &Path) -> Option<&[u8]> {
+        self.docs.get(path).map(|d| &d.text[..])
     }
 }
 
@@ -74,7 +84,7 @@ impl Fs for EditorFs<'_> {
                 return (self.base.identity(path), Err(e));
             }
             let loaded = Loaded {
-                text: text.clone(),
+                text: text.to_vec(),
                 stamp: None,
                 through_link: None,
             };
@@ -91,7 +101,7 @@ impl Fs for EditorFs<'_> {
                 match target.as_ref().and_then(|t| self.doc(t)) {
                     Some(text) => {
                         let loaded = Loaded {
-                            text: text.clone(),
+                            text: text.to_vec(),
                             stamp: None,
                             through_link: loaded.through_link,
                         };

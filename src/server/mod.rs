@@ -1,28 +1,34 @@
 //! `lemplint server`: a language server over stdio.
 //!
 //! The editor's open documents lie over the disk ([`editor_fs::EditorFs`]); after each
-//! change, once the user pauses ([`DEBOUNCE`]), the whole stack is linted again as `lint`
-//! lints it (same discovery, config, rules, suppressions) and every file of it gets its
-//! diagnostics: a fix in one file clears a finding shown in another. Code actions come from
-//! the last lint's fixes; hover, go to definition and the outline read its trees.
+//! change the whole stack is linted again as `lint` lints it (same discovery, config,
+//! rules, suppressions) and every file of it gets its diagnostics: a fix in one file clears
+//! a finding shown in another. Code actions come from the last lint's fixes; hover, go to
+//! definition and the outline read its trees.
 //!
-//! A keystroke costs one parse, not the stack's: every file is read again, but one whose
-//! bytes are those of the last lint keeps that lint's source and tree
-//! ([`editor_fs::Trees`]). Rules run on the whole stack each time (they look across
-//! files); what is sent is only what changed: a file whose findings are the last lint's,
-//! in the same unchanged sources, keeps the list it was sent without converting it again.
+//! The lint runs on its own thread ([`worker`]), started at the change itself and cancelled
+//! by the next one; its findings are published once the user pauses ([`DEBOUNCE`]), so
+//! diagnostics do not flicker while a word is half typed, and are ready when the pause
+//! comes rather than computed only then. A lint costs one parse, not the stack's: every
+//! file is read again, but one whose bytes are those of the last lint keeps that lint's
+//! source and tree ([`editor_fs::Trees`]). Rules run on the whole stack each time (they look
+//! across files); what is sent is only what changed: a file whose findings are the last
+//! lint's, in the same unchanged sources, keeps the list it was sent without converting it
+//! again.
 //!
-//! One thread: a request waits for a pending lint to finish first, so an answer never
-//! refers to text older than what the client last sent.
+//! Requests are answered on the main thread from the newest text: one that arrives while a
+//! lint of the newest text is under way waits for it, so an answer never refers to text
+//! older than what the client last sent.
 
 mod actions;
 mod editor_fs;
 mod lines;
 mod navigate;
 pub mod uri;
+mod worker;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::engine::{StackArgs, Workspace};
+use crate::engine::Workspace;
 use lines::LineIndex;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types as lsp;
@@ -120,9 +126,11 @@ fn roots(params: &lsp::InitializeParams) -> Vec<PathBuf> {
         .collect()
 }
 
+#[derive(Clone)]
 pub struct Document {
     version: i32,
-    pub text: Vec<u8>,
+    /// Shared with the lint worker's copy of the documents (a change copies it once).
+    pub text: std::sync::Arc<Vec<u8>>,
 }
 
 /// The last lint: its stacks (for navigation) and findings.
@@ -140,9 +148,14 @@ struct Server<'c> {
     /// keystroke in one file of a large stack sends one list, not hundreds).
     published: HashMap<PathBuf, Vec<lsp::Diagnostic>>,
     analysis: Option<Analysis>,
-    /// The nginx trees of the last lint, reused for the files whose bytes did not change.
-    trees: editor_fs::Trees,
-    /// When the pending lint runs (`None`: nothing changed since the last one).
+    worker: worker::Worker,
+    /// Bumped by every change that calls for a lint; the worker lints the newest.
+    generation: u64,
+    /// The generation whose findings were published last.
+    shown: u64,
+    /// The newest generation's lint, finished, waiting for the user's pause.
+    ready: Option<worker::Done>,
+    /// When the newest generation's findings may be published (`None`: nothing waits).
     due: Option<Instant>,
     /// The last lint's error (a broken lemplint.toml), shown once until it changes.
     last_error: Option<String>,
@@ -171,7 +184,10 @@ impl<'c> Server<'c> {
             docs: HashMap::new(),
             published: HashMap::new(),
             analysis: None,
-            trees: editor_fs::Trees::default(),
+            worker: worker::Worker::start(),
+            generation: 0,
+            shown: 0,
+            ready: None,
             due: None,
             last_error: None,
         }
@@ -179,35 +195,41 @@ impl<'c> Server<'c> {
 
     fn main_loop(&mut self) -> Result<(), String> {
         loop {
-            let msg = match self.due {
-                Some(due) => {
-                    let wait = due.saturating_duration_since(Instant::now());
-                    match self.conn.receiver.recv_timeout(wait) {
-                        Ok(m) => Some(m),
-                        Err(crossbeam_channel::RecvTimeoutError::Timeout) => None,
-                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return Ok(()),
-                    }
-                }
-                None => match self.conn.receiver.recv() {
-                    Ok(m) => Some(m),
-                    Err(_) => return Ok(()),
-                },
+            // A finished lint is shown when the pause is over (at once if it is already).
+            let timer = match (self.due, &self.ready) {
+                (Some(due), Some(_)) => crossbeam_channel::at(due),
+                _ => crossbeam_channel::never(),
             };
-            match msg {
-                None => self.lint_now(),
-                Some(Message::Request(req)) => {
-                    if self.conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
-                        return Ok(());
+            let worker = self.worker.done.clone();
+            crossbeam_channel::select! {
+                recv(self.conn.receiver) -> msg => {
+                    let Ok(msg) = msg else { return Ok(()) };
+                    match msg {
+                        Message::Request(req) => {
+                            if self.conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
+                                return Ok(());
+                            }
+                            self.request(req);
+                        }
+                        Message::Notification(n) => {
+                            if n.method == "exit" {
+                                return Ok(());
+                            }
+                            self.notification(n);
+                        }
+                        Message::Response(_) => {}
                     }
-                    self.request(req);
                 }
-                Some(Message::Notification(n)) => {
-                    if n.method == "exit" {
-                        return Ok(());
-                    }
-                    self.notification(n);
+                recv(worker) -> done => {
+                    let Ok(done) = done else {
+                        return Err("the lint thread stopped".into());
+                    };
+                    self.finished(done);
                 }
-                Some(Message::Response(_)) => {}
+                recv(timer) -> _ => {}
+            }
+            if self.due.is_some_and(|due| Instant::now() >= due) && self.ready.is_some() {
+                self.show_ready();
             }
         }
     }
@@ -254,8 +276,39 @@ impl<'c> Server<'c> {
         self.send(Message::Response(response));
     }
 
+    /// The text or the disk changed: the worker lints it at once, and its findings are
+    /// shown once the user has paused for [`DEBOUNCE`].
     fn changed(&mut self) {
+        self.generation += 1;
+        self.ready = None;
         self.due = Some(Instant::now() + DEBOUNCE);
+        let paths = self.lint_paths();
+        self.worker.submit(worker::Job {
+            generation: self.generation,
+            paths,
+            docs: self.docs.clone(),
+        });
+    }
+
+    /// A lint the worker finished: kept until the pause is over when it is the newest.
+    fn finished(&mut self, done: worker::Done) {
+        if done.generation == self.generation && self.shown != self.generation {
+            self.ready = Some(done);
+        }
+    }
+
+    /// Waits for the newest text's lint and shows it, whatever the pause: a request is
+    /// answered from what the client last sent.
+    fn catch_up(&mut self) {
+        while self.shown != self.generation && self.ready.is_none() {
+            match self.worker.done.recv() {
+                Ok(done) => self.finished(done),
+                Err(_) => return,
+            }
+        }
+        if self.ready.is_some() {
+            self.show_ready();
+        }
     }
 
     fn notification(&mut self, n: Notification) {
@@ -268,7 +321,7 @@ impl<'c> Server<'c> {
                             real(&path),
                             Document {
                                 version: p.text_document.version,
-                                text: p.text_document.text.into_bytes(),
+                                text: std::sync::Arc::new(p.text_document.text.into_bytes()),
                             },
                         );
                         self.changed();
@@ -282,8 +335,9 @@ impl<'c> Server<'c> {
                         return;
                     };
                     if let Some(doc) = self.docs.get_mut(&real(&path)) {
+                        let text = std::sync::Arc::make_mut(&mut doc.text);
                         for change in p.content_changes {
-                            apply_change(&mut doc.text, change);
+                            apply_change(text, change);
                         }
                         doc.version = p.text_document.version;
                         self.changed();
@@ -310,9 +364,7 @@ impl<'c> Server<'c> {
     fn request(&mut self, req: Request) {
         use lsp::request::*;
         // Answers refer to the text the client last sent.
-        if self.due.is_some() {
-            self.lint_now();
-        }
+        self.catch_up();
         let id = req.id.clone();
         let result = match req.method.as_str() {
             CodeActionRequest::METHOD => self.with_params(req, |s, p: lsp::CodeActionParams| {
@@ -368,32 +420,17 @@ impl<'c> Server<'c> {
         paths
     }
 
-    fn lint_now(&mut self) {
-        let started = std::time::Instant::now();
-        self.lint_stack();
-        crate::timings::report(format_args!("lint and publish"), started);
-    }
-
-    fn lint_stack(&mut self) {
-        self.due = None;
-        let paths = self.lint_paths();
-        if paths.is_empty() {
+    /// Publishes the newest lint (see [`Server::publish`]).
+    fn show_ready(&mut self) {
+        let Some(done) = self.ready.take() else {
             return;
-        }
-        let args = StackArgs {
-            paths,
-            ..Default::default()
         };
-        let fs = editor_fs::EditorFs {
-            base: crate::engine::real_fs(&args),
-            docs: &self.docs,
-            trees: &self.trees,
-        };
-        let result = crate::engine::collect_with(&args, &[], &[], None, &fs);
-        self.trees.finish();
+        let started = Instant::now();
+        self.due = None;
+        self.shown = done.generation;
         // The last lint's findings, to tell which files' lists did not change.
         let last = self.analysis.take();
-        match result {
+        match done.result {
             Ok((workspace, findings)) => {
                 self.last_error = None;
                 self.analysis = Some(Analysis {
@@ -419,9 +456,8 @@ impl<'c> Server<'c> {
                 return;
             }
         }
-        let published = std::time::Instant::now();
         self.publish(last.as_ref());
-        crate::timings::report(format_args!("publish"), published);
+        crate::timings::report(format_args!("publish"), started);
     }
 
     /// Sends each file its findings; a file with none now is cleared, and an open document
