@@ -10,6 +10,8 @@
 //! * [`source`]: where a block's value of a directive comes from: a directive, nginx's
 //!   default, or unknown (a snippet read without the `http` block that includes it).
 //! * [`CipherCache`]: cipher strings expanded once per run.
+//! * [`dhe_enabler`]: whether a block offers the DHE suites of its list (`ssl_dhparam`, or
+//!   nginx before 1.11.0).
 //! * [`insert_ssl_directives`]: adding directives next to a block's other `ssl_*` ones.
 
 use crate::analysis::cursor::{self, Block, Directive, Word};
@@ -363,6 +365,35 @@ pub fn uses_cipher_string(protocols: Option<&[String]>) -> bool {
                 .any(|q| q.eq_ignore_ascii_case(p))
         })
     })
+}
+
+/// nginx 1.11.0 stopped using its built-in DH group: no `ssl_dhparam`, no DHE.
+pub const BUILTIN_DH_UNTIL: NginxVersion = NginxVersion(1, 11, 0);
+
+/// What makes nginx offer the DHE suites of its cipher list in a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DheEnabler<'a> {
+    /// An `ssl_dhparam` naming a file.
+    Dhparam(Directive<'a>),
+    /// nginx before 1.11.0, which used a built-in 1024-bit group without `ssl_dhparam`.
+    BuiltinGroup,
+}
+
+/// Why `block` offers DHE suites, or `None` when it offers none: since nginx 1.11.0 only an
+/// `ssl_dhparam` naming a file does; TLS-1.3-only blocks negotiate no cipher-string suite.
+pub fn dhe_enabler(block: Block<'_>, v: Versions) -> Option<DheEnabler<'_>> {
+    if !uses_cipher_string(protocols_of(block, v.nginx).as_deref()) {
+        return None;
+    }
+    match source(block, "ssl_dhparam") {
+        Source::Set(p) => {
+            // An empty file name loads nothing (`ngx_ssl_dhparam` returns early).
+            let named = p.args().len() == 1 && p.arg(0).is_some_and(|a| !a.value().is_empty());
+            named.then_some(DheEnabler::Dhparam(p))
+        }
+        _ if v.nginx < BUILTIN_DH_UNTIL => Some(DheEnabler::BuiltinGroup),
+        _ => None,
+    }
 }
 
 /// One value of a directive as the servers see it: a directive, or nginx's default for the

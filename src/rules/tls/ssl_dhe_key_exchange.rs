@@ -18,8 +18,8 @@
 use crate::analysis::cursor::{Block, Directive};
 use crate::analysis::tls_findings::{label_users, negotiable};
 use crate::analysis::tls_settings::{
-    cipher_settings, fix_in_http, http_of, protocols_of, single_arg, source, uses_cipher_string,
-    CipherCache, NginxVersion, Setting, Source, Versions,
+    cipher_settings, dhe_enabler, fix_in_http, http_of, single_arg, CipherCache, DheEnabler,
+    Setting, Versions,
 };
 use crate::fix::Fix;
 use crate::rules::{Context, Rule};
@@ -35,9 +35,6 @@ declare_rule! {
     fix: Always,
 }
 
-/// nginx 1.11.0 stopped using its built-in DH group: no `ssl_dhparam`, no DHE.
-const BUILTIN_DH_UNTIL: NginxVersion = NginxVersion(1, 11, 0);
-
 impl Rule for SslDheKeyExchange {
     fn check(&self, cx: &mut Context<'_>) {
         let v = Versions::of(cx.host);
@@ -50,28 +47,6 @@ impl Rule for SslDheKeyExchange {
                 }
             }
         }
-    }
-}
-
-/// What makes nginx use DHE in a block.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Enabler<'a> {
-    Dhparam(Directive<'a>),
-    BuiltinGroup,
-}
-
-fn enabler(block: Block<'_>, v: Versions) -> Option<Enabler<'_>> {
-    if !uses_cipher_string(protocols_of(block, v.nginx).as_deref()) {
-        return None; // TLS 1.3 only: no cipher-string suite is ever negotiated
-    }
-    match source(block, "ssl_dhparam") {
-        Source::Set(p) => {
-            // An empty file name loads nothing (`ngx_ssl_dhparam` returns early).
-            let named = p.args().len() == 1 && p.arg(0).is_some_and(|a| !a.value().is_empty());
-            named.then_some(Enabler::Dhparam(p))
-        }
-        _ if v.nginx < BUILTIN_DH_UNTIL => Some(Enabler::BuiltinGroup),
-        _ => None,
     }
 }
 
@@ -150,9 +125,9 @@ fn explicit(
     if dhe.is_empty() {
         return;
     }
-    let mut enablers: Vec<Enabler> = Vec::new();
+    let mut enablers: Vec<DheEnabler> = Vec::new();
     for &c in &setting.contexts {
-        if let Some(en) = enabler(c, v) {
+        if let Some(en) = dhe_enabler(c, v) {
             if !enablers.contains(&en) {
                 enablers.push(en);
             }
@@ -161,7 +136,7 @@ fn explicit(
     if enablers.is_empty() || !cx.claim(file, word.raw()) {
         return;
     }
-    let why = if enablers.contains(&Enabler::BuiltinGroup) {
+    let why = if enablers.contains(&DheEnabler::BuiltinGroup) {
         format!(
             "{} (before 1.11.0) uses {{them}} even without `ssl_dhparam`",
             v.nginx_label()
@@ -187,7 +162,7 @@ fn explicit(
         )
         .with_fix(fix);
     for en in &enablers {
-        if let Enabler::Dhparam(p) = *en {
+        if let DheEnabler::Dhparam(p) = *en {
             d.label(p.file().clone(), p.span(), "DHE is enabled by this group");
         }
     }
@@ -204,9 +179,9 @@ fn default_list(cx: &mut Context<'_>, setting: &Setting<'_>, v: Versions, cache:
     if dhe.is_empty() {
         return;
     }
-    let mut groups: Vec<(Enabler, Vec<Block>)> = Vec::new();
+    let mut groups: Vec<(DheEnabler, Vec<Block>)> = Vec::new();
     for &c in &setting.contexts {
-        let Some(en) = enabler(c, v) else {
+        let Some(en) = dhe_enabler(c, v) else {
             continue;
         };
         match groups.iter_mut().find(|(g, _)| *g == en) {
@@ -217,7 +192,7 @@ fn default_list(cx: &mut Context<'_>, setting: &Setting<'_>, v: Versions, cache:
     for (en, servers) in groups {
         let help = help(&dhe, e, &servers, v);
         match en {
-            Enabler::Dhparam(p) => {
+            DheEnabler::Dhparam(p) => {
                 let (file, span) = (p.file(), p.span());
                 if !cx.claim(file, span) {
                     continue;
@@ -240,7 +215,7 @@ fn default_list(cx: &mut Context<'_>, setting: &Setting<'_>, v: Versions, cache:
                     .with_fix(fix);
                 d.help = Some(help);
             }
-            Enabler::BuiltinGroup => {
+            DheEnabler::BuiltinGroup => {
                 let Some(http) = setting.http.or_else(|| http_of(servers[0])) else {
                     continue;
                 };
