@@ -278,6 +278,7 @@ registry! {
     tls::ssl_ecdh_curve_unknown::SslEcdhCurveUnknown,
     tls::http2_misdirected_request::Http2MisdirectedRequest,
     tls::quic_bpf_reuseport::QuicBpfReuseport,
+    tls::ssl_weak_cipher_preferred::SslWeakCipherPreferred,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -21,3 +21,4 @@ pub mod ssl_legacy_protocols;
 pub mod ssl_session_cache_missing;
 pub mod ssl_stapling_letsencrypt;
 pub mod ssl_stapling_without_resolver;
+pub mod ssl_weak_cipher_preferred;
