@@ -10,9 +10,15 @@
 //! host whose registrable domain differs, and the PCRE module says it matches. Undecided
 //! matches, samples with no domain in them and blocklists (`if (… ~ …) { return 403; }`)
 //! stay silent.
+//!
+//! A regex with no such bypass that was written for the `https://` site and also accepts
+//! the same host over `http://` (`^https?://example\.com$`) is reported as info: a
+//! plain-HTTP page, which anyone on the network path can replace, passes as the trusted
+//! site (`plain_http`).
 
 use crate::analysis::cursor::{Directive, Word};
 use crate::analysis::pcre::Regex;
+use crate::diagnostic::Severity;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -105,12 +111,31 @@ impl Rule for OriginValidationBypass {
             let Ok(re) = Regex::parse(&pattern, caseless) else {
                 continue;
             };
-            let Some(attack) = bypass(&re, subject) else {
-                continue;
-            };
             let what = match subject {
                 Subject::Origin => "an `Origin`",
                 Subject::Referer | Subject::RefererNoScheme => "a `Referer`",
+            };
+            let Some(attack) = bypass(&re, subject) else {
+                if let Some(plain) = plain_http(&re, &pattern, caseless, subject) {
+                    let file = d.file().clone();
+                    let diag = cx.report(
+                        &file,
+                        word.raw(),
+                        format!(
+                            "`{pattern}` also accepts {what} of `{}`: a page served over plain \
+                             HTTP, which anyone on the network path can alter, passes as the \
+                             trusted site",
+                            plain.subject
+                        ),
+                    );
+                    diag.severity = Severity::Info;
+                    diag.help = Some(format!(
+                        "require `https://`, e.g. `{}`; a script injected into the plain-HTTP \
+                         page of `{}` then no longer passes the check",
+                        plain.suggestion, plain.host
+                    ));
+                }
+                continue;
             };
             // `valid_referers` sees the header after its scheme: show the header.
             let shown = match subject {
@@ -290,6 +315,85 @@ fn bypass(re: &Regex, subject: Subject) -> Option<Attack> {
             trusted: host.clone(),
             suggestion,
         })
+}
+
+/// An `https://` origin check that also accepts the same host over plain `http://`.
+struct PlainHttp {
+    /// The plain-HTTP subject the pattern accepts.
+    subject: String,
+    host: String,
+    /// The pattern with the scheme required.
+    suggestion: String,
+}
+
+/// Whether `re`, written for a site over `https://` (its sample says `https://`, or
+/// `https?://` makes the `s` optional), also accepts the same host over `http://`. Only
+/// origin and referer headers carry a scheme (`valid_referers` strips it); a pattern written
+/// for `http://` alone (a plain-HTTP site) is left alone, as are names without a registrable
+/// domain (`localhost`, addresses).
+fn plain_http(re: &Regex, pattern: &str, caseless: bool, subject: Subject) -> Option<PlainHttp> {
+    if subject == Subject::RefererNoScheme {
+        return None;
+    }
+    let sample = String::from_utf8(re.sample()?).ok()?.to_ascii_lowercase();
+    let (scheme, rest) = sample.split_once("://")?;
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let host_end = rest.find(['/', ':', '?', '#']).unwrap_or(rest.len());
+    let host = rest[..host_end].trim_start_matches('.').to_string();
+    registrable(&host)?;
+    let port = rest[host_end..]
+        .strip_prefix(':')
+        .map(|p| {
+            let end = p.find(['/', '?', '#']).unwrap_or(p.len());
+            format!(":{}", &p[..end])
+        })
+        .unwrap_or_default();
+    let path = match rest[host_end..].find('/') {
+        Some(i) => rest[host_end + i..].to_string(),
+        None => "/".to_string(),
+    };
+    let form = |scheme: &str| match subject {
+        Subject::Origin => format!("{scheme}://{host}{port}"),
+        _ => format!("{scheme}://{host}{port}{path}"),
+    };
+    let accepts = |r: &Regex, s: &str| {
+        r.is_match(s.as_bytes()) == Ok(true)
+            || (subject == Subject::Referer
+                && r.is_match(s.trim_end_matches('/').as_bytes()) == Ok(true))
+    };
+    // Written for the secure site (an `http` sample comes from `https?`: proven below by
+    // the pattern accepting `https://` too), and accepting the plain one.
+    let (secure, plain) = (form("https"), form("http"));
+    if !accepts(re, &secure) || !accepts(re, &plain) {
+        return None;
+    }
+    // `https?` (or `(http|https)` …) → `https`, when that is what makes the scheme
+    // optional; else the canonical anchored form.
+    let escaped = host.replace('.', "\\.");
+    let canonical = match subject {
+        Subject::Origin => format!("^https://{escaped}$"),
+        _ => format!("^https://{escaped}(/|$)"),
+    };
+    let suggestion = [
+        "https?",
+        "http(s)?",
+        "http(s?)",
+        "(https?)",
+        "(http|https)",
+        "(https|http)",
+    ]
+    .iter()
+    .map(|optional| pattern.replacen(optional, "https", 1))
+    .filter(|p| p != pattern)
+    .find(|p| Regex::parse(p, caseless).is_ok_and(|r| accepts(&r, &secure) && !accepts(&r, &plain)))
+    .unwrap_or(canonical);
+    Some(PlainHttp {
+        subject: plain,
+        host,
+        suggestion,
+    })
 }
 
 /// The host a candidate subject names.
