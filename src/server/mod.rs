@@ -137,6 +137,31 @@ pub struct Document {
 pub struct Analysis {
     pub workspace: Workspace,
     pub diagnostics: Vec<Diagnostic>,
+    /// The findings' positions in `diagnostics` by the real path of their file, in order:
+    /// grouped by the worker, off the thread that publishes.
+    by_file: HashMap<PathBuf, Vec<usize>>,
+}
+
+impl Analysis {
+    pub fn new(workspace: Workspace, diagnostics: Vec<Diagnostic>) -> Analysis {
+        let mut files = FileCache::default();
+        let mut by_file: HashMap<PathBuf, Vec<usize>> = HashMap::new();
+        for (i, d) in diagnostics.iter().enumerate() {
+            let path = &files.get(&d.file).real;
+            match by_file.get_mut(path) {
+                Some(list) => list.push(i),
+                None => {
+                    by_file.insert(path.clone(), vec![i]);
+                }
+            }
+        }
+        drop(files);
+        Analysis {
+            workspace,
+            diagnostics,
+            by_file,
+        }
+    }
 }
 
 struct Server<'c> {
@@ -431,12 +456,9 @@ impl<'c> Server<'c> {
         // The last lint's findings, to tell which files' lists did not change.
         let last = self.analysis.take();
         match done.result {
-            Ok((workspace, findings)) => {
+            Ok(analysis) => {
                 self.last_error = None;
-                self.analysis = Some(Analysis {
-                    workspace,
-                    diagnostics: findings.diagnostics,
-                });
+                self.analysis = Some(analysis);
             }
             Err(msg) if msg.starts_with("no configuration files found") => {
                 // Nothing to lint is no error in an editor.
@@ -467,31 +489,41 @@ impl<'c> Server<'c> {
     /// sent: only the files a change touched are converted to LSP terms again.
     fn publish(&mut self, last: Option<&Analysis>) {
         let mut files = FileCache::default();
-        let new = files.group(self.analysis.as_ref().map_or(&[], |a| &a.diagnostics));
-        let old = files.group(last.map_or(&[], |a| &a.diagnostics));
+        let empty = HashMap::new();
+        let (new, new_by_file) = match &self.analysis {
+            Some(a) => (&a.diagnostics[..], &a.by_file),
+            None => (&[][..], &empty),
+        };
+        let (old, old_by_file) = match last {
+            Some(a) => (&a.diagnostics[..], &a.by_file),
+            None => (&[][..], &empty),
+        };
         let mut before = std::mem::take(&mut self.published);
-        for (path, found) in new {
-            let open = self.docs.contains_key(&path);
-            let kept = old.get(&path).is_some_and(|o| {
-                o.len() == found.len() && o.iter().zip(&found).all(|(a, b)| same_finding(a, b))
+        for (path, found) in new_by_file {
+            let open = self.docs.contains_key(path);
+            let kept = old_by_file.get(path).is_some_and(|o| {
+                o.len() == found.len()
+                    && o.iter()
+                        .zip(found)
+                        .all(|(&a, &b)| same_finding(&old[a], &new[b]))
             });
-            let diags = match before.remove(&path) {
+            let diags = match before.remove(path) {
                 Some(sent) if kept => {
                     if open {
-                        self.publish_file(&path, sent.clone());
+                        self.publish_file(path, sent.clone());
                     }
                     sent
                 }
                 sent => {
                     let diags: Vec<lsp::Diagnostic> =
-                        found.iter().map(|d| to_lsp(d, &mut files)).collect();
+                        found.iter().map(|&i| to_lsp(&new[i], &mut files)).collect();
                     if open || sent.as_ref() != Some(&diags) {
-                        self.publish_file(&path, diags.clone());
+                        self.publish_file(path, diags.clone());
                     }
                     diags
                 }
             };
-            self.published.insert(path, diags);
+            self.published.insert(path.clone(), diags);
         }
         // What is left had findings and has none now.
         for path in before.keys() {
@@ -620,21 +652,6 @@ impl<'a> FileCache<'a> {
                 uri: Default::default(),
                 lines: Default::default(),
             })
-    }
-
-    /// Findings by the real path of their file, in order.
-    fn group(&mut self, diagnostics: &'a [Diagnostic]) -> HashMap<PathBuf, Vec<&'a Diagnostic>> {
-        let mut by_file: HashMap<PathBuf, Vec<&Diagnostic>> = HashMap::new();
-        for d in diagnostics {
-            let path = &self.get(&d.file).real;
-            match by_file.get_mut(path) {
-                Some(list) => list.push(d),
-                None => {
-                    by_file.insert(path.clone(), vec![d]);
-                }
-            }
-        }
-        by_file
     }
 
     /// A span's range in the file.

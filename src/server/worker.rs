@@ -12,8 +12,8 @@
 //! parses only the files whose bytes changed.
 
 use super::editor_fs::{EditorFs, Trees};
-use super::Document;
-use crate::engine::{Findings, StackArgs, Workspace};
+use super::{Analysis, Document};
+use crate::engine::StackArgs;
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -31,7 +31,7 @@ pub struct Job {
 /// A finished lint of `generation`.
 pub struct Done {
     pub generation: u64,
-    pub result: Result<(Workspace, Findings), String>,
+    pub result: Result<Analysis, String>,
 }
 
 pub struct Worker {
@@ -101,7 +101,7 @@ fn run(queue: Receiver<Job>, finished: Sender<Done>, latest: Arc<AtomicU64>) {
         let cancelled = || latest.load(Ordering::SeqCst) != generation;
         let result = crate::engine::collect_cancellable(&args, &[], &[], None, &fs, &cancelled);
         let result = match result {
-            Ok(Some(done)) => Ok(done),
+            Ok(Some((workspace, findings))) => Ok(Analysis::new(workspace, findings.diagnostics)),
             Ok(None) => {
                 trees.keep_all();
                 crate::timings::report(format_args!("cancelled lint"), started);
