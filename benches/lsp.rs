@@ -1,5 +1,8 @@
 //! Language-server latency: a keystroke in a generated stack, from `didChange` to the
-//! diagnostics of that file, minus the debounce the server waits for the user to pause.
+//! diagnostics of that file, minus the debounce the server waits for the user to pause
+//! (the lint itself starts at the keystroke, and runs during the pause). And the whole
+//! lint's cost, undisguised: a request sent right after a keystroke is answered only once
+//! the stack is linted at the new text, so the time to its answer is the lint's.
 //!
 //!     cargo bench --bench lsp                    # ~1 MB tree (900 server blocks)
 //!     LEMPLINT_BENCH_SERVERS=9000 cargo bench --bench lsp
@@ -65,6 +68,8 @@ fn main() {
     let digit = move |v| if v % 2 == 0 { original } else { other };
     let samples = keystrokes(&mut c, &site, line, col, digit, |_| false);
     print(servers, mb, "an argument in a vhost", samples);
+    let samples = keystroke_then_request(&mut c, &site, line, col, digit);
+    print_request(servers, mb, samples);
 
     c.request("shutdown", serde_json::Value::Null);
     c.notify("exit", serde_json::Value::Null);
@@ -112,6 +117,53 @@ fn keystrokes(
         json!({"textDocument": {"uri": file_uri}}),
     );
     samples
+}
+
+/// The same keystrokes, each followed at once by a hover request on the changed line: the
+/// time from the change to the answer, which waits for the lint of the new text.
+fn keystroke_then_request(
+    c: &mut Client,
+    file: &Path,
+    line: usize,
+    col: usize,
+    text: impl Fn(i32) -> &'static str,
+) -> Vec<Duration> {
+    let file_uri = uri(file);
+    let content = std::fs::read_to_string(file).unwrap();
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": file_uri, "languageId": "nginx", "version": 1, "text": content}}),
+    );
+    let mut samples = Vec::new();
+    for version in 2..42 {
+        let change = json!({"range": {"start": {"line": line, "character": col}, "end": {"line": line, "character": col + 1}}, "text": text(version)});
+        let sent = Instant::now();
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": file_uri, "version": version}, "contentChanges": [change]}),
+        );
+        c.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": file_uri}, "position": {"line": line, "character": 6}}),
+        );
+        samples.push(sent.elapsed());
+    }
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": file_uri}}),
+    );
+    samples
+}
+
+fn print_request(servers: usize, mb: f64, mut samples: Vec<Duration>) {
+    samples.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "lsp keystroke → hover answered at the new text (the whole lint, no debounce), {servers} servers ({mb:.1} MB): median {:.1} ms, p90 {:.1} ms, max {:.1} ms",
+        ms(samples[samples.len() / 2]),
+        ms(samples[samples.len() * 9 / 10]),
+        ms(*samples.last().unwrap()),
+    );
 }
 
 fn print(servers: usize, mb: f64, what: &str, mut samples: Vec<Duration>) {
