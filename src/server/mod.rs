@@ -7,9 +7,10 @@
 //! definition and the outline read its trees.
 //!
 //! The lint runs on its own thread ([`worker`]), started at the change itself and cancelled
-//! by the next one; its findings are published once the user pauses ([`DEBOUNCE`]), so
-//! diagnostics do not flicker while a word is half typed, and are ready when the pause
-//! comes rather than computed only then. A lint costs one parse, not the stack's: every
+//! by the next one; after a keystroke its findings are published once the user pauses
+//! ([`DEBOUNCE`]), so diagnostics do not flicker while a word is half typed, and are ready
+//! when the pause comes rather than computed only then. Opening, closing or saving a file
+//! shows them as soon as they are ready. A lint costs one parse, not the stack's: every
 //! file is read again, but one whose bytes are those of the last lint keeps that lint's
 //! source and tree ([`editor_fs::Trees`]). Rules run on the whole stack each time (they look
 //! across files); what is sent is only what changed: a file whose findings are the last
@@ -302,11 +303,12 @@ impl<'c> Server<'c> {
     }
 
     /// The text or the disk changed: the worker lints it at once, and its findings are
-    /// shown once the user has paused for [`DEBOUNCE`].
-    fn changed(&mut self) {
+    /// shown once `pause` has passed ([`DEBOUNCE`] after a keystroke, none after opening,
+    /// closing or saving a file, when nothing is half typed).
+    fn changed(&mut self, pause: Duration) {
         self.generation += 1;
         self.ready = None;
-        self.due = Some(Instant::now() + DEBOUNCE);
+        self.due = Some(Instant::now() + pause);
         let paths = self.lint_paths();
         self.worker.submit(worker::Job {
             generation: self.generation,
@@ -349,7 +351,7 @@ impl<'c> Server<'c> {
                                 text: std::sync::Arc::new(p.text_document.text.into_bytes()),
                             },
                         );
-                        self.changed();
+                        self.changed(Duration::ZERO);
                     }
                 }
             }
@@ -365,7 +367,7 @@ impl<'c> Server<'c> {
                             apply_change(text, change);
                         }
                         doc.version = p.text_document.version;
-                        self.changed();
+                        self.changed(DEBOUNCE);
                     }
                 }
             }
@@ -373,7 +375,7 @@ impl<'c> Server<'c> {
                 if let Ok(p) = serde_json::from_value::<lsp::DidCloseTextDocumentParams>(n.params) {
                     if let Some(path) = uri::to_path(p.text_document.uri.as_str()) {
                         self.docs.remove(&real(&path));
-                        self.changed();
+                        self.changed(Duration::ZERO);
                     }
                 }
             }
@@ -381,7 +383,7 @@ impl<'c> Server<'c> {
             // lemplint.toml may say something new.
             DidSaveTextDocument::METHOD
             | DidChangeWatchedFiles::METHOD
-            | DidChangeConfiguration::METHOD => self.changed(),
+            | DidChangeConfiguration::METHOD => self.changed(Duration::ZERO),
             _ => {}
         }
     }
