@@ -87,16 +87,7 @@ fn keystrokes(
     text: impl Fn(i32) -> &'static str,
     insert: impl Fn(i32) -> bool,
 ) -> Vec<Duration> {
-    let file_uri = uri(file);
-    let content = std::fs::read_to_string(file).unwrap();
-    c.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": file_uri, "languageId": "nginx", "version": 1, "text": content}}),
-    );
-    c.wait(
-        |m| lsp_client::is_diagnostics_for(m, &file_uri),
-        "first diagnostics",
-    );
+    let file_uri = open(c, file);
     let mut samples = Vec::new();
     for version in 2..42 {
         let end = if insert(version) { col } else { col + 1 };
@@ -119,6 +110,21 @@ fn keystrokes(
     samples
 }
 
+/// Opens `file` as version 1 and waits for its first diagnostics; its URI.
+fn open(c: &mut Client, file: &Path) -> String {
+    let file_uri = uri(file);
+    let content = std::fs::read_to_string(file).unwrap();
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": file_uri, "languageId": "nginx", "version": 1, "text": content}}),
+    );
+    c.wait(
+        |m| lsp_client::is_diagnostics_for(m, &file_uri),
+        "first diagnostics",
+    );
+    file_uri
+}
+
 /// The same keystrokes, each followed at once by a hover request on the changed line: the
 /// time from the change to the answer, which waits for the lint of the new text.
 fn keystroke_then_request(
@@ -128,12 +134,7 @@ fn keystroke_then_request(
     col: usize,
     text: impl Fn(i32) -> &'static str,
 ) -> Vec<Duration> {
-    let file_uri = uri(file);
-    let content = std::fs::read_to_string(file).unwrap();
-    c.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": file_uri, "languageId": "nginx", "version": 1, "text": content}}),
-    );
+    let file_uri = open(c, file);
     let mut samples = Vec::new();
     for version in 2..42 {
         let change = json!({"range": {"start": {"line": line, "character": col}, "end": {"line": line, "character": col + 1}}, "text": text(version)});

@@ -65,6 +65,25 @@ impl Weakness {
         }
     }
 
+    /// A few words naming it in a message (`3DES`, `CBC with SHA-1`).
+    pub fn short(self) -> &'static str {
+        match self {
+            Weakness::NullCipher => "NULL encryption",
+            Weakness::Anonymous => "anonymous DH/ECDH",
+            Weakness::Export => "EXPORT",
+            Weakness::Rc4 => "RC4",
+            Weakness::Des => "single DES",
+            Weakness::Rc2 => "RC2",
+            Weakness::TripleDes => "3DES",
+            Weakness::Idea => "IDEA",
+            Weakness::Seed => "SEED",
+            Weakness::Md5Mac => "MD5 MAC",
+            Weakness::NoForwardSecrecy => "no forward secrecy",
+            Weakness::CbcSha1 => "CBC with SHA-1",
+            Weakness::DheCost => "DHE",
+        }
+    }
+
     pub fn level(self) -> Level {
         match self {
             Weakness::NullCipher

@@ -81,20 +81,11 @@ struct Class {
 impl Class {
     fn label(&self) -> &'static str {
         match self.weakness {
-            Weakness::NullCipher => "NULL encryption",
             Weakness::Anonymous if self.suites.iter().all(|s| s.kx == Kx::Ecdhe) => {
                 "anonymous ECDH"
             }
             Weakness::Anonymous if self.suites.iter().all(|s| s.kx == Kx::Dhe) => "anonymous DH",
-            Weakness::Anonymous => "anonymous DH/ECDH",
-            Weakness::Export => "EXPORT",
-            Weakness::Rc4 => "RC4",
-            Weakness::Des => "single DES",
-            Weakness::Rc2 => "RC2",
-            Weakness::TripleDes => "3DES",
-            Weakness::Idea => "IDEA",
-            Weakness::Seed => "SEED",
-            Weakness::Md5Mac => "MD5 MAC",
+            w if CLASSES.contains(&w) => w.short(),
             _ => "weak",
         }
     }

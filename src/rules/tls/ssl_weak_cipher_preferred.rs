@@ -213,20 +213,8 @@ fn reasons(s: &Suite) -> String {
         .into_iter()
         .filter(|w| matches!(w.level(), Level::Insecure | Level::Weak))
         .map(|w| match w {
-            Weakness::NullCipher => "no encryption",
-            Weakness::Anonymous => "no authentication",
-            Weakness::Export => "export-grade keys",
-            Weakness::Rc4 => "RC4",
-            Weakness::Des => "single DES",
-            Weakness::Rc2 => "RC2",
-            Weakness::TripleDes => "3DES",
-            Weakness::Idea => "IDEA",
-            Weakness::Seed => "SEED",
-            Weakness::Md5Mac => "MD5 MAC",
             Weakness::NoForwardSecrecy if s.kx == Kx::Rsa => "static RSA key exchange",
-            Weakness::NoForwardSecrecy => "no forward secrecy",
-            Weakness::CbcSha1 => "CBC with SHA-1",
-            Weakness::DheCost => "DHE",
+            w => w.short(),
         })
         .collect();
     words.join(", ")
