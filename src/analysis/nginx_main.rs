@@ -37,12 +37,9 @@ impl<'a> MainConfig<'a> {
         {
             return false;
         }
-        let main = self.inst.config.file(FileId(0));
-        main.source
-            .path
-            .file_name()
-            .is_some_and(|n| n == "nginx.conf")
-            && self.directive("events").is_some()
+        // An `nginx.conf`, or a file nothing includes with an `events` block: either way
+        // what nginx starts from has `events`.
+        self.directive("events").is_some()
     }
 
     /// The configuration, for the analyses that take one whole (`fastcgi_targets`).

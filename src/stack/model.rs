@@ -559,7 +559,8 @@ impl Roles<'_> {
         for (identity, config) in candidates {
             if !included_by_other.contains(&identity) {
                 self.claimed.nginx(fs, &config);
-                out.push(config_instance(config, true));
+                let standalone = !declares_main(&config);
+                out.push(config_instance(config, standalone));
             }
         }
         out
@@ -623,6 +624,32 @@ fn reads_like_master(cfg: &super::fpm::FpmConfig) -> bool {
 
 fn is_main(p: &Path) -> bool {
     p.file_name().is_some_and(|n| n == "nginx.conf")
+}
+
+/// Whether a file nothing includes is a main configuration by its content, whatever its
+/// name (`nginx-prod.conf`, `bad.conf` given to `nginx -c`): an `events` block at its top
+/// level. nginx accepts `events` only in the main context, so no snippet included into
+/// `http`, a server or a location holds one, and every configuration nginx starts from
+/// must (`no "events" section in configuration`). Not in the directories whose files are
+/// included into `http` or a server (`sites-available/`, `conf.d/` …): a main file kept
+/// there is a leftover nginx never starts from, and is read as the snippet it sits among.
+fn declares_main(config: &NginxConfig) -> bool {
+    let Some(file) = config.files.first() else {
+        return false;
+    };
+    let dir = file.source.path.parent().and_then(Path::file_name);
+    if dir.is_some_and(|d| {
+        ["sites-available", "sites-enabled", "conf.d", "snippets"]
+            .iter()
+            .any(|n| d == *n)
+    }) {
+        return false;
+    }
+    let (tree, src) = (&file.parsed.tree, &file.source.text);
+    tree.children(crate::syntax::nginx::tree::ROOT).any(|id| {
+        tree.directive(id)
+            .is_some_and(|d| d.block().is_some() && tree.name(d).is(src, "events"))
+    })
 }
 
 /// Files in nginx directories that nothing includes are linted on their own only when their
