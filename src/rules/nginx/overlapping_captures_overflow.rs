@@ -1,7 +1,8 @@
 //! NGX135 overlapping-captures-overflow (CVE-2026-9256): a `rewrite` whose replacement
 //! holds no variables but two captures that overlap (one group inside the other,
 //! `^/((.*))$` with `$1$2`), in a redirect or with arguments, where nginx escapes the
-//! captures. Before nginx 1.31.1 / 1.30.2 the buffer was sized from the URI's escaping
+//! captures. A replacement with a variable, or with a capture written twice, is measured
+//! reference by reference and is not affected. Before nginx 1.31.1 / 1.30.2 the buffer was sized from the URI's escaping
 //! counted once, while each overlapping capture escapes the same bytes again: a heap
 //! overflow with a URI such as `/++++++++` (nginx commit "Rewrite: fix buffer overflow with
 //! overlapping captures"). Version-aware through `[host] nginx`.
@@ -42,8 +43,14 @@ impl Rule for OverlappingCapturesOverflow {
                     PartKind::Literal => {}
                 }
             }
-            // With a variable nginx measures the result in a first pass instead.
-            if variables || used.len() < 2 {
+            // With a variable, or a capture written twice (`$1$1$2`), nginx keeps the
+            // replacement's length codes and measures each reference, escaped, in a first
+            // pass (ngx_http_rewrite_module.c: `lengths = NULL` only when
+            // `sc.variables == 0 && !sc.dup_capture`): the buffer fits.
+            let mut distinct = used.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            if variables || used.len() < 2 || distinct.len() < used.len() {
                 continue;
             }
             let flag = r.arg(2).map(|f| f.value().into_owned());
