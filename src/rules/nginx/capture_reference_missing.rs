@@ -10,7 +10,8 @@
 //!   no `rewrite`, regex `if` or `fastcgi_split_path_info` that could match after it.
 //!
 //! A `map` with regex keys also sets the captures when its variable is evaluated, so a
-//! block that reads such a variable is left alone.
+//! block that reads such a variable is left alone. Within the `map`, a value's `$N` refers
+//! to its own key's regex, which has just matched: `~^/old/ $1;` is always empty.
 
 use crate::analysis::cursor::{self, Directive};
 use crate::analysis::pcre::Regex;
@@ -43,6 +44,7 @@ struct Last<'a> {
 
 impl Rule for CaptureReferenceMissing {
     fn check(&self, cx: &mut Context<'_>) {
+        map_values(cx);
         for inst in &cx.stack.nginx {
             let regex_maps = regex_map_variables(inst);
             // Only files that mention `$N` somewhere can hold a reference: the others'
@@ -99,15 +101,66 @@ impl Rule for CaptureReferenceMissing {
                         last.at.span(),
                         format!("{groups} group{plural}"),
                     );
-                    diag.help = Some(if groups == 0 {
-                        "put parentheses around the part to capture, or write the text itself"
-                            .to_string()
-                    } else {
-                        format!("refer to `$1`…`${groups}`, or add the missing group to the regex")
-                    });
+                    diag.help = Some(help(groups, "the regex"));
                 }
             }
         }
+    }
+}
+
+/// `$N` in a `map` value beyond the groups of the entry's own regex key.
+fn map_values(cx: &mut Context<'_>) {
+    for m in cx.nginx_directives("map") {
+        for (key, value) in m.entries() {
+            let Some(value) = value.filter(|v| may_reference_capture(v.raw_bytes())) else {
+                continue;
+            };
+            let k = key.value();
+            let (pattern, caseless) = match k.strip_prefix("~*") {
+                Some(p) => (p, true),
+                None => match k.strip_prefix('~') {
+                    Some(p) => (p, false),
+                    None => continue,
+                },
+            };
+            let Ok(regex) = Regex::parse(pattern, caseless) else {
+                continue;
+            };
+            let groups = regex.capture_table().count();
+            for part in value.variables().parts {
+                let PartKind::Capture(n) = part.kind else {
+                    continue;
+                };
+                if n == 0 || u32::from(n) <= groups {
+                    continue;
+                }
+                let plural = if groups == 1 { "" } else { "s" };
+                let diag = cx.report(
+                    value.file(),
+                    part.span,
+                    format!(
+                        "`${n}` is always empty: this entry's regex `{pattern}` has {groups} capture group{plural}"
+                    ),
+                );
+                diag.label(
+                    key.file().clone(),
+                    key.raw(),
+                    format!("{groups} group{plural}"),
+                );
+                diag.help = Some(help(groups, "the key's regex"));
+            }
+        }
+    }
+}
+
+/// What to write instead of a reference past the last of `groups` groups of `regex`.
+fn help(groups: u32, regex: &str) -> String {
+    match groups {
+        0 => format!(
+            "put parentheses around the part of {regex} to capture, or write the text itself"
+        ),
+        1 => format!("refer to `$1`, or add the missing group to {regex}"),
+        n => format!("refer to `$1`…`${n}`, or add the missing group to {regex}"),
     }
 }
 
