@@ -1,7 +1,8 @@
 //! The checked-in catalogue (`src/analysis/catalogue/data.rs`) is what
 //! `scripts/gen-nginx-catalogue.py` generates from the nginx and module sources, when those
 //! mirrors are on this machine (`/work/.mirror`, or `$LEMPLINT_MIRRORS`). Elsewhere (a fresh
-//! clone, CI) the test says it was skipped: the sources are not part of the repository.
+//! clone, CI), or with only some of the mirrors (nginx's own fetched to read its source),
+//! the test says it was skipped: the sources are not part of the repository.
 
 use std::path::Path;
 use std::process::Command;
@@ -24,6 +25,11 @@ fn generated_catalogue_is_up_to_date() {
         .env("LEMPLINT_MIRRORS", &mirrors)
         .output()
         .expect("python3 runs");
+    // The script's EXIT_CANNOT_CHECK: a module mirror is missing, so nothing was generated.
+    if out.status.code() == Some(3) {
+        eprintln!("skipped: {}", String::from_utf8_lossy(&out.stderr).trim());
+        return;
+    }
     assert!(
         out.status.success(),
         "{}{}",
