@@ -7,7 +7,8 @@
 //!   (`location /static { alias /srv/static/; }`): `/static../secret` matches the
 //!   prefix, and nginx replaces `/static` with the alias, reading `/srv/static/../secret`;
 //! - a regex location whose capture is pasted after a `/` of the alias
-//!   (`location ~ ^/img(.*)$ { alias /srv/img/$1; }`): `/img../x` captures `../x`.
+//!   (`location ~ ^/img(.*)$ { alias /srv/img/$1; }`): `/img../x` captures `../x`; without
+//!   the `^` the same (an unanchored regex is also tried at the URI's first byte).
 //!
 //! Each finding is proven with a URI: location matching must select the location for it
 //! (a longer prefix or an earlier regex may take it first), the location must serve files
@@ -154,8 +155,15 @@ fn capture_proof(loc: &Location, alias: &str) -> Option<Proof> {
     if after_slash.is_empty() {
         return None;
     }
-    let prefix = re.literal_prefix();
-    if !re.anchored_start() || prefix.first() != Some(&b'/') || prefix.ends_with(b"/") {
+    // The text every match starts with. An anchored regex matches from the URI's first
+    // byte, which is its `/`; an unanchored one is tried at each offset, the first one
+    // included, so a URI that starts with that text (after a `/` when the text has none)
+    // is matched there (`~ /site(.*)` by `/site../x`, as `~ ^/site(.*)` is).
+    let mut prefix = re.literal_prefix();
+    if !re.anchored_start() && prefix.first() != Some(&b'/') {
+        prefix.insert(0, b'/');
+    }
+    if prefix.first() != Some(&b'/') || prefix.ends_with(b"/") {
         return None; // a `..` after `/` is a dot segment nginx has already resolved
     }
     let prefix = String::from_utf8(prefix).ok()?;
