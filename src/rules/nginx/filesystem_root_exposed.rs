@@ -7,6 +7,11 @@
 //! locations all proxy, return or deny serves nothing and is not reported; nor is an
 //! `alias` of one file below `/etc` (`alias /etc/nginx/snippets/x.html`), which is not the
 //! directory itself.
+//!
+//! Paths are resolved textually as the kernel walks them (`root /usr/..;` and `root //;`
+//! are `/`), and for an `alias` the path nginx builds for the probe is what is resolved:
+//! `location /files { alias /.; }` opens `/./etc/passwd` for `/files/etc/passwd` (checked
+//! on nginx 1.22.1), while under `location /files/` the same alias opens `/.etc/passwd`.
 
 use crate::analysis::cursor::Directive;
 use crate::analysis::locations::{normalise, Kind, Locations, ServerLocations};
@@ -61,13 +66,34 @@ const PROBES: [Probe; 5] = [
     },
 ];
 
-/// The probe whose directory `path` is (`/etc/` is `/etc`).
+/// The probe whose directory `path` is, once resolved as the kernel resolves it (`/etc/`,
+/// `/etc/.`, `//etc` and `/usr/../etc` are `/etc`). A path with a variable is decided per
+/// request, and a relative one depends on the prefix: neither is judged.
 fn probe_of(path: &str) -> Option<&'static Probe> {
-    let path = match path.trim_end_matches('/') {
-        "" if path.starts_with('/') => "/",
-        p => p,
-    };
+    let path = resolve(path)?;
     PROBES.iter().find(|p| p.dir == path)
+}
+
+/// `path` as the kernel walks it: repeated `/` are one, `.` is the directory itself, `..`
+/// its parent (and `/..` is `/`). Textual: a `..` after a symbolic link would go to the
+/// link target's parent, and a `..` after a name that does not exist fails; neither is
+/// known here, and system directories are neither. `None` for a relative path or one
+/// with a variable.
+fn resolve(path: &str) -> Option<String> {
+    if !path.starts_with('/') || path.contains('$') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(format!("/{}", parts.join("/")))
 }
 
 impl Rule for FilesystemRootExposed {
@@ -94,7 +120,9 @@ impl Rule for FilesystemRootExposed {
                         continue;
                     };
                     if probe_of(&value).is_some_and(|p| std::ptr::eq(p, probe)) {
-                        report(cx, dir, block, probe, uri);
+                        // nginx drops one final `/` of a root and appends the URI.
+                        let opens = format!("{}{uri}", value.strip_suffix('/').unwrap_or(&value));
+                        report(cx, dir, block, probe, uri, &opens);
                     }
                 }
             }
@@ -125,20 +153,28 @@ impl Rule for FilesystemRootExposed {
             if !matches!(loc.kind, Kind::Prefix | Kind::NoRegexPrefix) {
                 continue; // regex locations map captures, exact ones one URI
             }
-            let Some(rest) = probe.file.strip_prefix(value.as_str()) else {
-                continue;
-            };
-            let uri = format!("{}{rest}", String::from_utf8_lossy(&loc.name));
-            // The request must arrive as this URI (a `//` would be merged away).
-            let same = normalise(uri.as_bytes(), locs.merge_slashes)
-                .is_ok_and(|n| n.path == uri.as_bytes());
-            if !same {
-                continue;
-            }
-            if let Some((dir, block)) = serving_dir(locs, inst, &uri) {
-                if dir == alias {
-                    report(cx, alias, block, probe, &uri);
+            // nginx puts the alias in place of the location's name: the rest of the URI is
+            // appended as it is, so `alias /.` under `/files` opens `/./etc/passwd` for
+            // `/files/etc/passwd` (the file system's root) but `/.etc/passwd` under `/files/`.
+            let relative = probe.file[probe.dir.len()..].trim_start_matches('/');
+            for rest in [relative.to_string(), format!("/{relative}")] {
+                let opens = format!("{value}{rest}");
+                if resolve(&opens).as_deref() != Some(probe.file) {
+                    continue;
                 }
+                let uri = format!("{}{rest}", String::from_utf8_lossy(&loc.name));
+                // The request must arrive as this URI (a `//` would be merged away).
+                let same = normalise(uri.as_bytes(), locs.merge_slashes)
+                    .is_ok_and(|n| n.path == uri.as_bytes());
+                if !same {
+                    continue;
+                }
+                if let Some((dir, block)) = serving_dir(locs, inst, &uri) {
+                    if dir == alias {
+                        report(cx, alias, block, probe, &uri, &opens);
+                    }
+                }
+                break;
             }
         }
     }
@@ -163,11 +199,18 @@ fn report(
     block: Directive<'_>,
     probe: &Probe,
     uri: &str,
+    opens: &str,
 ) {
     let Some(word) = dir.arg(0) else { return };
     let value = word.value().into_owned();
+    // Say how a path that is not written as the directory comes to be it.
+    let how = if opens == probe.file {
+        String::new()
+    } else {
+        format!(" (nginx opens `{opens}`, which is `{}`)", probe.file)
+    };
     let message = format!(
-        "`{} {value}` serves {}: `GET {uri}` returns `{}`",
+        "`{} {value}` serves {}: `GET {uri}` returns `{}`{how}",
         dir.name(),
         probe.what,
         probe.file
