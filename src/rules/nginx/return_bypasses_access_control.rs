@@ -2,7 +2,10 @@
 //! `deny` or authentication is in force. The rewrite module runs in the server and
 //! location rewrite phases, which come before the access phase
 //! (`NGX_HTTP_SERVER_REWRITE_PHASE`, `NGX_HTTP_REWRITE_PHASE` < `NGX_HTTP_ACCESS_PHASE`),
-//! so the response goes to every client and the `deny` never runs for it.
+//! so the response goes to every client and the `deny` never runs for it. A `rewrite`
+//! redirects with `redirect`/`permanent`, and with a replacement that starts with a
+//! scheme whatever its flag; any other `rewrite` only changes the URI, which is served
+//! after an access phase (this location's for `break`, the newly chosen one's otherwise).
 
 use crate::analysis::access;
 use crate::analysis::cursor::Directive;
@@ -95,52 +98,89 @@ fn answers_return(d: Directive<'_>) -> Option<String> {
         return None;
     }
     if let Some(t) = &target {
-        if is_https_move(t) {
+        if is_https_move(d, t) {
             return None;
         }
     }
     Some(format!("`return {code}`"))
 }
 
-/// A `rewrite` that answers the client itself: a redirect (`redirect`/`permanent`, or a
-/// replacement that starts with a scheme). `last` and `break` go on to a location whose
-/// own access phase runs.
+/// A `rewrite` that answers the client itself: a redirect. nginx makes one of a
+/// `redirect` or `permanent` flag, and of a replacement that starts with `http://`,
+/// `https://` or `$scheme` whatever the flag (`ngx_http_rewrite`: such a replacement
+/// redirects with 302 even under `last` or `break`; nginx 1.22.1 answered
+/// `rewrite ^ https://example.test/ last;` with a 302). Any other rewrite changes the URI
+/// within the server: `break` serves it in this location, after its access phase; `last`,
+/// and a rewrite without a flag once the rewrite phase is over, search the locations again
+/// and the chosen one's access phase runs.
 fn answers_rewrite(d: Directive<'_>) -> Option<String> {
     let replacement = d.arg(1)?.value().into_owned();
-    let flag = d.arg(2).map(|f| f.value().to_ascii_lowercase());
-    let redirect = match flag.as_deref() {
-        Some("redirect") | Some("permanent") => true,
-        Some(_) => false,
-        None => {
-            replacement.starts_with("http://")
-                || replacement.starts_with("https://")
-                || replacement.starts_with("$scheme")
-        }
-    };
-    if !redirect || is_https_move(&replacement) {
+    let flag = d.arg(2).map(|f| f.value().into_owned());
+    // nginx compares these case-sensitively.
+    let absolute = ["http://", "https://", "$scheme"]
+        .iter()
+        .any(|p| replacement.starts_with(p));
+    let flagged = matches!(flag.as_deref(), Some("redirect" | "permanent"));
+    if !(absolute || flagged) || is_https_move(d, &replacement) {
         return None;
     }
-    Some(format!(
-        "`rewrite … {}`",
-        flag.unwrap_or_else(|| "redirect".to_string())
-    ))
+    Some(match flag.as_deref() {
+        Some(f @ ("last" | "break")) => format!(
+            "`rewrite … {f}` to `{replacement}` (a redirect all the same: the replacement \
+             starts with a scheme)"
+        ),
+        Some(f) => format!("`rewrite … {f}`"),
+        None => "`rewrite` to an absolute URL (a redirect)".to_string(),
+    })
 }
 
 /// `https://<host>$request_uri` (or `…$uri`, `…$1`): the same request again over TLS,
-/// where this server's or another's access rules apply.
-fn is_https_move(target: &str) -> bool {
+/// where this server's or another's access rules apply; and `https://$host/` (or one of
+/// the server's own names): the site itself over TLS. A fixed URL on another host
+/// (`https://example.test/`) is a redirect like any other.
+fn is_https_move(d: Directive<'_>, target: &str) -> bool {
     let Some(rest) = target.strip_prefix("https://") else {
         return false;
     };
-    let path = ["$host", "$server_name", "$http_host"]
+    let request_host = ["$host", "$server_name", "$http_host"]
         .iter()
-        .find_map(|h| rest.strip_prefix(h))
-        .unwrap_or_else(|| {
+        .find_map(|h| rest.strip_prefix(h));
+    let (own_host, path) = match request_host {
+        Some(path) => (true, path),
+        None => {
             let end = rest.find(['/', '$']).unwrap_or(rest.len());
-            &rest[end..]
-        });
-    matches!(
-        path,
-        "" | "/" | "$request_uri" | "$uri" | "$1" | "/$1" | "$uri$is_args$args"
-    )
+            (is_server_name(d, &rest[..end]), &rest[end..])
+        }
+    };
+    match path {
+        "$request_uri" | "$uri" | "$1" | "/$1" | "$uri$is_args$args" => true,
+        "" | "/" => own_host,
+        _ => false,
+    }
+}
+
+/// Whether `host` (`example.com`, `example.com:443`) is one of the names of the server
+/// the directive is in: written out, or under a `.example.com` / `*.example.com` wildcard
+/// (regular-expression names are not matched: the redirect is then reported).
+fn is_server_name(d: Directive<'_>, host: &str) -> bool {
+    let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
+    if host.is_empty() {
+        return false;
+    }
+    let Some(server) = d.enclosing("server") else {
+        return false;
+    };
+    server
+        .children("server_name")
+        .flat_map(|s| s.args())
+        .any(|name| {
+            let name = name.value().to_ascii_lowercase();
+            if let Some(domain) = name.strip_prefix('.') {
+                host == domain || host.ends_with(&name)
+            } else if let Some(suffix) = name.strip_prefix('*') {
+                suffix.starts_with('.') && host.ends_with(suffix)
+            } else {
+                host == name
+            }
+        })
 }
