@@ -1,16 +1,28 @@
-//! NGX131 host-header-spoofing: `proxy_set_header Host $http_host` forwards the `Host`
-//! header exactly as the client wrote it — any value nginx's syntax check lets through,
-//! with any port, and nothing at all from an HTTP/1.0 client — where `$host` (the
-//! validated, lowercased name, else the server's name) is what the backend should build
-//! its links, redirects and password-reset mails from. `$http_x_forwarded_host` sent as
-//! `Host` or `X-Forwarded-Host` passes a header the client invents outright.
+//! NGX131 host-header-spoofing: the `Host` (or `X-Forwarded-Host`) sent upstream is a value
+//! the client chose. `proxy_set_header Host $http_host` forwards the `Host` header exactly
+//! as the client wrote it — any value nginx's syntax check lets through, with any port, and
+//! nothing at all from an HTTP/1.0 client — where `$host` (the validated, lowercased name,
+//! else the server's name) is what the backend should build its links, redirects and
+//! password-reset mails from. `$http_x_forwarded_host`, any other request header
+//! (`$http_x_real_host`), a query argument (`$arg_host`) or a cookie (`$cookie_host`) sent
+//! as `Host` or `X-Forwarded-Host` passes a value the client invents outright, and so does a
+//! `set` or `map` variable (or a regex capture) that copies one of those: the variables
+//! analysis (analysis::variables) says where a value comes from. `$host`, `$server_name`,
+//! `$ssl_server_name`, `$proxy_host`, literal names and a `map` whose values are fixed names
+//! are left alone; `$http_host` is the validated `Host` header, fine as `X-Forwarded-Host`.
+//!
+//! As in NGX130, a client's value followed by a written name suffix (`$1.tenants.internal`)
+//! is confined to it unless it can hold a `/` that ends the host early.
 //!
 //! The directive's header name and value are read as nginx reads them (quotes, escapes,
 //! `${name}`, variable names without case).
 
-use crate::analysis::variables::PartKind;
+use crate::analysis::cursor::Directive;
+use crate::analysis::variables::builtin::{self, Origin};
+use crate::analysis::variables::{Answer, Danger, Part, PartKind, Provenance, Script, Step};
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
+use crate::stack::model::NginxInstance;
 
 declare_rule! {
     pub struct HostHeaderSpoofing;
@@ -25,10 +37,26 @@ declare_rule! {
 /// The directives that set a request header toward the upstream.
 const SETTERS: [&str; 2] = ["proxy_set_header", "grpc_set_header"];
 
+/// Where a value's host comes from, as far as this rule cares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Source {
+    /// Validated by nginx, or chosen by it: `$host`, `$ssl_server_name`, `$server_name`.
+    Trusted,
+    /// The client's `Host` header as sent (`$http_host`): validated, but raw.
+    RawHost,
+    /// A value the client writes freely: a header (`http_x_forwarded_host`), a query
+    /// argument, a cookie, the URI. The built-in variable's name.
+    Client(String),
+}
+
 impl Rule for HostHeaderSpoofing {
     fn check(&self, cx: &mut Context<'_>) {
+        // One provenance index per configuration, built only when a value holds a
+        // variable that is not a built-in one.
+        let mut prov: Option<(*const NginxInstance, Provenance<'_>)> = None;
         for name in SETTERS {
-            for d in cx.nginx_directives(name) {
+            let found: Vec<Directive<'_>> = cx.nginx_directives(name).collect();
+            for d in found {
                 let (Some(header), Some(value)) = (d.arg(0), d.arg(1)) else {
                     continue;
                 };
@@ -37,50 +65,325 @@ impl Rule for HostHeaderSpoofing {
                 if !is_host && header_name != "x-forwarded-host" {
                     continue;
                 }
+                let text = value.bytes();
+                if !text.contains(&b'$') {
+                    continue;
+                }
                 let script = value.variables();
-                for part in &script.parts {
-                    let Some(key) = part.kind.key() else {
-                        continue;
+                let shown = header.value().into_owned();
+                for part in script.references() {
+                    let direct = direct_source(part);
+                    let (source, answer) = match direct {
+                        Some(s) => (s, None),
+                        None => {
+                            let inst = d.instance();
+                            if prov.as_ref().is_none_or(|(i, _)| !std::ptr::eq(*i, inst)) {
+                                prov = Some((inst, Provenance::new(inst.view())));
+                            }
+                            let p = &prov.as_ref().expect("just built").1;
+                            let one = Script {
+                                parts: vec![part.clone()],
+                                error: None,
+                            };
+                            let a = p.script(d.occ(), d.file(), &one);
+                            let Some((source, danger)) = traced_source(&a, is_host) else {
+                                continue;
+                            };
+                            // A written name suffix confines what cannot end the host early.
+                            if suffixed(&script, &text, part) && !a.can(Danger::Slash) {
+                                continue;
+                            }
+                            (source, Some((a, danger)))
+                        }
                     };
-                    let shown = header.value();
-                    let (message, help, fix) = match key.as_str() {
-                        "http_host" if is_host => (
-                            format!(
-                                "`{shown}` is sent as the client wrote it: `$http_host` is the raw \
-                                 `Host` header (any port, empty from HTTP/1.0 clients)"
-                            ),
-                            "use `$host`: the validated host name, or the server's name when the \
-                             request has none (it drops the port; write `$host:$server_port` if \
-                             the backend needs it)",
-                            true,
-                        ),
-                        "http_x_forwarded_host" => (
-                            format!(
-                                "`{shown}` is taken from the client's own `X-Forwarded-Host` \
-                                 header, which any client can send with any value"
-                            ),
-                            "use `$host`; forward a client's `X-Forwarded-Host` only from a \
-                             trusted proxy (check `$remote_addr`, or map it from a list)",
-                            is_host,
-                        ),
-                        _ => continue,
-                    };
-                    let file = d.file().clone();
-                    // `${http_host}x` keeps its meaning only with the braces kept.
-                    let braced = matches!(part.kind, PartKind::Variable { braced: true, .. });
-                    let with = if braced { "${host}" } else { "$host" };
-                    let diag = cx.report(&file, part.span, message);
-                    diag.help = Some(help.into());
-                    if fix {
-                        // Unsafe: `$host` has no port and is lowercased, which a backend
-                        // building absolute URLs may notice.
-                        diag.fix = Some(Fix::unsafe_(
-                            "Send `$host` instead",
-                            vec![Edit::replace(&file, part.span, with)],
-                        ));
+                    match &source {
+                        Source::Trusted => continue,
+                        Source::RawHost if !is_host => continue,
+                        _ => {}
                     }
+                    let traced = answer.as_ref().map(|(a, danger)| (a, *danger));
+                    // The value with the client's text in place of the part (a `/` after it
+                    // where a written suffix follows, which it ends early).
+                    let injected = if suffixed(&script, &text, part) {
+                        format!("{EVIL}/")
+                    } else {
+                        EVIL.to_string()
+                    };
+                    let sent: String = script
+                        .parts
+                        .iter()
+                        .map(|p| {
+                            if p == part {
+                                injected.clone()
+                            } else {
+                                String::from_utf8_lossy(&text[p.value.range()]).into_owned()
+                            }
+                        })
+                        .collect();
+                    let header = Header {
+                        shown: &shown,
+                        is_host,
+                        injected: &injected,
+                        sent: &sent,
+                    };
+                    report(cx, d, part, &header, &source, traced);
                 }
             }
         }
+    }
+}
+
+/// The source of a built-in variable written directly; `None` for a variable the
+/// configuration defines (or a capture), which the provenance analysis answers.
+fn direct_source(part: &Part) -> Option<Source> {
+    let key = part.kind.key()?;
+    let b = builtin::lookup(&key)?;
+    Some(match classify(&key, b) {
+        // Written whole, a value that cannot hold a host name is no host (`$uri`).
+        Source::Client(_) if !b.dangers.has(Danger::Host) => Source::Trusted,
+        s => s,
+    })
+}
+
+/// Where a built-in variable's value comes from, for this rule.
+fn classify(key: &str, b: &builtin::Builtin) -> Source {
+    if key == "http_host" {
+        return Source::RawHost;
+    }
+    // The PROXY protocol's addresses come from the load balancer in front, not from the
+    // client's request; `$host` and `$ssl_server_name` are validated names.
+    let trusted = matches!(
+        b.origin,
+        Origin::Server | Origin::Upstream | Origin::Validated
+    ) || key.starts_with("proxy_")
+        || matches!(
+            key,
+            "host" | "remote_addr" | "binary_remote_addr" | "document_root" | "realpath_root"
+        );
+    if trusted {
+        Source::Trusted
+    } else {
+        Source::Client(key.to_string())
+    }
+}
+
+/// The source of the first chain that gives the value a host of the client's choosing,
+/// and which danger's chain it is: the host's own chain, else the `..` chain (which only
+/// free text has; `$host` never holds one). `None` when the value carries no host at all.
+fn traced_source(a: &Answer, is_host: bool) -> Option<(Source, Danger)> {
+    if !a.can(Danger::Host) {
+        return None;
+    }
+    let mut best = None;
+    for d in [Danger::Host, Danger::DotDot] {
+        let Some(leaf) = a.why(d).and_then(<[Step]>::last) else {
+            continue;
+        };
+        let Some(name) = leaf_variable(leaf) else {
+            continue;
+        };
+        let Some(b) = builtin::lookup(&name) else {
+            continue;
+        };
+        match classify(&name, b) {
+            Source::Trusted => {}
+            Source::RawHost if !is_host => {}
+            Source::RawHost => {
+                best.get_or_insert((Source::RawHost, d));
+            }
+            s @ Source::Client(_) => return Some((s, d)),
+        }
+    }
+    best.or(Some((Source::Trusted, Danger::Host)))
+}
+
+/// The built-in variable a chain ends at: its last step says "`$name` is …".
+fn leaf_variable(leaf: &Step) -> Option<String> {
+    let rest = leaf.note.strip_prefix("`$")?;
+    let (name, tail) = rest.split_once('`')?;
+    tail.starts_with(" is ").then(|| name.to_ascii_lowercase())
+}
+
+/// Whether a written name (not a port) follows `part` in the value: `$1.tenants.internal`.
+fn suffixed(script: &Script, value: &[u8], part: &Part) -> bool {
+    let after = &value[part.value.end as usize..];
+    let next_var = script
+        .references()
+        .find(|p| p.value.start >= part.value.end)
+        .map_or(after.len(), |p| (p.value.start - part.value.end) as usize);
+    let tail = &after[..next_var];
+    !tail.is_empty() && tail[0] != b':'
+}
+
+/// `x_real_host` as the header is written: `X-Real-Host`.
+fn header_name(var: &str) -> String {
+    var.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            match c.next() {
+                Some(f) => f.to_ascii_uppercase().to_string() + c.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// The client's value, as a message names it.
+fn describe(key: &str) -> String {
+    if let Some(h) = key.strip_prefix("http_") {
+        format!("the client's own `{}` header", header_name(h))
+    } else if let Some(a) = key.strip_prefix("arg_") {
+        format!("the client's `{a}` query argument (`?{a}=`)")
+    } else if let Some(c) = key.strip_prefix("cookie_") {
+        format!("the client's `{c}` cookie")
+    } else if matches!(key, "args" | "query_string") {
+        "the client's query string".into()
+    } else if key == "request_uri" {
+        "the client's request URI".into()
+    } else if matches!(key, "uri" | "document_uri") {
+        "the client's request path".into()
+    } else {
+        format!("`${key}`, which the client sends")
+    }
+}
+
+/// The host a finding's example puts where the client chooses.
+const EVIL: &str = "evil.example";
+
+/// A request that puts `text` into a directly written variable.
+fn request(key: &str, text: &str) -> Option<String> {
+    if let Some(h) = key.strip_prefix("http_") {
+        Some(format!("a request with `{}: {text}`", header_name(h)))
+    } else if let Some(a) = key.strip_prefix("arg_") {
+        Some(format!("a request for `?{a}={text}`"))
+    } else {
+        key.strip_prefix("cookie_")
+            .map(|c| format!("a request with `Cookie: {c}={text}`"))
+    }
+}
+
+/// The header a finding is about, and what the example sends in it.
+struct Header<'h> {
+    /// Its name as written.
+    shown: &'h str,
+    is_host: bool,
+    /// What the example puts where the client chooses.
+    injected: &'h str,
+    /// The value sent with that in place.
+    sent: &'h str,
+}
+
+fn report(
+    cx: &mut Context<'_>,
+    d: Directive<'_>,
+    part: &Part,
+    header: &Header<'_>,
+    source: &Source,
+    answer: Option<(&Answer, Danger)>,
+) {
+    let (shown, is_host) = (header.shown, header.is_host);
+    let file = d.file().clone();
+    let key = part.kind.key();
+    let through = match (answer, &part.kind) {
+        (None, _) => None,
+        (Some(_), PartKind::Variable { .. }) => key.clone().map(|k| format!("`${k}`")),
+        (Some(_), PartKind::Capture(n)) => Some(format!("`${n}`")),
+        (Some(_), PartKind::Literal) => None,
+    };
+    let (message, help, fix) = match (source, through) {
+        (Source::RawHost, None) => (
+            format!(
+                "`{shown}` is sent as the client wrote it: `$http_host` is the raw `Host` \
+                 header (any port, empty from HTTP/1.0 clients)"
+            ),
+            "use `$host`: the validated host name, or the server's name when the request has \
+             none (it drops the port; write `$host:$server_port` if the backend needs it)"
+                .to_string(),
+            true,
+        ),
+        (Source::RawHost, Some(via)) => (
+            format!(
+                "`{shown}` is sent as the client wrote it: {via} holds the raw `Host` header \
+                 (any port, empty from HTTP/1.0 clients)"
+            ),
+            "use `$host`: the validated host name, or the server's name when the request has \
+             none"
+                .to_string(),
+            false,
+        ),
+        (Source::Client(k), None) if k == "http_x_forwarded_host" => (
+            format!(
+                "`{shown}` is taken from the client's own `X-Forwarded-Host` header, which any \
+                 client can send with any value"
+            ),
+            "use `$host`; forward a client's `X-Forwarded-Host` only from a trusted proxy \
+             (check `$remote_addr`, or map it from a list)"
+                .to_string(),
+            is_host,
+        ),
+        (Source::Client(k), None) => {
+            let what = describe(k);
+            let example = request(k, header.injected)
+                .map(|r| format!(": {r} sends `{shown}: {}` upstream", header.sent))
+                .unwrap_or_default();
+            (
+                format!(
+                    "`{shown}` is taken from {what}, which any client can set to any host{example}"
+                ),
+                "send `$host` (the host nginx validated), a fixed name, or a `map` of the \
+                 client's value to the names you allow"
+                    .to_string(),
+                false,
+            )
+        }
+        (Source::Client(k), Some(via)) => (
+            format!("`{shown}` is taken from {}, through {via}", describe(k)),
+            "send `$host` (the host nginx validated), a fixed name, or a `map` whose values \
+             are the names you allow"
+                .to_string(),
+            false,
+        ),
+        (Source::Trusted, _) => return,
+    };
+    // Each link of the chain is labelled where it is written but the last, which the help
+    // names; links in other files are named in the help too.
+    let mut lines = Vec::new();
+    let mut labels = Vec::new();
+    if let Some((a, danger)) = answer {
+        let chain = a.why(danger).unwrap_or_default();
+        let explained = a.explain(danger);
+        if let Some((leaf, links)) = chain.split_last() {
+            lines.push(leaf.note.clone());
+            for (step, line) in links.iter().zip(&explained) {
+                if !std::sync::Arc::ptr_eq(&step.file, &file) {
+                    lines.push(line.clone());
+                } else if step.span != part.span {
+                    labels.push((step.span, step.note.clone()));
+                }
+            }
+        }
+    }
+    lines.push(help);
+    // `${http_host}x` keeps its meaning only with the braces kept.
+    let braced = matches!(part.kind, PartKind::Variable { braced: true, .. });
+    let with = if braced { "${host}" } else { "$host" };
+    // One finding per place: a snippet included in several servers, where a variable of
+    // the same name may come from different sources, is reported as first met.
+    if !cx.claim(&file, part.span) {
+        return;
+    }
+    let diag = cx.report(&file, part.span, message);
+    for (span, note) in labels {
+        diag.label(file.clone(), span, note);
+    }
+    diag.help = Some(lines.join("\n"));
+    if fix {
+        // Unsafe: `$host` has no port and is lowercased, which a backend building absolute
+        // URLs may notice.
+        diag.fix = Some(Fix::unsafe_(
+            "Send `$host` instead",
+            vec![Edit::replace(&file, part.span, with)],
+        ));
     }
 }
