@@ -38,6 +38,7 @@ pub mod proxy_buffering_off;
 pub mod proxy_pass_uri_mismatch;
 pub mod regex_redos;
 pub mod removed_directive;
+pub mod resolver_missing;
 pub mod resolver_public_dns;
 pub mod return_bypasses_access_control;
 pub mod rewrite_args_capture_overflow;
