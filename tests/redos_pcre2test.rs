@@ -76,6 +76,14 @@ fn redos_attacks_hit_pcre2s_match_limit() {
         (r"^(\d+|\d+x)*$", false),
         (r"^/(\w+-?)*\.html$", true),
         (r"^/([a-z0-9]+)*/?$", false),
+        // Nested repeats of multi-byte bodies: `ab`×k splits among the outer iterations
+        // in 2^(k-1) ways.
+        (r"^/((ab)+)+/files$", false),
+        (r"^/((abc)*x?)*$", false),
+        (r"^/(?:(?:foo)+)+$", true),
+        (r"^/(x?(ab)+)+$", false),
+        (r"^/((ab){1,3})+$", false),
+        (r"^/(ab|abab)+$", false),
     ];
     for (pattern, caseless) in exponential {
         let re = Regex::parse(pattern, caseless).unwrap();
@@ -88,6 +96,31 @@ fn redos_attacks_hit_pcre2s_match_limit() {
         let out = run(&exe, pattern, caseless, &re.redos_subject(&r, 32));
         assert!(
             out.contains("match limit exceeded"),
+            "{pattern}: pcre2test answered {out}"
+        );
+    }
+    // Patterns the analysis calls linear: PCRE2 answers "No match" on the pumped subject
+    // (32 pumps, then a failing byte and a sample), well inside its match limit.
+    let linear = [
+        (r"^/(ab)+/", &b"ab"[..]),
+        (r"^/((ab)+)/", b"ab"),
+        (r"^/(?:ab|cd)+/", b"abcd"),
+        (r"^/((ab)+c)+/", b"ababc"),
+        (r"^/((ab)+c)+/", b"ab"),
+        (r"^/(x(ab)+)+$", b"xab"),
+        (r"^/(a|ab)+$", b"a"),
+        (r"^/(a|ab)+$", b"aab"),
+    ];
+    for (pattern, pump) in linear {
+        let re = Regex::parse(pattern, false).unwrap();
+        assert!(re.redos().is_none(), "{pattern}");
+        let mut subject = b"/".to_vec();
+        subject.extend(pump.repeat(32));
+        subject.push(b'!');
+        subject.extend(re.sample().unwrap_or_default());
+        let out = run(&exe, pattern, false, &subject);
+        assert!(
+            out.contains("No match"),
             "{pattern}: pcre2test answered {out}"
         );
     }

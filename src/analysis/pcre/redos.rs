@@ -2,9 +2,11 @@
 //! interpreter among them) take exponential or polynomial time on some subjects.
 //!
 //! * **Exponential**: an unbounded (or more than 16-times) repeat whose body can match a
-//!   string in two ways within its iterations: the body matches both `w` and `ww` for a
-//!   short `w` made of one byte (`(a+)+`, `(.*)*`, `(\w+\s?)*`, `(a|aa)*`), or two of its
-//!   alternatives match the same string (`(a|a)*`, `(\w|\d)*`).
+//!   string in two ways within its iterations: the body matches `ww` both in one iteration
+//!   and in two, for a short `w` made of one byte (`(a+)+`, `(.*)*`, `(\w+\s?)*`,
+//!   `(a|aa)*`) or of a witness of the body or of a sub-pattern the body repeats
+//!   (`((ab)+)+`, `((abc)*x?)*`, `(ab|abab)+`), or two of its alternatives match the same
+//!   string (`(a|a)*`, `(\w|\d)*`).
 //! * **Polynomial**: unbounded repeats in sequence, with only items that can be empty
 //!   between them, over overlapping bytes (`.*.*x`, `\d+\d+`, `\d+\.?\d+`): degree = how
 //!   many are chained. Possessive repeats and atomic groups do not backtrack and are left
@@ -17,8 +19,8 @@
 //! not confirmed. Not detected: a single quantifier tried from every start position of an
 //! unanchored search (`\s+$` is quadratic over all starts).
 //!
-//! Bounded: one walk over the tree; at most 8 candidate strings per repeat, each tried
-//! with a small step limit.
+//! Bounded: one walk over the tree; at most 8 candidate bytes and 8 candidate words per
+//! repeat, each tried with a small step limit.
 
 use super::ast::{Assertion, GroupKind, Kind, Mode, Node};
 use super::matcher::{self, Limits, Start};
@@ -164,6 +166,39 @@ fn candidates(node: &Node, out: &mut Vec<u8>, depth: usize) {
         Kind::Repeat(r) => candidates(&r.node, out, depth + 1),
         _ => {}
     }
+}
+
+/// Candidate pumps of two bytes or more (at most 8): a witness of `body` and of the
+/// sub-pattern of each repeat inside it. Shorter ones are [`candidates`]' business.
+fn words_of(body: &Node, out: &mut Vec<Vec<u8>>, depth: usize) {
+    fn add(node: &Node, out: &mut Vec<Vec<u8>>) {
+        let mut w = Vec::new();
+        witness(node, &mut w, 0);
+        if w.len() >= 2 && w.len() <= MAX_WITNESS / 8 && !out.contains(&w) && out.len() < 8 {
+            out.push(w);
+        }
+    }
+    fn inner(node: &Node, out: &mut Vec<Vec<u8>>, depth: usize) {
+        if depth > MAX_DEPTH || out.len() >= 8 {
+            return;
+        }
+        match &node.kind {
+            Kind::Group(g) => match g.kind {
+                GroupKind::Lookahead { .. } | GroupKind::Lookbehind { .. } => {}
+                _ => inner(&g.body, out, depth + 1),
+            },
+            Kind::Concat(v) | Kind::Alternation(v) => {
+                v.iter().for_each(|n| inner(n, out, depth + 1))
+            }
+            Kind::Repeat(r) => {
+                add(&r.node, out);
+                inner(&r.node, out, depth + 1);
+            }
+            _ => {}
+        }
+    }
+    add(body, out);
+    inner(body, out, depth);
 }
 
 /// The bytes `node` can consume (a backreference counts as any byte).
@@ -332,6 +367,22 @@ impl Analyser<'_> {
                     if i != j && self.full_match(b, &w) {
                         return Some(w);
                     }
+                }
+            }
+        }
+        // Strings of more than one byte: the body matches `ww` in one iteration and in
+        // two, where `w` is a witness of the body or of a sub-pattern it repeats, taken
+        // 1 to 3 times (`((ab)+)+`, `((abc)*x?)*`, `(?:ab|abab)+`, `((ab){1,3})+`).
+        // `((ab)+c)+` is not: every iteration ends with the `c`.
+        let mut words = Vec::new();
+        words_of(body, &mut words, 0);
+        let twice = Node::new(Kind::Concat(vec![body.clone(), body.clone()]), body.span);
+        for w in &words {
+            for k in 1..=3 {
+                let w = w.repeat(k);
+                let ww = w.repeat(2);
+                if self.full_match(body, &ww) && self.full_match(&twice, &ww) {
+                    return Some(w);
                 }
             }
         }

@@ -174,6 +174,29 @@ fn redos_exponential_classics() {
 }
 
 #[test]
+fn redos_exponential_multibyte_bodies() {
+    // A repeat over a body that matches a string of two or more bytes in one iteration
+    // and in two: the text `ab`×k splits among the outer iterations in 2^(k-1) ways.
+    for (p, pump) in [
+        (r"^/((ab)+)+/files$", &b"ab"[..]),
+        (r"^/((abc)*x?)*$", b"abc"),
+        (r"^/(?:(?:foo)+)+$", b"foo"),
+        (r"^/(x?(ab)+)+$", b"ab"),
+        (r"^/((ab){1,3})+$", b"ab"),
+        (r"^/(ab|abab)+$", b"ab"),
+        (r"^/((ab)+|cd)+$", b"ab"),
+    ] {
+        let r = re(p).redos().unwrap_or_else(|| panic!("{p}: no finding"));
+        assert_eq!(r.risk, Risk::Exponential, "{p}");
+        assert!(r.confirmed, "{p}: attack {:?} not confirmed", r.attack);
+        assert_eq!(r.attack.pump, pump, "{p}");
+        assert!(!re(p).is_match(&r.attack.string(3)).unwrap(), "{p}");
+    }
+    let a = re(r"^/((ab)+)+/files$").redos().unwrap().attack;
+    assert_eq!((&a.prefix[..], &a.suffix[..]), (&b"/"[..], &b"!"[..]));
+}
+
+#[test]
 fn redos_polynomial() {
     for (p, d) in [
         (r".*.*x", 2),
@@ -201,6 +224,17 @@ fn redos_no_false_alarms() {
         r"a*+a*",
         r"(?>a+)+b",
         r"^(?:[^/]+/)*[^/]+$",
+        // One way to split each subject among the iterations.
+        r"^/(ab)+/",
+        r"^/((ab)+)/",
+        r"^/(?:ab|cd)+/",
+        r"^/((ab)+c)+/",
+        r"^/(x(ab)+)+$",
+        r"^/(a|ab)+$",
+        r"^/(([a-z0-9-]+)/)+$",
+        r"^/(\.[a-z]+)+$",
+        r"^/(?>(ab)+)+/",
+        r"^/((ab)++)+/",
     ] {
         assert_eq!(re(p).redos(), None, "{p}");
     }
