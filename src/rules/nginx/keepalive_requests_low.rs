@@ -1,11 +1,14 @@
-//! NGX143 keepalive-requests-low: a `keepalive_requests` below 100 closes keep-alive
-//! connections after a handful of requests, so clients (or nginx, towards an upstream)
-//! reconnect — and renegotiate TLS — over and over.
+//! NGX143 keepalive-requests-low: a client-facing `keepalive_requests` of 100 or less
+//! closes keep-alive connections after a handful of requests, so clients reconnect — and
+//! renegotiate TLS — over and over.
 //!
-//! The threshold is nginx's own floor: 100 was the default until 1.19.10, which raised it to
-//! 1000 (changes.xml; HTTP/2 connections count every stream as a request, and a page load
-//! easily makes a hundred). A value below what nginx ever defaulted to is a deliberate
-//! limit that costs a new connection every few requests.
+//! 100 was nginx's default until 1.19.10, which raised it to 1000 (changes.xml): with HTTP/2
+//! every stream counts as a request, and a page load easily makes a hundred. A value at or
+//! below the old default, written out, keeps that cost on every HTTP/2 client.
+//!
+//! An `upstream`'s `keepalive_requests` is left alone: recycling backend connections after
+//! a few requests is a balancing choice (spreading load over backends that come and go),
+//! and no client waits on a handshake for it.
 
 use crate::rules::{Context, Rule};
 
@@ -19,8 +22,9 @@ declare_rule! {
     fix: None,
 }
 
-/// nginx's default before 1.19.10; below it a limit is tighter than nginx ever shipped.
-const FLOOR: u64 = 100;
+/// nginx's default before 1.19.10: a limit at or below it makes HTTP/2 clients reconnect
+/// every page or two.
+const OLD_DEFAULT: u64 = 100;
 
 impl Rule for KeepaliveRequestsLow {
     fn check(&self, cx: &mut Context<'_>) {
@@ -33,34 +37,24 @@ impl Rule for KeepaliveRequestsLow {
             let Ok(n) = arg.value().parse::<u64>() else {
                 continue;
             };
-            if n >= FLOOR {
+            if n > OLD_DEFAULT || d.parent().is_some_and(|p| p.name() == "upstream") {
                 continue;
             }
-            let in_upstream = d.parent().is_some_and(|p| p.name() == "upstream");
             // With keep-alive switched off (`keepalive_timeout 0`) the count never matters.
-            let timeout = if in_upstream {
-                d.siblings("keepalive_timeout").last()
-            } else {
-                d.inherited("keepalive_timeout").last()
-            };
+            let timeout = d.inherited("keepalive_timeout").last();
             if timeout.and_then(|t| t.arg(0)).is_some_and(|a| a.is("0")) {
                 continue;
             }
-            let (who, whom) = if in_upstream {
-                ("nginx", "this upstream's servers")
-            } else {
-                ("clients", "nginx")
-            };
             let found = cx.report(
                 d.file(),
                 arg.raw(),
                 format!(
-                    "`keepalive_requests {n}` closes each keep-alive connection after {n} request{}: {who} reconnect to {whom} every {n} requests",
+                    "`keepalive_requests {n}` closes each keep-alive connection after {n} request{}: clients reconnect to nginx every {n} requests, and an HTTP/2 page load can make that many",
                     if n == 1 { "" } else { "s" }
                 ),
             );
             found.help = Some(
-                "remove it to get nginx's default of 1000 (since 1.19.10; 100 before), or set at least 100".into(),
+                "remove it to get nginx's default of 1000 (since 1.19.10; 100 before), or set 1000 or more".into(),
             );
         }
     }
