@@ -2,6 +2,11 @@
 //! match no entry get the empty string, which is seldom stated on purpose; when the
 //! result decides access (`if ($allowed = 0) { return 403; }`), the empty string matches
 //! neither value and the clients the map does not list slip through: Warning.
+//!
+//! Silent for a variable that keys a `limit_req_zone` / `limit_conn_zone` or decides
+//! `*_cache_bypass` / `*_no_cache`: there an empty value is the documented "not this one"
+//! (requests with an empty key are not limited; an empty condition does not bypass), so a
+//! map that lists only the requests to act on means exactly that.
 
 use crate::analysis::cursor::Directive;
 use crate::diagnostic::Severity;
@@ -31,6 +36,7 @@ impl Rule for MapWithoutDefault {
                 checks.entry(var).or_default().push(check);
             }
         }
+        let empty_means_no = empty_means_no(cx);
         for name in ["map", "geo"] {
             for d in cx.nginx_directives(name) {
                 if !d.has_block() {
@@ -39,7 +45,7 @@ impl Rule for MapWithoutDefault {
                 let Some(result) = d.args().last().map(|a| a.value().to_ascii_lowercase()) else {
                     continue;
                 };
-                if !result.starts_with('$') {
+                if !result.starts_with('$') || empty_means_no.contains(&result[1..]) {
                     continue;
                 }
                 let inst = d.instance();
@@ -92,6 +98,42 @@ impl Rule for MapWithoutDefault {
             }
         }
     }
+}
+
+/// The variables (lowercase, without `$`) whose empty value nginx reads as "not this
+/// request": a `limit_req_zone`/`limit_conn_zone` key, a `*_cache_bypass`/`*_no_cache`
+/// condition.
+fn empty_means_no(cx: &Context<'_>) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    let mut add = |w: crate::analysis::cursor::Word<'_>| {
+        for p in w.variables().parts {
+            if let Some(k) = p.kind.key() {
+                out.insert(k.to_ascii_lowercase());
+            }
+        }
+    };
+    for name in ["limit_req_zone", "limit_conn_zone"] {
+        for d in cx.nginx_directives(name) {
+            if let Some(key) = d.arg(0) {
+                add(key);
+            }
+        }
+    }
+    for name in [
+        "proxy_cache_bypass",
+        "proxy_no_cache",
+        "fastcgi_cache_bypass",
+        "fastcgi_no_cache",
+        "uwsgi_cache_bypass",
+        "uwsgi_no_cache",
+        "scgi_cache_bypass",
+        "scgi_no_cache",
+    ] {
+        for d in cx.nginx_directives(name) {
+            d.args().for_each(&mut add);
+        }
+    }
+    out
 }
 
 /// An `if ($var = value) { return …; }`.
