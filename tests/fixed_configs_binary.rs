@@ -119,6 +119,41 @@ fn names_server_paths(dir: &Path) -> bool {
     false
 }
 
+/// A version as `(major, minor, patch)` from text such as `1.27.3`.
+fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = text.trim().split('.').map(|p| p.parse::<u32>().ok());
+    Some((
+        parts.next()??,
+        parts.next()??,
+        parts.next().flatten().unwrap_or(0),
+    ))
+}
+
+/// The nginx version this machine's binary reports (`nginx version: nginx/1.22.1`).
+fn local_nginx_version(nginx: &Path) -> (u32, u32, u32) {
+    let out = Command::new(nginx).arg("-v").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    let version = text.rsplit('/').next().unwrap_or_default();
+    parse_version(version).unwrap_or_else(|| panic!("cannot read the version in {text:?}"))
+}
+
+/// The nginx version a case describes in its sidecar `<case>.toml` (`[host] nginx = "…"`).
+fn described_nginx_version(case: &Path) -> Option<(u32, u32, u32)> {
+    let sidecar = case.with_extension("toml");
+    let text = std::fs::read_to_string(sidecar).ok()?;
+    let table: toml::Table = text.parse().ok()?;
+    parse_version(table.get("host")?.get("nginx")?.as_str()?)
+}
+
+/// Whether nginx rejected a directive of a third-party module this build lacks (OpenResty's
+/// Lua handlers): the case is valid for the server it describes, not for nginx-light.
+fn third_party_directive(err: &str) -> bool {
+    err.split("unknown directive \"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .any(|name| name.contains("_by_lua") || name.starts_with("lua_"))
+}
+
 fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
     if dir.is_file() {
         return Some(dir.to_path_buf());
@@ -226,9 +261,13 @@ fn fixed_nginx_fixtures_pass_nginx_t() {
     let Some(nginx) = binary(&["/usr/sbin/nginx"]) else {
         return;
     };
+    let local = local_nginx_version(&nginx);
     let mut checked = 0;
     let mut failures = Vec::new();
     for case in cases("nginx").into_iter().chain(cases("stack")) {
+        if described_nginx_version(&case).is_some_and(|v| v > local) {
+            continue; // written for a newer nginx than this machine's (e.g. upstream `resolve`)
+        }
         let tmp = tempfile::tempdir().unwrap();
         let Some(fixed) = fixed_and_clean(&case, tmp.path()) else {
             continue;
@@ -270,7 +309,8 @@ fn fixed_nginx_fixtures_pass_nginx_t() {
             "host not found in upstream",
         ]
         .iter()
-        .any(|m| err.contains(m));
+        .any(|m| err.contains(m))
+            || third_party_directive(&err);
         if !out.status.success() && !environmental {
             failures.push(format!("{}: {err}", case.display()));
         }
