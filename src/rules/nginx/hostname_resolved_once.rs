@@ -6,7 +6,9 @@
 //! variables, and `server … resolve` (open source nginx since 1.27.3, changes.xml), are
 //! resolved at run time.
 //!
-//! Silent for IP addresses, unix sockets, `localhost`, names of `upstream` blocks (anywhere
+//! Silent for IP addresses, unix sockets, `localhost`, Kubernetes Service names
+//! (`api.default.svc.cluster.local`: a Service's virtual IP stays while the Service exists;
+//! a pod's name under a headless Service is still reported), names of `upstream` blocks (anywhere
 //! in the stack: a snippet may pass to an upstream defined in a file it is not read with),
 //! and, in a snippet nothing includes, single-label names without a port (likely an upstream
 //! defined elsewhere). A Warning for cloud load-balancer and platform names, whose addresses
@@ -57,10 +59,19 @@ fn is_host_name(host: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
 }
 
-/// Names nginx resolves from the hosts file, whose address does not move.
-fn is_local(host: &str) -> bool {
+/// Names whose address does not move: resolved from the hosts file (`localhost`), or a
+/// Kubernetes Service's cluster DNS name (`api.default.svc.cluster.local`, `api.default.svc`:
+/// service and namespace), which answers with the Service's virtual IP for as long as the
+/// Service exists however its pods come and go. A pod's name under a headless Service
+/// (`db-0.db.default.svc.cluster.local`) answers with the pod's own address, which a
+/// restarted pod changes: not stable.
+fn is_stable(host: &str) -> bool {
     let h = host.trim_end_matches('.').to_ascii_lowercase();
-    h == "localhost" || h.ends_with(".localhost")
+    let service = h
+        .strip_suffix(".svc.cluster.local")
+        .or_else(|| h.strip_suffix(".svc"))
+        .is_some_and(|name| name.split('.').count() == 2);
+    h == "localhost" || h.ends_with(".localhost") || service
 }
 
 impl Rule for HostnameResolvedOnce {
@@ -95,7 +106,7 @@ impl Rule for HostnameResolvedOnce {
                         || target.host_has_variables()
                         || !is_host_name(target.host)
                         || target.host_is_ip()
-                        || is_local(target.host)
+                        || is_stable(target.host)
                     {
                         continue;
                     }
@@ -166,7 +177,7 @@ impl Rule for HostnameResolvedOnce {
             if target.unix
                 || !is_host_name(target.host)
                 || target.host_is_ip()
-                || is_local(target.host)
+                || is_stable(target.host)
                 || value.contains('$')
             {
                 continue;
