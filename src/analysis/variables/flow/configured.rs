@@ -79,7 +79,21 @@ impl Provenance<'_> {
                 }
             }
             "uri" | "document_uri" => {
-                let mut a = Answer::leaf(fallback, step.clone());
+                let before = self.rewrite_phase_before(place);
+                // After a rewrite every request takes, `$uri` is what the rewrites made
+                // of it (`rewrite ^ $request_uri;` keeps the client's encoding), not the
+                // decoded path.
+                let total = before.iter().rposition(|&r| self.rewrites_every_uri(r));
+                let mut a = Answer::default();
+                if let Some(t) = total {
+                    for &r in &before[t..] {
+                        if self.view.name(r) == "rewrite" {
+                            a.merge(self.rewritten_uri(r, walk, depth).through(step));
+                        }
+                    }
+                    return a;
+                }
+                a.merge(Answer::leaf(fallback, step.clone()));
                 if let Some(o) = effective_arg("merge_slashes") {
                     if self
                         .view
@@ -97,7 +111,7 @@ impl Provenance<'_> {
                         a.merge(Answer::leaf(Dangers::of(&[Danger::Host]), why).through(step));
                     }
                 }
-                for r in self.rewrite_phase_before(place) {
+                for r in before {
                     if self.view.name(r) == "rewrite" {
                         a.merge(self.rewritten_uri(r, walk, depth).through(step));
                     }
@@ -130,6 +144,27 @@ impl Provenance<'_> {
             },
             _ => Answer::leaf(fallback, step.clone()),
         }
+    }
+
+    /// Whether `rewrite` `r` changes the URI of every request that reaches it: not under an
+    /// `if`, not a redirect, not `last` (which searches the locations again), and a regex
+    /// that matches any subject — `^`, `.*`, `(.*)`. Not `^(.*)$`: `.` does not match a
+    /// line feed, so a URI with a decoded `%0A` fails it and keeps its decoded form.
+    fn rewrites_every_uri(&self, r: OccId) -> bool {
+        let ex = self.view.expanded;
+        if self.view.name(r) != "rewrite" || self.is_redirect(r) {
+            return false;
+        }
+        let parent = ex.get(r).parent;
+        if parent == NO_PARENT || !matches!(self.view.name(parent), "server" | "location") {
+            return false;
+        }
+        let args = self.view.args(r);
+        if args.get(2).is_some_and(|f| f == "last") {
+            return false;
+        }
+        args.first()
+            .is_some_and(|re| matches!(re.as_ref(), "^" | "" | ".*" | "^.*" | "(.*)" | "^(.*)"))
     }
 
     /// What `rewrite` `r` puts into `$uri`: its replacement up to a literal `?` (the rest

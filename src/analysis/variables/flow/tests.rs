@@ -327,10 +327,13 @@ fn host_is_fixed_only_in_a_server_reached_by_exact_names() {
 #[test]
 fn a_rewrite_puts_its_replacement_into_uri() {
     let c = conf(
-        "location /a {\n rewrite ^ /b/$arg_next?x=1;\n add_header X $uri;\n}\n\
+        "location /a {\n rewrite ^/a/(.*)$ /b/$arg_next?x=1;\n add_header X $uri;\n}\n\
          location /r {\n rewrite ^ https://example.com/$arg_next;\n add_header Y $uri;\n}\n\
-         location /q {\n rewrite ^ /b?$arg_next;\n add_header Z $uri;\n}",
+         location /q {\n rewrite ^/q/ /b?$arg_next;\n add_header Z $uri;\n}\n\
+         location /t {\n rewrite ^ /b/$arg_next?x=1;\n add_header T $uri;\n}\n\
+         location /e {\n rewrite ^ $request_uri;\n rewrite ^/e(/.*) $1 break;\n add_header E $uri;\n}",
     );
+    // A rewrite some URIs fail: its replacement, or the decoded path.
     let a = c.ask("add_header", "X");
     assert!(
         a.can(DotDot) && a.can(CrLf),
@@ -343,6 +346,11 @@ fn a_rewrite_puts_its_replacement_into_uri() {
     // A redirect leaves `$uri`; what follows `?` goes to the arguments.
     assert_eq!(c.ask("add_header", "Y").dangers(), d(&[CrLf, Slash]));
     assert_eq!(c.ask("add_header", "Z").dangers(), d(&[CrLf, Slash]));
+    // `^` matches every URI: the decoded path is gone.
+    let t = c.ask("add_header", "T");
+    assert!(t.can(DotDot) && !t.can(CrLf), "only the argument");
+    // The raw-URI idiom: what the client sent, still encoded, then a capture of it.
+    assert!(!c.ask("add_header", "E").can(CrLf));
 }
 
 #[test]
