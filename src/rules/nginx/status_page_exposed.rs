@@ -299,8 +299,8 @@ enum Bypassed<'a> {
 }
 
 /// A `deny` or login is written, but an `allow` lets every client of a family in first.
-struct Opening<'a> {
-    allow: Directive<'a>,
+pub struct Opening<'a> {
+    pub allow: Directive<'a>,
     family: Family,
     /// Whether the `allow` names every family (`all`), so the family goes unsaid.
     all: bool,
@@ -315,7 +315,7 @@ impl Opening<'_> {
         format!("`allow {}`", arg.unwrap_or_default())
     }
 
-    fn why(&self) -> String {
+    pub fn why(&self) -> String {
         let every = if self.all {
             "every client".to_string()
         } else {
@@ -338,7 +338,7 @@ impl Opening<'_> {
         }
     }
 
-    fn help(&self) -> String {
+    pub fn help(&self) -> String {
         match &self.bypassed {
             Bypassed::Deny(_) => format!(
                 "drop {}: allow only the monitoring hosts before the `deny` \
@@ -353,7 +353,7 @@ impl Opening<'_> {
         }
     }
 
-    fn label(&self) -> String {
+    pub fn label(&self) -> String {
         match &self.bypassed {
             Bypassed::Deny(_) => "matches first".to_string(),
             Bypassed::Login(_) => "enough under `satisfy any`".to_string(),
@@ -368,7 +368,7 @@ impl Opening<'_> {
 /// reached), or `satisfy any` is in force with a login (the `allow` is enough). Silent
 /// for an `allow all` that bypasses nothing: written on purpose. A `deny` of some
 /// addresses only, with no `allow` of everyone, is taken as protection (a block list).
-fn defeated<'a>(block: Directive<'a>, server: Option<Directive<'a>>) -> Option<Opening<'a>> {
+pub fn defeated<'a>(block: Directive<'a>, server: Option<Directive<'a>>) -> Option<Opening<'a>> {
     let rules = access::rules(block);
     let login = login(block);
     let any = block

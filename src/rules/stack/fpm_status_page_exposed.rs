@@ -14,7 +14,8 @@
 //! request's URI (`$fastcgi_script_name`, `$uri`, `$document_uri`) and some
 //! `SCRIPT_FILENAME` (php-fpm refuses a request without one first), and nothing refuses
 //! clients there: no `deny`, no authentication, not `internal`, a server listening beyond
-//! loopback. Dedicated locations named like the usual status paths are NGX112's, which reads
+//! loopback. A written `deny` or login counts as NGX112 reads it: in order, first match
+//! decides, and `satisfy any` lets an `allow` of everyone skip the login. Dedicated locations named like the usual status paths are NGX112's, which reads
 //! nginx alone; this rule finds the rest, where only the pool says the path exists (a
 //! catch-all `location /` that passes every request to PHP, a custom path).
 
@@ -23,7 +24,9 @@ use crate::analysis::cursor::Directive;
 use crate::analysis::fastcgi_params::reaches_status_handler;
 use crate::analysis::locations::Locations;
 use crate::analysis::stack_links::{pool_links, setting_place};
-use crate::rules::nginx::status_page_exposed::{fpm_status_path, guarded_by_if, is_internal};
+use crate::rules::nginx::status_page_exposed::{
+    defeated, fpm_status_path, guarded_by_if, is_internal,
+};
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -69,13 +72,21 @@ impl Rule for FpmStatusPageExposed {
             if fpm_status_path(block).is_some()
                 || is_internal(block)
                 || guarded_by_if(block)
-                || access::restriction(block).is_some()
                 || access::local_only(server)
                 || block.children("return").next().is_some()
                 || !reaches_status_handler(block)
             {
                 continue;
             }
+            // A `deny` or login counts only as nginx runs it (NGX112's reading: the first
+            // matching rule decides; under `satisfy any` an `allow` is enough).
+            let opening = match access::restriction(block) {
+                None => None,
+                Some(_) => match defeated(block, Some(server)) {
+                    Some(o) => Some(o),
+                    None => continue,
+                },
+            };
             if !cx.claim(pass.file(), pass.span()) {
                 continue;
             }
@@ -85,19 +96,28 @@ impl Rule for FpmStatusPageExposed {
                     .collect::<Vec<_>>()
                     .join(" ")
             };
+            let who = match &opening {
+                None => "any client can read it, and".to_string(),
+                Some(o) => format!("any client can read it: {};", o.why()),
+            };
             let d = cx.report(
                 pass.file(),
                 pass.span(),
                 format!(
-                    "`{path}` reaches pool `{}`'s status page through `location {}`: any client \
-                     can read it, and `{path}?full` lists the client address and URI of every \
-                     request the workers serve",
+                    "`{path}` reaches pool `{}`'s status page through `location {}`: {who} \
+                     `{path}?full` lists the client address and URI of every request the \
+                     workers serve",
                     link.pool.name,
                     label(block)
                 ),
             );
             if let Some((f, s)) = setting_place(link.cfg, setting) {
                 d.label(f, s, "php-fpm answers this path with its status page");
+            }
+            if let Some(o) = &opening {
+                d.label(o.allow.file().clone(), o.allow.span(), o.label());
+                d.help = Some(o.help());
+                continue;
             }
             d.help = Some(format!(
                 "serve it from its own location for the monitoring hosts only: `location = \
