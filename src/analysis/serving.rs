@@ -30,7 +30,7 @@ use crate::analysis::pcre::Regex;
 use crate::stack::model::NginxInstance;
 
 /// Directives that make the block's content handler something other than files.
-const CONTENT: &[&str] = &[
+pub const CONTENT: &[&str] = &[
     "proxy_pass",
     "fastcgi_pass",
     "uwsgi_pass",

@@ -353,15 +353,6 @@ fn within_budget(simulated: &mut FxHashMap<OccId, usize>, loc: Directive<'_>) ->
 const MAX_PATHS: usize = 64;
 /// `NGX_HTTP_MAX_URI_CHANGES + 1`: how many location searches one request gets.
 const URI_CHANGES: u8 = 11;
-/// Directives that give a block its own content handler.
-const HANDLERS: [&str; 6] = [
-    "proxy_pass",
-    "fastcgi_pass",
-    "uwsgi_pass",
-    "scgi_pass",
-    "grpc_pass",
-    "memcached_pass",
-];
 
 /// Parsed regexes of `rewrite` and `if`, by directive (`None`: not modelled).
 #[derive(Default)]
@@ -1141,7 +1132,11 @@ impl<'a, 'c> Sim<'a, 'c> {
                 next.push(r);
                 continue;
             }
-            if HANDLERS.iter().any(|h| o.children(h).next().is_some()) {
+            // An `if` block with its own content handler answers the request itself.
+            if crate::analysis::serving::CONTENT
+                .iter()
+                .any(|h| o.children(h).next().is_some())
+            {
                 done.push(Flow::Gone);
                 continue;
             }
