@@ -107,9 +107,9 @@ pub fn sent<'a>(level: Level<'a>, name: &str, inherit: &str) -> Vec<Directive<'a
     out
 }
 
-/// The header names a `more_set_headers` sets: its arguments but the `-s`/`-t` options and
-/// their values, each `Name: value` (or `Name:`, which clears) read up to the colon.
-pub fn more_set_header_names(d: Directive<'_>) -> Vec<String> {
+/// The header arguments of a headers-more directive (`more_set_headers`,
+/// `more_clear_headers`, …): its arguments but the `-s`/`-t` options and their values.
+pub fn more_headers_specs(d: Directive<'_>) -> Vec<String> {
     let mut out = Vec::new();
     let mut args = d.args();
     while let Some(a) = args.next() {
@@ -118,12 +118,20 @@ pub fn more_set_header_names(d: Directive<'_>) -> Vec<String> {
             args.next();
             continue;
         }
-        let name = v.split(':').next().unwrap_or("").trim();
-        if !name.is_empty() {
-            out.push(name.to_string());
-        }
+        out.push(v.into_owned());
     }
     out
+}
+
+/// The header names a `more_set_headers` sets: each `Name: value` (or `Name:`, which
+/// clears) of [`more_headers_specs`] read up to the colon.
+pub fn more_set_header_names(d: Directive<'_>) -> Vec<String> {
+    more_headers_specs(d)
+        .iter()
+        .map(|v| v.split(':').next().unwrap_or("").trim())
+        .filter(|name| !name.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Whether `more_set_headers` at `level` or any enclosing level sets `header` (headers-more

@@ -506,6 +506,12 @@ impl<'a> Context<'a> {
         let stack = self.stack;
         self.cache.fpm.get_or_init(|| instances(stack))
     }
+
+    /// The nginx release `[host] nginx` names, when it gives one that parses.
+    pub fn nginx_version(&self) -> Option<crate::analysis::tls_settings::NginxVersion> {
+        let fact = self.host.nginx.as_ref()?;
+        crate::analysis::tls_settings::NginxVersion::parse(&fact.value)
+    }
 }
 
 impl<'a> Context<'a> {

@@ -167,6 +167,12 @@ impl Regex {
         sample::sample(&self.root)
     }
 
+    /// A sample whose capture groups `groups` (by number) hold the given text (see
+    /// [`sample::sample_with`]); confirm it with [`Regex::is_match`].
+    pub fn sample_with(&self, groups: &[(u32, Vec<u8>)]) -> Option<Vec<u8>> {
+        sample::sample_with(&self.root, groups)
+    }
+
     /// The subject a ReDoS finding's attack makes PCRE2 itself run: the attack with `n`
     /// pumps, then a sample of the pattern ([`Regex::sample`]). PCRE2 first checks that a
     /// subject holds the last literal byte the pattern requires (its "last code unit"

@@ -278,6 +278,21 @@ pub fn lookup(name: &str) -> Option<&'static Builtin> {
         .max_by_key(|b| b.name.len())
 }
 
+/// The header a `$http_*` variable reads, as it is usually written: `x_forwarded_host`
+/// (the name after `http_`) is `X-Forwarded-Host`.
+pub fn header_name(var: &str) -> String {
+    var.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            match c.next() {
+                Some(f) => f.to_ascii_uppercase().to_string() + c.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,6 @@
 
 use crate::analysis::cursor::Directive;
 use crate::analysis::pass_target::PassTarget;
-use crate::analysis::tls_settings::NginxVersion;
 use crate::diagnostic::Severity;
 use crate::fxhash::FxHashMap;
 use crate::rules::{Context, Rule};
@@ -65,12 +64,7 @@ fn backend_of(pass: Directive<'_>) -> Option<String> {
 
 impl Rule for H2cSmuggling {
     fn check(&self, cx: &mut Context<'_>) {
-        let new_defaults = cx
-            .host
-            .nginx
-            .as_ref()
-            .and_then(|f| NginxVersion::parse(&f.value))
-            .is_some_and(|v| v.at_least(1, 29, 7));
+        let new_defaults = cx.nginx_version().is_some_and(|v| v.at_least(1, 29, 7));
         // Per `Upgrade` header directive: the first `proxy_pass` using it, and a protected
         // location it tunnels past, if any.
         #[allow(clippy::mutable_key_type)] // hashed by path and span

@@ -17,6 +17,7 @@
 //! where a line break splits nothing.
 
 use crate::analysis::cursor::{self, Directive};
+use crate::analysis::rewrite_redirect::redirects;
 use crate::analysis::variables::quick::Quick;
 use crate::analysis::variables::{Danger, Provenance};
 use crate::rules::{Context, Rule};
@@ -107,19 +108,8 @@ impl Rule for HeaderCrlfInjection {
             let mut verdicts: crate::fxhash::FxHashMap<(&[u8], bool), bool> = Default::default();
             asked.retain(|(d, i, _)| {
                 let src = &d.file().text;
-                // nginx's own test (ngx_http_rewrite): a replacement starting with a scheme
-                // or `$scheme`, or the `redirect`/`permanent` flag, redirects; there it
-                // URL-escapes `$1`…`$9`.
-                let escaped = d.name() == "rewrite"
-                    && (d
-                        .arg(2)
-                        .is_some_and(|f| f.is("redirect") || f.is("permanent"))
-                        || d.arg(1).is_some_and(|r| {
-                            let v = r.bytes();
-                            v.starts_with(b"http://")
-                                || v.starts_with(b"https://")
-                                || v.starts_with(b"$scheme")
-                        }));
+                // A redirecting rewrite URL-escapes `$1`…`$9` (ngx_http_rewrite).
+                let escaped = d.name() == "rewrite" && redirects(*d);
                 d.arg(*i).is_some_and(|w| {
                     !*verdicts.entry((w.raw_bytes(), escaped)).or_insert_with(|| {
                         quick.certainly_without_crlf(&w.tree_word(), src, escaped)

@@ -18,6 +18,7 @@
 //! `${name}`, variable names without case).
 
 use crate::analysis::cursor::Directive;
+use crate::analysis::variables::builtin::header_name;
 use crate::analysis::variables::builtin::{self, Origin};
 use crate::analysis::variables::{Answer, Danger, Part, PartKind, Provenance, Script, Step};
 use crate::fix::{Edit, Fix};
@@ -213,20 +214,6 @@ fn suffixed(script: &Script, value: &[u8], part: &Part) -> bool {
         .map_or(after.len(), |p| (p.value.start - part.value.end) as usize);
     let tail = &after[..next_var];
     !tail.is_empty() && tail[0] != b':'
-}
-
-/// `x_real_host` as the header is written: `X-Real-Host`.
-fn header_name(var: &str) -> String {
-    var.split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            match c.next() {
-                Some(f) => f.to_ascii_uppercase().to_string() + c.as_str(),
-                None => String::new(),
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("-")
 }
 
 /// The client's value, as a message names it.

@@ -16,7 +16,6 @@
 
 use crate::analysis::cursor::{named, Directive, Word};
 use crate::analysis::pass_target::PassTarget;
-use crate::analysis::tls_settings::NginxVersion;
 use crate::diagnostic::Severity;
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::rules::{Context, Rule};
@@ -76,11 +75,7 @@ fn is_stable(host: &str) -> bool {
 
 impl Rule for HostnameResolvedOnce {
     fn check(&self, cx: &mut Context<'_>) {
-        let version = cx
-            .host
-            .nginx
-            .as_ref()
-            .and_then(|f| NginxVersion::parse(&f.value));
+        let version = cx.nginx_version();
         // `resolve` in open source nginx's `upstream` `server` since 1.27.3.
         let has_resolve = version.is_none_or(|v| v.at_least(1, 27, 3));
         // Every upstream name of the stack, lowercase.

@@ -32,6 +32,7 @@
 //! (`reflected_origins`).
 
 use crate::analysis::cursor::{self, Directive, Word};
+use crate::analysis::header_lists::more_headers_specs;
 use crate::analysis::header_lists::{sent, Level};
 use crate::analysis::pcre::Regex;
 use crate::analysis::variables::PartKind;
@@ -414,21 +415,11 @@ fn headers_set(c: Directive<'_>) -> Vec<(String, String)> {
             (Some(n), Some(v)) => vec![(n.value().to_ascii_lowercase(), v.value().into_owned())],
             _ => Vec::new(),
         },
-        "more_set_headers" => {
-            let mut out = Vec::new();
-            let mut args = c.args();
-            while let Some(a) = args.next() {
-                let v = a.value();
-                if v == "-s" || v == "-t" {
-                    args.next();
-                    continue;
-                }
-                if let Some((n, value)) = v.split_once(':') {
-                    out.push((n.trim().to_ascii_lowercase(), value.trim().to_string()));
-                }
-            }
-            out
-        }
+        "more_set_headers" => more_headers_specs(c)
+            .iter()
+            .filter_map(|v| v.split_once(':'))
+            .map(|(n, value)| (n.trim().to_ascii_lowercase(), value.trim().to_string()))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -464,20 +455,10 @@ fn protects(c: Directive<'_>) -> bool {
 /// a stranger who passes the test still may not frame the page.
 fn unprotects(c: Directive<'_>) -> bool {
     if c.name() == "more_clear_headers" {
-        let mut args = c.args();
-        while let Some(a) = args.next() {
-            let v = a.value();
-            if v == "-s" || v == "-t" {
-                args.next();
-                continue;
-            }
-            if v.eq_ignore_ascii_case("x-frame-options")
+        return more_headers_specs(c).iter().any(|v| {
+            v.eq_ignore_ascii_case("x-frame-options")
                 || v.eq_ignore_ascii_case("content-security-policy")
-            {
-                return true;
-            }
-        }
-        return false;
+        });
     }
     headers_set(c)
         .iter()

@@ -327,6 +327,7 @@ fn can_hold_slash(p: &Provenance<'_>, d: Directive<'_>, text: &str) -> bool {
 
 use crate::analysis::locations::{normalise, Outcome, ServerLocations};
 use crate::analysis::pcre::{Captures, Regex};
+use crate::analysis::rewrite_redirect::redirects;
 use crate::fxhash::FxHashMap;
 use crate::stack::expanded::OccId;
 use crate::stack::model::NginxInstance;
@@ -509,17 +510,6 @@ enum Purpose {
     Slash,
     Question,
     Query,
-}
-
-/// Whether a `rewrite`'s replacement redirects (ngx_http_rewrite).
-fn redirects(r: Directive<'_>) -> bool {
-    let repl = r.arg(1).map(|w| w.value().into_owned()).unwrap_or_default();
-    let repl = repl.strip_suffix('?').unwrap_or(&repl);
-    ["http://", "https://", "$scheme"]
-        .iter()
-        .any(|p| repl.starts_with(p))
-        || r.arg(2)
-            .is_some_and(|f| f.is("redirect") || f.is("permanent"))
 }
 
 /// A URI `rewrite` whose new URI holds `$request_uri`.

@@ -22,7 +22,6 @@
 
 use crate::analysis::cursor::{named, Directive};
 use crate::analysis::pass_target::PassTarget;
-use crate::analysis::tls_settings::NginxVersion;
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::rules::{Context, Rule};
 use crate::stack::model::NginxInstance;
@@ -49,11 +48,7 @@ const PASSES: [&str; 6] = [
 
 impl Rule for ResolverMissing {
     fn check(&self, cx: &mut Context<'_>) {
-        let version = cx
-            .host
-            .nginx
-            .as_ref()
-            .and_then(|f| NginxVersion::parse(&f.value));
+        let version = cx.nginx_version();
         // Before 1.27.3 `resolve` is an unknown parameter in open source nginx (NGINX Plus
         // had it): what nginx says then is another matter than a missing resolver.
         if version.is_none_or(|v| v.at_least(1, 27, 3)) {

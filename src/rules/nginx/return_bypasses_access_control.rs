@@ -9,6 +9,7 @@
 
 use crate::analysis::access;
 use crate::analysis::cursor::Directive;
+use crate::analysis::rewrite_redirect::redirects;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -116,12 +117,7 @@ fn answers_return(d: Directive<'_>) -> Option<String> {
 fn answers_rewrite(d: Directive<'_>) -> Option<String> {
     let replacement = d.arg(1)?.value().into_owned();
     let flag = d.arg(2).map(|f| f.value().into_owned());
-    // nginx compares these case-sensitively.
-    let absolute = ["http://", "https://", "$scheme"]
-        .iter()
-        .any(|p| replacement.starts_with(p));
-    let flagged = matches!(flag.as_deref(), Some("redirect" | "permanent"));
-    if !(absolute || flagged) || is_https_move(d, &replacement) {
+    if !redirects(d) || is_https_move(d, &replacement) {
         return None;
     }
     Some(match flag.as_deref() {

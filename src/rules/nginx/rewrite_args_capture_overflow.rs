@@ -14,6 +14,7 @@
 use crate::analysis::advisory_report::verdict;
 use crate::analysis::cursor::{self, Directive};
 use crate::analysis::nginx_advisories::{by_cve, Advisory};
+use crate::analysis::rewrite_redirect::redirects;
 use crate::analysis::variables::PartKind;
 use crate::rules::{Context, Rule};
 
@@ -76,10 +77,7 @@ fn sets_args_and_continues(r: Directive<'_>) -> bool {
     };
     let v = replacement.value();
     let has_args = v.find('?').is_some_and(|i| i + 1 < v.len());
-    let redirect = ["http://", "https://", "$scheme"]
-        .iter()
-        .any(|p| v.starts_with(p));
-    has_args && !redirect && r.arg(2).is_none()
+    has_args && !redirects(r) && r.arg(2).is_none()
 }
 
 /// Whether a directive copies `$1`…`$9` through the rewrite module's script engine: a
@@ -102,14 +100,7 @@ fn copies_capture(d: Directive<'_>) -> bool {
 fn stops(d: Directive<'_>) -> bool {
     match d.name() {
         "return" | "break" => true,
-        "rewrite" => {
-            d.arg(2).is_some() || {
-                let v = d.arg(1).map(|a| a.value().into_owned()).unwrap_or_default();
-                ["http://", "https://", "$scheme"]
-                    .iter()
-                    .any(|p| v.starts_with(p))
-            }
-        }
+        "rewrite" => d.arg(2).is_some() || redirects(d),
         _ => false,
     }
 }

@@ -28,7 +28,8 @@
 
 use crate::analysis::cursor::{self, Directive};
 use crate::analysis::locations::{normalise, Locations};
-use crate::analysis::pcre::{GroupKind, Kind, Node, Regex, SetKind};
+use crate::analysis::pcre::Regex;
+use crate::analysis::variables::builtin::header_name;
 use crate::analysis::variables::{Answer, Danger, Part, PartKind, Provenance, Script, Step};
 use crate::fxhash::FxHashMap;
 use crate::rules::{Context, Rule};
@@ -378,16 +379,7 @@ fn example(
     part: &Part,
     captures: bool,
 ) -> Option<Example> {
-    let render = |subst: &dyn Fn(&Part) -> Option<String>| -> String {
-        let mut out = String::new();
-        for p in &script.parts {
-            match subst(p) {
-                Some(s) => out.push_str(&s),
-                None => out.push_str(&String::from_utf8_lossy(&value[p.value.range()])),
-            }
-        }
-        out
-    };
+    let render = |subst: &dyn Fn(&Part) -> Option<String>| render_target(script, value, subst);
     match &part.kind {
         PartKind::Variable { .. } => {
             let key = part.kind.key()?;
@@ -428,11 +420,34 @@ fn example(
 /// Writes the target with some parts replaced by what the example puts there.
 type Render<'r> = dyn Fn(&dyn Fn(&Part) -> Option<String>) -> String + 'r;
 
+/// The target `value` (parsed as `script`) with the parts `subst` answers replaced.
+fn render_target(script: &Script, value: &[u8], subst: &dyn Fn(&Part) -> Option<String>) -> String {
+    let mut out = String::new();
+    for p in &script.parts {
+        match subst(p) {
+            Some(s) => out.push_str(&s),
+            None => out.push_str(&String::from_utf8_lossy(&value[p.value.range()])),
+        }
+    }
+    out
+}
+
 /// A capture group, by number or name.
 #[derive(Clone, Copy)]
 enum Group<'s> {
     Number(u8),
     Named(&'s str),
+}
+
+impl<'s> Group<'s> {
+    /// The group a part of a value refers to: `$1`, or `$name` (its `key`) as a named one.
+    fn of(part: &Part, key: Option<&'s str>) -> Option<Group<'s>> {
+        match &part.kind {
+            PartKind::Capture(n) => Some(Group::Number(*n)),
+            PartKind::Variable { .. } => Some(Group::Named(key?)),
+            PartKind::Literal => None,
+        }
+    }
 }
 
 /// [`example`] for a capture of the enclosing location's regex.
@@ -502,20 +517,6 @@ fn target_for(re: &Regex, k: usize, uri: &[u8], render: &Render<'_>) -> Option<S
     });
     let host = target.split_once("://").map_or(target.as_str(), |(_, h)| h);
     host.starts_with(EVIL).then_some(target)
-}
-
-/// `x_forwarded_host` as the header is written: `X-Forwarded-Host`.
-fn header_name(var: &str) -> String {
-    var.split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            match c.next() {
-                Some(f) => f.to_ascii_uppercase().to_string() + c.as_str(),
-                None => String::new(),
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("-")
 }
 
 /// The target of the pass directive a finding is about, for building examples.
@@ -1071,28 +1072,15 @@ fn rewrite_example(
     part: &Part,
 ) -> Option<String> {
     let key = part.kind.key();
-    let group_of = match &part.kind {
-        PartKind::Capture(n) => Group::Number(*n),
-        PartKind::Variable { .. } => Group::Named(key.as_deref()?),
-        PartKind::Literal => return None,
-    };
+    let group_of = Group::of(part, key.as_deref())?;
     let (re_l, k) = location_group(loc, group_of)?;
-    let render = |subst: &dyn Fn(&Part) -> Option<String>| -> String {
-        let mut out = String::new();
-        for p in &t.script.parts {
-            match subst(p) {
-                Some(s) => out.push_str(&s),
-                None => out.push_str(&String::from_utf8_lossy(&t.value[p.value.range()])),
-            }
-        }
-        out
-    };
+    let render = |subst: &dyn Fn(&Part) -> Option<String>| render_target(t.script, t.value, subst);
     let evil = EVIL.as_bytes().to_vec();
-    let rewritten = inject(&re_l, &[(k as u32, evil)])?;
+    let rewritten = re_l.sample_with(&[(k as u32, evil)])?;
     let target = target_for(&re_l, k, &rewritten, &render)?;
     let re_r = Regex::parse(&r.via.arg(0)?.value(), false).ok()?;
     let values = solve(r, &re_r, &rewritten)?;
-    let uri = inject(&re_r, &values)?;
+    let uri = re_r.sample_with(&values)?;
     let caps = re_r.captures(&uri).ok()??;
     for (g, v) in &values {
         if caps.get(*g as usize).map(|(s, e)| &uri[s..e]) != Some(v.as_slice()) {
@@ -1180,23 +1168,10 @@ fn redirect_example(
 ) -> Option<String> {
     let at = r.via.enclosing("location")?;
     let key = part.kind.key();
-    let group_of = match &part.kind {
-        PartKind::Capture(n) => Group::Number(*n),
-        PartKind::Variable { .. } => Group::Named(key.as_deref()?),
-        PartKind::Literal => return None,
-    };
+    let group_of = Group::of(part, key.as_deref())?;
     let (re_l, k) = location_group(loc, group_of)?;
-    let render = |subst: &dyn Fn(&Part) -> Option<String>| -> String {
-        let mut out = String::new();
-        for p in &t.script.parts {
-            match subst(p) {
-                Some(s) => out.push_str(&s),
-                None => out.push_str(&String::from_utf8_lossy(&t.value[p.value.range()])),
-            }
-        }
-        out
-    };
-    let sent = inject(&re_l, &[(k as u32, EVIL.as_bytes().to_vec())])?;
+    let render = |subst: &dyn Fn(&Part) -> Option<String>| render_target(t.script, t.value, subst);
+    let sent = re_l.sample_with(&[(k as u32, EVIL.as_bytes().to_vec())])?;
     let target = target_for(&re_l, k, &sent, &render)?;
     // The target: written text, `$uri`, written text.
     let at_uri = r.path.iter().position(|p| p.kind != PartKind::Literal)?;
@@ -1307,93 +1282,4 @@ fn solve(r: &Route<'_>, re: &Regex, want: &[u8]) -> Option<Vec<(u32, Vec<u8>)>> 
         }
     }
     (pos == want.len()).then_some(out)
-}
-
-/// The longest subject built by [`inject`]; past it, `None`.
-const MAX_SUBJECT: usize = 4096;
-
-/// A subject for `re` whose groups in `groups` hold the given text and whose other parts
-/// are spelled as `Regex::sample` spells them (the first branch, each repeat its minimum,
-/// a class as its first letter) — except that a branch or a repeat holding one of the
-/// groups is taken. The caller confirms with the regex's own matcher.
-fn inject(re: &Regex, groups: &[(u32, Vec<u8>)]) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    write_subject(re.ast(), groups, &mut out, 0)?;
-    Some(out)
-}
-
-/// Whether `n` holds one of `groups`.
-fn holds(n: &Node, groups: &[(u32, Vec<u8>)], depth: usize) -> bool {
-    if depth > 4 * crate::analysis::pcre::MAX_NESTING {
-        return false;
-    }
-    match &n.kind {
-        Kind::Group(g) => {
-            matches!(g.kind, GroupKind::Capture { index, .. } if groups.iter().any(|(k, _)| *k == index))
-                || holds(&g.body, groups, depth + 1)
-        }
-        Kind::Concat(v) | Kind::Alternation(v) => v.iter().any(|c| holds(c, groups, depth + 1)),
-        Kind::Repeat(r) => holds(&r.node, groups, depth + 1),
-        _ => false,
-    }
-}
-
-fn write_subject(
-    n: &Node,
-    groups: &[(u32, Vec<u8>)],
-    out: &mut Vec<u8>,
-    depth: usize,
-) -> Option<()> {
-    if depth > 4 * crate::analysis::pcre::MAX_NESTING || out.len() > MAX_SUBJECT {
-        return None;
-    }
-    match &n.kind {
-        Kind::Empty | Kind::Assert(_) => {}
-        Kind::Literal { byte, .. } => out.push(*byte),
-        Kind::Set(cs) => {
-            let set = &cs.set;
-            let b = if matches!(cs.written, SetKind::Dot { .. }) && set.contains(b'.') {
-                b'.'
-            } else {
-                (b'a'..=b'z')
-                    .chain(b'0'..=b'9')
-                    .find(|b| set.contains(*b))
-                    .or_else(|| set.first())?
-            };
-            out.push(b);
-        }
-        Kind::Group(g) => match &g.kind {
-            GroupKind::Capture { index, .. } => match groups.iter().find(|(k, _)| k == index) {
-                Some((_, text)) => out.extend_from_slice(text),
-                None => write_subject(&g.body, groups, out, depth + 1)?,
-            },
-            GroupKind::Lookahead { .. } | GroupKind::Lookbehind { .. } => {}
-            GroupKind::NonCapture | GroupKind::Atomic => {
-                write_subject(&g.body, groups, out, depth + 1)?
-            }
-        },
-        Kind::Concat(v) => {
-            for c in v {
-                write_subject(c, groups, out, depth + 1)?;
-            }
-        }
-        Kind::Alternation(v) => {
-            let branch = v
-                .iter()
-                .find(|b| holds(b, groups, depth + 1))
-                .or_else(|| v.first())?;
-            write_subject(branch, groups, out, depth + 1)?;
-        }
-        Kind::Repeat(r) => {
-            let mut times = r.min;
-            if times == 0 && r.max != Some(0) && holds(&r.node, groups, depth + 1) {
-                times = 1;
-            }
-            for _ in 0..times.min(MAX_SUBJECT as u32) {
-                write_subject(&r.node, groups, out, depth + 1)?;
-            }
-        }
-        Kind::Backref { .. } => return None,
-    }
-    Some(())
 }

@@ -14,7 +14,6 @@
 
 use crate::analysis::cursor::{named, Directive, Word};
 use crate::analysis::pass_target::PassTarget;
-use crate::analysis::tls_settings::NginxVersion;
 use crate::fxhash::FxHashMap;
 use crate::rules::{Context, Rule};
 use crate::stack::expanded::OccId;
@@ -31,11 +30,7 @@ declare_rule! {
 
 impl Rule for UpstreamKeepaliveNotEffective {
     fn check(&self, cx: &mut Context<'_>) {
-        let version = cx
-            .host
-            .nginx
-            .as_ref()
-            .and_then(|f| NginxVersion::parse(&f.value));
+        let version = cx.nginx_version();
         // Since 1.29.7 HTTP/1.1 without `Connection: close` is the default.
         let new_defaults = version.is_some_and(|v| v.at_least(1, 29, 7));
         let assumed = if version.is_none() {
