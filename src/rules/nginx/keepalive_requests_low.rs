@@ -6,6 +6,11 @@
 //! every stream counts as a request, and a page load easily makes a hundred. A value at or
 //! below the old default, written out, keeps that cost on every HTTP/2 client.
 //!
+//! In a `location` the value applies to HTTP/1.x requests that end there (HTTP/2 reads the
+//! server's), and the message says so; in an exact-match location (`location =
+//! /generate_204`) it is one endpoint's deliberate choice (a connectivity probe whose
+//! clients should not linger) and is left alone.
+//!
 //! An `upstream`'s `keepalive_requests` is left alone: recycling backend connections after
 //! a few requests is a balancing choice (spreading load over backends that come and go),
 //! and no client waits on a handshake for it.
@@ -40,6 +45,13 @@ impl Rule for KeepaliveRequestsLow {
             if n > OLD_DEFAULT || d.parent().is_some_and(|p| p.name() == "upstream") {
                 continue;
             }
+            let location = d.parent().filter(|p| p.name() == "location");
+            if location.is_some_and(|l| {
+                l.arg(0)
+                    .is_some_and(|m| m.value() == "=" || m.value().starts_with('='))
+            }) {
+                continue;
+            }
             // With keep-alive switched off (`keepalive_timeout 0`) the count never matters.
             let timeout = d.inherited("keepalive_timeout").last();
             if timeout.and_then(|t| t.arg(0)).is_some_and(|a| a.is("0")) {
@@ -49,8 +61,14 @@ impl Rule for KeepaliveRequestsLow {
                 d.file(),
                 arg.raw(),
                 format!(
-                    "`keepalive_requests {n}` closes each keep-alive connection after {n} request{}: clients reconnect to nginx every {n} requests, and an HTTP/2 page load can make that many",
-                    if n == 1 { "" } else { "s" }
+                    "`keepalive_requests {n}` closes each keep-alive connection after {}: clients reconnect to nginx {}{}",
+                    if n == 1 { "1 request".to_string() } else { format!("{n} requests") },
+                    if n == 1 { "for every request".to_string() } else { format!("every {n} requests") },
+                    if location.is_some() {
+                        " (counting the HTTP/1.x requests that end in this location; HTTP/2 connections follow the server's value)"
+                    } else {
+                        ", and an HTTP/2 page load can make that many"
+                    }
                 ),
             );
             found.help = Some(
