@@ -121,6 +121,10 @@ pub struct SourceFile {
     /// before this file, so findings are shown at the dump's lines. Such a file is never
     /// written.
     pub member: Option<Member>,
+    /// Placeholders a deployment fills in (see [`crate::syntax::template`]), in order: set
+    /// by the loader that knows the file's language. A finding on a hole's line is dropped,
+    /// and no edit touches one.
+    pub holes: Vec<crate::syntax::template::Hole>,
     /// Built on the first line or column asked for: most files of a large configuration
     /// have no finding and never need one.
     index: std::sync::OnceLock<LineIndex>,
@@ -227,6 +231,7 @@ impl SourceFile {
             stamp: None,
             through_link: None,
             member: None,
+            holes: Vec::new(),
             index: std::sync::OnceLock::new(),
         }
     }

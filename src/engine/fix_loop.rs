@@ -8,6 +8,7 @@ use crate::fix::{Applicability, Change, Changes, Edit, Fix};
 use crate::fxhash::FxHashMap as HashMap;
 use crate::source::Stamp;
 use crate::stack::fs::OverlayFs;
+use crate::syntax::template;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -159,7 +160,10 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
         for (path, (source, edits)) in by_file {
             let new = splice(&source.text, &edits);
             if let Some(&before) = nginx.get(path.as_path()) {
-                if crate::syntax::nginx::parse(&new).errors.len() > before {
+                // Read as the loader reads it: placeholders masked (see `syntax::template`).
+                let (_, masked) = template::read(&new, template::Lang::Nginx);
+                let reparsed = crate::syntax::nginx::parse(masked.as_deref().unwrap_or(&new));
+                if reparsed.errors.len() > before {
                     bugs.push(format!(
                         "a fix made {} unparsable; it was not applied (this is a lemplint bug, please report it)",
                         path.display()

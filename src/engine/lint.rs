@@ -114,6 +114,7 @@ pub fn collect_cancellable(
     };
     let after = std::time::Instant::now();
     let mut diagnostics = super::suppress::apply(diagnostics, &ws, &ran);
+    super::holes::apply(&mut diagnostics);
     crate::timings::report(format_args!("suppressions"), after);
     let after = std::time::Instant::now();
     diagnostics.retain(|d| {
@@ -162,6 +163,7 @@ pub fn stack_input_errors(ws: &Workspace, stack: &Stack) -> Vec<Diagnostic> {
         ignore: Vec::new(),
     };
     let mut out = rules::run(stack, &selection, &ws.options).diagnostics;
+    super::holes::apply(&mut out);
     out.retain(|d| ws.in_focus(&d.file.path));
     sort_by_place(&mut out);
     out

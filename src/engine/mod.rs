@@ -8,6 +8,7 @@
 //! → report / fix writing / tune → cli, each importing only from its own layer and below.
 
 pub mod fix_loop;
+pub mod holes;
 pub mod lint;
 pub mod summary;
 pub mod suppress;

@@ -205,11 +205,23 @@ fn is_backup(name: &str) -> bool {
         .any(|s| name.ends_with(s))
 }
 
-/// Templates of configuration (rendered at deployment): not configuration until then.
+/// Templates of configuration, rendered at deployment (Jinja2, Go templates, ERB, envsubst,
+/// envplate…): read as the file they render (`nginx.conf.j2` as `nginx.conf`), with their
+/// placeholders as holes (see [`crate::syntax::template`]).
 const TEMPLATE_EXTENSIONS: &[&str] = &[
     "j2", "jinja", "jinja2", "tmpl", "tpl", "template", "erb", "mustache", "hbs", "twig", "ejs",
-    "liquid", "in", "gotmpl", "dist",
+    "liquid", "gotmpl", "ep",
 ];
+
+/// Not configuration until a build renders them (`configure`'s `.in`), or an example a
+/// package ships beside the real file (`.dist`): never ours.
+const NOT_YET_EXTENSIONS: &[&str] = &["in", "dist"];
+
+/// The name a template renders to (`default.conf.template` → `default.conf`).
+pub fn template_stem(name: &str) -> Option<&str> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    (TEMPLATE_EXTENSIONS.contains(&ext) && !stem.is_empty()).then_some(stem)
+}
 
 /// Extensions that are never nginx configuration, even under an nginx directory (patches,
 /// scripts, data, certificates, documentation).
@@ -301,7 +313,10 @@ pub fn guess(path: &Path) -> PathSays {
     let Some(name) = path.file_name().map(|n| n.to_string_lossy()) else {
         return PathSays::Nothing;
     };
-    if is_backup(&name) || extension(&name).is_some_and(|e| TEMPLATE_EXTENSIONS.contains(&e)) {
+    if let Some(stem) = template_stem(&name) {
+        return guess(&path.with_file_name(stem));
+    }
+    if is_backup(&name) || extension(&name).is_some_and(|e| NOT_YET_EXTENSIONS.contains(&e)) {
         return PathSays::NotOurs;
     }
     let sure = |kind, why: String| {
@@ -622,7 +637,9 @@ pub fn sniff(text: &[u8]) -> Option<FileKind> {
     let mut php_keys = 0usize;
     for raw in head.lines().take(80) {
         let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+        // A template's own tags (`{% if %}`, `{{- end }}`, `<% end %>`) say nothing.
+        let tag = ["{%", "{{", "{#", "<%"].iter().any(|t| line.starts_with(t));
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') || tag {
             continue;
         }
         statements += 1;
@@ -927,7 +944,11 @@ mod tests {
         assert_eq!(kind("etc/logrotate.d/nginx.conf"), None);
         assert_eq!(kind("deploy/kubernetes/nginx.conf"), Some(FileKind::Nginx));
         assert_eq!(kind("supervisor/nginx/nginx.conf"), Some(FileKind::Nginx));
-        assert_eq!(kind("roles/nginx/templates/nginx.conf.j2"), None);
+        assert_eq!(
+            kind("roles/nginx/templates/nginx.conf.j2"),
+            Some(FileKind::Nginx)
+        );
+        assert_eq!(kind("sapi/fpm/php-fpm.conf.in"), None);
         assert_eq!(kind("patches/nginx-1.25/fix.patch"), None);
         assert_eq!(kind("config/nginx-unit/app.json"), None);
         // The nearest directory that names a program decides; a file name names one only

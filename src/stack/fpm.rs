@@ -138,14 +138,11 @@ impl FpmConfig {
     }
 }
 
-/// Placeholders of the template engines that render pool files before deployment (Go
-/// templates, Jinja, Twig, Blade, Mustache, ERB): such a value is filled in later.
-const TEMPLATE_MARKERS: [&[u8]; 3] = [b"{{", b"{%", b"<%"];
-
+/// A placeholder an installer or a template engine fills in before deployment (see
+/// [`crate::syntax::template`]): such a value is filled in later.
 fn templated(raw: &[u8]) -> bool {
-    TEMPLATE_MARKERS
-        .iter()
-        .any(|m| raw.windows(m.len()).any(|w| w == *m))
+    use crate::syntax::template;
+    !template::find(raw, template::Lang::Fpm).is_empty()
 }
 
 /// An entry's value as php-fpm receives it, and whether it is known (no `${VAR}`, no unknown
@@ -199,6 +196,16 @@ impl FpmConfig {
     }
 }
 
+/// A php-fpm file's syntax, its placeholders read as holes (see
+/// [`crate::syntax::template`]).
+fn parse_fpm(mut source: crate::source::SourceFile) -> (crate::source::SourceFile, fpm::Parsed) {
+    use crate::syntax::template;
+    let (holes, masked) = template::read(&source.text, template::Lang::Fpm);
+    let parsed = fpm::parse(masked.as_deref().unwrap_or(&source.text));
+    source.holes = holes;
+    (source, parsed)
+}
+
 /// Loads a master (`php-fpm.conf`) and the files it includes, or a lone pool file.
 pub fn load(
     fs: &dyn Fs,
@@ -225,7 +232,7 @@ pub fn load(
     };
     let mut seen: HashMap<FileKey, usize> = HashMap::new();
     seen.insert(fs.identity(path), 0);
-    let parsed = fpm::parse(&source.text);
+    let (source, parsed) = parse_fpm(source);
     cfg.files.push(FpmFile {
         source: Shared::new(source),
         parsed,
@@ -312,7 +319,7 @@ fn visit(
                 Ok(source) => {
                     let idx = cfg.files.len();
                     seen.insert(id, idx);
-                    let parsed = fpm::parse(&source.text);
+                    let (source, parsed) = parse_fpm(source);
                     cfg.files.push(FpmFile {
                         source: Shared::new(source),
                         parsed,

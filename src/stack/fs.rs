@@ -12,8 +12,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// An nginx file's shared source and its syntax tree, parsed now.
-pub fn parse_nginx(source: SourceFile) -> (Shared, Arc<Parsed>) {
-    let parsed = crate::syntax::nginx::parse(&source.text);
+/// Placeholders a deployment fills in are read as holes (see [`crate::syntax::template`]).
+pub fn parse_nginx(mut source: SourceFile) -> (Shared, Arc<Parsed>) {
+    use crate::syntax::template;
+    let (holes, masked) = template::read(&source.text, template::Lang::Nginx);
+    let parsed = crate::syntax::nginx::parse(masked.as_deref().unwrap_or(&source.text));
+    source.holes = holes;
     (Shared::new(source), Arc::new(parsed))
 }
 

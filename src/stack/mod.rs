@@ -18,4 +18,3 @@ pub mod php_settings;
 pub mod sizing;
 pub mod sysctl;
 pub mod systemd;
-pub mod template;

@@ -376,18 +376,25 @@ impl Roles<'_> {
         }
     }
 
-    /// Reads an nginx file that nothing includes, to lint it as an entry point or on its own:
-    /// a template (Go, Jinja, ERB placeholders outside comments) found by discovery is
-    /// skipped, since it is not configuration until rendered; the stack lists it. A file the
-    /// user named is read whatever it holds (a placeholder left in is then NGX000's).
+    /// Reads an nginx file that nothing includes, to lint it as an entry point or on its own.
+    /// Placeholders are holes (see [`crate::syntax::template`]); a template whose
+    /// conditionals cannot be read both ways is skipped, since it is not configuration
+    /// until rendered, and the stack lists it. A file the user named is read whatever it
+    /// holds.
     fn load_entry(&mut self, path: &Path, opts: &LoadOptions) -> Option<NginxConfig> {
         match self.load(path, opts) {
             Ok(c)
                 if c.files[0].source.member.is_none()
                     && !self.files.explicit.iter().any(|p| p == path)
-                    && super::template::is_template(&c.files[0].source.text) =>
+                    && crate::syntax::template::needs_rendering(
+                        &c.files[0].source.holes,
+                        c.files[0].parsed.errors.len(),
+                    ) =>
             {
-                self.skipped.push((path.to_path_buf(), "a template".into()));
+                self.skipped.push((
+                    path.to_path_buf(),
+                    "a template whose conditionals must be rendered to be read".into(),
+                ));
                 None
             }
             Ok(c) => Some(c),
@@ -482,30 +489,6 @@ impl Roles<'_> {
         out
     }
 
-    /// Whether a php-fpm configuration found by discovery holds a template (its master or a
-    /// file it includes): its values are the template's, not the server's, so the whole
-    /// configuration is listed as skipped rather than judged. One the user named is read.
-    fn is_template_fpm(&mut self, path: &Path, cfg: &super::fpm::FpmConfig) -> bool {
-        if self.files.explicit.iter().any(|p| p == path) {
-            return false;
-        }
-        let templates: Vec<PathBuf> = cfg
-            .files
-            .iter()
-            .filter(|f| super::template::is_template(&f.source.text))
-            .map(|f| f.source.path.clone())
-            .collect();
-        let found = !templates.is_empty();
-        if found && !templates.iter().any(|t| t == path) {
-            self.skipped
-                .push((path.to_path_buf(), "it includes a template".into()));
-        }
-        for t in templates {
-            self.skipped.push((t, "a template".into()));
-        }
-        found
-    }
-
     /// The php-fpm masters nginx did not read.
     fn fpm_masters(&mut self) -> Vec<super::fpm::FpmConfig> {
         let mut out = Vec::new();
@@ -520,9 +503,7 @@ impl Roles<'_> {
                     // container merges into its real pool, `.docksal/etc/php/php-fpm.conf`):
                     // a pool file, whose missing settings its master may supply.
                     cfg.has_master = reads_like_master(&cfg);
-                    if !self.is_template_fpm(m, &cfg) {
-                        out.push(cfg);
-                    }
+                    out.push(cfg);
                 }
                 Err(e) => self.unreadable.push(Unread::new(m, &e)),
             }
@@ -576,9 +557,7 @@ impl Roles<'_> {
             match super::fpm::load(self.fs, p, self.opts.root.clone(), false) {
                 Ok(cfg) => {
                     self.claimed.fpm(self.fs, &cfg);
-                    if !self.is_template_fpm(p, &cfg) {
-                        out.push(cfg);
-                    }
+                    out.push(cfg);
                 }
                 Err(e) => self.unreadable.push(Unread::new(p, &e)),
             }
@@ -623,7 +602,10 @@ fn reads_like_master(cfg: &super::fpm::FpmConfig) -> bool {
 }
 
 fn is_main(p: &Path) -> bool {
-    p.file_name().is_some_and(|n| n == "nginx.conf")
+    p.file_name().is_some_and(|n| {
+        let n = n.to_string_lossy();
+        super::discover::template_stem(&n).unwrap_or(&n) == "nginx.conf"
+    })
 }
 
 /// Whether a file nothing includes is a main configuration by its content, whatever its

@@ -73,8 +73,8 @@ pub enum LoadProblemKind {
     Unmapped { path: PathBuf },
     /// A path that leads out of the linted tree (or to a secret): never opened.
     Refused { path: PathBuf, refusal: Refusal },
-    /// A template the deployment renders (see [`super::template`]): not followed, and not
-    /// judged.
+    /// A template whose conditionals cannot be read both ways (see
+    /// [`crate::syntax::template::needs_rendering`]): not followed, and not judged.
     Template { path: PathBuf },
 }
 
@@ -112,7 +112,10 @@ impl LoadProblem {
                 format!("\"{}\" was not read: {}", path.display(), refusal.describe())
             }
             LoadProblemKind::Template { path } => {
-                format!("\"{}\" is a template; not followed", path.display())
+                format!(
+                    "\"{}\" is a template that must be rendered to be read; not followed",
+                    path.display()
+                )
             }
         }
     }
@@ -444,7 +447,9 @@ impl Loader<'_> {
             return None;
         }
         let (source, parsed) = match read {
-            Ok((source, _)) if super::template::is_template(&source.text) => {
+            Ok((source, parsed))
+                if crate::syntax::template::needs_rendering(&source.holes, parsed.errors.len()) =>
+            {
                 self.templates.insert(path.clone());
                 self.problem(from, span, LoadProblemKind::Template { path });
                 return None;

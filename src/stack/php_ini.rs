@@ -236,14 +236,17 @@ pub fn load(
     keyed.sort();
     let mut sets: Vec<IniSet> = Vec::new();
     for (home, role, _, path) in keyed {
-        let source = match fs.source(path).1 {
+        let mut source = match fs.source(path).1 {
             Ok(s) => s,
             Err(e) => {
                 unreadable.push(super::model::Unread::new(path, &e));
                 continue;
             }
         };
-        let parsed = phpini::parse(&source.text);
+        let (holes, masked) =
+            crate::syntax::template::read(&source.text, crate::syntax::template::Lang::PhpIni);
+        let parsed = phpini::parse(masked.as_deref().unwrap_or(&source.text));
+        source.holes = holes;
         let file = IniFile {
             source: Shared::new(source),
             parsed,

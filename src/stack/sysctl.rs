@@ -103,7 +103,7 @@ pub fn load(
     let mut set = SysctlSet::default();
     let mut first_with_name: BTreeMap<String, PathBuf> = BTreeMap::new();
     for p in sorted {
-        let source = match fs.source(p).1 {
+        let mut source = match fs.source(p).1 {
             Ok(s) => s,
             Err(e) => {
                 unreadable.push(super::model::Unread::new(p, &e));
@@ -123,7 +123,9 @@ pub fn load(
         } else {
             None
         };
-        let parsed = sysctl::parse(text);
+        let (holes, masked) =
+            crate::syntax::template::read(text, crate::syntax::template::Lang::Sysctl);
+        let parsed = sysctl::parse(masked.as_deref().unwrap_or(text));
         let idx = set.files.len();
         if masked_by.is_none() {
             for (line, a) in
@@ -143,6 +145,7 @@ pub fn load(
                     .push(Set { file: idx, line });
             }
         }
+        source.holes = holes;
         set.files.push(SysctlFile {
             source: Shared::new(source),
             parsed,

@@ -7,5 +7,6 @@ pub mod lines;
 pub mod nginx;
 pub mod phpini;
 pub mod sysctl;
+pub mod template;
 
 pub use error::SyntaxError;

@@ -1,0 +1,562 @@
+//! The template layer below the parsers: placeholders that a deployment fills in before a
+//! server reads the file, found as *holes* (byte spans whose value is unknown here).
+//!
+//! Repositories hold configuration as an installer or an image entrypoint will turn it into
+//! the server's: `sed` replaces `@NAME`, `SEDNAME`, `<NAME>`, `%%NAME%%` or `__NAME__`;
+//! envsubst and envplate fill `${NAME}` and `${NAME:-default}`; Jinja2, Go templates and ERB
+//! render `{{ … }}`, `{% … %}` and `<%= … %>`. Read as configuration, a placeholder is a
+//! value no server ever sees ("`@PHP_FPM_MAX_CHILDREN` is not a valid number"), and a
+//! template's braces are not nginx's.
+//!
+//! So each file is scanned once for its holes, the parser reads a *masked* copy of the
+//! same length (a value hole becomes a word of `_`, a control tag or a hole standing alone
+//! on its line becomes a comment, so both branches of a conditional are kept), and the
+//! spans of the tree point into the original text. Nothing downstream reports a hole's
+//! text (`engine::holes` drops findings on a hole's line), and no fix or tuning edits one.
+//!
+//! Only shapes that the host language cannot mean are holes: nginx's own `${name}` and
+//! `$name` stay variables unless the name is an environment-style ALL_CAPS one that the
+//! file never defines, and `@name` stays a named location.
+
+use crate::source::Span;
+use std::borrow::Cow;
+
+/// The language of the file the placeholders are in: it decides which shapes could be the
+/// language's own syntax, and how a masked line is commented out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    Nginx,
+    Fpm,
+    PhpIni,
+    Sysctl,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HoleKind {
+    /// A value filled in later (`{{ port }}`, `@NAME`, `${NAME}`).
+    Value,
+    /// A placeholder standing alone on its line: it may expand to any number of directives
+    /// (`{{ extra_http_options }}`, `{% include 'x.j2' %}`).
+    Statements,
+    /// A template's own control tag (`{% if %}`, `{{- end }}`, `<% end %>`): both branches
+    /// are kept.
+    Control,
+    /// A template comment (`{# … #}`, `{{/* … */}}`, `<%# … %>`).
+    Comment,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hole {
+    pub span: Span,
+    pub kind: HoleKind,
+}
+
+/// Holes longer than this are not placeholders (a runaway `{{` with a `}}` far away).
+const MAX_HOLE: usize = 200;
+
+/// The holes of `text`, in order, not overlapping.
+pub fn find(text: &[u8], lang: Lang) -> Vec<Hole> {
+    if !has_marker(text, lang) {
+        return Vec::new();
+    }
+    let defined = if lang == Lang::Nginx {
+        nginx_defined_names(text)
+    } else {
+        Vec::new()
+    };
+    let mut holes = Vec::new();
+    let mut line_start = 0;
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        scan_line(line, line_start, lang, &defined, &mut holes);
+        line_start += line.len();
+    }
+    holes
+}
+
+/// Whether any byte that starts a placeholder is there: most files have none, and are done
+/// in a few vectorised passes (this runs on every file read).
+fn has_marker(text: &[u8], lang: Lang) -> bool {
+    let find = |pat: &[u8]| memchr::memmem::find(text, pat).is_some();
+    if find(b"{{") || find(b"{%") || find(b"<%") || find(b"%%") || find(b"SED") || find(b"__") {
+        return true;
+    }
+    let after = |b: u8, ok: fn(u8) -> bool| {
+        memchr::memchr_iter(b, text).any(|i| text.get(i + 1).is_some_and(|&c| ok(c)))
+    };
+    after(b'@', |c| c.is_ascii_alphabetic())
+        || after(b'<', |c| c.is_ascii_uppercase())
+        || after(b'{', |c| c.is_ascii_alphabetic() || c == b'_' || c == b'#')
+        || (lang != Lang::PhpIni && after(b'$', |c| c.is_ascii_alphabetic() || c == b'{'))
+}
+
+fn ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn upper_ident(name: &[u8]) -> bool {
+    name.len() >= 2
+        && name[0].is_ascii_uppercase()
+        && name
+            .iter()
+            .all(|&b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Variables an nginx file defines itself (`set $X`, a `map`/`geo`/`split_clients` result,
+/// a named capture): an ALL_CAPS `$X` among them is nginx's, not envsubst's.
+fn nginx_defined_names(text: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for i in memchr::memchr_iter(b'$', text) {
+        let name: Vec<u8> = text[i + 1..]
+            .iter()
+            .copied()
+            .take_while(|&b| ident(b))
+            .collect();
+        if !upper_ident(&name) {
+            continue;
+        }
+        let before = text[..i].trim_ascii_end();
+        let after = text[i + 1 + name.len()..].trim_ascii_start();
+        let by_set = before.ends_with(b"set");
+        if by_set || after.starts_with(b"{") {
+            out.push(name);
+        }
+    }
+    for pat in [&b"?<"[..], b"?P<", b"?'"] {
+        for i in memchr::memmem::find_iter(text, pat) {
+            let name: Vec<u8> = text[i + pat.len()..]
+                .iter()
+                .copied()
+                .take_while(|&b| ident(b))
+                .collect();
+            out.push(name);
+        }
+    }
+    out
+}
+
+fn scan_line(line: &[u8], base: usize, lang: Lang, defined: &[Vec<u8>], out: &mut Vec<Hole>) {
+    let first = out.len();
+    let mut i = 0;
+    let mut quote: Option<u8> = None;
+    while i < line.len() {
+        let b = line[i];
+        if let Some(end) = at(line, i, lang, defined, quote) {
+            out.push(Hole {
+                span: Span::new((base + i) as u32, (base + end.0) as u32),
+                kind: end.1,
+            });
+            i = end.0;
+            continue;
+        }
+        // Quotes matter only for `{name}`, which nginx reads as a block outside them.
+        if lang == Lang::Nginx {
+            match quote {
+                Some(q) if b == q => quote = None,
+                Some(_) | None if b == b'\\' => i += 1,
+                None if (b == b'"' || b == b'\'') && token_start(line, i) => quote = Some(b),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    // A placeholder alone on its line may stand for any number of lines.
+    if out.len() == first + 1 {
+        let h = &mut out[first];
+        let (s, e) = (h.span.start as usize - base, h.span.end as usize - base);
+        let alone = line[..s].iter().all(|b| b.is_ascii_whitespace())
+            && line[e..].iter().all(|b| b.is_ascii_whitespace());
+        if alone && h.kind == HoleKind::Value {
+            h.kind = HoleKind::Statements;
+        }
+    }
+}
+
+fn token_start(line: &[u8], i: usize) -> bool {
+    i == 0 || matches!(line[i - 1], b' ' | b'\t' | b';' | b'{' | b'}' | b'(')
+}
+
+/// The hole starting at `line[i]`, if one does: where it ends and what it is.
+fn at(
+    line: &[u8],
+    i: usize,
+    lang: Lang,
+    defined: &[Vec<u8>],
+    quote: Option<u8>,
+) -> Option<(usize, HoleKind)> {
+    let rest = &line[i..];
+    match rest[0] {
+        b'{' if rest.starts_with(b"{{") => {
+            let end = close(rest, b"}}")?;
+            let inner = rest[2..end - 2].trim_ascii();
+            let inner = inner.strip_prefix(b"-").unwrap_or(inner).trim_ascii_start();
+            if inner.is_empty() {
+                return None;
+            }
+            Some((i + end, go_kind(inner)))
+        }
+        b'{' if rest.starts_with(b"{%") => {
+            let end = close(rest, b"%}")?;
+            let inner = rest[2..end - 2].trim_ascii();
+            let inner = inner
+                .strip_prefix(b"-")
+                .or_else(|| inner.strip_prefix(b"+"))
+                .unwrap_or(inner)
+                .trim_ascii_start();
+            if !inner.first().is_some_and(|b| b.is_ascii_lowercase()) {
+                return None;
+            }
+            let statements = [&b"include"[..], b"import", b"block", b"macro", b"call"];
+            let kind = if statements.iter().any(|k| inner.starts_with(k)) {
+                HoleKind::Statements
+            } else {
+                HoleKind::Control
+            };
+            Some((i + end, kind))
+        }
+        b'{' if rest.starts_with(b"{#") => close(rest, b"#}").map(|e| (i + e, HoleKind::Comment)),
+        b'{' if quote.is_none() && lang != Lang::PhpIni => {
+            // `{name}` outside quotes (VVV's `server_name {vvv_hosts};`): nginx has no such
+            // syntax (an unquoted `{` opens a block), unlike `${name}`, `\p{L}` or `x{2}`
+            // (a regex's braces follow a letter or an escape).
+            let prev = if i > 0 { line[i - 1] } else { b' ' };
+            if prev == b'$' || prev == b'\\' || prev == b'{' || prev.is_ascii_alphanumeric() {
+                return None;
+            }
+            let n = rest[1..].iter().take_while(|&&b| ident(b)).count();
+            let starts = rest
+                .get(1)
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+            (starts && rest.get(1 + n) == Some(&b'}')).then_some((i + n + 2, HoleKind::Value))
+        }
+        b'<' if rest.starts_with(b"<%") => {
+            let end = close(rest, b"%>")?;
+            let kind = match rest.get(2) {
+                Some(b'=') => HoleKind::Value,
+                Some(b'#') => HoleKind::Comment,
+                _ => HoleKind::Control,
+            };
+            Some((i + end, kind))
+        }
+        b'<' => {
+            // `<DOMAIN>`, `<MEMORY_LIMIT>`: an installer's placeholder.
+            let n = rest[1..].iter().take_while(|&&b| ident(b)).count();
+            (rest.get(1 + n) == Some(&b'>') && upper_ident(&rest[1..1 + n]))
+                .then_some((i + n + 2, HoleKind::Value))
+        }
+        b'%' if rest.starts_with(b"%%") => {
+            let n = rest[2..].iter().take_while(|&&b| ident(b)).count();
+            (n > 0 && rest[2..].get(n..n + 2) == Some(b"%%") && upper_ident(&rest[2..2 + n]))
+                .then_some((i + n + 4, HoleKind::Value))
+        }
+        b'@' => {
+            let n = rest[1..].iter().take_while(|&&b| ident(b)).count();
+            let name = &rest[1..1 + n];
+            if n == 0 || (i > 0 && ident(line[i - 1])) {
+                return None;
+            }
+            // Autoconf's `@prefix@`, then a sed-style `@NAME` (not a named location).
+            if rest.get(1 + n) == Some(&b'@') && name[0].is_ascii_alphabetic() {
+                return Some((i + n + 2, HoleKind::Value));
+            }
+            let named_location = lang == Lang::Nginx && i > 0 && defined_location(line, name);
+            (upper_ident(name) && !named_location).then_some((i + n + 1, HoleKind::Value))
+        }
+        b'S' if rest.starts_with(b"SED") && (i == 0 || !ident(line[i - 1])) => {
+            let n = rest.iter().take_while(|&&b| ident(b)).count();
+            (n > 3 && upper_ident(&rest[..n])).then_some((i + n, HoleKind::Value))
+        }
+        b'_' if rest.starts_with(b"__") && (i == 0 || !ident(line[i - 1])) => {
+            let n = rest[2..].iter().take_while(|&&b| ident(b)).count();
+            let name = &rest[2..2 + n];
+            (n > 2 && name.ends_with(b"__") && upper_ident(&name[..n - 2]))
+                .then_some((i + n + 2, HoleKind::Value))
+        }
+        b'$' => dollar(line, i, lang, defined),
+        _ => None,
+    }
+}
+
+/// A `location @NAME` on the same line names a location, not a placeholder.
+fn defined_location(line: &[u8], _name: &[u8]) -> bool {
+    line.trim_ascii_start().starts_with(b"location")
+}
+
+/// `${NAME}`, `${NAME:-default}` or `$NAME` where the language would not read it.
+fn dollar(line: &[u8], i: usize, lang: Lang, defined: &[Vec<u8>]) -> Option<(usize, HoleKind)> {
+    let rest = &line[i..];
+    if rest.get(1) == Some(&b'{') {
+        let end = close(rest, b"}")?;
+        let inner = &rest[2..end - 1];
+        let n = inner.iter().take_while(|&&b| ident(b)).count();
+        let name = &inner[..n];
+        let modifier = n > 0 && n < inner.len() && matches!(inner[n], b':' | b'-' | b'=' | b'?');
+        let hole = match lang {
+            // nginx's own `${name}`: a hole only when no nginx variable could be meant.
+            Lang::Nginx => modifier || (upper_ident(name) && !defined.iter().any(|d| d == name)),
+            // php-fpm and PHP expand `${VAR}` from the environment themselves.
+            Lang::Fpm | Lang::PhpIni => modifier,
+            Lang::Sysctl => n > 0,
+        };
+        return hole.then_some((i + end, HoleKind::Value));
+    }
+    let n = rest[1..].iter().take_while(|&&b| ident(b)).count();
+    let name = &rest[1..1 + n];
+    if n == 0 || !name[0].is_ascii_alphabetic() {
+        return None;
+    }
+    let hole = match lang {
+        Lang::Nginx => upper_ident(name) && !defined.iter().any(|d| d == name),
+        // php-fpm expands only `$pool` (and `${VAR}`): any other `$name` is an installer's.
+        Lang::Fpm => name != b"pool",
+        Lang::Sysctl => true,
+        Lang::PhpIni => false,
+    };
+    hole.then_some((i + n + 1, HoleKind::Value))
+}
+
+/// The end of a tag opened at `rest[0]` and closed by `close` on the same line.
+fn close(rest: &[u8], close: &[u8]) -> Option<usize> {
+    let limit = rest.len().min(MAX_HOLE);
+    let from = 2.min(limit);
+    memchr::memmem::find(&rest[from..limit], close).map(|e| from + e + close.len())
+}
+
+/// What a `{{ … }}` holds: Go's actions (`if`, `range`, `end`…) are control, its comments
+/// comments, anything else a value.
+fn go_kind(inner: &[u8]) -> HoleKind {
+    if inner.starts_with(b"/*") {
+        return HoleKind::Comment;
+    }
+    let word: &[u8] = &inner[..inner.iter().take_while(|&&b| ident(b)).count()];
+    match word {
+        b"if" | b"else" | b"end" | b"range" | b"with" | b"define" | b"break" | b"continue" => {
+            HoleKind::Control
+        }
+        b"template" | b"block" => HoleKind::Statements,
+        _ if inner.starts_with(b"- end") => HoleKind::Control,
+        _ => HoleKind::Value,
+    }
+}
+
+/// The text a parser reads: `text` with each hole replaced, byte for byte, by something the
+/// language reads as one plain word (a value) or as nothing (a comment to the line's end for
+/// a hole alone on its line, spaces inside a line). Offsets are kept, so every span of the
+/// tree points into the original text.
+pub fn mask<'a>(text: &'a [u8], holes: &[Hole], lang: Lang) -> Cow<'a, [u8]> {
+    if holes.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let comment = match lang {
+        Lang::Nginx | Lang::Sysctl => b'#',
+        Lang::Fpm | Lang::PhpIni => b';',
+    };
+    let mut out = text.to_vec();
+    for h in holes {
+        let r = h.span.range();
+        let line_start = text[..r.start]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let alone = text[line_start..r.start]
+            .iter()
+            .all(|b| b.is_ascii_whitespace());
+        let bytes = &mut out[r.clone()];
+        match h.kind {
+            HoleKind::Value => bytes.fill(b'_'),
+            HoleKind::Statements | HoleKind::Control | HoleKind::Comment if alone => {
+                bytes.fill(b' ');
+                bytes[0] = comment;
+            }
+            _ => bytes.fill(b' '),
+        }
+        // A hole spanning lines keeps its line ends, so lines and columns stay true.
+        for (o, &b) in bytes.iter_mut().zip(&text[r]) {
+            if b == b'\n' {
+                *o = b'\n';
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The holes of `text` and, when there are any, the masked text its parser reads.
+pub fn read(text: &[u8], lang: Lang) -> (Vec<Hole>, Option<Vec<u8>>) {
+    let holes = find(text, lang);
+    let masked = (!holes.is_empty()).then(|| mask(text, &holes, lang).into_owned());
+    (holes, masked)
+}
+
+/// Whether a file's conditionals cannot be read both ways (keeping both branches leaves
+/// its syntax broken): such a file is not configuration until rendered, and is listed as
+/// not read rather than judged.
+pub fn needs_rendering(holes: &[Hole], syntax_errors: usize) -> bool {
+    syntax_errors > 0 && holes.iter().any(|h| h.kind == HoleKind::Control)
+}
+
+/// Whether `span` lies on a line that holds a hole (a finding there may be about the
+/// placeholder, or depend on it).
+pub fn touches(holes: &[Hole], text: &[u8], span: Span) -> bool {
+    if holes.is_empty() {
+        return false;
+    }
+    let start = text[..(span.start as usize).min(text.len())]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1) as u32;
+    let end_at = (span.end as usize).min(text.len());
+    let end = text[end_at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(text.len(), |p| end_at + p) as u32;
+    let first = holes.partition_point(|h| h.span.end <= start);
+    holes[first..]
+        .iter()
+        .take_while(|h| h.span.start <= end)
+        .any(|h| h.span.end > start && h.span.start <= end && h.kind != HoleKind::Comment)
+}
+
+/// The placeholders a file's text holds, as written (for messages).
+pub fn names<'a>(holes: &[Hole], text: &'a [u8]) -> Vec<Cow<'a, str>> {
+    holes
+        .iter()
+        .filter(|h| matches!(h.kind, HoleKind::Value | HoleKind::Statements))
+        .map(|h| String::from_utf8_lossy(&text[h.span.range()]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holes(t: &str, lang: Lang) -> Vec<(String, HoleKind)> {
+        find(t.as_bytes(), lang)
+            .iter()
+            .map(|h| (t[h.span.range()].to_string(), h.kind))
+            .collect()
+    }
+
+    fn values(t: &str, lang: Lang) -> Vec<String> {
+        holes(t, lang).into_iter().map(|(s, _)| s).collect()
+    }
+
+    #[test]
+    fn placeholders_of_each_style() {
+        use Lang::*;
+        for (text, lang, want) in [
+            ("listen {{ port }};", Nginx, "{{ port }}"),
+            ("root {{.Values.root}}/public;", Nginx, "{{.Values.root}}"),
+            ("server_name <%= @name %>;", Nginx, "<%= @name %>"),
+            (
+                "worker_connections @NGINX_WORKER_CONNECTIONS;",
+                Nginx,
+                "@NGINX_WORKER_CONNECTIONS",
+            ),
+            (
+                "ssl_session_cache @SSL_SESSION_CACHE;",
+                Nginx,
+                "@SSL_SESSION_CACHE",
+            ),
+            ("server_name <DOMAIN>;", Nginx, "<DOMAIN>"),
+            ("include %%TESTDIR%%/inc.conf;", Nginx, "%%TESTDIR%%"),
+            ("    server_name  {vvv_hosts};", Nginx, "{vvv_hosts}"),
+            ("listen ${NGINX_PORT};", Nginx, "${NGINX_PORT}"),
+            ("listen ${PORT:-80};", Nginx, "${PORT:-80}"),
+            ("fastcgi_pass $PHP_HOST:9000;", Nginx, "$PHP_HOST"),
+            ("root /usr/share/@PACKAGE@;", Nginx, "@PACKAGE@"),
+            ("server_name __SERVER_NAME__;", Nginx, "__SERVER_NAME__"),
+            (
+                "pm.max_children = @PHP_FPM_MAX_CHILDREN",
+                Fpm,
+                "@PHP_FPM_MAX_CHILDREN",
+            ),
+            (
+                "include=/etc/php/SEDPHPVER/fpm/pool.d/*.conf",
+                Fpm,
+                "SEDPHPVER",
+            ),
+            ("clear_env = $clear_env", Fpm, "$clear_env"),
+            (
+                "php_admin_value[memory_limit] = <MEMORY_LIMIT>",
+                Fpm,
+                "<MEMORY_LIMIT>",
+            ),
+            (
+                "pm.max_children = {{PHP_FPM_MAX_CHILDREN}}",
+                Fpm,
+                "{{PHP_FPM_MAX_CHILDREN}}",
+            ),
+            ("net.core.somaxconn = ${SOMAXCONN}", Sysctl, "${SOMAXCONN}"),
+            (
+                "memory_limit = {{ php_memory_limit }}",
+                PhpIni,
+                "{{ php_memory_limit }}",
+            ),
+        ] {
+            assert_eq!(values(text, lang), vec![want.to_string()], "{text}");
+        }
+    }
+
+    #[test]
+    fn language_syntax_is_not_a_hole() {
+        use Lang::*;
+        for (text, lang) in [
+            ("location ~ \"^/(\\d{2}){3}$\" { }", Nginx),
+            ("map $a $b { default 0; }", Nginx),
+            ("return 200 '{{';", Nginx),
+            ("root \"{site}/public\";", Nginx),
+            ("set $x ${name};", Nginx),
+            ("location ~ ^/\\p{Lu} { }", Nginx),
+            ("if ($a) {return 403;}", Nginx),
+            ("location / {}", Nginx),
+            ("log_format x '%%';", Nginx),
+            ("location @PHP { }", Nginx),
+            ("try_files $uri @backend;", Nginx),
+            ("add_header X-Frame-Options SAMEORIGIN;", Nginx),
+            ("limit_except GET POST { deny all; }", Nginx),
+            ("set $MODE on; return 200 $MODE;", Nginx),
+            ("if ($http_X_Forwarded_Proto = https) { }", Nginx),
+            ("listen = /run/php/$pool.sock", Fpm),
+            ("env[HOME] = ${HOME}", Fpm),
+            ("error_log = /var/log/$pool.log", Fpm),
+            ("memory_limit = ${PHP_MEMORY_LIMIT}", PhpIni),
+            ("server_name mail.example.com admin@example.com;", Nginx),
+            ("proxy_set_header X-Accel __proxy_host;", Nginx),
+        ] {
+            assert_eq!(values(text, lang), Vec::<String>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn control_tags_and_lines_alone() {
+        let t = "{% if ssl %}\nlisten 443 ssl;\n{% else %}\nlisten 80;\n{% endif %}\n    {{ extra_options }}\n{{- range .Values.hosts }}\n";
+        let kinds: Vec<HoleKind> = holes(t, Lang::Nginx).into_iter().map(|h| h.1).collect();
+        use HoleKind::*;
+        assert_eq!(kinds, [Control, Control, Control, Statements, Control]);
+        let masked = mask(t.as_bytes(), &find(t.as_bytes(), Lang::Nginx), Lang::Nginx);
+        let parsed = crate::syntax::nginx::parse(&masked);
+        assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+        assert_eq!(masked.len(), t.len());
+        let lines = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
+        assert_eq!(lines(&masked), lines(t.as_bytes()));
+    }
+
+    #[test]
+    fn masked_values_parse_as_words() {
+        let t = "server {\n  listen {{ port }};\n  server_name {vvv_hosts} <DOMAIN>;\n  root \"{{ root | default('/srv') }}\";\n}\n";
+        let masked = mask(t.as_bytes(), &find(t.as_bytes(), Lang::Nginx), Lang::Nginx);
+        let parsed = crate::syntax::nginx::parse(&masked);
+        assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
+        assert_eq!(
+            parsed.tree.print(t.as_bytes()).as_deref(),
+            Some(t.as_bytes())
+        );
+    }
+
+    #[test]
+    fn a_finding_on_a_holes_line_touches_it() {
+        let t = b"worker_processes 2;\nworker_connections @WC;\n";
+        let h = find(t, Lang::Nginx);
+        assert!(touches(&h, t, Span::new(20, 38)));
+        assert!(!touches(&h, t, Span::new(0, 16)));
+    }
+}
