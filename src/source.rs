@@ -125,6 +125,9 @@ pub struct SourceFile {
     /// by the loader that knows the file's language. A finding on a hole's line is dropped,
     /// and no edit touches one.
     pub holes: Vec<crate::syntax::template::Hole>,
+    /// Regions whose findings depend on the template (its conditionals' bodies, the blocks
+    /// a placeholder may insert statements into), in order of their start.
+    pub unsure: Vec<Span>,
     /// Built on the first line or column asked for: most files of a large configuration
     /// have no finding and never need one.
     index: std::sync::OnceLock<LineIndex>,
@@ -232,6 +235,7 @@ impl SourceFile {
             through_link: None,
             member: None,
             holes: Vec::new(),
+            unsure: Vec::new(),
             index: std::sync::OnceLock::new(),
         }
     }

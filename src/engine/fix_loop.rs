@@ -161,7 +161,7 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
             let new = splice(&source.text, &edits);
             if let Some(&before) = nginx.get(path.as_path()) {
                 // Read as the loader reads it: placeholders masked (see `syntax::template`).
-                let (_, masked) = template::read(&new, template::Lang::Nginx);
+                let masked = template::read(&new, template::Lang::Nginx).masked;
                 let reparsed = crate::syntax::nginx::parse(masked.as_deref().unwrap_or(&new));
                 if reparsed.errors.len() > before {
                     bugs.push(format!(

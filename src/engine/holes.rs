@@ -12,9 +12,13 @@ fn touches(file: &SourceFile, span: Span) -> bool {
     template::touches(&file.holes, &file.text, span)
 }
 
-/// Whether the finding lies, or points, at a line that holds a hole.
+/// Whether the finding lies, or points, at a line that holds a hole, or lies where the
+/// template decides what is there (a conditional's body, beside a placeholder that may
+/// insert statements).
 pub fn on_hole(d: &Diagnostic) -> bool {
-    touches(&d.file, d.span) || d.labels.iter().any(|l| touches(&l.file, l.span))
+    touches(&d.file, d.span)
+        || template::unsure_at(&d.file.unsure, d.span)
+        || d.labels.iter().any(|l| touches(&l.file, l.span))
 }
 
 /// Drops the findings on holes, and the fixes that would edit a hole's line.

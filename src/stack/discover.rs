@@ -229,7 +229,7 @@ const NOT_CONFIG_EXTENSIONS: &[&str] = &[
     "json", "yml", "yaml", "toml", "xml", "ini", "py", "sh", "bash", "pl", "rb", "php", "js", "ts",
     "lua", "go", "c", "h", "patch", "diff", "md", "rst", "txt", "html", "htm", "css", "crt", "key",
     "pem", "csr", "der", "p12", "gz", "tgz", "zip", "log", "sql", "png", "jpg", "svg", "ico",
-    "service", "socket", "timer", "env", "lock", "csv", "pid", "sock", "db",
+    "service", "socket", "timer", "env", "lock", "csv", "pid", "sock", "db", "pp",
 ];
 
 fn extension(name: &str) -> Option<&str> {

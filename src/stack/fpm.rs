@@ -200,9 +200,8 @@ impl FpmConfig {
 /// [`crate::syntax::template`]).
 fn parse_fpm(mut source: crate::source::SourceFile) -> (crate::source::SourceFile, fpm::Parsed) {
     use crate::syntax::template;
-    let (holes, masked) = template::read(&source.text, template::Lang::Fpm);
+    let masked = template::prepare(&mut source, template::Lang::Fpm);
     let parsed = fpm::parse(masked.as_deref().unwrap_or(&source.text));
-    source.holes = holes;
     (source, parsed)
 }
 

@@ -15,9 +15,8 @@ use std::sync::Arc;
 /// Placeholders a deployment fills in are read as holes (see [`crate::syntax::template`]).
 pub fn parse_nginx(mut source: SourceFile) -> (Shared, Arc<Parsed>) {
     use crate::syntax::template;
-    let (holes, masked) = template::read(&source.text, template::Lang::Nginx);
+    let masked = template::prepare(&mut source, template::Lang::Nginx);
     let parsed = crate::syntax::nginx::parse(masked.as_deref().unwrap_or(&source.text));
-    source.holes = holes;
     (Shared::new(source), Arc::new(parsed))
 }
 

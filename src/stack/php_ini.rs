@@ -243,10 +243,9 @@ pub fn load(
                 continue;
             }
         };
-        let (holes, masked) =
-            crate::syntax::template::read(&source.text, crate::syntax::template::Lang::PhpIni);
+        use crate::syntax::template;
+        let masked = template::prepare(&mut source, template::Lang::PhpIni);
         let parsed = phpini::parse(masked.as_deref().unwrap_or(&source.text));
-        source.holes = holes;
         let file = IniFile {
             source: Shared::new(source),
             parsed,

@@ -123,9 +123,8 @@ pub fn load(
         } else {
             None
         };
-        let (holes, masked) =
-            crate::syntax::template::read(text, crate::syntax::template::Lang::Sysctl);
-        let parsed = sysctl::parse(masked.as_deref().unwrap_or(text));
+        let r = crate::syntax::template::read(text, crate::syntax::template::Lang::Sysctl);
+        let parsed = sysctl::parse(r.masked.as_deref().unwrap_or(text));
         let idx = set.files.len();
         if masked_by.is_none() {
             for (line, a) in
@@ -145,7 +144,7 @@ pub fn load(
                     .push(Set { file: idx, line });
             }
         }
-        source.holes = holes;
+        (source.holes, source.unsure) = (r.holes, r.unsure);
         set.files.push(SysctlFile {
             source: Shared::new(source),
             parsed,

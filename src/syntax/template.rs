@@ -84,6 +84,7 @@ fn has_marker(text: &[u8], lang: Lang) -> bool {
         memchr::memchr_iter(b, text).any(|i| text.get(i + 1).is_some_and(|&c| ok(c)))
     };
     after(b'@', |c| c.is_ascii_alphabetic())
+        || after(b'%', |c| c.is_ascii_uppercase() || c == b'%')
         || after(b'<', |c| c.is_ascii_uppercase())
         || after(b'{', |c| c.is_ascii_alphabetic() || c == b'_' || c == b'#')
         || (lang != Lang::PhpIni && after(b'$', |c| c.is_ascii_alphabetic() || c == b'{'))
@@ -219,7 +220,7 @@ fn at(
             // syntax (an unquoted `{` opens a block), unlike `${name}`, `\p{L}` or `x{2}`
             // (a regex's braces follow a letter or an escape).
             let prev = if i > 0 { line[i - 1] } else { b' ' };
-            if prev == b'$' || prev == b'\\' || prev == b'{' || prev.is_ascii_alphanumeric() {
+            if matches!(prev, b'$' | b'%' | b'\\' | b'{') || prev.is_ascii_alphanumeric() {
                 return None;
             }
             let n = rest[1..].iter().take_while(|&&b| ident(b)).count();
@@ -241,6 +242,13 @@ fn at(
             // `<DOMAIN>`, `<MEMORY_LIMIT>`: an installer's placeholder.
             let n = rest[1..].iter().take_while(|&&b| ident(b)).count();
             (rest.get(1 + n) == Some(&b'>') && upper_ident(&rest[1..1 + n]))
+                .then_some((i + n + 2, HoleKind::Value))
+        }
+        b'%' if !rest.starts_with(b"%%") => {
+            // `%PHP_MAX_MEMORY%`: an entrypoint's placeholder (three letters at least, so
+            // php-fpm's `access.format` codes such as `%Q%q` stay its own).
+            let n = rest[1..].iter().take_while(|&&b| ident(b)).count();
+            (n >= 3 && rest.get(1 + n) == Some(&b'%') && upper_ident(&rest[1..1 + n]))
                 .then_some((i + n + 2, HoleKind::Value))
         }
         b'%' if rest.starts_with(b"%%") => {
@@ -379,11 +387,217 @@ pub fn mask<'a>(text: &'a [u8], holes: &[Hole], lang: Lang) -> Cow<'a, [u8]> {
     Cow::Owned(out)
 }
 
-/// The holes of `text` and, when there are any, the masked text its parser reads.
-pub fn read(text: &[u8], lang: Lang) -> (Vec<Hole>, Option<Vec<u8>>) {
+/// What the template layer makes of a file: its holes, the regions whose findings depend
+/// on the template (see [`unsure`]), and, when there are holes, the masked text its parser
+/// reads.
+pub struct Read {
+    pub holes: Vec<Hole>,
+    pub unsure: Vec<Span>,
+    pub masked: Option<Vec<u8>>,
+}
+
+/// Finds the holes of `text` and masks them.
+pub fn read(text: &[u8], lang: Lang) -> Read {
     let holes = find(text, lang);
-    let masked = (!holes.is_empty()).then(|| mask(text, &holes, lang).into_owned());
-    (holes, masked)
+    if holes.is_empty() {
+        return Read {
+            holes,
+            unsure: Vec::new(),
+            masked: None,
+        };
+    }
+    let masked = mask(text, &holes, lang).into_owned();
+    let unsure = unsure(text, &masked, &holes, lang);
+    Read {
+        holes,
+        unsure,
+        masked: Some(masked),
+    }
+}
+
+/// Reads the placeholders of `source` in `lang` into it ([`crate::source::SourceFile::holes`]
+/// and `unsure`), and returns the masked text its parser reads when it has any.
+pub fn prepare(source: &mut crate::source::SourceFile, lang: Lang) -> Option<Vec<u8>> {
+    let r = read(&source.text, lang);
+    source.holes = r.holes;
+    source.unsure = r.unsure;
+    r.masked
+}
+
+/// The regions whose findings depend on values the template decides, not on the text:
+/// - the body of each conditional or loop (`{% if %}…{% endif %}`, `{{ range }}…{{ end }}`,
+///   `<% if %>…<% end %>`): rendered once, never, or many times;
+/// - where a placeholder stands alone on its line and may insert any statements: the block
+///   it stands in (its opening line and the statements directly in it; in an INI file, its
+///   section), so that "`x` is not set" there is not claimed.
+pub fn unsure(text: &[u8], masked: &[u8], holes: &[Hole], lang: Lang) -> Vec<Span> {
+    let mut out = Vec::new();
+    let mut open: Vec<u32> = Vec::new();
+    for h in holes.iter().filter(|h| h.kind == HoleKind::Control) {
+        match control(&text[h.span.range()]) {
+            Tag::Open => open.push(h.span.end),
+            Tag::Close => {
+                if let Some(start) = open.pop() {
+                    out.push(Span::new(start, h.span.start));
+                }
+            }
+            Tag::Other => {}
+        }
+    }
+    // An unclosed conditional: the rest of the file depends on it.
+    out.extend(open.iter().map(|&s| Span::new(s, text.len() as u32)));
+    let inserts: Vec<u32> = holes
+        .iter()
+        .filter(|h| h.kind == HoleKind::Statements)
+        .map(|h| h.span.start)
+        .collect();
+    if !inserts.is_empty() {
+        match lang {
+            Lang::Nginx => out.extend(nginx_blocks_of(masked, &inserts)),
+            Lang::Fpm | Lang::PhpIni => out.extend(sections_of(masked, &inserts)),
+            Lang::Sysctl => {}
+        }
+    }
+    out.sort_by_key(|s| (s.start, s.end));
+    out
+}
+
+enum Tag {
+    Open,
+    Close,
+    Other,
+}
+
+/// Whether a control tag opens a body (`if`, `for`, `range`, `with`, `… do`), closes one
+/// (`endif`, `end`), or neither (`else`, `set`).
+fn control(tag: &[u8]) -> Tag {
+    let inner = tag
+        .strip_prefix(b"{%")
+        .or_else(|| tag.strip_prefix(b"{{"))
+        .or_else(|| tag.strip_prefix(b"<%"))
+        .unwrap_or(tag);
+    let inner = inner
+        .strip_suffix(b"%}")
+        .or_else(|| inner.strip_suffix(b"}}"))
+        .or_else(|| inner.strip_suffix(b"%>"))
+        .unwrap_or(inner);
+    let inner = inner.trim_ascii_start();
+    let inner = inner
+        .strip_prefix(b"-")
+        .or_else(|| inner.strip_prefix(b"+"))
+        .unwrap_or(inner)
+        .trim_ascii();
+    let inner = inner.strip_suffix(b"-").unwrap_or(inner).trim_ascii_end();
+    let word = &inner[..inner.iter().take_while(|&&b| ident(b)).count()];
+    const OPENERS: [&[u8]; 13] = [
+        b"if", b"for", b"macro", b"filter", b"with", b"call", b"raw", b"range", b"define",
+        b"unless", b"case", b"while", b"until",
+    ];
+    if word.starts_with(b"end") {
+        Tag::Close
+    } else if OPENERS.contains(&word)
+        || inner.ends_with(b" do")
+        || (inner.contains(&b'|') && inner.windows(4).any(|w| w == b" do "))
+    {
+        Tag::Open
+    } else {
+        Tag::Other
+    }
+}
+
+/// For each offset, the nginx block around it (in the masked text): its opening line and
+/// the lines directly in it (a block nested in it is not).
+fn nginx_blocks_of(masked: &[u8], offsets: &[u32]) -> Vec<Span> {
+    // Each block's `{` and `}`, and the depth at each line's start.
+    let mut blocks: Vec<(u32, u32)> = Vec::new();
+    let mut stack: Vec<u32> = Vec::new();
+    let mut line_depth: Vec<(u32, u32)> = vec![(0, 0)];
+    let (mut i, mut quote, mut comment) = (0usize, None::<u8>, false);
+    while i < masked.len() {
+        let b = masked[i];
+        match (quote, comment) {
+            (_, true) if b == b'\n' => comment = false,
+            (_, true) => {}
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) if b == b'\\' => i += 1,
+            (Some(_), _) => {}
+            (None, _) => match b {
+                b'#' => comment = true,
+                b'"' | b'\'' => quote = Some(b),
+                b'\\' => i += 1,
+                b'{' => stack.push(i as u32),
+                b'}' => {
+                    if let Some(o) = stack.pop() {
+                        blocks.push((o, i as u32));
+                    }
+                }
+                _ => {}
+            },
+        }
+        if b == b'\n' {
+            line_depth.push((i as u32 + 1, stack.len() as u32));
+        }
+        i += 1;
+    }
+    let end = masked.len() as u32;
+    let mut out = Vec::new();
+    for &at in offsets {
+        let inner = blocks
+            .iter()
+            .filter(|(o, c)| *o < at && at < *c)
+            .min_by_key(|(o, c)| c - o)
+            .copied();
+        let (from, to) = inner.unwrap_or((0, end));
+        let depth = line_depth
+            .iter()
+            .take_while(|(start, _)| *start <= at)
+            .last()
+            .map_or(0, |&(_, d)| d);
+        if inner.is_some() {
+            let line = masked[..from as usize]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p as u32 + 1);
+            out.push(Span::new(line, from + 1));
+        }
+        for (k, &(start, d)) in line_depth.iter().enumerate() {
+            if start < from || start > to || d != depth {
+                continue;
+            }
+            let next = line_depth.get(k + 1).map_or(end, |&(s, _)| s);
+            out.push(Span::new(start, next.min(to)));
+        }
+    }
+    out
+}
+
+/// For each offset, the INI section around it, its header included.
+fn sections_of(masked: &[u8], offsets: &[u32]) -> Vec<Span> {
+    let mut headers: Vec<u32> = vec![0];
+    let mut start = 0usize;
+    for line in masked.split_inclusive(|&b| b == b'\n') {
+        if line.trim_ascii_start().starts_with(b"[") {
+            headers.push(start as u32);
+        }
+        start += line.len();
+    }
+    let end = masked.len() as u32;
+    offsets
+        .iter()
+        .map(|&at| {
+            let k = headers.partition_point(|&h| h <= at);
+            let from = headers[k.saturating_sub(1)];
+            Span::new(from, headers.get(k).copied().unwrap_or(end))
+        })
+        .collect()
+}
+
+/// Whether a finding at `span` lies in a region whose findings depend on the template.
+pub fn unsure_at(unsure: &[Span], span: Span) -> bool {
+    unsure
+        .iter()
+        .take_while(|u| u.start <= span.start)
+        .any(|u| span.start < u.end || (u.is_empty() && u.start == span.start))
 }
 
 /// Whether a file's conditionals cannot be read both ways (keeping both branches leaves
@@ -460,6 +674,7 @@ mod tests {
             ("include %%TESTDIR%%/inc.conf;", Nginx, "%%TESTDIR%%"),
             ("    server_name  {vvv_hosts};", Nginx, "{vvv_hosts}"),
             ("listen ${NGINX_PORT};", Nginx, "${NGINX_PORT}"),
+            ("php_admin_value[memory_limit] = %PHP_MAX_MEMORY%", Fpm, "%PHP_MAX_MEMORY%"),
             ("listen ${PORT:-80};", Nginx, "${PORT:-80}"),
             ("fastcgi_pass $PHP_HOST:9000;", Nginx, "$PHP_HOST"),
             ("root /usr/share/@PACKAGE@;", Nginx, "@PACKAGE@"),
@@ -516,6 +731,7 @@ mod tests {
             ("set $MODE on; return 200 $MODE;", Nginx),
             ("if ($http_X_Forwarded_Proto = https) { }", Nginx),
             ("listen = /run/php/$pool.sock", Fpm),
+            ("access.format = \"%R - %u %t %Q%q %{mili}d\"", Fpm),
             ("env[HOME] = ${HOME}", Fpm),
             ("error_log = /var/log/$pool.log", Fpm),
             ("memory_limit = ${PHP_MEMORY_LIMIT}", PhpIni),
@@ -536,6 +752,11 @@ mod tests {
         let parsed = crate::syntax::nginx::parse(&masked);
         assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
         assert_eq!(masked.len(), t.len());
+        let r = read(t.as_bytes(), Lang::Nginx);
+        let at = |s: &str| Span::empty(t.find(s).unwrap() as u32);
+        // Inside `{% if ssl %}`, and beside the line that may insert anything.
+        assert!(unsure_at(&r.unsure, at("listen 443")));
+        assert!(unsure_at(&r.unsure, at("listen 80")));
         let lines = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
         assert_eq!(lines(&masked), lines(t.as_bytes()));
     }
@@ -550,6 +771,33 @@ mod tests {
             parsed.tree.print(t.as_bytes()).as_deref(),
             Some(t.as_bytes())
         );
+    }
+
+    #[test]
+    fn inserts_make_their_block_unsure_not_the_nested_ones() {
+        let t = "http {\n    {{ extra_http }}\n    sendfile on;\n    server {\n        listen 80;\n    }\n}\nevents {}\n";
+        let r = read(t.as_bytes(), Lang::Nginx);
+        let at = |s: &str| Span::empty(t.find(s).unwrap() as u32);
+        assert!(unsure_at(&r.unsure, at("http {")));
+        assert!(unsure_at(&r.unsure, at("sendfile")));
+        assert!(unsure_at(&r.unsure, at("server {")));
+        assert!(!unsure_at(&r.unsure, at("listen 80")));
+        assert!(!unsure_at(&r.unsure, at("events")));
+        let ini = "[global]\npid = x\n[www]\n{{ pool_extra }}\npm = static\n";
+        let r = read(ini.as_bytes(), Lang::Fpm);
+        let at = |s: &str| Span::empty(ini.find(s).unwrap() as u32);
+        assert!(unsure_at(&r.unsure, at("[www]")));
+        assert!(!unsure_at(&r.unsure, at("[global]")));
+    }
+
+    #[test]
+    fn erb_and_go_bodies_are_unsure() {
+        let t = "<% if @v < 1.15 -%>\n  ssl on;\n<% end -%>\nlisten 80;\n{{- if .Values.tls }}\nlisten 443 ssl;\n{{- end }}\n";
+        let r = read(t.as_bytes(), Lang::Nginx);
+        let at = |s: &str| Span::empty(t.find(s).unwrap() as u32);
+        assert!(unsure_at(&r.unsure, at("ssl on")));
+        assert!(!unsure_at(&r.unsure, at("listen 80")));
+        assert!(unsure_at(&r.unsure, at("listen 443")));
     }
 
     #[test]

@@ -70,9 +70,38 @@ pub fn plan(stack: &Stack, a: &Assumptions) -> Result<Plan, String> {
     nginx::recommend(stack, cpus, &mut plan);
     fpm::recommend(stack, cpus, memory, a, &mut plan);
     kernel::recommend(stack, &mut plan);
+    keep_holes(&mut plan);
     plan.recommendations
         .sort_by(|x, y| (&x.file.path, x.line).cmp(&(&y.file.path, y.line)));
     Ok(plan)
+}
+
+/// Withholds the recommendations that would edit a placeholder's line (see
+/// [`crate::syntax::template`]): its value is the installer's or the template's to fill in,
+/// and a number written there would leave their `sed` or renderer nothing to replace.
+fn keep_holes(plan: &mut Plan) {
+    use crate::syntax::template;
+    let mut notes = Vec::new();
+    plan.recommendations.retain(|r| {
+        let on_hole = r.edits.iter().any(|e| {
+            let f = &e.file;
+            template::touches(&f.holes, &f.text, e.range)
+        }) || (r.current.is_some() && {
+            let at = r.file.line_start(r.line);
+            template::touches(&r.file.holes, &r.file.text, crate::source::Span::empty(at))
+        });
+        if on_hole {
+            notes.push(format!(
+                "{}:{}: {} is set by a placeholder the deployment fills in; not tuned (recommended: {})",
+                crate::escape::path(&r.file.path),
+                r.line,
+                r.setting,
+                r.recommended
+            ));
+        }
+        !on_hole
+    });
+    plan.notes.extend(notes);
 }
 
 /// "613MiB" style, for reasons.
