@@ -39,6 +39,10 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     pub help: Option<String>,
     pub fix: Option<crate::fix::Fix>,
+    /// False when nothing the server starts from reads the file (a vhost in
+    /// `sites-available` that is not enabled, a pool no master includes): the finding is
+    /// true of the file, not of the running server. Set by the engine.
+    pub loaded: bool,
 }
 
 impl Diagnostic {
@@ -58,6 +62,7 @@ impl Diagnostic {
             labels: Vec::new(),
             help: None,
             fix: None,
+            loaded: true,
         }
     }
 

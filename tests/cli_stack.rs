@@ -89,13 +89,13 @@ fn a_single_file_loads_its_whole_stack() {
 }
 
 /// An application repository: only the nginx files are read. Other programs' files
-/// (supervisor's `php-fpm.conf`, syslog-ng's), a `.j2` template and a test directory excluded
-/// in lemplint.toml are left alone; a hidden `.ddev/nginx/` is read; an include of a rendered
-/// template is listed, not followed; `conf.d/grafana.conf` is a vhost.
+/// (supervisor's `php-fpm.conf`, syslog-ng's) and a test directory excluded in lemplint.toml
+/// are left alone; a hidden `.ddev/nginx/` is read; a `.j2` template is read as the file it
+/// renders, its placeholders as holes; `conf.d/grafana.conf` is a vhost.
 #[test]
 fn an_application_repository_reads_only_its_server_files() {
     let text = stack(&["fixtures/discovery/app-repo"]);
-    for absent in ["supervisor", "syslog-ng", "site.conf.j2", "broken.conf"] {
+    for absent in ["supervisor", "syslog-ng", "broken.conf"] {
         assert!(!text.contains(absent), "{absent}: {text}");
     }
     insta::assert_snapshot!(text);

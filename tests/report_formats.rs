@@ -275,7 +275,8 @@ fn json_has_exactly_the_contract_keys() {
                 "end_column",
                 "help",
                 "labels",
-                "fix"
+                "fix",
+                "loaded"
             ]
         );
         for key in ["line", "column", "end_line", "end_column"] {

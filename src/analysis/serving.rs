@@ -256,9 +256,24 @@ pub struct Served<'a, 'u> {
 
 /// Whether `block` or a block around it includes files that were not read (missing, or a
 /// glob that matched nothing in the linted tree: a fragment's snippets live elsewhere).
+///
+/// Only what such an include could change counts. One inside the server or its locations
+/// may add a location or a `deny`. One above the server (`include conf.d/*.conf;` in
+/// `http`, as in Debian's stock nginx.conf) adds servers and `http`-level settings; it
+/// cannot add a location to this server, and its `root` would only matter where neither
+/// the server nor its locations set one. (An `http`-level `deny all` there would close every
+/// site of the server and is not assumed.)
 pub fn incomplete(inst: &NginxInstance, block: Directive<'_>) -> bool {
+    let own_dir = directory(block).is_some_and(|d| {
+        std::iter::successors(d.parent(), |p| p.parent()).any(|p| p.name() == "server")
+    });
     let mut at = Some(block);
+    let mut above_server = false;
     while let Some(b) = at {
+        if above_server && own_dir {
+            break;
+        }
+        above_server |= b.name() == "server";
         for inc in b.children("include") {
             let o = inst.expanded.get(inc.occ());
             if inst

@@ -23,6 +23,10 @@ pub struct LintArgs {
     /// Lowest severity that makes the exit code 1
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
+    /// Hide findings in files that nothing the server starts from reads (a vhost in
+    /// sites-available that is not enabled, a pool no master includes)
+    #[arg(long)]
+    pub loaded_only: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -55,7 +59,7 @@ pub fn run(mut args: LintArgs) -> i32 {
         Some(o) => o,
         None => &real,
     };
-    let (workspace, findings) = match collect_with(
+    let (workspace, mut findings) = match collect_with(
         &args.stack,
         &args.select,
         &args.ignore,
@@ -68,6 +72,13 @@ pub fn run(mut args: LintArgs) -> i32 {
             return EXIT_ERROR;
         }
     };
+    if args.loaded_only {
+        // The input's errors stay: a file that cannot be read is never hidden.
+        findings
+            .diagnostics
+            .retain(|d| d.loaded || crate::rules::is_input_error(d.code));
+        findings.summary.recount(&findings.diagnostics);
+    }
     let reported = std::time::Instant::now();
     let color = report::full::use_color(std::io::stdout().is_terminal());
     // Buffered: a JSON report is written a line at a time, and stdout flushes every line.

@@ -97,10 +97,17 @@ pub fn collect_cancellable(
         }
         crate::timings::report(format_args!("rules"), ran);
         skipped.extend(result.skipped_for_host);
+        let mut found = result.diagnostics;
+        let unloaded = stack.unloaded_files();
+        if !unloaded.is_empty() {
+            for d in &mut found {
+                d.loaded = !unloaded.contains(d.file.path.as_path());
+            }
+        }
         if diagnostics.is_empty() {
-            diagnostics = result.diagnostics;
+            diagnostics = found;
         } else {
-            diagnostics.extend(result.diagnostics);
+            diagnostics.extend(found);
         }
         for line in stack.host.describe() {
             if !summary.host.contains(&line) {

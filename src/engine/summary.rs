@@ -22,6 +22,13 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Counts anew after findings were left out.
+    pub fn recount(&mut self, diagnostics: &[Diagnostic]) {
+        (self.errors, self.warnings, self.infos) = (0, 0, 0);
+        (self.fixable, self.unsafe_fixable) = (0, 0);
+        self.count(diagnostics);
+    }
+
     /// Counts findings by severity, and the fixes `lemplint fix` would apply: not those that
     /// edit a file `fix` refuses to write because it does not parse (see
     /// [`crate::rules::blocks_fixes`]), so the number announced is the number fixed.

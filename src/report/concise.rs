@@ -22,8 +22,15 @@ fn write_line(out: &mut dyn std::io::Write, d: &Diagnostic) -> std::io::Result<(
     for part in [d.severity.as_str(), "[", d.code, "] "] {
         out.write_all(part.as_bytes())?;
     }
-    out.write_all(crate::escape::line(&one_line(&d.message)).as_bytes())
+    out.write_all(crate::escape::line(&one_line(&d.message)).as_bytes())?;
+    if !d.loaded {
+        out.write_all(NOT_LOADED_TAG.as_bytes())?;
+    }
+    Ok(())
 }
+
+/// What follows a finding in a file nothing the server starts from reads.
+pub const NOT_LOADED_TAG: &str = " [not loaded]";
 
 fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.contains('\n') {

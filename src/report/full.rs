@@ -54,6 +54,10 @@ fn line_len(file: &SourceFile, offset: u32) -> usize {
     end.saturating_sub(start)
 }
 
+/// The note under a finding in a file nothing the server starts from reads.
+pub const NOT_LOADED: &str =
+    "not loaded: no configuration the server starts from reads this file (`--loaded-only` hides it)";
+
 /// Renders one diagnostic whose primary span and labels all lie in `file`.
 pub fn render(diag: &Diagnostic, color: bool) -> String {
     let file: &SourceFile = &diag.file;
@@ -102,6 +106,9 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
         .iter()
         .map(|h| escape::text(h).into_owned())
         .collect();
+    if !diag.loaded {
+        help.push(NOT_LOADED.into());
+    }
     for l in diag
         .labels
         .iter()
@@ -171,6 +178,9 @@ fn render_unframed(diag: &Diagnostic) -> String {
     );
     if let Some(h) = &diag.help {
         out.push_str(&format!("  help: {}\n", escape::text(h)));
+    }
+    if !diag.loaded {
+        out.push_str(&format!("  note: {NOT_LOADED}\n"));
     }
     out
 }

@@ -6,7 +6,8 @@
 //!                   "line", "column", "end_line", "end_column", "help",
 //!                   "labels": [{"file", "line", "column", "message"}],
 //!                   "fix": null | {"applicability", "title",
-//!                                  "edits": [{"file", "start", "end", "content"}]}}],
+//!                                  "edits": [{"file", "start", "end", "content"}]},
+//!                   "loaded"}],
 //!  "summary": {"files", "stacks", "errors", "warnings", "infos", "fixable",
 //!              "unsafe_fixable", "host", "skipped_for_host"}}
 //! ```
@@ -16,7 +17,8 @@
 //! just after the span (exclusive, like ruff's `end_location`). Edit `start`/`end` are byte
 //! offsets into the original file. `file` is the path as shown to the user. `name` and
 //! `category` are `null` for a code that is not a registered rule; `help` is `null` when
-//! the finding has none. Keys are only ever added, in a new version.
+//! the finding has none. `loaded` is false when nothing the server starts from reads the
+//! file (see [`crate::stack::model::Stack::unloaded_files`]). Keys are only ever added.
 
 use super::Summary;
 use crate::diagnostic::Diagnostic;
@@ -80,6 +82,7 @@ pub fn diagnostic(d: &Diagnostic) -> Value {
         "help": d.help,
         "labels": labels,
         "fix": fix,
+        "loaded": d.loaded,
     })
 }
 

@@ -251,8 +251,15 @@ fn result(d: &Diagnostic, rule_index: Option<usize>) -> Value {
     if let Some(f) = &d.fix {
         r.insert("fixes".into(), json!([fix(f)]));
     }
+    let mut properties = serde_json::Map::new();
     if let Some(h) = &d.help {
-        r.insert("properties".into(), json!({ "help": h }));
+        properties.insert("help".into(), json!(h));
+    }
+    if !d.loaded {
+        properties.insert("loaded".into(), json!(false));
+    }
+    if !properties.is_empty() {
+        r.insert("properties".into(), Value::Object(properties));
     }
     Value::Object(r)
 }

@@ -239,6 +239,55 @@ impl Stack {
             })
     }
 
+    /// The files that nothing the server starts from reads: when the stack has an nginx
+    /// main configuration whose includes were all followed, the nginx files none of its
+    /// main configurations reads (`sites-available/x` not linked from `sites-enabled`, a
+    /// stale copy); when every php-fpm master's includes were followed, the pool files
+    /// none of them reads. A repository of fragments with no main file (the platform's
+    /// own includes them) has none: whether they run is not known here.
+    pub fn unloaded_files(&self) -> HashSet<&Path> {
+        let mut out = HashSet::new();
+        let mains: Vec<&NginxInstance> = self.nginx.iter().filter(|i| !i.standalone).collect();
+        let followed = mains.iter().all(|m| {
+            m.config.problems.iter().all(|p| {
+                !matches!(
+                    p.kind,
+                    nginx::LoadProblemKind::Unmapped { .. }
+                        | nginx::LoadProblemKind::Refused { .. }
+                )
+            })
+        });
+        if !mains.is_empty() && followed {
+            let read: HashSet<&Path> = mains
+                .iter()
+                .flat_map(|m| m.config.files.iter().map(|f| f.source.path.as_path()))
+                .collect();
+            for i in self.nginx.iter().filter(|i| i.standalone) {
+                for f in &i.config.files {
+                    if !read.contains(f.source.path.as_path()) {
+                        out.insert(f.source.path.as_path());
+                    }
+                }
+            }
+        }
+        if !self.lone_pools_run() {
+            let read: HashSet<&Path> = self
+                .fpm
+                .iter()
+                .filter(|c| c.has_master)
+                .flat_map(|c| c.files.iter().map(|f| f.source.path.as_path()))
+                .collect();
+            for c in self.fpm.iter().filter(|c| !c.has_master) {
+                for f in &c.files {
+                    if !read.contains(f.source.path.as_path()) {
+                        out.insert(f.source.path.as_path());
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Every source of the stack with its language, and its tree when it is an nginx file.
     pub fn sources(
         &self,

@@ -267,7 +267,16 @@ fn at(
                 return Some((i + n + 2, HoleKind::Value));
             }
             let named_location = lang == Lang::Nginx && i > 0 && defined_location(line, name);
-            (upper_ident(name) && !named_location).then_some((i + n + 1, HoleKind::Value))
+            // OpenSSL's own `@STRENGTH` and `@SECLEVEL=n` in a cipher string.
+            let openssl = name == b"STRENGTH"
+                || name == b"SECLEVEL"
+                || line
+                    .trim_ascii_start()
+                    .split(|b| b.is_ascii_whitespace())
+                    .next()
+                    .is_some_and(|d| d.ends_with(b"ciphers"));
+            (upper_ident(name) && !named_location && !openssl)
+                .then_some((i + n + 1, HoleKind::Value))
         }
         b'S' if rest.starts_with(b"SED") && (i == 0 || !ident(line[i - 1])) => {
             let n = rest.iter().take_while(|&&b| ident(b)).count();
@@ -300,9 +309,15 @@ fn dollar(line: &[u8], i: usize, lang: Lang, defined: &[Vec<u8>]) -> Option<(usi
         let modifier = n > 0 && n < inner.len() && matches!(inner[n], b':' | b'-' | b'=' | b'?');
         let hole = match lang {
             // nginx's own `${name}`: a hole only when no nginx variable could be meant.
-            Lang::Nginx => modifier || (upper_ident(name) && !defined.iter().any(|d| d == name)),
-            // php-fpm and PHP expand `${VAR}` from the environment themselves.
-            Lang::Fpm | Lang::PhpIni => modifier,
+            Lang::Nginx => {
+                modifier
+                    || (upper_ident(name)
+                        && !defined.iter().any(|d| d == name)
+                        && !nginx_builtin(name))
+            }
+            // php-fpm and PHP expand `${VAR}` from the environment themselves, and PHP 8.3+
+            // `${VAR:-default}` too (Zend/zend_ini_scanner.l).
+            Lang::Fpm | Lang::PhpIni => false,
             Lang::Sysctl => n > 0,
         };
         return hole.then_some((i + end, HoleKind::Value));
@@ -313,13 +328,75 @@ fn dollar(line: &[u8], i: usize, lang: Lang, defined: &[Vec<u8>]) -> Option<(usi
         return None;
     }
     let hole = match lang {
-        Lang::Nginx => upper_ident(name) && !defined.iter().any(|d| d == name),
+        Lang::Nginx => {
+            upper_ident(name) && !defined.iter().any(|d| d == name) && !nginx_builtin(name)
+        }
         // php-fpm expands only `$pool` (and `${VAR}`): any other `$name` is an installer's.
         Lang::Fpm => name != b"pool",
         Lang::Sysctl => true,
         Lang::PhpIni => false,
     };
     hole.then_some((i + n + 1, HoleKind::Value))
+}
+
+/// Whether `name` (any case: nginx lowercases variable names, so `$HTTP_HOST` is
+/// `$http_host`) is one of nginx's built-in variables or variable families. Kept in step
+/// with `analysis::variables::builtin` by a test there.
+pub fn nginx_builtin(name: &[u8]) -> bool {
+    const FAMILIES: [&str; 24] = [
+        "http_",
+        "arg_",
+        "cookie_",
+        "sent_http_",
+        "sent_trailer_",
+        "upstream_",
+        "ssl_",
+        "proxy_",
+        "request",
+        "remote_",
+        "server_",
+        "realip_",
+        "connection",
+        "content_",
+        "document_",
+        "fastcgi_",
+        "time_",
+        "tcpinfo_",
+        "limit_",
+        "uid_",
+        "secure_link",
+        "jwt_",
+        "geoip",
+        "date_",
+    ];
+    const NAMES: [&str; 23] = [
+        "host",
+        "hostname",
+        "uri",
+        "args",
+        "scheme",
+        "status",
+        "https",
+        "http2",
+        "http3",
+        "msec",
+        "pid",
+        "msie",
+        "query_string",
+        "is_args",
+        "body_bytes_sent",
+        "bytes_sent",
+        "binary_remote_addr",
+        "gzip_ratio",
+        "invalid_referer",
+        "modern_browser",
+        "ancient_browser",
+        "nginx_version",
+        "realpath_root",
+    ];
+    let lower = name.to_ascii_lowercase();
+    let lower = String::from_utf8_lossy(&lower);
+    NAMES.contains(&lower.as_ref()) || FAMILIES.iter().any(|f| lower.starts_with(f))
 }
 
 /// The end of a tag opened at `rest[0]` and closed by `close` on the same line.
@@ -674,7 +751,11 @@ mod tests {
             ("include %%TESTDIR%%/inc.conf;", Nginx, "%%TESTDIR%%"),
             ("    server_name  {vvv_hosts};", Nginx, "{vvv_hosts}"),
             ("listen ${NGINX_PORT};", Nginx, "${NGINX_PORT}"),
-            ("php_admin_value[memory_limit] = %PHP_MAX_MEMORY%", Fpm, "%PHP_MAX_MEMORY%"),
+            (
+                "php_admin_value[memory_limit] = %PHP_MAX_MEMORY%",
+                Fpm,
+                "%PHP_MAX_MEMORY%",
+            ),
             ("listen ${PORT:-80};", Nginx, "${PORT:-80}"),
             ("fastcgi_pass $PHP_HOST:9000;", Nginx, "$PHP_HOST"),
             ("root /usr/share/@PACKAGE@;", Nginx, "@PACKAGE@"),
@@ -730,11 +811,16 @@ mod tests {
             ("limit_except GET POST { deny all; }", Nginx),
             ("set $MODE on; return 200 $MODE;", Nginx),
             ("if ($http_X_Forwarded_Proto = https) { }", Nginx),
+            ("proxy_set_header HOST $HTTP_X_FORWARDED_HOST;", Nginx),
+            ("return 301 https://$HOST$REQUEST_URI;", Nginx),
+            ("ssl_ciphers HIGH:!aNULL:@STRENGHT;", Nginx),
+            ("ssl_ciphers \"ALL:@SECLEVEL=0\";", Nginx),
             ("listen = /run/php/$pool.sock", Fpm),
             ("access.format = \"%R - %u %t %Q%q %{mili}d\"", Fpm),
             ("env[HOME] = ${HOME}", Fpm),
             ("error_log = /var/log/$pool.log", Fpm),
             ("memory_limit = ${PHP_MEMORY_LIMIT}", PhpIni),
+            ("pm.max_children = ${PHP_FPM_PM_MAX_CHILDREN:-50}", Fpm),
             ("server_name mail.example.com admin@example.com;", Nginx),
             ("proxy_set_header X-Accel __proxy_host;", Nginx),
         ] {

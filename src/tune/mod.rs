@@ -92,7 +92,7 @@ fn keep_holes(plan: &mut Plan) {
         });
         if on_hole {
             notes.push(format!(
-                "{}:{}: {} is set by a placeholder the deployment fills in; not tuned (recommended: {})",
+                "{}:{}: {} is a placeholder the deployment fills in; not tuned (recommended: {})",
                 crate::escape::path(&r.file.path),
                 r.line,
                 r.setting,

@@ -119,9 +119,21 @@ fn main_context(
     // Connections and the descriptors they need.
     let events = first_in(view, "events", NO_PARENT);
     let wc_occ = events.and_then(|e| first_in(view, "worker_connections", e));
-    let wc: u64 = wc_occ
-        .and_then(|o| view.args(o).first().and_then(|v| v.parse().ok()))
-        .unwrap_or(sizing::DEFAULT_CONNECTIONS);
+    let written = wc_occ.map(|o| view.args(o).first().and_then(|v| v.parse::<u64>().ok()));
+    // A value the files do not give (a placeholder an installer fills in): the descriptors
+    // it needs are not known here either.
+    if let (Some(o), Some(None)) = (wc_occ, written) {
+        let occ = view.expanded.get(o);
+        plan.notes.push(format!(
+            "{}:{}: worker_connections is `{}`, a placeholder the deployment fills in: worker_connections and worker_rlimit_nofile not tuned",
+            crate::escape::path(&inst.config.file(occ.file).source.path),
+            line_of(view, o),
+            crate::escape::text(&view.args(o).join(" "))
+        ));
+        insert_main(inst, view, wp, inserts, plan);
+        return;
+    }
+    let wc: u64 = written.flatten().unwrap_or(sizing::DEFAULT_CONNECTIONS);
     let mut connections = wc;
     if wc < MIN_CONNECTIONS {
         connections = MIN_CONNECTIONS;

@@ -365,4 +365,16 @@ mod tests {
             .success()
             .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     }
+
+    #[test]
+    fn the_template_layer_knows_every_builtin() {
+        for b in super::BUILTINS {
+            assert!(
+                crate::syntax::template::nginx_builtin(b.name.to_ascii_uppercase().as_bytes()),
+                "${} is nginx's own: `${}` must not be read as a placeholder",
+                b.name,
+                b.name.to_ascii_uppercase()
+            );
+        }
+    }
 }

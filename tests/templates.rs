@@ -1,0 +1,199 @@
+//! Configurations as repositories hold them (`fixtures/templates/`): placeholders an
+//! installer's `sed`, envsubst, Jinja2 or ERB fill in are holes. No finding lies on a
+//! placeholder's line or in a conditional's body, the real problems beside them are still
+//! found, `tune` leaves placeholders to the installer, and files nothing loads are marked.
+
+mod common;
+
+use common::run_lemplint;
+use serde_json::Value;
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The findings of `lemplint lint DIR --format json` (with host facts), as (file, line,
+/// code, loaded), and the exit code.
+fn lint(dir: &str, extra: &[&str]) -> (Vec<(String, u64, String, bool)>, i32) {
+    let mut args = vec![
+        "lint", dir, "--format", "json", "--cpus", "2", "--memory", "2GiB",
+    ];
+    args.extend(extra);
+    let out = run_lemplint(root(), &args, None);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let found = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["code"].as_str().unwrap().to_string(),
+                d["loaded"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    (found, out.status.code().unwrap_or(-1))
+}
+
+/// The text of `line` (1-based) of `file`, relative to the crate.
+fn line_of(file: &str, line: u64) -> String {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    text.lines()
+        .nth(line as usize - 1)
+        .unwrap_or("")
+        .to_string()
+}
+
+const PLACEHOLDERS: [&str; 8] = ["@", "SED", "<", "{{", "%", "${", "$clear", "<%"];
+
+fn assert_none_on_placeholders(found: &[(String, u64, String, bool)]) {
+    for (file, line, code, _) in found {
+        let text = line_of(file, *line);
+        assert!(
+            !PLACEHOLDERS
+                .iter()
+                .any(|p| text.contains(p) && !text.trim_start().starts_with('#')),
+            "{code} at {file}:{line} is on a placeholder: {text}"
+        );
+    }
+}
+
+#[test]
+fn an_installers_sed_placeholders_are_not_values() {
+    let (found, code) = lint("fixtures/templates/installer", &[]);
+    assert_none_on_placeholders(&found);
+    let codes: Vec<&str> = found.iter().map(|f| f.2.as_str()).collect();
+    // Before: FPM001 ×5 ("not a valid number", "invalid boolean"), FPM003 on `%…%`.
+    assert!(
+        !codes.contains(&"FPM001") && !codes.contains(&"FPM003"),
+        "{found:?}"
+    );
+    // The PHP location without try_files is still reported beside the placeholders.
+    assert!(codes.contains(&"NGX008"), "{found:?}");
+    assert_ne!(code, 2, "{found:?}");
+}
+
+#[test]
+fn tune_leaves_placeholders_to_the_installer() {
+    let out = run_lemplint(
+        root(),
+        &[
+            "tune",
+            "fixtures/templates/installer",
+            "--cpus",
+            "2",
+            "--memory",
+            "2GiB",
+            "--diff",
+        ],
+        None,
+    );
+    let diff = String::from_utf8_lossy(&out.stdout);
+    for line in diff
+        .lines()
+        .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+    {
+        assert!(
+            !PLACEHOLDERS.iter().any(|p| line.contains(p)),
+            "tune rewrote a placeholder: {line}\n{diff}"
+        );
+    }
+    let plan = run_lemplint(
+        root(),
+        &[
+            "tune",
+            "fixtures/templates/installer",
+            "--cpus",
+            "2",
+            "--memory",
+            "2GiB",
+        ],
+        None,
+    );
+    let plan = String::from_utf8_lossy(&plan.stdout);
+    assert!(
+        plan.contains("worker_connections is `@NGINX_WORKER_CONNECTIONS`, a placeholder"),
+        "tune says which settings it left: {plan}"
+    );
+}
+
+#[test]
+fn a_jinja_template_is_read_with_both_branches() {
+    let (found, _) = lint("fixtures/templates/ansible-role", &[]);
+    assert_none_on_placeholders(&found);
+    let at: Vec<(u64, &str)> = found.iter().map(|f| (f.1, f.2.as_str())).collect();
+    // `ssl_protocols TLSv1 …` inside `{% if nginx_ssl %}`: rendered only when the role's
+    // variable says so, so not reported; the `autoindex on` outside any conditional is.
+    let text = std::fs::read_to_string(
+        root().join("fixtures/templates/ansible-role/templates/nginx.conf.j2"),
+    )
+    .unwrap();
+    let ssl_line = text
+        .lines()
+        .position(|l| l.contains("ssl_protocols"))
+        .unwrap() as u64
+        + 1;
+    assert!(at.iter().all(|(l, _)| *l != ssl_line), "{found:?}");
+    assert!(at.iter().any(|(_, c)| *c == "NGX104"), "{found:?}");
+}
+
+#[test]
+fn erb_and_envsubst_templates_are_read() {
+    let (found, _) = lint("fixtures/templates/erb", &[]);
+    assert_none_on_placeholders(&found);
+    let codes: Vec<&str> = found.iter().map(|f| f.2.as_str()).collect();
+    // `ssl on;` under `<% if @legacy %>` is the template's choice (NGX028 silent); the
+    // alias without a trailing slash on its location is a real traversal.
+    assert!(!codes.contains(&"NGX028"), "{found:?}");
+    assert!(codes.contains(&"NGX100"), "{found:?}");
+    let (found, code) = lint("fixtures/templates/envsubst", &[]);
+    assert_none_on_placeholders(&found);
+    assert_ne!(code, 2, "{found:?}");
+}
+
+#[test]
+fn files_nothing_loads_are_marked_and_can_be_hidden() {
+    let dir = "fixtures/templates/unloaded";
+    let (found, _) = lint(dir, &[]);
+    let old: Vec<_> = found
+        .iter()
+        .filter(|f| f.0.ends_with("sites-available/old-site"))
+        .collect();
+    assert!(!old.is_empty(), "{found:?}");
+    assert!(old.iter().all(|f| !f.3), "{found:?}");
+    assert!(
+        found
+            .iter()
+            .filter(|f| !f.0.contains("old-site"))
+            .all(|f| f.3),
+        "{found:?}"
+    );
+    let (hidden, _) = lint(dir, &["--loaded-only"]);
+    assert!(
+        hidden.iter().all(|f| !f.0.contains("old-site")),
+        "{hidden:?}"
+    );
+    let human = run_lemplint(
+        root(),
+        &[
+            "lint", dir, "--format", "concise", "--cpus", "2", "--memory", "2GiB",
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.lines()
+            .filter(|l| l.contains("old-site"))
+            .all(|l| l.ends_with("[not loaded]")),
+        "{text}"
+    );
+}
