@@ -101,7 +101,15 @@ pub fn collect_cancellable(
         let unloaded = stack.unloaded_files();
         if !unloaded.is_empty() {
             for d in &mut found {
-                d.loaded = !unloaded.contains(d.file.path.as_path());
+                let why = unloaded.get(d.file.path.as_path()).copied();
+                d.loaded = why.is_none();
+                // A site left out of `sites-enabled/` on purpose, or a stock file nothing
+                // includes, cannot fail the server: its findings are told as info and fail
+                // no gate. A file that cannot be read is still an input error.
+                let disabled = why == Some(crate::stack::model::Unloaded::Disabled);
+                if disabled && !rules::is_input_error(d.code) {
+                    d.severity = d.severity.min(Severity::Info);
+                }
             }
         }
         if diagnostics.is_empty() {

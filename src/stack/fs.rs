@@ -11,6 +11,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The largest file read as a flattened symlink (see `RealFs::flattened_target`): a path.
+const FLATTENED_LINK_MAX: u64 = 512;
+
 /// An nginx file's shared source and its syntax tree, parsed now.
 /// Placeholders a deployment fills in are read as holes (see [`crate::syntax::template`]).
 pub fn parse_nginx(mut source: SourceFile) -> (Shared, Arc<Parsed>) {
@@ -185,6 +188,39 @@ impl RealFs {
     }
 
     /// [`RealFs::open_checked`], with the real path it opened.
+    /// The file a *flattened symlink* names: a checkout made without symlinks (git's
+    /// `core.symlinks=false`, an archive or copy that does not keep them) writes a link as a
+    /// small file holding the link's target (`../sites-available/example.com`). No
+    /// configuration is one word with no `;` or `=`, so such a file is read as the link it
+    /// stands for, when its target is a file of the tree.
+    fn flattened_target(
+        &self,
+        path: &Path,
+        meta: &std::fs::Metadata,
+        text: &[u8],
+    ) -> Option<PathBuf> {
+        if meta.len() > FLATTENED_LINK_MAX {
+            return None;
+        }
+        let word = text.strip_suffix(b"\n").unwrap_or(text);
+        let plain = |b: &u8| b.is_ascii_graphic() && !b";=#{}\"'$\\*?[".contains(b);
+        if word.is_empty() || !word.iter().all(plain) || !word.contains(&b'/') {
+            return None;
+        }
+        let target = path.parent()?.join(std::str::from_utf8(word).ok()?);
+        let r = self.confine.check(&target).ok()?;
+        let m = r.meta.filter(|m| m.is_file())?;
+        // One step only: a target that is itself such a file (a loop, a chain) is not one.
+        if m.len() <= FLATTENED_LINK_MAX {
+            let again = std::fs::read(&r.real).ok()?;
+            let word = again.strip_suffix(b"\n").unwrap_or(&again);
+            if !word.is_empty() && word.iter().all(plain) && word.contains(&b'/') {
+                return None;
+            }
+        }
+        Some(target)
+    }
+
     fn open_resolved(
         &self,
         path: &Path,
@@ -333,9 +369,15 @@ impl Fs for RealFs {
         match self.open_resolved(path) {
             Ok((file, meta, real)) => {
                 let through_link = self.confine.through_link(path, &real);
+                let read = self.read_open(file, &meta);
+                if let Ok(text) = &read {
+                    if let Some(target) = self.flattened_target(path, &meta, text) {
+                        return self.load(&target);
+                    }
+                }
                 (
                     key_of(&meta),
-                    self.read_open(file, &meta).map(|text| Loaded {
+                    read.map(|text| Loaded {
                         text,
                         stamp: Some(Stamp::of(&meta)),
                         through_link,
@@ -365,6 +407,15 @@ impl Fs for RealFs {
         // leads nowhere is identified by where it would be.
         match self.confine.resolve(path) {
             Ok(r) => match &r.meta {
+                Some(m) if m.is_file() && m.len() <= FLATTENED_LINK_MAX => {
+                    let target = std::fs::read(&r.real)
+                        .ok()
+                        .and_then(|text| self.flattened_target(path, m, &text));
+                    match target {
+                        Some(t) => self.identity(&t),
+                        None => key_of(m),
+                    }
+                }
                 Some(m) if !m.file_type().is_symlink() => key_of(m),
                 _ => FileKey::Path(r.real),
             },

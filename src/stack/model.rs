@@ -93,6 +93,35 @@ pub struct Stack {
     distinct_nginx: Vec<(usize, FileId)>,
 }
 
+/// Why nothing the server starts from reads a file (see [`Stack::unloaded_files`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unloaded {
+    /// Left out on purpose: a site in `sites-available/` that `sites-enabled/` does not
+    /// link, or a file the distribution ships for configurations to include
+    /// (`proxy_params`, `snippets/fastcgi-php.conf`) that none does. Its findings are
+    /// told as info: they fail no gate.
+    Disabled,
+    /// Kept in the repository but not read by this configuration (an installer's vhost
+    /// templates, an alternative setup): its findings keep their severity, marked.
+    Unused,
+}
+
+/// Files Debian's, Alpine's and nginx.org's packages put beside nginx.conf for a
+/// configuration to include.
+const STOCK_NGINX_FILES: &[&str] = &[
+    "proxy_params",
+    "fastcgi_params",
+    "fastcgi.conf",
+    "scgi_params",
+    "uwsgi_params",
+    "fastcgi-php.conf",
+    "snakeoil.conf",
+    "koi-utf",
+    "koi-win",
+    "win-utf",
+    "mime.types",
+];
+
 /// A file found but not read.
 #[derive(Clone, Debug)]
 pub struct Unread {
@@ -245,8 +274,8 @@ impl Stack {
     /// stale copy); when every php-fpm master's includes were followed, the pool files
     /// none of them reads. A repository of fragments with no main file (the platform's
     /// own includes them) has none: whether they run is not known here.
-    pub fn unloaded_files(&self) -> HashSet<&Path> {
-        let mut out = HashSet::new();
+    pub fn unloaded_files(&self) -> HashMap<&Path, Unloaded> {
+        let mut out = HashMap::new();
         let mains: Vec<&NginxInstance> = self.nginx.iter().filter(|i| !i.standalone).collect();
         let followed = mains.iter().all(|m| {
             m.config.problems.iter().all(|p| {
@@ -262,11 +291,34 @@ impl Stack {
                 .iter()
                 .flat_map(|m| m.config.files.iter().map(|f| f.source.path.as_path()))
                 .collect();
+            // `sites-enabled/` beside `sites-available/`: what is not linked there was left
+            // out on purpose.
+            let enabled_dirs: HashSet<&Path> = read
+                .iter()
+                .filter_map(|p| p.parent())
+                .filter(|d| d.file_name().is_some_and(|n| n == "sites-enabled"))
+                .filter_map(|d| d.parent())
+                .collect();
             for i in self.nginx.iter().filter(|i| i.standalone) {
                 for f in &i.config.files {
-                    if !read.contains(f.source.path.as_path()) {
-                        out.insert(f.source.path.as_path());
+                    let path = f.source.path.as_path();
+                    if read.contains(path) {
+                        continue;
                     }
+                    let dir = path.parent();
+                    let disabled = dir.is_some_and(|d| {
+                        d.file_name().is_some_and(|n| n == "sites-available")
+                            && d.parent().is_some_and(|up| enabled_dirs.contains(up))
+                    });
+                    let stock = path
+                        .file_name()
+                        .is_some_and(|n| STOCK_NGINX_FILES.iter().any(|s| n == *s));
+                    let why = if disabled || stock {
+                        Unloaded::Disabled
+                    } else {
+                        Unloaded::Unused
+                    };
+                    out.insert(path, why);
                 }
             }
         }
@@ -280,7 +332,7 @@ impl Stack {
             for c in self.fpm.iter().filter(|c| !c.has_master) {
                 for f in &c.files {
                     if !read.contains(f.source.path.as_path()) {
-                        out.insert(f.source.path.as_path());
+                        out.insert(f.source.path.as_path(), Unloaded::Unused);
                     }
                 }
             }
