@@ -124,20 +124,16 @@ pub fn free_port() -> Result<u16, String> {
     Ok(l.local_addr().map_err(|e| e.to_string())?.port())
 }
 
-/// Waits until `ready` holds, the process exits (its log says why), or 10 s pass.
-pub fn wait_ready(p: &mut Proc, log: &Path, ready: impl Fn() -> bool) -> Result<(), String> {
+/// Waits until `ready` holds, the process exits (its log says why: the caller tells it),
+/// or 10 s pass.
+pub fn wait_ready(p: &mut Proc, ready: impl Fn() -> bool) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         if ready() {
             return Ok(());
         }
         if let Some(status) = p.exited() {
-            let text = std::fs::read_to_string(log).unwrap_or_default();
-            return Err(format!(
-                "{} exited ({status}) before it was ready:\n{}",
-                p.name,
-                text.trim_end()
-            ));
+            return Err(format!("{} exited ({status}) before it was ready:", p.name));
         }
         if Instant::now() > deadline || INTERRUPTED.load(Ordering::SeqCst) {
             return Err(format!("{} was not ready after 10 s", p.name));
@@ -147,9 +143,11 @@ pub fn wait_ready(p: &mut Proc, log: &Path, ready: impl Fn() -> bool) -> Result<
 }
 
 /// The TCP sockets listening in the given process groups, as `address:port` (from
-/// /proc/net/tcp{,6} and each process's open files): what the copy really opened.
+/// /proc/PID/net/tcp{,6} of one of their processes — the tables of the network namespace
+/// they run in — and each process's open files): what the copy really opened.
 pub fn listening(groups: &[i32]) -> Vec<String> {
     let mut inodes = std::collections::HashSet::new();
+    let mut member = None;
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
             continue;
@@ -165,6 +163,14 @@ pub fn listening(groups: &[i32]) -> Vec<String> {
         if !pgrp.is_some_and(|g| groups.contains(&g)) {
             continue;
         }
+        // In the sandbox the group holds the joiner (the host's network) and the server
+        // (the sandbox's): the tables are the server's.
+        if std::fs::read_link(format!("/proc/{pid}/ns/net")).ok()
+            != std::fs::read_link("/proc/self/ns/net").ok()
+            || member.is_none()
+        {
+            member = Some(pid);
+        }
         for fd in std::fs::read_dir(format!("/proc/{pid}/fd"))
             .into_iter()
             .flatten()
@@ -179,7 +185,13 @@ pub fn listening(groups: &[i32]) -> Vec<String> {
         }
     }
     let mut out = Vec::new();
-    for (file, v6) in [("/proc/net/tcp", false), ("/proc/net/tcp6", true)] {
+    let Some(member) = member else {
+        return Vec::new();
+    };
+    for (file, v6) in [
+        (format!("/proc/{member}/net/tcp"), false),
+        (format!("/proc/{member}/net/tcp6"), true),
+    ] {
         let Ok(text) = std::fs::read_to_string(file) else {
             continue;
         };
