@@ -409,14 +409,15 @@ const PHP_KEEP: &[&str] = &[
 pub fn php_setting(key: &str) -> Option<&str> {
     let (head, rest) = key.split_once('[')?;
     matches!(
-        head,
+        head.to_ascii_lowercase().as_str(),
         "php_value" | "php_admin_value" | "php_flag" | "php_admin_flag"
     )
     .then_some(())?;
     rest.strip_suffix(']')
 }
 
-/// What the copy does with the pool key `key` (lower case, as the stack model keys it).
+/// What the copy does with the pool key `key` (as the stack model keys it: lower case, but
+/// `php_value[…]` and `env[…]` as written).
 pub fn pool(key: &str) -> Verdict {
     if let Some(setting) = php_setting(key) {
         return if PHP_KEEP.contains(&setting.trim()) {

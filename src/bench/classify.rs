@@ -30,6 +30,9 @@ const NGINX: &[&str] = &[
     "\"*\" directive is not terminated by \";\"",
     "\"*\" directive has no opening \"{\"",
     "invalid number of arguments in \"*\" directive",
+    "\"*\" directive invalid value",
+    "value must be between * and *",
+    "unexpected end of file, expecting *",
     "invalid number \"*\"",
     "invalid value \"*\"",
     "invalid value \"*\" in \"*\" directive, it must be \"*\"",
@@ -70,6 +73,8 @@ const NGINX: &[&str] = &[
     "accept4() failed (*)",
     "setrlimit(RLIMIT_NOFILE, *) failed (*)",
     "getrlimit(RLIMIT_NOFILE) failed (*)",
+    // Last: any other message about a directive (its wording masked unless the copy's).
+    "\"*\" directive *",
 ];
 
 /// PHP-FPM's messages (after the level).

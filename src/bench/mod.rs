@@ -391,7 +391,10 @@ fn measure_one(
             prefix::write_site(&private, script)?;
             match run_once(&private, args, bins, root, &status) {
                 Err(e) if attempt < 3 && e.contains("Address already in use") => continue,
-                result => break (private, result?),
+                result => {
+                    let result = result.map_err(|e| with_dropped(e, &private.dropped))?;
+                    break (private, result);
+                }
             }
         };
         m.notes = private.notes.clone();
@@ -789,6 +792,17 @@ fn with_progress<T>(status: &str, total: Duration, work: impl FnOnce() -> T) -> 
         done.store(true, Ordering::Relaxed);
         out
     })
+}
+
+/// An error, with what the allowlist left out of the copy (which may be why).
+fn with_dropped(e: String, dropped: &[String]) -> String {
+    if dropped.is_empty() {
+        return e;
+    }
+    format!(
+        "{e}\ndropped from the private copy (bench runs only directives it understands):\n  {}",
+        dropped.join("\n  ")
+    )
 }
 
 /// The sandbox for a run (none with `--no-sandbox`), the prefix handed to its user first.

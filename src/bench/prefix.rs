@@ -755,12 +755,12 @@ fn fpm_config(
                 let _ = write!(
                     out,
                     "\n[{}]\nlisten = {}\nlisten.mode = 0666\n",
-                    p.name,
+                    section(&p.name),
                     path.display()
                 );
             }
             PoolAddr::Tcp(port) => {
-                let _ = write!(out, "\n[{}]\nlisten = 127.0.0.1:{port}\n", p.name);
+                let _ = write!(out, "\n[{}]\nlisten = 127.0.0.1:{port}\n", section(&p.name));
             }
         }
         // The workers see no environment of lemplint's, and run only `.php` scripts.
@@ -774,7 +774,7 @@ fn fpm_config(
             if key == "listen.backlog" && over.fpm_backlog.is_some() {
                 continue;
             }
-            let Some((at, value)) = cfg.get(pool, key) else {
+            let Some(&at) = pool.settings[key].last() else {
                 continue;
             };
             // As the file spells the key (`pm.max_children`, `php_value[memory_limit]`).
@@ -799,6 +799,9 @@ fn fpm_config(
                     continue;
                 }
             }
+            let Some(value) = setting_value(cfg, pool, at) else {
+                continue;
+            };
             if value.contains("${") {
                 notes.push(format!(
                     "{where_}: [{}] {}: an environment variable, left out",
@@ -813,10 +816,43 @@ fn fpm_config(
                 }
                 _ => value,
             };
-            let _ = writeln!(out, "{written} = {}", quote_ini(&value));
+            // The key as the allowlist read it (`php_value[memory_limit]`).
+            let key = match allowlist::php_setting(key) {
+                Some(setting) => {
+                    let head = key.split('[').next().unwrap_or_default();
+                    format!("{}[{}]", head.to_ascii_lowercase(), setting.trim())
+                }
+                None => key.clone(),
+            };
+            let _ = writeln!(out, "{key} = {}", quote_ini(&value));
         }
     }
     out
+}
+
+/// A pool's name as a section header: nothing that could end the header or the line.
+fn section(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// A pool setting's value as php-fpm reads it (`$pool` substituted; `${VAR}` as written).
+fn setting_value(
+    cfg: &crate::stack::fpm::FpmConfig,
+    pool: &crate::stack::fpm::Pool,
+    at: crate::stack::fpm::Setting,
+) -> Option<String> {
+    let e = cfg.entry(at)?;
+    let raw = e.value_text(&cfg.source(at).text, &|name| Some(format!("${{{name}}}")));
+    let value = crate::syntax::fpm::expand_pool(&raw, pool.name.as_bytes());
+    Some(String::from_utf8_lossy(&value).into_owned())
 }
 
 /// A value for php-fpm's INI reader: quoted when it holds what the reader would take apart.
