@@ -58,6 +58,10 @@ impl Scene {
         for d in [&repo, &outside, &tmp] {
             std::fs::create_dir_all(d).unwrap();
         }
+        // Like a CI runner's private temporary directory: the sandbox's user cannot enter it,
+        // so the sandbox must show it the prefix by other means.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o700)).unwrap();
         // nginx quotes the first line of a word list it cannot read: the marker is there.
         std::fs::write(
             outside.join("secret"),

@@ -142,12 +142,10 @@ pub fn wait_ready(p: &mut Proc, ready: impl Fn() -> bool) -> Result<(), String> 
     }
 }
 
-/// The TCP sockets listening in the given process groups, as `address:port` (from
-/// /proc/PID/net/tcp{,6} of one of their processes — the tables of the network namespace
-/// they run in — and each process's open files): what the copy really opened.
-pub fn listening(groups: &[i32]) -> Vec<String> {
-    let mut inodes = std::collections::HashSet::new();
-    let mut member = None;
+/// Every process descended from one of `leaders` (them included): a server may start its
+/// own process group or session (php-fpm does), so the group alone misses it.
+fn descendants(leaders: &[i32]) -> Vec<u32> {
+    let mut parent = std::collections::HashMap::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
             continue;
@@ -156,15 +154,37 @@ pub fn listening(groups: &[i32]) -> Vec<String> {
             continue;
         };
         // The fields after the command (which may hold spaces) end with `)`.
-        let pgrp = stat
+        if let Some(ppid) = stat
             .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(2))
-            .and_then(|g| g.parse::<i32>().ok());
-        if !pgrp.is_some_and(|g| groups.contains(&g)) {
-            continue;
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|g| g.parse::<u32>().ok())
+        {
+            parent.insert(pid, ppid);
         }
-        // In the sandbox the group holds the joiner (the host's network) and the server
-        // (the sandbox's): the tables are the server's.
+    }
+    let mut out: Vec<u32> = leaders.iter().map(|&l| l as u32).collect();
+    loop {
+        let more: Vec<u32> = parent
+            .iter()
+            .filter(|(pid, ppid)| out.contains(ppid) && !out.contains(pid))
+            .map(|(pid, _)| *pid)
+            .collect();
+        if more.is_empty() {
+            return out;
+        }
+        out.extend(more);
+    }
+}
+
+/// The TCP sockets listening in the processes started as `leaders` and their descendants,
+/// as `address:port` (from /proc/PID/net/tcp{,6} of one of them — the tables of the network
+/// namespace they run in — and each process's open files): what the copy really opened.
+pub fn listening(leaders: &[i32]) -> Vec<String> {
+    let mut inodes = std::collections::HashSet::new();
+    let mut member = None;
+    for pid in descendants(leaders) {
+        // In the sandbox the leader is the joiner (in the host's network) and the servers
+        // below it are in the sandbox's: the tables are the servers'.
         if std::fs::read_link(format!("/proc/{pid}/ns/net")).ok()
             != std::fs::read_link("/proc/self/ns/net").ok()
             || member.is_none()

@@ -658,6 +658,17 @@ fn loopback_up() -> Result<(), String> {
     Ok(())
 }
 
+/// The server a joiner runs, for [`forward`].
+static SERVER: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+extern "C" fn forward(sig: libc::c_int) {
+    let pid = SERVER.load(std::sync::atomic::Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: kill(2) is async-signal-safe.
+        unsafe { libc::kill(pid, sig) };
+    }
+}
+
 /// The joiner: enters the namespaces of init `PID`, becomes the sandbox's user, and runs
 /// the program as a child (the PID namespace takes children only), passing on its status.
 fn join(args: &[std::ffi::OsString]) -> Result<i32, String> {
@@ -729,17 +740,26 @@ fn join(args: &[std::ffi::OsString]) -> Result<i32, String> {
             libc::signal(libc::SIGINT, libc::SIG_DFL);
             Ok(())
         });
-        // The joiner outlives a SIGTERM to the group: the server gets it too, stops
-        // gracefully, and the joiner reports how.
+        // Until the server runs, a stop signal waits.
         libc::signal(libc::SIGTERM, libc::SIG_IGN);
         libc::signal(libc::SIGINT, libc::SIG_IGN);
     }
-    let status = cmd.status().map_err(|e| {
+    let mut child = cmd.spawn().map_err(|e| {
         format!(
             "cannot run {}: {e}",
             crate::escape::line(&program.to_string_lossy())
         )
     })?;
+    // A SIGTERM or SIGINT to the joiner goes on to the server (which may have started its
+    // own process group, as php-fpm does, out of reach of a signal to the joiner's): it
+    // stops gracefully, and the joiner reports how.
+    SERVER.store(child.id() as i32, std::sync::atomic::Ordering::SeqCst);
+    // SAFETY: the handler only reads an atomic and calls kill(2).
+    unsafe {
+        libc::signal(libc::SIGTERM, forward as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGINT, forward as *const () as libc::sighandler_t);
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
     use std::os::unix::process::ExitStatusExt;
     Ok(status
         .code()
