@@ -333,10 +333,13 @@ impl<'a> Writer<'a> {
                 crate::escape::line(&view.args(occ).join(" "))
             ));
         }
+        let d = view.directive(occ);
+        // A Lua body is never copied, whatever its directive is called.
+        let lua = d.block().is_some_and(|b| b.kind == BlockKind::Lua);
         match allowlist::nginx(&name) {
-            Verdict::Keep => {}
+            Verdict::Keep if !lua => {}
             Verdict::Prefix => return Ok(()),
-            Verdict::Drop => {
+            Verdict::Keep | Verdict::Drop => {
                 self.drop(occ, &name);
                 return Ok(());
             }
@@ -344,7 +347,6 @@ impl<'a> Writer<'a> {
         if name == "worker_processes" && self.over.worker_processes.is_some() {
             return Ok(());
         }
-        let d = view.directive(occ);
         let mut args = self.raw_args(occ);
         match name.as_str() {
             "server" if d.block().is_some() && self.is_tls_server(occ) => {
@@ -482,10 +484,7 @@ impl<'a> Writer<'a> {
                 self.word_list(occ, &indent);
                 let _ = writeln!(self.out, "{indent}}}");
             }
-            Some(_) => {
-                // A Lua body: its directive is never on the allowlist.
-                self.drop(occ, &name);
-            }
+            Some(_) => unreachable!("Lua blocks are dropped above"),
         }
         Ok(())
     }
