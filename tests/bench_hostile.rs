@@ -287,7 +287,10 @@ fn modules_and_lua_are_dropped_not_loaded() {
     s.edit(
         NGINX,
         "http {",
-        &format!("http {{\n    init_by_lua_block {{ {lua} }}\n    env_lua_marker_unknown on;"),
+        // A name that would colour the terminal were it printed as is.
+        &format!(
+            "http {{\n    init_by_lua_block {{ {lua} }}\n    env_lua_marker_unknown on;\n    frob\x1b[31mred on;"
+        ),
     );
     s.edit(
         NGINX,
@@ -305,6 +308,8 @@ fn modules_and_lua_are_dropped_not_loaded() {
             "init_by_lua_block",
             "content_by_lua_block",
             "env_lua_marker_unknown",
+            // Escaped (were it not, the report would hold the ESC byte itself).
+            "frob\\x1b[31mred",
         ],
     );
     s.assert_safe("modules and Lua", &before, &out);
