@@ -5,10 +5,12 @@
 //! run outlives lemplint. Per run:
 //!
 //! ```text
-//! lemplint ─ watchdog (lemplint __bench-sandbox init; lemplint's uid, own process group)
-//!              └─ holder (the sandbox's uid: nobody when lemplint is root; new user, mount,
-//!                   │      PID, IPC, UTS and — when lemplint is root — network namespaces)
-//!                   └─ init (PID 1 of the namespace: reaps, dies with the holder)
+//! lemplint ─ watchdog (lemplint __bench-sandbox init; lemplint's uid, own process group;
+//!            │          maps the holder's user from outside)
+//!            └─ holder (new user, mount, PID, IPC, UTS and — when lemplint is root —
+//!                 │      network namespaces; makes the mounts as lemplint's user, then
+//!                 │      becomes the sandbox's for good)
+//!                 └─ init (PID 1 of the namespace: a fresh /proc, reaps, dies with the holder)
 //! lemplint ─ joiner (lemplint __bench-sandbox join PID) ─ nginx / php-fpm (in the namespaces)
 //! ```
 //!
@@ -449,12 +451,51 @@ fn hold(prefix: &Path, net: bool, unshared: i32, mapped: i32) -> Result<(), Stri
             return Err("the sandbox's init did not start".into());
         }
     }
+    // The holder has nothing left to set up.
+    drop_capabilities();
     println!("ready {init}");
     let _ = std::io::stdout().flush();
     let mut status = 0;
     // SAFETY: our own child.
     unsafe { libc::waitpid(init, &mut status, 0) };
     Ok(())
+}
+
+/// Gives up every capability (in the sandbox's user namespace: the holder and the init
+/// keep theirs through the change of user, as the namespace's root is not mapped).
+fn drop_capabilities() {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    let header = Header {
+        // _LINUX_CAPABILITY_VERSION_3: two Data, 64 capability bits.
+        version: 0x2008_0522,
+        pid: 0,
+    };
+    let none = [
+        Data {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        },
+        Data {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        },
+    ];
+    // SAFETY: a valid header and two data blocks, as capset(2) version 3 reads them.
+    unsafe {
+        libc::syscall(libc::SYS_capset, &header as *const Header, none.as_ptr());
+    }
 }
 
 /// Whether the other end of the pipe wrote its byte (not just closed it).
@@ -482,6 +523,7 @@ fn init_main(ready: i32) -> ! {
             libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
             std::ptr::null(),
         );
+        drop_capabilities();
         libc::write(ready, b"1".as_ptr().cast(), 1);
         libc::close(ready);
         loop {
