@@ -1,5 +1,8 @@
 //! A private copy of a stack, runnable on loopback without touching the running services.
 //!
+//! Only what [`super::allowlist`] keeps is written (everything else is named in
+//! [`Private::dropped`]); `include`s inside `types`/`map`/`geo` bodies are dropped,
+//! `fastcgi_param PHP_VALUE`/`PHP_ADMIN_VALUE` too, and cache paths moved into the prefix.
 //! nginx's configuration is written out from the expanded tree (includes inlined), with:
 //! every `listen` on `127.0.0.1` and a free high port (its parameters that size the queue
 //! kept: `backlog=`, `reuseport`, `deferred`, `default_server`), document roots replaced by a
@@ -10,7 +13,8 @@
 //! (their certificates are the server's); what concerns them is not measured.
 //!
 //! PHP-FPM gets one master with the stack's pools: their process-manager and queue settings
-//! and PHP values as written, listening on sockets in the prefix, logging there.
+//! and the PHP values the allowlist keeps, listening on sockets in the prefix, logging there,
+//! with `clear_env` and `.php` scripts only.
 
 use super::allowlist::{self, Verdict};
 use crate::analysis::stack_links::{pool_links, PoolLink};
