@@ -11,6 +11,11 @@
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    // `lemplint bench`'s sandbox helpers: before any thread starts (namespaces are entered
+    // by single-threaded processes only).
+    if let Some(code) = lemplint::bench::sandbox::helper_main() {
+        std::process::exit(code);
+    }
     // Everything runs on a worker of the thread pool, not beside it: the thread that loads
     // the stack then also runs rules, and mimalloc's heaps are per thread, so the memory the
     // load freed is what its rules reuse. With the main thread outside the pool, each of

@@ -325,10 +325,10 @@ fn a_copy_that_cannot_start_or_would_leave_loopback_is_refused_and_cleaned_up() 
     let stack = tempfile::tempdir().unwrap();
     let conf = stack.path().join("etc/nginx/nginx.conf");
     std::fs::create_dir_all(conf.parent().unwrap()).unwrap();
-    // nginx rejects it (an unknown directive).
+    // nginx rejects it (a value it cannot read); the unknown directive never reaches it.
     std::fs::write(
         &conf,
-        "events {}\nhttp {\n    server {\n        listen 80;\n        frobnicate on;\n    }\n}\n",
+        "events {}\nhttp {\n    server {\n        listen 80;\n        frobnicate on;\n        keepalive_timeout abc;\n    }\n}\n",
     )
     .unwrap();
     let tmp = tempfile::tempdir().unwrap();
@@ -345,7 +345,13 @@ fn a_copy_that_cannot_start_or_would_leave_loopback_is_refused_and_cleaned_up() 
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("nginx rejects the private copy"), "{err}");
-    assert!(err.contains("unknown directive \"frobnicate\""), "{err}");
+    // nginx's message, told from its template, at the tree's file and line.
+    assert!(
+        err.contains("nginx: [emerg] \"keepalive_timeout\" directive invalid value (at "),
+        "{err}"
+    );
+    assert!(err.contains("etc/nginx/nginx.conf:6)"), "{err}");
+    assert!(err.contains("nginx.conf:5: frobnicate"), "{err}");
     assert_clean(tmp.path());
 
     // A proxy to the outside is refused before anything starts.

@@ -24,6 +24,9 @@ pub struct Load {
     /// Connections rising linearly from this many to `concurrency` over `duration` (the
     /// first field report's 1→250 users in 60 s); `None`: all at once.
     pub ramp_from: Option<usize>,
+    /// The network namespace the servers listen in (the sandbox's), entered by every
+    /// connection's thread; `None`: this one.
+    pub net: Option<i32>,
 }
 
 /// One second of a run.
@@ -80,6 +83,7 @@ pub fn run(load: &Load, stop: &std::sync::atomic::AtomicBool) -> Outcome {
             let results = results.clone();
             let delay = start_at(i);
             s.spawn(move || {
+                super::sandbox::enter_net(load.net);
                 // (second, latency µs, ok) of every request, for the series.
                 let mut samples: Vec<(u32, u32, bool)> = Vec::new();
                 while started.elapsed() < delay {

@@ -5,12 +5,17 @@
 //! Nothing of the running services is touched: each run has its own prefix (configuration,
 //! sockets, pid and log files, generated site) in a temporary directory, processes in their
 //! own process groups, stopped on exit, on error and on Ctrl-C. See [`prefix`] for what the
-//! copy keeps and what it refuses.
+//! copy keeps and what it refuses, [`allowlist`] for the directives it lets through,
+//! [`sandbox`] for the namespaces the servers run in, and [`classify`] for how their output
+//! is told (never echoed).
 
+mod allowlist;
+mod classify;
 mod load;
 mod plot;
 mod prefix;
 mod procs;
+pub mod sandbox;
 
 use crate::cli::{EXIT_ERROR, EXIT_OK};
 use crate::engine::{StackArgs, Workspace};
@@ -62,9 +67,15 @@ pub struct BenchArgs {
     /// Keep the private copies (printed) instead of removing them, to look at them
     #[arg(long)]
     pub keep: bool,
-    /// Let PHP-FPM run its workers as root (php-fpm -R) when lemplint runs as root
+    /// With --no-sandbox: let PHP-FPM run its workers as root (php-fpm -R) when lemplint
+    /// runs as root (in the sandbox the servers never run as root)
     #[arg(long)]
     pub allow_root: bool,
+    /// Run the servers without the sandbox (user, mount, PID and network namespaces), as
+    /// lemplint's own user: only for configurations you trust, where namespaces are not
+    /// available
+    #[arg(long)]
+    pub no_sandbox: bool,
     #[arg(long, value_enum, default_value_t = BenchFormat::Text)]
     pub format: BenchFormat,
 }
@@ -137,6 +148,8 @@ struct Measured {
     queue_full: u64,
     max_children: u64,
     notes: Vec<String>,
+    /// What the allowlist left out of the copy, by file:line.
+    dropped: Vec<String>,
     /// The TCP sockets the copy listened on (all on loopback).
     listening: Vec<String>,
     /// PHP-FPM masters the copy ran.
@@ -151,6 +164,7 @@ impl Measured {
             queue_full: 0,
             max_children: 0,
             notes: Vec::new(),
+            dropped: Vec::new(),
             listening: Vec::new(),
             fpm_masters: 0,
         }
@@ -186,8 +200,8 @@ pub fn run(mut args: BenchArgs) -> i32 {
     };
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
-    if root && !args.allow_root {
-        eprintln!("error: lemplint runs as root: pass --allow-root to let PHP-FPM run its workers as root in the private prefix (php-fpm -R), or run as another user");
+    if root && args.no_sandbox && !args.allow_root {
+        eprintln!("error: lemplint runs as root with --no-sandbox: pass --allow-root to let PHP-FPM run its workers as root in the private prefix (php-fpm -R), or run as another user");
         return EXIT_ERROR;
     }
     // The load runs here: the host is this machine unless the command line says otherwise.
@@ -377,10 +391,14 @@ fn measure_one(
             prefix::write_site(&private, script)?;
             match run_once(&private, args, bins, root, &status) {
                 Err(e) if attempt < 3 && e.contains("Address already in use") => continue,
-                result => break (private, result?),
+                result => {
+                    let result = result.map_err(|e| with_dropped(e, &private.dropped))?;
+                    break (private, result);
+                }
             }
         };
         m.notes = private.notes.clone();
+        m.dropped = private.dropped.clone();
         m.fpm_masters = private.fpm_conf.len();
         m.listening = listening;
         m.runs.push(outcome);
@@ -400,27 +418,39 @@ fn run_once(
     root: bool,
     status: &str,
 ) -> Result<(load::Outcome, u64, u64, Vec<String>), String> {
+    // Declared first, dropped last: the servers stop before their namespace goes.
+    let sb = sandboxed(p, args, &[])?;
     let mut running: Vec<Proc> = Vec::new();
     for (k, conf) in p.fpm_conf.iter().enumerate() {
         let log = p.dir.join(format!("php-fpm-{k}.stderr"));
-        let mut cmd = Command::new(&bins.fpm);
+        let mut cmd = server_command(sb.as_ref(), &bins.fpm);
         cmd.arg("-F").arg("-y").arg(conf).arg("-p").arg(&p.dir);
-        if root {
+        // PHP's temporary files and opcache's lock go to the prefix, the one writable place.
+        let tmp = p.dir.join("tmp");
+        for setting in ["sys_temp_dir", "upload_tmp_dir", "opcache.lockfile_path"] {
+            cmd.arg("-d").arg(format!("{setting}={}", tmp.display()));
+        }
+        if root && sb.is_none() {
             cmd.arg("-R");
         }
         running.push(Proc::start("php-fpm", cmd, &log)?);
     }
     if let Some(fpm) = running.first_mut() {
         let log = p.dir.join("php-fpm-0.stderr");
-        procs::wait_ready(fpm, &log, || p.pools.iter().all(|(_, a)| a.ready()))
-            .map_err(|e| with_log(e, &p.dir.join("php-fpm.log")))?;
+        procs::wait_ready(fpm, || {
+            in_net(sb.as_ref(), || p.pools.iter().all(|(_, a)| a.ready()))
+        })
+        .map_err(|e| told(p, e, "php-fpm", &[&log, &p.dir.join("php-fpm.log")]))?;
     }
     let log = p.dir.join("nginx.stderr");
-    let mut nginx = start_nginx(p, bins)?;
+    let mut nginx = start_nginx(p, bins, sb.as_ref())?;
     let port = p.port;
-    procs::wait_ready(&mut nginx, &log, || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    })?;
+    procs::wait_ready(&mut nginx, || {
+        in_net(sb.as_ref(), || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        })
+    })
+    .map_err(|e| told(p, e, "nginx", &[&log, &p.dir.join("error.log")]))?;
     running.push(nginx);
     // What the copy really listens on: loopback only, or the run stops here.
     let groups: Vec<i32> = running.iter().map(Proc::group).collect();
@@ -445,6 +475,7 @@ fn run_once(
         keep_alive: !args.no_keep_alive,
         timeout: Duration::from_secs(10),
         ramp_from: None,
+        net: sb.as_ref().and_then(sandbox::Sandbox::net_fd),
     };
     // One request first: a copy that does not serve the target would only measure errors.
     let probe = load::run(
@@ -457,19 +488,15 @@ fn run_once(
     );
     if probe.ok == 0 {
         let why = probe.errors.keys().next().copied().unwrap_or("no answer");
-        let log = std::fs::read_to_string(p.dir.join("error.log")).unwrap_or_default();
-        let last = log
-            .lines()
-            .rev()
-            .find(|l| l.contains("[error]") || l.contains("[crit]"))
-            .map(|l| {
-                let msg = l.split_once("] ").map_or(l, |(_, m)| m);
-                format!("\nnginx: {}", msg.split_once(": ").map_or(msg, |(_, m)| m))
-            })
-            .unwrap_or_default();
-        return Err(format!(
-            "the private copy does not serve GET {} (answer: {why}); nothing to measure{last}",
+        let e = format!(
+            "the private copy does not serve GET {} (answer: {why}); nothing to measure",
             l.path
+        );
+        return Err(told(
+            p,
+            e,
+            "nginx",
+            &[&p.dir.join("error.log"), &p.dir.join("php-fpm.log")],
         ));
     }
     // Warm-up: workers started, opcache filled. The logs count from after it (both
@@ -504,6 +531,7 @@ fn run_once(
     for mut proc in running.into_iter().rev() {
         proc.stop();
     }
+    drop(sb);
     let count = |file: &str, needle: &str| {
         std::fs::read_to_string(p.dir.join(file)).map_or(0, |t| t.matches(needle).count() as u64)
     };
@@ -523,6 +551,7 @@ fn dhe(
         .ok_or("the dhe experiment needs openssl (apt-get install openssl)")?;
     let material = private_dir("tls")?;
     let _keep_material = Cleanup(material.clone(), args.keep);
+    let openssl_dir = material.clone();
     let (cert, key, dh) = (
         material.join("cert.pem"),
         material.join("key.pem"),
@@ -586,13 +615,21 @@ fn dhe(
             }
             let dir = private_dir("run")?;
             let _cleanup = Cleanup(dir.clone(), args.keep);
+            // The key material goes into the prefix: the sandbox's user reads nothing else.
+            let tls_dir = dir.join("tls");
+            std::fs::create_dir_all(&tls_dir).map_err(|e| e.to_string())?;
+            let copy = |from: &Path| -> Result<PathBuf, String> {
+                let to = tls_dir.join(from.file_name().unwrap_or_default());
+                std::fs::copy(from, &to).map_err(|e| e.to_string())?;
+                Ok(to)
+            };
             let tls = prefix::TlsServer {
                 port: procs::free_port()?,
-                cert: cert.clone(),
-                key: key.clone(),
+                cert: copy(&cert)?,
+                key: copy(&key)?,
                 protocols: protocols.into(),
                 ciphers: ciphers.into(),
-                dhparam: dhparam.then(|| dh.clone()),
+                dhparam: if dhparam { Some(copy(&dh)?) } else { None },
             };
             let port = tls.port;
             let over = prefix::Overrides {
@@ -600,9 +637,23 @@ fn dhe(
                 ..Default::default()
             };
             let private = prefix::build(stack, &dir, &mut procs::free_port, &over)?;
-            let mut nginx = start_nginx(&private, bins)?;
-            procs::wait_ready(&mut nginx, &private.dir.join("nginx.stderr"), || {
-                std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+            m.dropped = private.dropped.clone();
+            m.notes = private.notes.clone();
+            let sb = sandboxed(&private, args, std::slice::from_ref(&openssl_dir))?;
+            let mut nginx = start_nginx(&private, bins, sb.as_ref())?;
+            let log = private.dir.join("nginx.stderr");
+            procs::wait_ready(&mut nginx, || {
+                in_net(sb.as_ref(), || {
+                    std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+                })
+            })
+            .map_err(|e| {
+                told(
+                    &private,
+                    e,
+                    "nginx",
+                    &[&log, &private.dir.join("error.log")],
+                )
             })?;
             let listening = procs::listening(&[nginx.group()]);
             if !procs::all_loopback(&listening) {
@@ -615,8 +666,9 @@ fn dhe(
             let started = std::time::Instant::now();
             let children: Vec<std::process::Child> = (0..clients)
                 .map(|_| {
-                    Command::new(&openssl)
-                        .args(["s_time", "-new", "-connect"])
+                    let mut c = Command::new(&openssl);
+                    sandbox::child_in_net(&mut c, sb.as_ref().and_then(sandbox::Sandbox::net_fd));
+                    c.args(["s_time", "-new", "-connect"])
                         .arg(format!("127.0.0.1:{port}"))
                         .arg("-time")
                         .arg(args.duration.as_secs().max(1).to_string())
@@ -646,6 +698,7 @@ fn dhe(
             }
             let elapsed = started.elapsed();
             nginx.stop();
+            drop(sb);
             if handshakes == 0 {
                 return Err(format!(
                     "{label}: no TLS handshake succeeded (openssl s_time against {ciphers})"
@@ -669,8 +722,12 @@ fn dhe(
 }
 
 /// nginx on a private copy, after `nginx -t` accepted it.
-fn start_nginx(p: &prefix::Private, bins: &Binaries) -> Result<Proc, String> {
-    let check = Command::new(&bins.nginx)
+fn start_nginx(
+    p: &prefix::Private,
+    bins: &Binaries,
+    sb: Option<&sandbox::Sandbox>,
+) -> Result<Proc, String> {
+    let check = server_command(sb, &bins.nginx)
         .arg("-t")
         .arg("-q")
         .arg("-p")
@@ -682,13 +739,14 @@ fn start_nginx(p: &prefix::Private, bins: &Binaries) -> Result<Proc, String> {
         .output()
         .map_err(|e| format!("cannot run nginx: {e}"))?;
     if !check.status.success() {
+        let output = String::from_utf8_lossy(&check.stderr);
         return Err(format!(
             "nginx rejects the private copy ({}):\n{}",
-            p.nginx_conf.display(),
-            String::from_utf8_lossy(&check.stderr).trim_end()
+            crate::escape::path(&p.nginx_conf),
+            classify::summarize("nginx", &output, &copy_of(p))
         ));
     }
-    let mut cmd = Command::new(&bins.nginx);
+    let mut cmd = server_command(sb, &bins.nginx);
     cmd.arg("-p")
         .arg(&p.dir)
         .arg("-e")
@@ -736,11 +794,91 @@ fn with_progress<T>(status: &str, total: Duration, work: impl FnOnce() -> T) -> 
     })
 }
 
-fn with_log(e: String, log: &Path) -> String {
-    match std::fs::read_to_string(log) {
-        Ok(t) if !t.trim().is_empty() => format!("{e}\n{}", t.trim_end()),
-        _ => e,
+/// An error, with what the allowlist left out of the copy (which may be why).
+fn with_dropped(e: String, dropped: &[String]) -> String {
+    if dropped.is_empty() {
+        return e;
     }
+    format!(
+        "{e}\ndropped from the private copy (bench runs only directives it understands):\n  {}",
+        dropped.join("\n  ")
+    )
+}
+
+/// The sandbox for a run (none with `--no-sandbox`), the prefix handed to its user first.
+/// `also` is removed with the prefix should lemplint be killed.
+fn sandboxed(
+    p: &prefix::Private,
+    args: &BenchArgs,
+    also: &[PathBuf],
+) -> Result<Option<sandbox::Sandbox>, String> {
+    if args.no_sandbox {
+        return Ok(None);
+    }
+    sandbox::hand_over(&p.dir)?;
+    sandbox::Sandbox::start(&p.dir, also, args.keep).map(Some)
+}
+
+/// A command that runs a server: in the sandbox, or (with `--no-sandbox`) as is, with an
+/// environment that holds nothing of lemplint's either way.
+fn server_command(sb: Option<&sandbox::Sandbox>, program: &Path) -> Command {
+    match sb {
+        Some(sb) => sb.command(program),
+        None => {
+            let mut cmd = Command::new(program);
+            cmd.env_clear().env(
+                "PATH",
+                "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            );
+            cmd
+        }
+    }
+}
+
+/// `f` inside the sandbox's network (where the servers' loopback is).
+fn in_net<T: Send>(sb: Option<&sandbox::Sandbox>, f: impl FnOnce() -> T + Send) -> T {
+    match sb {
+        Some(sb) => sb.in_net(f),
+        None => f(),
+    }
+}
+
+/// The private copy as the classifier needs it: the configuration bench wrote.
+fn copy_of(p: &prefix::Private) -> classify::Copy<'_> {
+    let mut text = std::fs::read_to_string(&p.nginx_conf).unwrap_or_default();
+    for c in &p.fpm_conf {
+        text.push_str(&std::fs::read_to_string(c).unwrap_or_default());
+    }
+    text.push_str(&p.dir.display().to_string());
+    classify::Copy {
+        dir: &p.dir,
+        text,
+        nginx_conf: &p.nginx_conf,
+        origin: &p.origin,
+    }
+}
+
+/// An error with what the servers' logs say about it, classified (never echoed).
+fn told(p: &prefix::Private, e: String, server: &str, logs: &[&Path]) -> String {
+    let mut out = e;
+    for log in logs {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if text.trim().is_empty() {
+            continue;
+        }
+        let name = log
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        let server = if name.starts_with("php-fpm") {
+            "php-fpm"
+        } else {
+            server
+        };
+        out.push('\n');
+        out.push_str(&classify::summarize(server, &text, &copy_of(p)));
+    }
+    out
 }
 
 /// Mean and relative spread (half the range over the mean) of the runs' rates.
@@ -796,7 +934,7 @@ fn report(args: &BenchArgs, results: &[Measured]) {
                 "latency_ms": {"p50": q(0.5), "p90": q(0.9), "p99": q(0.99), "max": ms(all.latency.max())},
                 "errors": all.errors, "nginx_queue_full": m.queue_full,
                 "fpm_max_children_reached": m.max_children, "notes": m.notes,
-                "listening": m.listening, "series": all.series,
+                "listening": m.listening, "series": all.series, "dropped": m.dropped,
                 "php_fpm_masters": m.fpm_masters,
             })
         })
@@ -813,7 +951,7 @@ fn report(args: &BenchArgs, results: &[Measured]) {
         let out = json!({
             "target": match args.target { Target::Php => prefix::SCRIPT, Target::Static => prefix::STATIC },
             "concurrency": args.concurrency, "keep_alive": !args.no_keep_alive,
-            "somaxconn": somaxconn, "results": rows,
+            "somaxconn": somaxconn, "sandbox": sandbox_line(args), "results": rows,
         });
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         return;
@@ -975,6 +1113,29 @@ fn finish_report(args: &BenchArgs, results: &[Measured]) {
         if seen.insert(n) {
             println!("note: {n}");
         }
+    }
+    let mut dropped: Vec<&String> = Vec::new();
+    for d in results.iter().flat_map(|m| &m.dropped) {
+        if !dropped.contains(&d) {
+            dropped.push(d);
+        }
+    }
+    if !dropped.is_empty() {
+        println!("dropped from the private copy (bench runs only directives it understands):");
+        for d in dropped {
+            println!("  {d}");
+        }
+    }
+    println!("{}", sandbox_line(args));
+}
+
+/// What the servers ran in, for the report.
+fn sandbox_line(args: &BenchArgs) -> String {
+    if args.no_sandbox {
+        "no sandbox (--no-sandbox): the servers ran as lemplint's user".into()
+    } else {
+        let root = sandbox::is_root();
+        sandbox::describe(root, sandbox::Sandbox::owner().0)
     }
 }
 

@@ -1,5 +1,8 @@
 //! A private copy of a stack, runnable on loopback without touching the running services.
 //!
+//! Only what [`super::allowlist`] keeps is written (everything else is named in
+//! [`Private::dropped`]); `include`s inside `types`/`map`/`geo` bodies are dropped,
+//! `fastcgi_param PHP_VALUE`/`PHP_ADMIN_VALUE` too, and cache paths moved into the prefix.
 //! nginx's configuration is written out from the expanded tree (includes inlined), with:
 //! every `listen` on `127.0.0.1` and a free high port (its parameters that size the queue
 //! kept: `backlog=`, `reuseport`, `deferred`, `default_server`), document roots replaced by a
@@ -10,8 +13,10 @@
 //! (their certificates are the server's); what concerns them is not measured.
 //!
 //! PHP-FPM gets one master with the stack's pools: their process-manager and queue settings
-//! and PHP values as written, listening on sockets in the prefix, logging there.
+//! and the PHP values the allowlist keeps, listening on sockets in the prefix, logging there,
+//! with `clear_env` and `.php` scripts only.
 
+use super::allowlist::{self, Verdict};
 use crate::analysis::stack_links::{pool_links, PoolLink};
 use crate::stack::expanded::{OccId, NO_PARENT};
 use crate::stack::model::{NginxInstance, Stack};
@@ -95,40 +100,12 @@ pub struct Private {
     pub pools: Vec<(String, PoolAddr)>,
     /// What was left out, for the report.
     pub notes: Vec<String>,
+    /// Directives and settings the allowlist dropped, as `file:line: name` (escaped).
+    pub dropped: Vec<String>,
+    /// For each line of the copy's nginx.conf, where the directive on it came from
+    /// (`file:line`, escaped), to name the source of a message nginx gives about the copy.
+    pub origin: Vec<Option<String>>,
 }
-
-/// Directives dropped from the copy: the prefix decides them, or they read the server's
-/// files (certificates) or send traffic elsewhere only when used, which is checked apart.
-const DROPPED: &[&str] = &[
-    "user",
-    "pid",
-    "daemon",
-    "master_process",
-    "error_log",
-    "access_log",
-    "include",
-    "client_body_temp_path",
-    "proxy_temp_path",
-    "fastcgi_temp_path",
-    "uwsgi_temp_path",
-    "scgi_temp_path",
-    "ssl_certificate",
-    "ssl_certificate_key",
-    "ssl_trusted_certificate",
-    "ssl_client_certificate",
-    "ssl_dhparam",
-    "ssl_crl",
-    "ssl_password_file",
-    "ssl_stapling_file",
-    "ssl_session_ticket_key",
-    "ssl_stapling",
-    "ssl_stapling_verify",
-    "resolver",
-    "lua_package_path",
-    "lua_package_cpath",
-    "env",
-    "working_directory",
-];
 
 /// Files every nginx package ships, which a repository's configuration may include without
 /// holding a copy.
@@ -183,6 +160,9 @@ pub fn build(
         first_port: None,
         host: None,
         notes: Vec::new(),
+        dropped: Vec::new(),
+        origin: Vec::new(),
+        cache_paths: 0,
         pools: Vec::new(),
         over,
     };
@@ -206,13 +186,16 @@ pub fn build(
     std::fs::write(&nginx_conf, &w.out).map_err(|e| e.to_string())?;
     let host = w.host.clone().unwrap_or_else(|| "localhost".into());
     let mut notes = std::mem::take(&mut w.notes);
+    let mut dropped = std::mem::take(&mut w.dropped);
+    let mut origin = std::mem::take(&mut w.origin);
+    origin.resize(w.out.lines().count() + 1, None);
     let pools = std::mem::take(&mut w.pools);
     let masters = over.fpm_masters.max(1);
     let mut fpm_conf = Vec::new();
     if !pools.is_empty() {
         for k in 0..masters {
             let conf = dir.join(format!("php-fpm-{k}.conf"));
-            let text = fpm_config(dir, &pools, over, k, &mut notes);
+            let text = fpm_config(dir, &pools, over, k, &mut notes, &mut dropped);
             std::fs::write(&conf, text).map_err(|e| e.to_string())?;
             fpm_conf.push(conf);
         }
@@ -232,7 +215,16 @@ pub fn build(
         host,
         pools,
         notes,
+        dropped: if masters > 1 { dedup(dropped) } else { dropped },
+        origin,
     })
+}
+
+/// The list without repeats, first occurrence first (each master's configuration names the
+/// same dropped pool settings).
+fn dedup(v: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    v.into_iter().filter(|x| seen.insert(x.clone())).collect()
 }
 
 /// Writes the generated site: the PHP script and a static file.
@@ -266,6 +258,10 @@ struct Writer<'a> {
     first_port: Option<u16>,
     host: Option<String>,
     notes: Vec<String>,
+    dropped: Vec<String>,
+    origin: Vec<Option<String>>,
+    /// `*_cache_path` directives rewritten so far (each gets its own directory).
+    cache_paths: usize,
     pools: Vec<CopiedPool<'a>>,
     over: &'a Overrides,
 }
@@ -289,7 +285,24 @@ impl<'a> Writer<'a> {
 
     fn where_(&self, occ: OccId) -> String {
         let (file, span) = self.inst.view().location(occ);
-        format!("{}:{}", file.path.display(), file.line_col(span.start).line)
+        format!(
+            "{}:{}",
+            crate::escape::path(&file.path),
+            file.line_col(span.start).line
+        )
+    }
+
+    /// Names a directive the allowlist left out.
+    fn drop(&mut self, occ: OccId, what: &str) {
+        let line = format!("{}: {}", self.where_(occ), shown(what));
+        self.dropped.push(line);
+    }
+
+    /// Records that the next line written comes from `occ`.
+    fn mark(&mut self, occ: OccId) {
+        let n = self.out.matches('\n').count();
+        self.origin.resize(n, None);
+        self.origin.push(Some(self.where_(occ)));
     }
 
     fn directive(&mut self, occ: OccId, depth: usize) -> Result<(), String> {
@@ -317,19 +330,27 @@ impl<'a> Writer<'a> {
             }
             return Ok(());
         }
-        if DROPPED.contains(&name.as_str())
-            || name == "worker_processes" && self.over.worker_processes.is_some()
-        {
-            return Ok(());
-        }
         if PASSES.contains(&name.as_str()) {
             return Err(format!(
                 "{}: `{name} {}` sends requests outside the stack; lemplint bench keeps all traffic on loopback and measures nginx with PHP-FPM only",
                 self.where_(occ),
-                view.args(occ).join(" ")
+                crate::escape::line(&view.args(occ).join(" "))
             ));
         }
         let d = view.directive(occ);
+        // A Lua body is never copied, whatever its directive is called.
+        let lua = d.block().is_some_and(|b| b.kind == BlockKind::Lua);
+        match allowlist::nginx(&name) {
+            Verdict::Keep if !lua => {}
+            Verdict::Prefix => return Ok(()),
+            Verdict::Keep | Verdict::Drop => {
+                self.drop(occ, &name);
+                return Ok(());
+            }
+        }
+        if name == "worker_processes" && self.over.worker_processes.is_some() {
+            return Ok(());
+        }
         let mut args = self.raw_args(occ);
         match name.as_str() {
             "server" if d.block().is_some() && self.is_tls_server(occ) => {
@@ -374,14 +395,26 @@ impl<'a> Writer<'a> {
                     return Ok(());
                 }
             }
-            "load_module" => {
-                let path = view.arg(occ, 0).unwrap_or_default();
-                if !Path::new(path.as_ref()).is_file() {
-                    self.notes.push(format!(
-                        "{}: load_module {path}: not on this machine, left out",
-                        self.where_(occ)
-                    ));
+            "fastcgi_cache_path" | "proxy_cache_path" => {
+                args = self.cache_path(&args)?;
+            }
+            "fastcgi_param" => {
+                let param = view.arg(occ, 0).unwrap_or_default();
+                if allowlist::dropped_fastcgi_param(&param) {
+                    let what = format!("fastcgi_param {param}");
+                    self.drop(occ, &what);
                     return Ok(());
+                }
+                // The script PHP-FPM runs is the generated site's, never a path the files
+                // name (which could be one of the tree's own PHP files).
+                let value = view.arg(occ, 1).unwrap_or_default();
+                if param.eq_ignore_ascii_case("SCRIPT_FILENAME") && !value.starts_with('$') {
+                    let what = format!("fastcgi_param SCRIPT_FILENAME {value}");
+                    self.drop(occ, &what);
+                    args = vec![
+                        "SCRIPT_FILENAME".into(),
+                        "$document_root$fastcgi_script_name".into(),
+                    ];
                 }
             }
             _ => {}
@@ -396,6 +429,7 @@ impl<'a> Writer<'a> {
                 }
             }
         }
+        self.mark(occ);
         let _ = write!(self.out, "{indent}{name}");
         for a in &args {
             let _ = write!(self.out, " {a}");
@@ -449,17 +483,71 @@ impl<'a> Writer<'a> {
                 }
                 let _ = writeln!(self.out, "{indent}}}");
             }
-            Some(b) => {
-                // A word list or a Lua body: as written.
-                let o = self.inst.expanded.get(occ);
-                let f = self.inst.config.file(o.file);
-                let src = &f.source.text;
-                let end = b.close().map_or(src.len(), |c| c.start as usize);
-                let body = String::from_utf8_lossy(&src[b.open().end as usize..end]);
-                let _ = writeln!(self.out, " {{{body}}}");
+            Some(b) if b.kind == BlockKind::WordList => {
+                self.out.push_str(" {\n");
+                self.word_list(occ, &indent);
+                let _ = writeln!(self.out, "{indent}}}");
             }
+            Some(_) => unreachable!("Lua blocks are dropped above"),
         }
         Ok(())
+    }
+
+    /// The entries of a `types`, `map`, `geo` or `split_clients` body, as written, less
+    /// their `include`s (which would read a file from anywhere, and nginx quotes a bad line
+    /// of it in its error) and any nested block.
+    fn word_list(&mut self, occ: OccId, indent: &str) {
+        let o = self.inst.expanded.get(occ);
+        let f = self.inst.config.file(o.file);
+        let tree = &f.parsed.tree;
+        let src = &f.source.text;
+        for id in tree.children(o.node) {
+            let Some(d) = tree.statement(id) else {
+                continue;
+            };
+            let word = |w: &crate::syntax::nginx::Word| {
+                String::from_utf8_lossy(&src[w.raw().range()]).into_owned()
+            };
+            let name = word(&tree.name(d));
+            if name == "include" || d.block().is_some() {
+                let line = f.source.line_col(tree.node(id).span.start).line;
+                self.dropped.push(format!(
+                    "{}:{line}: {} (in `{}`)",
+                    crate::escape::path(&f.source.path),
+                    shown(&name),
+                    self.inst.view().name(occ)
+                ));
+                continue;
+            }
+            let _ = write!(self.out, "{indent}    {name}");
+            for a in tree.args(d) {
+                let _ = write!(self.out, " {}", word(a));
+            }
+            self.out.push_str(";\n");
+        }
+    }
+
+    /// `fastcgi_cache_path PATH params` → a directory of the prefix, with the parameters
+    /// that size the cache (not the loader's or manager's, which only pace its upkeep).
+    fn cache_path(&mut self, args: &[String]) -> Result<Vec<String>, String> {
+        self.cache_paths += 1;
+        let path = self.dir.join(format!("cache/{}", self.cache_paths));
+        std::fs::create_dir_all(&path).map_err(|e| e.to_string())?;
+        let keep = |a: &&String| {
+            [
+                "levels=",
+                "keys_zone=",
+                "inactive=",
+                "max_size=",
+                "min_free=",
+            ]
+            .iter()
+            .any(|k| a.starts_with(k))
+        };
+        Ok(std::iter::once(path.display().to_string())
+            .chain(args.iter().skip(1).filter(keep).cloned())
+            .chain(["use_temp_path=off".to_string()])
+            .collect())
     }
 
     fn is_tls_server(&self, server: OccId) -> bool {
@@ -639,42 +727,6 @@ impl<'a> Writer<'a> {
     }
 }
 
-/// Pool settings that are the server's own, not its tuning: left out of the copy.
-fn dropped_pool_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    matches!(
-        k.as_str(),
-        "user"
-            | "group"
-            | "listen"
-            | "listen.owner"
-            | "listen.group"
-            | "listen.mode"
-            | "listen.acl_users"
-            | "listen.acl_groups"
-            | "listen.allowed_clients"
-            | "chroot"
-            | "chdir"
-            | "access.log"
-            | "access.format"
-            | "slowlog"
-            | "request_slowlog_timeout"
-            | "request_slowlog_trace_depth"
-            | "prefix"
-            | "include"
-            | "pm.status_path"
-            | "pm.status_listen"
-            | "ping.path"
-            | "ping.response"
-            | "security.limit_extensions"
-    ) || k.starts_with("env[")
-        || k.contains("[error_log]")
-        || k.contains("[session.save_path]")
-        || k.contains("[open_basedir]")
-        || k.contains("[sendmail_path]")
-        || k.contains("[upload_tmp_dir]")
-}
-
 /// Process-manager counts a master's share of when the workers are split across masters.
 const SPLIT: &[&str] = &[
     "pm.max_children",
@@ -690,6 +742,7 @@ fn fpm_config(
     over: &Overrides,
     k: usize,
     notes: &mut Vec<String>,
+    dropped: &mut Vec<String>,
 ) -> String {
     let masters = over.fpm_masters.max(1);
     let mut out = format!(
@@ -705,51 +758,104 @@ fn fpm_config(
                 let _ = write!(
                     out,
                     "\n[{}]\nlisten = {}\nlisten.mode = 0666\n",
-                    p.name,
+                    section(&p.name),
                     path.display()
                 );
             }
             PoolAddr::Tcp(port) => {
-                let _ = write!(out, "\n[{}]\nlisten = 127.0.0.1:{port}\n", p.name);
+                let _ = write!(out, "\n[{}]\nlisten = 127.0.0.1:{port}\n", section(&p.name));
             }
         }
+        // The workers see no environment of lemplint's, and run only `.php` scripts.
+        out.push_str("clear_env = yes\nsecurity.limit_extensions = .php\n");
         if let Some(n) = over.fpm_backlog {
             let _ = writeln!(out, "listen.backlog = {n}");
         }
         let mut keys: Vec<&String> = pool.settings.keys().collect();
         keys.sort();
         for key in keys {
-            if dropped_pool_key(key) || key == "listen.backlog" && over.fpm_backlog.is_some() {
+            if key == "listen.backlog" && over.fpm_backlog.is_some() {
                 continue;
             }
-            let Some((_, value)) = cfg.get(pool, key) else {
+            let Some(&at) = pool.settings[key].last() else {
                 continue;
             };
-            if value.contains("${") {
-                notes.push(format!(
-                    "[{}] {key} = {value}: an environment variable, left out",
-                    p.name
-                ));
-                continue;
-            }
             // As the file spells the key (`pm.max_children`, `php_value[memory_limit]`).
-            let at = *pool.settings[key]
-                .last()
-                .expect("a listed key has a setting");
             let written = cfg.entry(at).map_or_else(
                 || key.clone(),
                 |e| String::from_utf8_lossy(&cfg.source(at).text[e.key.range()]).into_owned(),
             );
+            let where_ = format!(
+                "{}:{}",
+                crate::escape::path(&cfg.source(at).path),
+                at.line + 1
+            );
+            match allowlist::pool(key) {
+                Verdict::Keep => {}
+                Verdict::Prefix => continue,
+                Verdict::Drop => {
+                    dropped.push(format!(
+                        "{where_}: {} (pool {})",
+                        shown(&written),
+                        shown(&p.name)
+                    ));
+                    continue;
+                }
+            }
+            let Some(value) = setting_value(cfg, pool, at) else {
+                continue;
+            };
+            if value.contains("${") {
+                notes.push(format!(
+                    "{where_}: [{}] {}: an environment variable, left out",
+                    shown(&p.name),
+                    shown(&written)
+                ));
+                continue;
+            }
             let value = match value.trim().parse::<u64>() {
                 Ok(n) if masters > 1 && SPLIT.contains(&key.as_str()) => {
                     n.div_ceil(masters as u64).max(1).to_string()
                 }
                 _ => value,
             };
-            let _ = writeln!(out, "{written} = {}", quote_ini(&value));
+            // The key as the allowlist read it (`php_value[memory_limit]`).
+            let key = match allowlist::php_setting(key) {
+                Some(setting) => {
+                    let head = key.split('[').next().unwrap_or_default();
+                    format!("{}[{}]", head.to_ascii_lowercase(), setting.trim())
+                }
+                None => key.clone(),
+            };
+            let _ = writeln!(out, "{key} = {}", quote_ini(&value));
         }
     }
     out
+}
+
+/// A pool's name as a section header: nothing that could end the header or the line.
+fn section(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// A pool setting's value as php-fpm reads it (`$pool` substituted; `${VAR}` as written).
+fn setting_value(
+    cfg: &crate::stack::fpm::FpmConfig,
+    pool: &crate::stack::fpm::Pool,
+    at: crate::stack::fpm::Setting,
+) -> Option<String> {
+    let e = cfg.entry(at)?;
+    let raw = e.value_text(&cfg.source(at).text, &|name| Some(format!("${{{name}}}")));
+    let value = crate::syntax::fpm::expand_pool(&raw, pool.name.as_bytes());
+    Some(String::from_utf8_lossy(&value).into_owned())
 }
 
 /// A value for php-fpm's INI reader: quoted when it holds what the reader would take apart.
@@ -761,4 +867,11 @@ fn quote_ini(v: &str) -> String {
     } else {
         format!("\"{}\"", v.replace('"', "\\\""))
     }
+}
+
+/// A name from the files, for the report: escaped, and cut short (a name can be any size).
+fn shown(s: &str) -> String {
+    let cut: String = s.chars().take(80).collect();
+    let more = if cut.len() < s.len() { "…" } else { "" };
+    format!("{}{more}", crate::escape::line(&cut))
 }

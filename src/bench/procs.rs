@@ -124,20 +124,16 @@ pub fn free_port() -> Result<u16, String> {
     Ok(l.local_addr().map_err(|e| e.to_string())?.port())
 }
 
-/// Waits until `ready` holds, the process exits (its log says why), or 10 s pass.
-pub fn wait_ready(p: &mut Proc, log: &Path, ready: impl Fn() -> bool) -> Result<(), String> {
+/// Waits until `ready` holds, the process exits (its log says why: the caller tells it),
+/// or 10 s pass.
+pub fn wait_ready(p: &mut Proc, ready: impl Fn() -> bool) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         if ready() {
             return Ok(());
         }
         if let Some(status) = p.exited() {
-            let text = std::fs::read_to_string(log).unwrap_or_default();
-            return Err(format!(
-                "{} exited ({status}) before it was ready:\n{}",
-                p.name,
-                text.trim_end()
-            ));
+            return Err(format!("{} exited ({status}) before it was ready:", p.name));
         }
         if Instant::now() > deadline || INTERRUPTED.load(Ordering::SeqCst) {
             return Err(format!("{} was not ready after 10 s", p.name));
@@ -146,10 +142,10 @@ pub fn wait_ready(p: &mut Proc, log: &Path, ready: impl Fn() -> bool) -> Result<
     }
 }
 
-/// The TCP sockets listening in the given process groups, as `address:port` (from
-/// /proc/net/tcp{,6} and each process's open files): what the copy really opened.
-pub fn listening(groups: &[i32]) -> Vec<String> {
-    let mut inodes = std::collections::HashSet::new();
+/// Every process descended from one of `leaders` (them included): a server may start its
+/// own process group or session (php-fpm does), so the group alone misses it.
+fn descendants(leaders: &[i32]) -> Vec<u32> {
+    let mut parent = std::collections::HashMap::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
             continue;
@@ -158,12 +154,42 @@ pub fn listening(groups: &[i32]) -> Vec<String> {
             continue;
         };
         // The fields after the command (which may hold spaces) end with `)`.
-        let pgrp = stat
+        if let Some(ppid) = stat
             .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(2))
-            .and_then(|g| g.parse::<i32>().ok());
-        if !pgrp.is_some_and(|g| groups.contains(&g)) {
-            continue;
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|g| g.parse::<u32>().ok())
+        {
+            parent.insert(pid, ppid);
+        }
+    }
+    let mut out: Vec<u32> = leaders.iter().map(|&l| l as u32).collect();
+    loop {
+        let more: Vec<u32> = parent
+            .iter()
+            .filter(|(pid, ppid)| out.contains(ppid) && !out.contains(pid))
+            .map(|(pid, _)| *pid)
+            .collect();
+        if more.is_empty() {
+            return out;
+        }
+        out.extend(more);
+    }
+}
+
+/// The TCP sockets listening in the processes started as `leaders` and their descendants,
+/// as `address:port` (from /proc/PID/net/tcp{,6} of one of them — the tables of the network
+/// namespace they run in — and each process's open files): what the copy really opened.
+pub fn listening(leaders: &[i32]) -> Vec<String> {
+    let mut inodes = std::collections::HashSet::new();
+    let mut member = None;
+    for pid in descendants(leaders) {
+        // In the sandbox the leader is the joiner (in the host's network) and the servers
+        // below it are in the sandbox's: the tables are the servers'.
+        if std::fs::read_link(format!("/proc/{pid}/ns/net")).ok()
+            != std::fs::read_link("/proc/self/ns/net").ok()
+            || member.is_none()
+        {
+            member = Some(pid);
         }
         for fd in std::fs::read_dir(format!("/proc/{pid}/fd"))
             .into_iter()
@@ -179,7 +205,13 @@ pub fn listening(groups: &[i32]) -> Vec<String> {
         }
     }
     let mut out = Vec::new();
-    for (file, v6) in [("/proc/net/tcp", false), ("/proc/net/tcp6", true)] {
+    let Some(member) = member else {
+        return Vec::new();
+    };
+    for (file, v6) in [
+        (format!("/proc/{member}/net/tcp"), false),
+        (format!("/proc/{member}/net/tcp6"), true),
+    ] {
         let Ok(text) = std::fs::read_to_string(file) else {
             continue;
         };
