@@ -197,3 +197,29 @@ fn files_nothing_loads_are_marked_and_can_be_hidden() {
         "{text}"
     );
 }
+
+/// `include=/etc/php/SEDPHPVER/fpm/pool.d/*.conf`: the installer's version is a placeholder
+/// inside the path, so the include reads the pools of any version in the tree, and the pool
+/// is judged as loaded (before: "not loaded", every pool check skipped).
+#[test]
+fn a_placeholder_inside_an_include_path_matches_any_name() {
+    let out = run_lemplint(root(), &["stack", "fixtures/templates/sed-include"], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("pool.d/www.conf  include from php-fpm.conf:4"),
+        "{text}"
+    );
+    let (found, _) = lint("fixtures/templates/sed-include", &[]);
+    assert!(found.iter().any(|f| f.2 == "FPM004"), "{found:?}");
+    assert_none_on_placeholders(&found);
+}
+
+/// An nginx include whose path is a placeholder is not followed and reports nothing.
+#[test]
+fn an_include_of_a_placeholder_is_unknown_not_missing() {
+    let out = run_lemplint(root(), &["stack", "fixtures/templates/ansible-role"], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (found, code) = lint("fixtures/templates/ansible-role", &[]);
+    assert!(found.iter().all(|f| f.2 != "NGX020"), "{found:?}");
+    assert_ne!(code, 2, "{text}");
+}

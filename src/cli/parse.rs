@@ -293,7 +293,9 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
     }
     for p in &config.problems {
         let code = match p.kind {
-            LoadProblemKind::Unmapped { .. } | LoadProblemKind::Template { .. } => continue,
+            LoadProblemKind::Unmapped { .. }
+            | LoadProblemKind::Template { .. }
+            | LoadProblemKind::Placeholder { .. } => continue,
             LoadProblemKind::IncludeNotFound { .. }
             | LoadProblemKind::Unreadable { .. }
             | LoadProblemKind::TooManyIncludes { .. } => "NGX020",

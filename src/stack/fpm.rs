@@ -8,6 +8,7 @@ use super::nginx::detect_root;
 use super::paths::{is_glob, Resolved, Resolver};
 use crate::source::{Shared, Span};
 use crate::syntax::fpm::{self, Entry, LineKind, Parsed};
+use crate::syntax::template;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -196,6 +197,35 @@ impl FpmConfig {
     }
 }
 
+/// The glob an include whose path holds placeholders stands for: each placeholder inside
+/// the path matches any name (`/etc/php/SEDPHPVER/fpm/pool.d/*.conf` reads
+/// `/etc/php/*/fpm/pool.d/*.conf`, the pools the installer's version will name). `None` when
+/// a placeholder starts the path: where it leads is not known at all.
+fn placeholder_glob(source: &crate::source::SourceFile, value: Span) -> Option<PathBuf> {
+    let text = &source.text;
+    let mut out = Vec::new();
+    let mut at = value.start as usize;
+    for h in source
+        .holes
+        .iter()
+        .filter(|h| h.span.start >= value.start && h.span.end <= value.end)
+    {
+        out.extend_from_slice(&text[at..h.span.start as usize]);
+        if !out.contains(&b'/') {
+            return None;
+        }
+        out.push(b'*');
+        at = h.span.end as usize;
+    }
+    out.extend_from_slice(&text[at..value.end as usize]);
+    let trimmed = out.trim_ascii();
+    let unquoted = trimmed
+        .strip_prefix(b"\"")
+        .and_then(|t| t.strip_suffix(b"\""))
+        .unwrap_or(trimmed);
+    Some(super::paths::from_bytes(unquoted))
+}
+
 /// A php-fpm file's syntax, its placeholders read as holes (see
 /// [`crate::syntax::template`]).
 fn parse_fpm(mut source: crate::source::SourceFile) -> (crate::source::SourceFile, fpm::Parsed) {
@@ -271,22 +301,33 @@ fn visit(
     file: usize,
     depth: usize,
 ) {
-    let includes: Vec<(usize, Span, PathBuf)> = {
+    let includes: Vec<(usize, Span, Option<PathBuf>)> = {
         let f = &cfg.files[file];
         let src = &f.source.text;
         f.parsed
             .file
             .includes(src)
             .map(|(i, e)| {
-                (
-                    i,
-                    e.raw_value,
-                    super::paths::from_bytes(&e.value_text_no_env(src)),
-                )
+                let path = if template::touches(&f.source.holes, src, e.raw_value) {
+                    placeholder_glob(&f.source, e.raw_value)
+                } else {
+                    Some(super::paths::from_bytes(&e.value_text_no_env(src)))
+                };
+                (i, e.raw_value, path)
             })
             .collect()
     };
     for (line, span, written_path) in includes {
+        let Some(written_path) = written_path else {
+            cfg.problems.push(IncludeProblem {
+                file,
+                span,
+                message: "the path holds a placeholder the deployment fills in; not read".into(),
+                verifiable: false,
+                refused: None,
+            });
+            continue;
+        };
         let path = match resolver.resolve(&written_path, fs) {
             Resolved::Path(p) => p,
             Resolved::Unmapped(p) => {

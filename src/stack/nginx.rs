@@ -73,6 +73,9 @@ pub enum LoadProblemKind {
     Unmapped { path: PathBuf },
     /// A path that leads out of the linted tree (or to a secret): never opened.
     Refused { path: PathBuf, refusal: Refusal },
+    /// An include whose path holds a placeholder the deployment fills in (see
+    /// [`crate::syntax::template`]): which file it reads is not known here.
+    Placeholder { written: String },
     /// A template whose conditionals cannot be read both ways (see
     /// [`crate::syntax::template::needs_rendering`]): not followed, and not judged.
     Template { path: PathBuf },
@@ -111,6 +114,10 @@ impl LoadProblem {
             LoadProblemKind::Refused { path, refusal } => {
                 format!("\"{}\" was not read: {}", path.display(), refusal.describe())
             }
+            LoadProblemKind::Placeholder { written } => format!(
+                "\"{}\" holds a placeholder the deployment fills in; not followed",
+                crate::escape::text(written)
+            ),
             LoadProblemKind::Template { path } => {
                 format!(
                     "\"{}\" is a template that must be rendered to be read; not followed",
@@ -334,6 +341,12 @@ impl Loader<'_> {
         for (node, word) in wanted {
             let span = word.raw();
             let value = word.value(&source.text);
+            if crate::syntax::template::touches(&source.holes, &source.text, span) {
+                let written = String::from_utf8_lossy(&value).into_owned();
+                self.problem(file, span, LoadProblemKind::Placeholder { written });
+                self.includes.insert(file, node, &[]);
+                continue;
+            }
             // The same snippet included by thousands of vhosts: resolved once.
             if let Some(&id) = self.included.get(value.as_ref()) {
                 if !self.chain.contains(&id) {

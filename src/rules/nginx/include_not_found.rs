@@ -55,6 +55,7 @@ impl Rule for IncludeNotFound {
                     LoadProblemKind::Unmapped { .. }
                         | LoadProblemKind::Refused { .. }
                         | LoadProblemKind::Template { .. }
+                        | LoadProblemKind::Placeholder { .. }
                 ) || (inst.standalone
                     && matches!(p.kind, LoadProblemKind::IncludeNotFound { .. }));
                 if unverifiable
