@@ -77,7 +77,7 @@ pub fn run(args: FmtArgs) -> i32 {
         // read from anywhere but the disk.
         if source.member.is_some()
             || source.stamp.is_none()
-            || !ws.in_focus(&source.path)
+            || !ws.file_in_focus(source)
             || !seen.insert(file.identity.clone())
         {
             continue;

@@ -133,7 +133,7 @@ pub fn collect_cancellable(
     crate::timings::report(format_args!("suppressions"), after);
     let after = std::time::Instant::now();
     diagnostics.retain(|d| {
-        ws.in_focus(&d.file.path) || d.labels.iter().any(|l| ws.in_focus(&l.file.path))
+        ws.file_in_focus(&d.file) || d.labels.iter().any(|l| ws.file_in_focus(&l.file))
     });
     diagnostics.retain(|d| rules::is_input_error(d.code) || !per_file_ignored(&ws, d));
     sort_by_place(&mut diagnostics);
@@ -179,7 +179,7 @@ pub fn stack_input_errors(ws: &Workspace, stack: &Stack) -> Vec<Diagnostic> {
     };
     let mut out = rules::run(stack, &selection, &ws.options).diagnostics;
     super::holes::apply(&mut out);
-    out.retain(|d| ws.in_focus(&d.file.path));
+    out.retain(|d| ws.file_in_focus(&d.file));
     sort_by_place(&mut out);
     out
 }

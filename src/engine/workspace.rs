@@ -230,6 +230,17 @@ impl Workspace {
         Ok(load_config(args, &paths)?.0)
     }
 
+    /// Whether a diagnostic about `file` should be shown: its path is in focus, or the
+    /// `nginx -T` dump holding it is (the dump is what was named; its sections carry the
+    /// paths of the server that wrote it).
+    pub fn file_in_focus(&self, file: &crate::source::SourceFile) -> bool {
+        self.in_focus(&file.path)
+            || file
+                .member
+                .as_ref()
+                .is_some_and(|m| self.in_focus(&m.container))
+    }
+
     /// Whether a diagnostic about `path` should be shown.
     pub fn in_focus(&self, path: &Path) -> bool {
         self.focus
