@@ -128,6 +128,9 @@ pub struct SourceFile {
     /// Regions whose findings depend on the template (its conditionals' bodies, the blocks
     /// a placeholder may insert statements into), in order of their start.
     pub unsure: Vec<Span>,
+    /// A file lemplint wrote for context, not in the tree (a platform's stock nginx.conf,
+    /// see `stack::platform`): nothing is reported in it and nothing edits it.
+    pub synthetic: bool,
     /// Built on the first line or column asked for: most files of a large configuration
     /// have no finding and never need one.
     index: std::sync::OnceLock<LineIndex>,
@@ -236,6 +239,7 @@ impl SourceFile {
             member: None,
             holes: Vec::new(),
             unsure: Vec::new(),
+            synthetic: false,
             index: std::sync::OnceLock::new(),
         }
     }

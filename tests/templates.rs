@@ -223,3 +223,24 @@ fn an_include_of_a_placeholder_is_unknown_not_missing() {
     assert!(found.iter().all(|f| f.2 != "NGX020"), "{found:?}");
     assert_ne!(code, 2, "{text}");
 }
+
+/// An application image ships only `conf.d/` fragments; the official nginx image's own
+/// nginx.conf includes them inside `http`, so the sibling's `client_max_body_size 64M` is
+/// the server's (STK007 said "nginx's default, 1m" when each file was an island). The stock
+/// file is not in the tree: listed as such, nothing reported in it.
+#[test]
+fn fragments_are_read_inside_the_platforms_main_file() {
+    let dir = "fixtures/templates/app-image";
+    let out = run_lemplint(root(), &["stack", dir], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("not in the tree: the official nginx image's own nginx.conf"),
+        "{text}"
+    );
+    let (found, _) = lint(dir, &[]);
+    assert!(found.iter().all(|f| f.2 != "STK007"), "{found:?}");
+    assert!(
+        found.iter().all(|f| !f.0.ends_with("nginx/nginx.conf")),
+        "{found:?}"
+    );
+}

@@ -22,13 +22,17 @@ pub fn on_hole(d: &Diagnostic) -> bool {
 }
 
 /// Drops the findings on holes, and the fixes that would edit a hole's line.
+///
+/// A file lemplint wrote for context (a platform's stock nginx.conf, not in the tree) is
+/// treated alike: nothing is reported in it, and no fix edits it.
 pub fn apply(diagnostics: &mut Vec<Diagnostic>) {
-    diagnostics.retain(|d| !on_hole(d));
+    diagnostics.retain(|d| !on_hole(d) && !d.file.synthetic);
     for d in diagnostics.iter_mut() {
-        let edits_hole = d
-            .fix
-            .as_ref()
-            .is_some_and(|f| f.edits.iter().any(|e| touches(&e.file, e.range)));
+        let edits_hole = d.fix.as_ref().is_some_and(|f| {
+            f.edits
+                .iter()
+                .any(|e| e.file.synthetic || touches(&e.file, e.range))
+        });
         if edits_hole {
             d.fix = None;
         }

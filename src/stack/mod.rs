@@ -15,6 +15,7 @@ pub mod nginx;
 pub mod paths;
 pub mod php_ini;
 pub mod php_settings;
+pub mod platform;
 pub mod sizing;
 pub mod sysctl;
 pub mod systemd;

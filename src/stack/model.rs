@@ -194,6 +194,12 @@ impl Stack {
         };
         let mut nginx = roles.nginx_entry_points();
         let mut fpm = roles.fpm_masters();
+        let mut why_extra = Vec::new();
+        if nginx.is_empty() {
+            let (mains, why) = roles.platform_mains();
+            nginx.extend(mains);
+            why_extra = why;
+        }
         nginx.extend(roles.nginx_standalone());
         fpm.extend(roles.lone_pools());
         crate::timings::report(format_args!("nginx and php-fpm files"), t);
@@ -218,7 +224,11 @@ impl Stack {
             host,
             unreadable,
             skipped,
-            why: files.why.clone(),
+            why: {
+                let mut why = files.why.clone();
+                why.extend(why_extra);
+                why
+            },
             distinct_nginx,
         }
     }
@@ -276,7 +286,12 @@ impl Stack {
     /// own includes them) has none: whether they run is not known here.
     pub fn unloaded_files(&self) -> HashMap<&Path, Unloaded> {
         let mut out = HashMap::new();
-        let mains: Vec<&NginxInstance> = self.nginx.iter().filter(|i| !i.standalone).collect();
+        // A platform's stock main file (not in the tree) says nothing of what else loads.
+        let mains: Vec<&NginxInstance> = self
+            .nginx
+            .iter()
+            .filter(|i| !i.standalone && !i.config.files[0].source.synthetic)
+            .collect();
         let followed = mains.iter().all(|m| {
             m.config.problems.iter().all(|p| {
                 !matches!(
@@ -610,6 +625,45 @@ impl Roles<'_> {
             }
         }
         out
+    }
+
+    /// With no nginx main configuration in the tree: the fragments of each `conf.d/` or
+    /// `http.d/` directory read inside the platform's stock main file (see
+    /// [`super::platform`]), with what `lemplint stack` says of that file.
+    fn platform_mains(&mut self) -> (Vec<NginxInstance>, Vec<(PathBuf, String)>) {
+        use super::platform::{self, Platform};
+        let mut groups: std::collections::BTreeMap<PathBuf, Vec<PathBuf>> = Default::default();
+        for p in self.files.nginx.iter().filter(|p| !is_main(p)) {
+            let Some(dir) = p.parent() else { continue };
+            // The stock files include `*.conf`.
+            let conf = p.extension().is_some_and(|e| e == "conf");
+            if !conf || Platform::of_dir(dir).is_none() || self.claimed.has(self.fs, p) {
+                continue;
+            }
+            if platform::is_http_fragment(self.fs, p) {
+                groups.entry(dir.to_path_buf()).or_default().push(p.clone());
+            }
+        }
+        let (mut out, mut why) = (Vec::new(), Vec::new());
+        for (dir, fragments) in groups {
+            let Some(platform) = Platform::of_dir(&dir) else {
+                continue;
+            };
+            let main = platform.main_file(&dir, &fragments);
+            why.push((main.path.clone(), platform.describe().to_string()));
+            let opts = LoadOptions {
+                prefix: self
+                    .opts
+                    .prefix
+                    .clone()
+                    .or_else(|| dir.parent().map(Path::to_path_buf)),
+                ..self.load_opts(&dir)
+            };
+            let config = nginx::load_from(self.fs, main, &opts);
+            self.claimed.nginx(self.fs, &config);
+            out.push(config_instance(config, false));
+        }
+        (out, why)
     }
 
     /// nginx files nothing read, each on its own; then only those no other one includes.

@@ -83,6 +83,10 @@ fn keep_holes(plan: &mut Plan) {
     use crate::syntax::template;
     let mut notes = Vec::new();
     plan.recommendations.retain(|r| {
+        if r.file.synthetic || r.edits.iter().any(|e| e.file.synthetic) {
+            // A platform's stock file, not in the tree: nothing to write to.
+            return false;
+        }
         let on_hole = r.edits.iter().any(|e| {
             let f = &e.file;
             template::touches(&f.holes, &f.text, e.range)
