@@ -1,0 +1,111 @@
+//! Inputs built to exhaust lemplint (issue #36): each run ends within a bound proportional
+//! to its input, with the exit code the contract gives, never a panic, a hang or a silent
+//! truncation. Sizes are counted, not timed; speed is measured by scripts/bench-hostile.sh.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+/// Runs lemplint in `dir`; a run past `limit` is killed and fails the test (a hang is a
+/// failure, not a stuck test run).
+fn run(dir: &Path, args: &[&str], limit: Duration) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("lemplint {args:?} did not finish within {limit:?}");
+        }
+    }
+}
+
+fn lint(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["lint", "--isolated", "--format", "concise"];
+    args.extend_from_slice(extra);
+    // Generous: each of these inputs lints in well under a second in a release build.
+    run(dir, &args, Duration::from_secs(60))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn write(dir: &Path, rel: &str, body: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, body).unwrap();
+}
+
+fn assert_exit(out: &Output, code: i32, needle: &str) {
+    let shown = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(code), "{shown}");
+    assert!(shown.contains(needle), "wanted {needle:?} in:\n{shown}");
+}
+
+/// Item 2: ten files a level over eight levels, each including the next level by glob, is
+/// 10⁸ copies of the last level. Past the budget the run fails (exit 2, whatever is
+/// ignored), naming the chain, where it used to pass on a silently shortened expansion.
+#[test]
+fn an_include_fan_out_is_an_input_error() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "nginx.conf",
+        "events {}\nhttp {\n    server_tokens off;\n    server {\n        listen 80;\n        location / {\n            include l1/*.conf;\n        }\n    }\n}\n",
+    );
+    let body: String = (0..20).map(|i| format!("add_header X-{i} v;\n")).collect();
+    for level in 1..=8 {
+        for i in 0..10 {
+            let next = if level < 8 {
+                format!("include l{}/*.conf;\n", level + 1)
+            } else {
+                String::new()
+            };
+            write(
+                d.path(),
+                &format!("l{level}/f{i}.conf"),
+                &format!("{body}{next}"),
+            );
+        }
+    }
+    for extra in [&[][..], &["--ignore", "NGX020"], &["--fail-on", "error"]] {
+        let mut args = extra.to_vec();
+        args.push("nginx.conf");
+        let out = lint(d.path(), &args);
+        assert_exit(
+            &out,
+            2,
+            "error[NGX020] the includes expand this configuration to",
+        );
+        assert_exit(
+            &out,
+            2,
+            "expanded only in part: nginx.conf → l1/f0.conf → l2/f0.conf",
+        );
+    }
+    // The same tree with one file a level included: no budget involved.
+    for level in 1..8 {
+        for i in 1..10 {
+            write(d.path(), &format!("l{level}/f{i}.conf"), &body);
+        }
+    }
+    let out = lint(d.path(), &["nginx.conf"]);
+    assert!(
+        !text(&out.stdout).contains("expanded only in part"),
+        "{}",
+        text(&out.stdout)
+    );
+}
