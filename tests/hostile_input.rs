@@ -149,3 +149,43 @@ fn a_rewrite_that_multiplies_the_query_stays_small() {
     );
     assert_exit(&out, 1, "error[NGX140] after `rewrite ^ $request_uri`");
 }
+
+/// Item 4: eight links to `.` under ten wildcard levels were 8¹⁰ paths (a hang past two
+/// minutes). A directory is not entered again from below itself, so the glob ends at once;
+/// links that make a wide tree without a loop hit the glob's caps: exit 2, naming the glob.
+#[test]
+fn directory_link_loops_and_wide_globs_end() {
+    use std::os::unix::fs::symlink;
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("conf.d")).unwrap();
+    for n in 1..=8 {
+        symlink(".", d.path().join(format!("conf.d/l{n}"))).unwrap();
+    }
+    write(
+        d.path(),
+        "nginx.conf",
+        "events {}\nhttp { server_tokens off; include conf.d/*/*/*/*/*/*/*/*/*/*/*.conf; }\n",
+    );
+    let out = lint(d.path(), &["nginx.conf"]);
+    assert_exit(&out, 0, "No problems found in 1 file");
+    // Eight directories, each linking to all eight: paths that never repeat a directory
+    // are still 8! long, more than a glob may list.
+    let w = d.path().join("wide");
+    for i in 1..=8 {
+        std::fs::create_dir_all(w.join(format!("conf.d/d{i}"))).unwrap();
+        for j in 1..=8 {
+            symlink(format!("../d{j}"), w.join(format!("conf.d/d{i}/x{j}"))).unwrap();
+        }
+    }
+    write(
+        &w,
+        "nginx.conf",
+        "events {}\nhttp { server_tokens off; include conf.d/*/*/*/*/*/*/*/*.conf; }\n",
+    );
+    let out = lint(&w, &["--ignore", "NGX020", "nginx.conf"]);
+    assert_exit(
+        &out,
+        2,
+        "error[NGX020] the glob \"conf.d/*/*/*/*/*/*/*/*.conf\" lists more than 100000 directories; not followed",
+    );
+}

@@ -296,7 +296,8 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
             LoadProblemKind::Unmapped { .. } | LoadProblemKind::Template { .. } => continue,
             LoadProblemKind::IncludeNotFound { .. }
             | LoadProblemKind::Unreadable { .. }
-            | LoadProblemKind::TooManyIncludes { .. } => "NGX020",
+            | LoadProblemKind::TooManyIncludes { .. }
+            | LoadProblemKind::GlobTooLarge { .. } => "NGX020",
             LoadProblemKind::IncludeCycle { .. } => "NGX021",
             LoadProblemKind::Refused { .. } => "LINT004",
         };

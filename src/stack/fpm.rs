@@ -299,7 +299,22 @@ fn visit(
         };
         let glob = is_glob(&written_path);
         let targets = if glob {
-            fs.glob(&path).unwrap_or_default()
+            match fs.glob(&path) {
+                Ok(t) => t,
+                // A glob past its caps is an input error, like a missing include.
+                Err(e) => {
+                    if let Some(cap) = super::nginx::too_large(&e) {
+                        cfg.problems.push(IncludeProblem {
+                            file,
+                            span,
+                            message: format!("the glob \"{}\" {cap}; not followed", path.display()),
+                            verifiable: true,
+                            refused: None,
+                        });
+                    }
+                    continue;
+                }
+            }
         } else {
             vec![path]
         };

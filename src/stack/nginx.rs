@@ -66,6 +66,8 @@ pub enum LoadProblemKind {
     IncludeCycle { chain: Vec<PathBuf> },
     /// Includes nested deeper than [`MAX_INCLUDE_DEPTH`], or more than [`MAX_FILES`] files.
     TooManyIncludes { limit: usize },
+    /// A glob past the caps of [`super::glob::expand`]: not followed at all.
+    GlobTooLarge { pattern: PathBuf, why: String },
     /// A file matched by a glob that could not be read.
     Unreadable { path: PathBuf, io: String },
     /// An absolute path of the server the repository describes, with no root to map it
@@ -100,6 +102,9 @@ impl LoadProblem {
             }
             LoadProblemKind::TooManyIncludes { limit } => {
                 format!("too many included files or include levels (limit {limit}); not followed")
+            }
+            LoadProblemKind::GlobTooLarge { pattern, why } => {
+                format!("the glob \"{}\" {why}; not followed", pattern.display())
             }
             LoadProblemKind::Unreadable { path, io } => {
                 format!("cannot read \"{}\" ({io})", path.display())
@@ -351,6 +356,13 @@ impl Loader<'_> {
             let targets = if is_glob {
                 match self.fs.glob(&path) {
                     Ok(paths) => paths,
+                    Err(e) if too_large(&e).is_some() => {
+                        let why = too_large(&e).map(ToString::to_string).unwrap_or_default();
+                        let kind = LoadProblemKind::GlobTooLarge { pattern: path, why };
+                        self.problem(file, span, kind);
+                        self.includes.insert(file, node, &[]);
+                        continue;
+                    }
                     Err(e) => {
                         self.problem(
                             file,
@@ -493,6 +505,11 @@ impl Loader<'_> {
         self.problem(from, span, LoadProblemKind::IncludeCycle { chain });
         None
     }
+}
+
+/// The cap a glob hit, when that is why it failed.
+pub fn too_large(e: &std::io::Error) -> Option<&super::glob::TooLarge> {
+    e.get_ref()?.downcast_ref()
 }
 
 /// `2: No such file or directory`, as nginx prints errno and strerror.
