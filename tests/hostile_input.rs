@@ -2,6 +2,7 @@
 //! to its input, with the exit code the contract gives, never a panic, a hang or a silent
 //! truncation. Sizes are counted, not timed; speed is measured by scripts/bench-hostile.sh.
 
+use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -188,4 +189,135 @@ fn directory_link_loops_and_wide_globs_end() {
         2,
         "error[NGX020] the glob \"conf.d/*/*/*/*/*/*/*/*.conf\" lists more than 100000 directories; not followed",
     );
+}
+
+/// `lemplint server` with `input` on its stdin (written from a thread, so a large input and
+/// the server's replies do not wait on each other).
+fn serve(input: Vec<u8>) -> Output {
+    let d = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .arg("server")
+        .current_dir(d.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(&input);
+    });
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("lemplint server did not finish within 60 s");
+        }
+    };
+    writer.join().unwrap();
+    out
+}
+
+fn framed(body: &str) -> Vec<u8> {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+const INITIALIZE: &str =
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+
+/// Item 6: announced lengths the server cannot hold (one aborted on allocation, one
+/// panicked on capacity overflow) and a real 64 MiB + 1 message: refused with a JSON-RPC
+/// error, and the session goes on to a clean shutdown.
+#[test]
+fn the_language_server_refuses_huge_messages() {
+    for len in ["99999999999999", "18446744073709551615"] {
+        let mut input = framed(INITIALIZE);
+        input.extend(framed(INITIALIZED));
+        input.extend_from_slice(format!("Content-Length: {len}\r\n\r\n{{}}").as_bytes());
+        let out = serve(input);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    let mut input = framed(INITIALIZE);
+    input.extend(framed(INITIALIZED));
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"x","params":"{}"}}"#,
+        "a".repeat(64 << 20)
+    );
+    input.extend(framed(&big));
+    drop(big);
+    input.extend(framed(r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#));
+    input.extend(framed(r#"{"jsonrpc":"2.0","method":"exit"}"#));
+    let out = serve(input);
+    let shown = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        shown.contains(r#""id":null"#) && shown.contains("larger than the 64 MiB limit"),
+        "{shown}"
+    );
+    assert!(shown.contains(r#""id":2,"result":null"#), "{shown}");
+    // Framing that cannot be followed ends the server with a message, not a panic.
+    let mut input = framed(INITIALIZE);
+    input.extend(framed(INITIALIZED));
+    input.extend_from_slice(b"Content-Length: 999999999999999999999\r\n\r\n");
+    let out = serve(input);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("is not a length; the stream cannot be resynchronised"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Item 6: a reader that stops early ends every command quietly (SIGPIPE, as `ls | head`),
+/// never a panic (exit 101) or an I/O error (exit 2).
+#[test]
+fn a_closed_pipe_ends_commands_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let d = tempfile::tempdir().unwrap();
+    // Enough servers that the report outgrows a pipe's buffer.
+    let servers: String = (0..3000)
+        .map(|i| format!("server {{ listen {}; server_tokens on; }}\n", 10_000 + i))
+        .collect();
+    write(
+        d.path(),
+        "nginx.conf",
+        &format!("events {{}}\nhttp {{\n{servers}}}\n"),
+    );
+    for args in [
+        &["rules"][..],
+        &["stack", "nginx.conf"],
+        &["lint", "--isolated", "nginx.conf"],
+        &["parse", "nginx.conf"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+            .args(args)
+            .current_dir(d.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // stdout is closed here (the handle was dropped).
+        let out = child.wait_with_output().unwrap();
+        let quiet = out.status.code() == Some(0) || out.status.signal() == Some(libc_sigpipe());
+        assert!(
+            quiet && out.stderr.is_empty(),
+            "{args:?}: {:?} {}",
+            out.status,
+            text(&out.stderr)
+        );
+    }
+}
+
+/// SIGPIPE's number on Linux.
+fn libc_sigpipe() -> i32 {
+    13
 }

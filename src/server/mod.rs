@@ -25,6 +25,7 @@ mod actions;
 mod editor_fs;
 mod lines;
 mod navigate;
+mod transport;
 pub mod uri;
 mod worker;
 
@@ -41,8 +42,10 @@ use std::time::{Duration, Instant};
 pub const DEBOUNCE: Duration = Duration::from_millis(150);
 
 pub fn run() -> i32 {
-    let (connection, io) = Connection::stdio();
-    let code = match serve(&connection) {
+    // Not `Connection::stdio()`: its reader allocates whatever length a client announces
+    // (see [`transport`]).
+    let (connection, io) = transport::stdio();
+    let mut code = match serve(&connection) {
         Ok(()) => crate::cli::EXIT_OK,
         Err(e) => {
             eprintln!("lemplint server: {e}");
@@ -50,7 +53,10 @@ pub fn run() -> i32 {
         }
     };
     drop(connection);
-    let _ = io.join();
+    if let Some(broken) = io.finish() {
+        eprintln!("lemplint server: {broken}; the stream cannot be resynchronised");
+        code = crate::cli::EXIT_ERROR;
+    }
     code
 }
 
