@@ -245,8 +245,9 @@ fn finish(
 ) -> i32 {
     let color = full::use_color(std::io::stderr().is_terminal());
     let mut stderr = std::io::stderr().lock();
+    let mut frames = full::Frames::default();
     for d in diagnostics {
-        let _ = stderr.write_all(full::render(d, color).as_bytes());
+        let _ = stderr.write_all(full::render(d, color, &mut frames).as_bytes());
     }
     // Buffered: the crossplane payload is serialized in many small writes, and a bare
     // stdout lock is line-buffered with a small buffer.
