@@ -321,3 +321,54 @@ fn a_closed_pipe_ends_commands_quietly() {
 fn libc_sigpipe() -> i32 {
     13
 }
+
+/// Item 5: shapes whose cost grew faster than the input. Each lints in a few seconds in a
+/// debug build and took minutes before (60,000 map keys sharing a prefix: the name table's
+/// hash ignored the high bytes of each word; 40,000 servers without `root`: NGX102 scanned
+/// `http` per server; the `full` report of a 2.7 MB file with a thousand findings: each
+/// frame scanned the file). The limit is far from both; scripts/bench-hostile.sh measures.
+#[test]
+fn costs_grow_with_the_input_not_faster() {
+    let d = tempfile::tempdir().unwrap();
+    let keys: String = (0..60_000)
+        .map(|i| format!("/prefix/{i:08} 1;\n"))
+        .collect();
+    write(
+        d.path(),
+        "map.conf",
+        &format!(
+            "events {{}}\nhttp {{ server_tokens off; map $uri $x {{\ndefault 0;\n{keys}}} }}\n"
+        ),
+    );
+    let out = run(
+        d.path(),
+        &["lint", "--isolated", "--format", "concise", "map.conf"],
+        Duration::from_secs(60),
+    );
+    assert_exit(&out, 0, "No problems found");
+    let servers: String = (0..40_000)
+        .map(|i| format!("server {{ listen {}; location / {{ }} }}\n", 10_000 + i))
+        .collect();
+    write(
+        d.path(),
+        "servers.conf",
+        &format!("events {{}}\nhttp {{ server_tokens off;\n{servers}}}\n"),
+    );
+    let out = run(
+        d.path(),
+        &["lint", "--isolated", "--format", "concise", "servers.conf"],
+        Duration::from_secs(60),
+    );
+    assert_exit(&out, 0, "No problems found");
+    write(
+        d.path(),
+        "gzip.conf",
+        &format!("events {{}}\nhttp {{\n{}}}\n", "gzip on;\n".repeat(300_000)),
+    );
+    let out = run(
+        d.path(),
+        &["lint", "--isolated", "--format", "full", "gzip.conf"],
+        Duration::from_secs(60),
+    );
+    assert_exit(&out, 1, "first set here");
+}
