@@ -434,20 +434,14 @@ impl<'c> Server<'c> {
         serde_json::to_value(f(self, params)).map_err(|e| e.to_string())
     }
 
-    /// The paths to lint: the workspace folders, and for an open document outside them,
-    /// its own server root (or directory).
+    /// The paths to lint: the workspace folders, and each open document outside them, as
+    /// `lemplint lint FILE` lints it. Not its directory: a file opened from `/tmp` or
+    /// `~/Downloads` made the editor lint everything beside it.
     fn lint_paths(&self) -> Vec<PathBuf> {
         let mut paths = self.roots.clone();
         for path in self.docs.keys() {
-            if paths.iter().any(|r| path.starts_with(r)) {
-                continue;
-            }
-            let dir = crate::stack::nginx::detect_root(path)
-                .or_else(|| path.parent().map(Path::to_path_buf));
-            if let Some(dir) = dir {
-                if !paths.iter().any(|r| dir.starts_with(r)) {
-                    paths.push(dir);
-                }
+            if !paths.iter().any(|r| path.starts_with(r)) {
+                paths.push(path.clone());
             }
         }
         paths
