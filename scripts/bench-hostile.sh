@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mult=${1:-1}
 cargo build --release --quiet
-bin=$PWD/target/release/lemplint
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release/lemplint
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -372,3 +372,40 @@ fn costs_grow_with_the_input_not_faster() {
     );
     assert_exit(&out, 1, "first set here");
 }
+
+/// Item 7: a 50 MB `fail-on` value is quoted as a short excerpt (it was written back to
+/// stderr five times over: 251 MB), and numbers `nginx -t` refuses are reported in its words.
+#[test]
+fn huge_config_values_are_quoted_briefly_and_refused_numbers_reported() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "lemplint.toml",
+        &format!("fail-on = \"{}\"\n", "x".repeat(50 << 20)),
+    );
+    write(
+        d.path(),
+        "nginx.conf",
+        "events {}\nhttp { server_tokens off; }\n",
+    );
+    let out = run(d.path(), &["lint", "."], Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(2));
+    let shown = text(&out.stderr);
+    assert!(shown.len() < 1000, "{} bytes on stderr", shown.len());
+    assert!(shown.contains("… (52428800 bytes)"), "{shown}");
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "nginx.conf",
+        "worker_processes 99999999999999999999;\nevents {}\nhttp {\n    server_tokens off;\n    client_max_body_size 99999999999999999999G;\n    server {\n        listen 65536;\n        return 9999999999;\n    }\n}\n",
+    );
+    let out = lint(d.path(), &["nginx.conf"]);
+    for message in [
+        "nginx.conf:1:18: error[NGX029] \"worker_processes\" directive invalid value",
+        "nginx.conf:5:26: error[NGX029] \"client_max_body_size\" directive invalid value",
+        "nginx.conf:7:16: error[NGX029] invalid port in \"65536\" of the \"listen\" directive",
+        "nginx.conf:8:16: error[NGX029] invalid return code \"9999999999\"",
+    ] {
+        assert_exit(&out, 1, message);
+    }
+}
