@@ -298,7 +298,8 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
             LoadProblemKind::IncludeNotFound { .. }
             | LoadProblemKind::Unreadable { .. }
             | LoadProblemKind::TooManyIncludes { .. }
-            | LoadProblemKind::GlobTooLarge { .. } => "NGX020",
+            | LoadProblemKind::GlobTooLarge { .. }
+            | LoadProblemKind::TooDeep { .. } => "NGX020",
             LoadProblemKind::IncludeCycle { .. } => "NGX021",
             LoadProblemKind::Refused { .. } => "LINT004",
         };

@@ -64,10 +64,13 @@ pub enum LoadProblemKind {
     IncludeNotFound { path: PathBuf, io: String },
     /// An include that leads back to a file that is including it.
     IncludeCycle { chain: Vec<PathBuf> },
-    /// Includes nested deeper than [`MAX_INCLUDE_DEPTH`], or more than [`MAX_FILES`] files.
+    /// More than [`MAX_FILES`] files.
     TooManyIncludes { limit: usize },
     /// A glob past the caps of [`super::glob::expand`]: not followed at all.
     GlobTooLarge { pattern: PathBuf, why: String },
+    /// Includes nested deeper than [`MAX_INCLUDE_DEPTH`]: the files being read, outermost
+    /// first, and the one not read.
+    TooDeep { chain: Vec<PathBuf> },
     /// A file matched by a glob that could not be read.
     Unreadable { path: PathBuf, io: String },
     /// An absolute path of the server the repository describes, with no root to map it
@@ -101,7 +104,23 @@ impl LoadProblem {
                 format!("include cycle: {}", names.join(" → "))
             }
             LoadProblemKind::TooManyIncludes { limit } => {
-                format!("too many included files or include levels (limit {limit}); not followed")
+                format!("too many included files (limit {limit}); not followed")
+            }
+            LoadProblemKind::TooDeep { chain } => {
+                // The two ends of the chain: where it starts and where it loops down.
+                let names: Vec<String> = chain.iter().map(|p| p.display().to_string()).collect();
+                let shown = if names.len() > 6 {
+                    format!(
+                        "{} → … → {}",
+                        names[..3].join(" → "),
+                        names[names.len() - 2..].join(" → ")
+                    )
+                } else {
+                    names.join(" → ")
+                };
+                format!(
+                    "includes nested deeper than {MAX_INCLUDE_DEPTH} levels: {shown}; not followed"
+                )
             }
             LoadProblemKind::GlobTooLarge { pattern, why } => {
                 format!("the glob \"{}\" {why}; not followed", pattern.display())
@@ -446,12 +465,18 @@ impl Loader<'_> {
         if let Some(&id) = self.identities.get(&identity) {
             return self.reenter(from, span, path, id);
         }
-        if self.config_files.len() >= self.max_files || self.chain.len() >= MAX_INCLUDE_DEPTH {
-            let limit = if self.chain.len() >= MAX_INCLUDE_DEPTH {
-                MAX_INCLUDE_DEPTH
-            } else {
-                self.max_files
-            };
+        if self.chain.len() >= MAX_INCLUDE_DEPTH {
+            let mut chain: Vec<PathBuf> = self
+                .chain
+                .iter()
+                .map(|c| self.config_files[c.0 as usize].source.path.clone())
+                .collect();
+            chain.push(path);
+            self.problem(from, span, LoadProblemKind::TooDeep { chain });
+            return None;
+        }
+        if self.config_files.len() >= self.max_files {
+            let limit = self.max_files;
             self.problem(from, span, LoadProblemKind::TooManyIncludes { limit });
             return None;
         }
@@ -560,7 +585,37 @@ mod tests {
         assert_eq!(config.problems.len(), 1);
         assert_eq!(
             config.problems[0].message(),
-            "too many included files or include levels (limit 3); not followed"
+            "too many included files (limit 3); not followed"
+        );
+    }
+
+    #[test]
+    fn includes_too_deep_name_their_chain() {
+        let mut files: Vec<(String, String)> = (0..70)
+            .map(|i| {
+                (
+                    format!("/n/f{i}.conf"),
+                    format!("include /n/f{}.conf;\n", i + 1),
+                )
+            })
+            .collect();
+        files.push(("/n/f70.conf".into(), "gzip on;\n".into()));
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let config = load(
+            &dump(&refs),
+            Path::new("/n/f0.conf"),
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(config.files.len(), MAX_INCLUDE_DEPTH);
+        assert_eq!(config.problems.len(), 1);
+        assert_eq!(
+            config.problems[0].message(),
+            "includes nested deeper than 64 levels: /n/f0.conf → /n/f1.conf → /n/f2.conf → … → \
+             /n/f63.conf → /n/f64.conf; not followed"
         );
     }
 
