@@ -29,6 +29,8 @@ pub struct IncludeProblem {
     pub verifiable: bool,
     /// Why the file was never opened, when it leads out of the linted tree (LINT004).
     pub refused: Option<Refusal>,
+    /// A glob past the caps of [`super::glob::expand`]: an input error (FPM000).
+    pub over_budget: bool,
 }
 
 /// A setting of a pool: where it is written.
@@ -293,6 +295,7 @@ fn visit(
                     ),
                     verifiable: false,
                     refused: None,
+                    over_budget: false,
                 });
                 continue;
             }
@@ -310,6 +313,7 @@ fn visit(
                             message: format!("the glob \"{}\" {cap}; not followed", path.display()),
                             verifiable: true,
                             refused: None,
+                            over_budget: true,
                         });
                     }
                     continue;
@@ -352,6 +356,7 @@ fn visit(
                     },
                     verifiable: true,
                     refused: refusal(&e),
+                    over_budget: false,
                 }),
             }
         }
