@@ -313,8 +313,9 @@ pub fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) 
                 }
             }
         }
-        let handlers: Vec<&Entry> = applicable(entries, c, block).collect();
-        if handlers.iter().any(|e| super::values::judged(e)) {
+        // Most directives have no number to judge: nothing is collected or copied for them.
+        if applicable(entries, c, block).any(super::values::judged) {
+            let handlers: Vec<&Entry> = applicable(entries, c, block).collect();
             let values: Vec<Vec<u8>> = args
                 .iter()
                 .map(|a| a.value(&src.text).into_owned())
