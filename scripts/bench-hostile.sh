@@ -10,13 +10,18 @@
 # Shapes: regex locations beside PHP locations (NGX008 judged every pair), pathological
 # regexes, 80,000 duplicates on one line (NGX023's fix scanned the line per duplicate),
 # 20,000 pools (pool lookups by name were linear), a million sysctl lines (SYS003 scanned its
-# key table per line), unknown sysctl keys (suggestions), and 63 MB of `gzip on;` (a finding
-# each). Numbers, not tests.
+# key table per line), unknown sysctl keys (suggestions), 63 MB of `gzip on;` (a finding
+# each), and from issue #36: map keys sharing a prefix (the name table's hash ignored the
+# high bytes of each word), servers without `root` (NGX102 scanned `http` per server), the
+# `full` report of a large file with a thousand findings (each frame scanned the file),
+# distinct nested-quantifier regexes (NGX137 confirmed every candidate), and an include
+# fan-out (ten files a level over eight levels: stopped by the expansion budget). Numbers,
+# not tests.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mult=${1:-1}
 cargo build --release --quiet
-bin=$PWD/target/release/lemplint
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release/lemplint
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -45,20 +50,39 @@ for scale in (1, 10):
     w(f'{d}/sysctl-unknown/etc/sysctl.d/99.conf', "".join(
         f"net.core.unknown_key_{i} = {i}\n" for i in range(100000 * k)))
     w(f'{d}/gzip-lines/nginx.conf', "events {}\nhttp {\n" + "gzip on;\n" * (630000 * k) + "}\n")
+    w(f'{d}/map-prefix/nginx.conf', "events {}\nhttp { map $uri $x {\n" + "".join(
+        f"/prefix/{i:08} 1;\n" for i in range(15000 * k)) + "} }\n")
+    w(f'{d}/no-root/nginx.conf', "events {}\nhttp {\nserver_tokens off;\n" + "".join(
+        f"server {{ listen {10000 + i % 50000}; server_name s{i}.example; location / {{ }} }}\n"
+        for i in range(8000 * k)) + "}\n")
+    w(f'{d}/full-report/nginx.conf', "events {}\nhttp {\n" + "gzip on;\n" * (140000 * k) + "}\n")
+    w(f'{d}/ngx137-distinct/nginx.conf', "events {}\nhttp { server { listen 80;\n" + "".join(
+        "location ~ ^/" + "".join(f"(({'abcdefghij'[(i + j) % 10]}+)+x{j})?" for j in range(8))
+        + f"(z{i}+)+$ {{ }}\n" for i in range(10 * k)) + "} }\n")
+    # Fan-out: the same tree at both scales, files ten times larger at 10x.
+    body = "".join(f"add_header X-H{i} v;\n" for i in range(180 * k))
+    w(f'{d}/fan-out/nginx.conf', "events {}\nhttp { server { listen 80; location / { include l1/*.conf; } } }\n")
+    for level in range(1, 9):
+        for i in range(10):
+            nxt = f"include l{level + 1}/*.conf;\n" if level < 8 else ""
+            w(f'{d}/fan-out/l{level}/f{i}.conf', body + nxt)
 EOF
 
-measure() { # dir -> "seconds rss_kb"
+measure() { # dir [format] -> "seconds rss_kb"
   local t
   t=$(mktemp)
-  /usr/bin/time -o "$t" -f "%e %M" "$bin" lint --isolated --cpus 2 --memory 4GiB --format concise "$1" >/dev/null 2>&1 || true
+  /usr/bin/time -o "$t" -f "%e %M" "$bin" lint --isolated --cpus 2 --memory 4GiB --format "${2:-concise}" "$1" >/dev/null 2>&1 || true
   tail -1 "$t"
   rm -f "$t"
 }
 
 printf '%-16s %10s %10s %12s %12s %8s\n' shape "1x MB" "10x MB" "1x s (RSS)" "10x s (RSS)" ratio
-for shape in ngx008-pairs ngx008-redos ngx023-one-line pools sysctl-lines sysctl-unknown gzip-lines; do
-  read -r s1 r1 < <(measure "$work/1/$shape")
-  read -r s10 r10 < <(measure "$work/10/$shape")
+for shape in ngx008-pairs ngx008-redos ngx023-one-line pools sysctl-lines sysctl-unknown gzip-lines \
+  map-prefix no-root full-report ngx137-distinct fan-out; do
+  format=concise
+  [ "$shape" = full-report ] && format=full
+  read -r s1 r1 < <(measure "$work/1/$shape" "$format")
+  read -r s10 r10 < <(measure "$work/10/$shape" "$format")
   b1=$(du -sb "$work/1/$shape" | cut -f1)
   b10=$(du -sb "$work/10/$shape" | cut -f1)
   awk -v n="$shape" -v b1="$b1" -v b10="$b10" -v s1="$s1" -v s10="$s10" -v r1="$r1" -v r10="$r10" 'BEGIN {

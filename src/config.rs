@@ -262,7 +262,8 @@ impl<'de> serde::Deserialize<'de> for Severity {
             "warning" => Ok(Severity::Warning),
             "info" => Ok(Severity::Info),
             _ => Err(serde::de::Error::custom(format!(
-                "invalid severity {s:?}: expected \"error\", \"warning\" or \"info\""
+                "invalid severity \"{}\": expected \"error\", \"warning\" or \"info\"",
+                crate::escape::excerpt(&s, 40)
             ))),
         }
     }

@@ -57,6 +57,16 @@ pub fn text(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// At most `max` characters of `s` on one line (as [`line`]), with `…` and the full length
+/// when it was longer: a value quoted back to the user (50 MB of `fail-on`) costs no more
+/// than a line of output.
+pub fn excerpt(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => line(s).into_owned(),
+        Some((cut, _)) => format!("{}… ({} bytes)", line(&s[..cut]), s.len()),
+    }
+}
+
 /// Like [`text`] for a value that must stay on one line (a file name, a quoted argument):
 /// line breaks and tabs are escaped too.
 pub fn line(s: &str) -> Cow<'_, str> {
@@ -184,6 +194,13 @@ impl Shifts {
 mod tests {
     use super::*;
     use std::ffi::OsStr;
+
+    #[test]
+    fn excerpts_are_bounded() {
+        assert_eq!(excerpt("info", 8), "info");
+        assert_eq!(excerpt(&"x".repeat(50), 4), "xxxx… (50 bytes)");
+        assert_eq!(excerpt("é\né", 2), "é\\n… (5 bytes)");
+    }
 
     #[test]
     fn control_characters_become_visible() {

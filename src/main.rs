@@ -16,6 +16,19 @@ fn main() {
     if let Some(code) = lemplint::bench::sandbox::helper_main() {
         std::process::exit(code);
     }
+    // A reader that stops early (`lemplint rules | head`) ends the run quietly, as it ends
+    // `ls` or `grep`: the Rust runtime ignores SIGPIPE, so every print after the reader left
+    // would fail, and `println!` panics on the failure (exit 101), while code that returns
+    // the error would report it as an I/O error (exit 2). Restoring the default action once,
+    // here, covers every command: the kernel ends the process at the first write to the
+    // closed pipe (the shell shows 141). Sockets are unaffected: std sends with
+    // MSG_NOSIGNAL, so `bench`'s connections still see EPIPE as an error.
+    //
+    // SAFETY: called before any other thread exists; `signal` with `SIG_DFL` installs no
+    // handler code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // Everything runs on a worker of the thread pool, not beside it: the thread that loads
     // the stack then also runs rules, and mimalloc's heaps are per thread, so the memory the
     // load freed is what its rules reuse. With the main thread outside the pool, each of

@@ -336,3 +336,42 @@ fn a_burst_of_keystrokes_then_a_request() {
     c.notify("exit", Value::Null);
     let _ = c.child.wait();
 }
+
+/// A file opened from outside the workspace folders is linted alone, as `lemplint lint
+/// FILE` lints it: a file opened from `/tmp` once made the editor lint every file beside it
+/// (#36 item 7).
+#[test]
+fn a_file_outside_the_workspace_is_linted_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let root = base.join("workspace");
+    std::fs::create_dir_all(&root).unwrap();
+    let conf = "events {}\nhttp {\n    server_tokens on;\n}\n";
+    let opened = write(&base, "elsewhere/opened.conf", conf);
+    let beside = write(&base, "elsewhere/beside.conf", conf);
+    let mut c = Client::start(Path::new(env!("CARGO_BIN_EXE_lemplint")), &root);
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&root), "capabilities": {},
+               "workspaceFolders": [{"uri": uri(&root), "name": "ws"}]}),
+    );
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&opened), "languageId": "nginx", "version": 1,
+                                "text": conf}}),
+    );
+    let diags = c.diagnostics_until(&uri(&opened), |codes| !codes.is_empty());
+    assert!(codes(&diags).contains(&"NGX022".to_string()), "{diags:?}");
+    // Everything that lint published has arrived before the reply to a later request.
+    c.request("shutdown", json!(null));
+    let beside_uri = uri(&beside);
+    assert!(
+        !c.seen()
+            .iter()
+            .any(|m| lsp_client::is_diagnostics_for(m, &beside_uri)),
+        "the file beside it was linted: {:#?}",
+        c.seen()
+    );
+    c.notify("exit", json!(null));
+}

@@ -177,8 +177,9 @@ fn check_case(code: &str, case: &Path) -> Result<(), Vec<String>> {
     }
     // Snapshot the rendered findings, with paths relative to the fixture.
     let mut rendered = String::new();
+    let mut frames = lemplint::report::full::Frames::default();
     for d in &findings.diagnostics {
-        rendered.push_str(&lemplint::report::full::render(d, false));
+        rendered.push_str(&lemplint::report::full::render(d, false, &mut frames));
         rendered.push('\n');
     }
     match check_fixes(code, case) {

@@ -245,8 +245,9 @@ fn finish(
 ) -> i32 {
     let color = full::use_color(std::io::stderr().is_terminal());
     let mut stderr = std::io::stderr().lock();
+    let mut frames = full::Frames::default();
     for d in diagnostics {
-        let _ = stderr.write_all(full::render(d, color).as_bytes());
+        let _ = stderr.write_all(full::render(d, color, &mut frames).as_bytes());
     }
     // Buffered: the crossplane payload is serialized in many small writes, and a bare
     // stdout lock is line-buffered with a small buffer.
@@ -298,7 +299,9 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
             | LoadProblemKind::Placeholder { .. } => continue,
             LoadProblemKind::IncludeNotFound { .. }
             | LoadProblemKind::Unreadable { .. }
-            | LoadProblemKind::TooManyIncludes { .. } => "NGX020",
+            | LoadProblemKind::TooManyIncludes { .. }
+            | LoadProblemKind::GlobTooLarge { .. }
+            | LoadProblemKind::TooDeep { .. } => "NGX020",
             LoadProblemKind::IncludeCycle { .. } => "NGX021",
             LoadProblemKind::Refused { .. } => "LINT004",
         };

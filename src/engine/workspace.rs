@@ -411,24 +411,41 @@ fn check_config_paths(confine: &Confinement, loaded: &Loaded) -> Result<(), Stri
     Ok(())
 }
 
+/// The longest config error message shown, in characters.
+const MAX_CONFIG_MESSAGE: usize = 400;
+/// The longest config line framed, in bytes.
+const MAX_CONFIG_LINE: usize = 4000;
+
 fn render_config_error(e: &config::ConfigError) -> String {
     use miette::{
         GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource,
     };
-    let Some(span) = e.span.clone() else {
-        return format!(
-            "{}: {}",
-            crate::escape::path(&e.path),
-            crate::escape::text(&e.message)
-        );
+    // Bounded: a message may quote the value (toml's own errors do), and a value may be
+    // megabytes long.
+    let message = match e.message.char_indices().nth(MAX_CONFIG_MESSAGE) {
+        None => crate::escape::text(&e.message).into_owned(),
+        Some(_) => crate::escape::excerpt(&e.message, MAX_CONFIG_MESSAGE),
     };
+    let Some(span) = e.span.clone() else {
+        return format!("{}: {message}", crate::escape::path(&e.path));
+    };
+    // A line too long to frame is named by its number alone.
+    let bytes = e.text.as_bytes();
+    let at = span.start.min(bytes.len());
+    let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    let line_end =
+        memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i);
+    if line_end - line_start > MAX_CONFIG_LINE {
+        let line = memchr::memchr_iter(b'\n', &bytes[..line_start]).count() + 1;
+        return format!(
+            "{}:{line}: invalid config: {message}",
+            crate::escape::path(&e.path)
+        );
+    }
     let (text, shifts) = crate::escape::display_text(e.text.as_bytes());
     let span = shifts.map(span.start)..shifts.map(span.end);
-    let mut diag = MietteDiagnostic::new(format!(
-        "invalid config: {}",
-        crate::escape::text(&e.message)
-    ))
-    .with_label(LabeledSpan::new_primary_with_span(None, span));
+    let mut diag = MietteDiagnostic::new(format!("invalid config: {message}"))
+        .with_label(LabeledSpan::new_primary_with_span(None, span));
     if let Some(help) = &e.help {
         diag = diag.with_help(crate::escape::text(help));
     }
@@ -437,11 +454,7 @@ fn render_config_error(e: &config::ConfigError) -> String {
     let mut out = String::new();
     let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor());
     if handler.render_report(&mut out, report.as_ref()).is_err() {
-        return format!(
-            "{}: {}",
-            crate::escape::path(&e.path),
-            crate::escape::text(&e.message)
-        );
+        return format!("{}: {message}", crate::escape::path(&e.path));
     }
     out
 }

@@ -1,9 +1,10 @@
 //! The human format: miette's graphical report with a code frame.
 
+pub use super::frame_source::Frames;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
 use crate::source::SourceFile;
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic};
 
 /// Whether to colour output: never when `NO_COLOR` is set (https://no-color.org) or when
 /// the stream is not a terminal.
@@ -12,36 +13,6 @@ pub fn use_color(is_terminal: bool) -> bool {
 }
 
 pub use crate::escape::{display_text, Shifts};
-
-/// A source whose text starts further down its file (a section of an `nginx -T` dump): the
-/// frame's line numbers are the file's.
-struct Shifted {
-    inner: NamedSource<String>,
-    lines_before: usize,
-}
-
-impl miette::SourceCode for Shifted {
-    fn read_span<'a>(
-        &'a self,
-        span: &miette::SourceSpan,
-        before: usize,
-        after: usize,
-    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
-        let c = self.inner.read_span(span, before, after)?;
-        if self.lines_before == 0 {
-            return Ok(c);
-        }
-        let name = c.name().unwrap_or_default().to_string();
-        Ok(Box::new(miette::MietteSpanContents::new_named(
-            name,
-            c.data(),
-            *c.span(),
-            c.line() + self.lines_before,
-            c.column(),
-            c.line_count(),
-        )))
-    }
-}
 
 /// Lines longer than this are not framed: miette cannot lay them out (its format widths
 /// overflow past 65,535 columns) and nobody reads them anyway.
@@ -58,8 +29,9 @@ fn line_len(file: &SourceFile, offset: u32) -> usize {
 pub const NOT_LOADED: &str =
     "not loaded: no configuration the server starts from reads this file (`--loaded-only` hides it)";
 
-/// Renders one diagnostic whose primary span and labels all lie in `file`.
-pub fn render(diag: &Diagnostic, color: bool) -> String {
+/// Renders one diagnostic whose primary span and labels all lie in `file`; `frames` keeps
+/// the frame source of the last file rendered for the next finding in it.
+pub fn render(diag: &Diagnostic, color: bool, frames: &mut Frames) -> String {
     let file: &SourceFile = &diag.file;
     let too_long = std::iter::once(diag.span.start)
         .chain(
@@ -82,7 +54,8 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
         Some(rule) => format!("{} {}", diag.code, rule.name),
         None => diag.code.to_string(),
     };
-    let (text, shifts) = display_text(&file.text);
+    let source = frames.of(&diag.file);
+    let shifts = &source.shifts;
     let mut report = MietteDiagnostic::new(escape::text(&diag.message))
         .with_code(code)
         .with_severity(severity)
@@ -134,10 +107,6 @@ pub fn render(diag: &Diagnostic, color: bool) -> String {
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
     // miette prints the name before its own line:column, which is what editors and
     // terminals turn into a link.
-    let source = Shifted {
-        inner: NamedSource::new(escape::path(file.shown_path()), text),
-        lines_before: file.lines_before() as usize,
-    };
     let report = miette::Report::new(report).with_source_code(source);
     let mut out = String::new();
     if handler.render_report(&mut out, report.as_ref()).is_err() {
@@ -192,8 +161,9 @@ pub fn write(
     summary: &super::Summary,
     color: bool,
 ) -> std::io::Result<()> {
+    let mut frames = Frames::default();
     for d in diagnostics {
-        out.write_all(render(d, color).as_bytes())?;
+        out.write_all(render(d, color, &mut frames).as_bytes())?;
         out.write_all(b"\n")?;
     }
     out.write_all(summary_text(summary).as_bytes())

@@ -5,6 +5,7 @@
 
 pub mod checkstyle;
 pub mod concise;
+mod frame_source;
 pub mod full;
 pub mod github;
 pub mod gitlab;

@@ -234,6 +234,7 @@ registry! {
     nginx::invalid_argument_count::InvalidArgumentCount,
     nginx::invalid_flag_value::InvalidFlagValue,
     nginx::removed_directive::RemovedDirective,
+    nginx::invalid_value::InvalidValue,
     nginx::header_crlf_injection::HeaderCrlfInjection,
     nginx::alias_path_traversal::AliasPathTraversal,
     nginx::filesystem_root_exposed::FilesystemRootExposed,

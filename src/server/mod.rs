@@ -25,6 +25,7 @@ mod actions;
 mod editor_fs;
 mod lines;
 mod navigate;
+mod transport;
 pub mod uri;
 mod worker;
 
@@ -41,8 +42,10 @@ use std::time::{Duration, Instant};
 pub const DEBOUNCE: Duration = Duration::from_millis(150);
 
 pub fn run() -> i32 {
-    let (connection, io) = Connection::stdio();
-    let code = match serve(&connection) {
+    // Not `Connection::stdio()`: its reader allocates whatever length a client announces
+    // (see [`transport`]).
+    let (connection, io) = transport::stdio();
+    let mut code = match serve(&connection) {
         Ok(()) => crate::cli::EXIT_OK,
         Err(e) => {
             eprintln!("lemplint server: {e}");
@@ -50,7 +53,10 @@ pub fn run() -> i32 {
         }
     };
     drop(connection);
-    let _ = io.join();
+    if let Some(broken) = io.finish() {
+        eprintln!("lemplint server: {broken}; the stream cannot be resynchronised");
+        code = crate::cli::EXIT_ERROR;
+    }
     code
 }
 
@@ -428,20 +434,14 @@ impl<'c> Server<'c> {
         serde_json::to_value(f(self, params)).map_err(|e| e.to_string())
     }
 
-    /// The paths to lint: the workspace folders, and for an open document outside them,
-    /// its own server root (or directory).
+    /// The paths to lint: the workspace folders, and each open document outside them, as
+    /// `lemplint lint FILE` lints it. Not its directory: a file opened from `/tmp` or
+    /// `~/Downloads` made the editor lint everything beside it.
     fn lint_paths(&self) -> Vec<PathBuf> {
         let mut paths = self.roots.clone();
         for path in self.docs.keys() {
-            if paths.iter().any(|r| path.starts_with(r)) {
-                continue;
-            }
-            let dir = crate::stack::nginx::detect_root(path)
-                .or_else(|| path.parent().map(Path::to_path_buf));
-            if let Some(dir) = dir {
-                if !paths.iter().any(|r| dir.starts_with(r)) {
-                    paths.push(dir);
-                }
+            if !paths.iter().any(|r| path.starts_with(r)) {
+                paths.push(path.clone());
             }
         }
         paths

@@ -10,6 +10,7 @@
 //! nothing in it is, and rules, which see the configuration through this index, cannot
 //! mistake a map entry `server_tokens on;` for the directive.
 
+use super::fanout::Overflow;
 use super::nginx::NginxConfig;
 use crate::fxhash::FxHashMap;
 use crate::source::FileId;
@@ -42,6 +43,10 @@ pub struct Expanded {
     /// The same per block, so `effective()` is a lookup rather than a scan of the block (a
     /// `http` with thousands of servers made it quadratic): see [`ChildIndex`].
     children: ChildIndex,
+    /// Set when the includes multiply the configuration past its budget (see
+    /// [`super::fanout`]): the expansion then holds only the first occurrences, as many as
+    /// the files have directives, and the configuration is an input error (NGX020).
+    pub overflow: Option<Overflow>,
 }
 
 /// Occurrence ids in groups: group `g` is `occ[start[g]..start[g + 1]]`.
@@ -109,11 +114,6 @@ struct Parents {
     top: usize,
 }
 
-/// Safety net against pathological include fan-out (every file included from every
-/// location): past this many occurrences the expansion stops. Ten times the directives of
-/// a 100 MB configuration.
-pub const MAX_OCCURRENCES: usize = 25_000_000;
-
 impl Expanded {
     /// Expands `config` from its main file. `include` directives appear as occurrences
     /// themselves, followed by the contents of the files they read (as siblings, in the
@@ -122,7 +122,13 @@ impl Expanded {
         // Room for every node once: comments make it more than needed, files included
         // several times less.
         let nodes: usize = config.files.iter().map(|f| f.parsed.tree.nodes.len()).sum();
-        let mut occ: Vec<Occurrence> = Vec::with_capacity(nodes);
+        // Past the budget, expand no more than the files hold: enough for the other rules
+        // to run at the cost of reading the files, while the run fails on the overflow.
+        let overflow = super::fanout::check(config).err();
+        let limit = overflow
+            .as_ref()
+            .map_or(usize::MAX, |o| o.directives.min(o.budget) as usize);
+        let mut occ: Vec<Occurrence> = Vec::with_capacity(nodes.min(limit));
         let mut interner = Interner::default();
         // Per file: its local name ids → ours, filled when the file is first walked.
         let mut local_names: Vec<Vec<NameId>> = vec![Vec::new(); config.files.len()];
@@ -158,7 +164,7 @@ impl Expanded {
             }
             // Walk this file's nodes until it ends or an include opens another file.
             let mut opened: Option<(&[FileId], OccId)> = None;
-            while frame.next < frame.end && occ.len() < MAX_OCCURRENCES {
+            while frame.next < frame.end && occ.len() < limit {
                 let id = frame.next;
                 frame.next += 1;
                 // Close the blocks walked past.
@@ -222,6 +228,7 @@ impl Expanded {
             name_text: interner.text,
             by_name,
             children,
+            overflow,
         }
     }
 

@@ -30,6 +30,8 @@ pub struct IncludeProblem {
     pub verifiable: bool,
     /// Why the file was never opened, when it leads out of the linted tree (LINT004).
     pub refused: Option<Refusal>,
+    /// A glob past the caps of [`super::glob::expand`]: an input error (FPM000).
+    pub over_budget: bool,
 }
 
 /// A setting of a pool: where it is written.
@@ -325,6 +327,7 @@ fn visit(
                 message: "the path holds a placeholder the deployment fills in; not read".into(),
                 verifiable: false,
                 refused: None,
+                over_budget: false,
             });
             continue;
         };
@@ -340,13 +343,30 @@ fn visit(
                     ),
                     verifiable: false,
                     refused: None,
+                    over_budget: false,
                 });
                 continue;
             }
         };
         let glob = is_glob(&written_path);
         let targets = if glob {
-            fs.glob(&path).unwrap_or_default()
+            match fs.glob(&path) {
+                Ok(t) => t,
+                // A glob past its caps is an input error, like a missing include.
+                Err(e) => {
+                    if let Some(cap) = super::nginx::too_large(&e) {
+                        cfg.problems.push(IncludeProblem {
+                            file,
+                            span,
+                            message: format!("the glob \"{}\" {cap}; not followed", path.display()),
+                            verifiable: true,
+                            refused: None,
+                            over_budget: true,
+                        });
+                    }
+                    continue;
+                }
+            }
         } else {
             vec![path]
         };
@@ -384,6 +404,7 @@ fn visit(
                     },
                     verifiable: true,
                     refused: refusal(&e),
+                    over_budget: false,
                 }),
             }
         }

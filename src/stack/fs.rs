@@ -294,6 +294,10 @@ impl RealFs {
         let Ok(read) = std::fs::read_dir(&r.real) else {
             return Listing::Missing;
         };
+        let id = r.meta.as_ref().map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            (m.dev(), m.ino())
+        });
         Listing::Entries(
             read.filter_map(Result::ok)
                 .map(|e| {
@@ -308,6 +312,7 @@ impl RealFs {
                     }
                 })
                 .collect(),
+            id,
         )
     }
 }
@@ -389,7 +394,7 @@ impl Fs for RealFs {
     }
 
     fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>> {
-        Ok(super::glob::expand(pattern, &mut |dir| self.list(dir)))
+        super::glob::expand(pattern, &mut |dir| self.list(dir)).map_err(io::Error::other)
     }
 
     fn contains(&self, path: &Path) -> bool {

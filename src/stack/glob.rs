@@ -193,7 +193,9 @@ pub struct Entry {
 
 /// What listing a directory gave.
 pub enum Listing {
-    Entries(Vec<Entry>),
+    /// The entries, and the directory's device and inode when known: a directory met again
+    /// below itself (through a link to `.` or to a parent) is a loop, not descended into.
+    Entries(Vec<Entry>, Option<(u64, u64)>),
     /// The directory may not be read (outside the linted tree): its would-be matches are
     /// returned as one path, the pattern under it, so that reading it reports the refusal.
     Refused,
@@ -201,9 +203,65 @@ pub enum Listing {
     Missing,
 }
 
+/// At most this many paths per glob: as many as a configuration may read files
+/// ([`super::nginx::MAX_FILES`]), so a glob past it could not be followed anyway.
+pub const MAX_MATCHES: usize = super::nginx::MAX_FILES;
+/// At most this many directories listed per glob: `*/*/*/*.conf` over a large tree lists
+/// every directory three levels down, matches or not.
+pub const MAX_LISTINGS: usize = 100_000;
+
+/// A glob that would match or list more than its caps allow: an input error naming the
+/// glob, never a silently shortened list (a file left out can hide a finding).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooLarge {
+    pub what: &'static str,
+    pub limit: usize,
+}
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} more than {} {}",
+            self.what_verb(),
+            self.limit,
+            self.what
+        )
+    }
+}
+
+impl TooLarge {
+    fn what_verb(&self) -> &'static str {
+        if self.what == "paths" {
+            "matches"
+        } else {
+            "lists"
+        }
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+/// The walk's budget and the directories on its current path.
+struct Walk<'a> {
+    list: &'a mut dyn FnMut(&Path) -> Listing,
+    out: Vec<PathBuf>,
+    listings: usize,
+    /// Device and inode of each directory from the first listed down to the current one.
+    path: Vec<(u64, u64)>,
+}
+
 /// Expands `pattern` with `list` answering for directories, as `glob(3)` would: sorted, only
 /// existing entries, wildcards in directory components descend only into directories.
-pub fn expand(pattern: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<PathBuf> {
+///
+/// Unlike `glob(3)`, a directory is not descended into from below itself (eight links to
+/// `.` under `*/*/*/*/*/*/*/*/*/*` are 8¹⁰ paths to the same files): the paths through such
+/// a loop name files reached without it. Past [`MAX_MATCHES`] paths or [`MAX_LISTINGS`]
+/// directories the glob is refused.
+pub fn expand(
+    pattern: &Path,
+    list: &mut dyn FnMut(&Path) -> Listing,
+) -> Result<Vec<PathBuf>, TooLarge> {
     let mut base = PathBuf::new();
     let mut comps: Vec<&OsStr> = Vec::new();
     for c in pattern.components() {
@@ -217,56 +275,92 @@ pub fn expand(pattern: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Pat
             other => comps.push(other.as_os_str()),
         }
     }
-    let mut out = Vec::new();
     if comps.is_empty() {
-        return out;
+        return Ok(Vec::new());
     }
-    walk(&base, &comps, list, &mut out);
+    let mut w = Walk {
+        list,
+        out: Vec::new(),
+        listings: 0,
+        path: Vec::new(),
+    };
+    w.walk(&base, &comps)?;
+    let mut out = w.out;
     out.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
-    out
+    Ok(out)
 }
 
-fn walk(
-    base: &Path,
-    comps: &[&OsStr],
-    list: &mut dyn FnMut(&Path) -> Listing,
-    out: &mut Vec<PathBuf>,
-) {
-    let Some((c, rest)) = comps.split_first() else {
-        return;
-    };
-    let dir = if base.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        base
-    };
-    let entries = match list(dir) {
-        Listing::Entries(e) => e,
-        Listing::Missing => return,
-        Listing::Refused => {
-            let mut placeholder = base.to_path_buf();
-            placeholder.extend(comps.iter());
-            out.push(placeholder);
-            return;
+impl Walk<'_> {
+    fn push(&mut self, path: PathBuf) -> Result<(), TooLarge> {
+        if self.out.len() >= MAX_MATCHES {
+            return Err(TooLarge {
+                what: "paths",
+                limit: MAX_MATCHES,
+            });
         }
-    };
-    let c = c.as_bytes();
-    let literal = (!has_magic(c)).then(|| unescape(c));
-    for e in entries {
-        let name = e.name.as_bytes();
-        let hit = match &literal {
-            Some(l) => l == name,
-            None => name != b"." && name != b".." && matches(c, name),
+        self.out.push(path);
+        Ok(())
+    }
+
+    fn walk(&mut self, base: &Path, comps: &[&OsStr]) -> Result<(), TooLarge> {
+        let Some((c, rest)) = comps.split_first() else {
+            return Ok(());
         };
-        if !hit {
-            continue;
+        let dir = if base.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            base
+        };
+        self.listings += 1;
+        if self.listings > MAX_LISTINGS {
+            return Err(TooLarge {
+                what: "directories",
+                limit: MAX_LISTINGS,
+            });
         }
-        let path = base.join(&e.name);
-        if rest.is_empty() {
-            out.push(path);
-        } else if e.dir != Some(false) {
-            walk(&path, rest, list, out);
+        let (entries, id) = match (self.list)(dir) {
+            Listing::Entries(e, id) => (e, id),
+            Listing::Missing => return Ok(()),
+            Listing::Refused => {
+                let mut placeholder = base.to_path_buf();
+                placeholder.extend(comps.iter());
+                return self.push(placeholder);
+            }
+        };
+        if let Some(id) = id {
+            if self.path.contains(&id) {
+                return Ok(());
+            }
+            self.path.push(id);
         }
+        let c = c.as_bytes();
+        let literal = (!has_magic(c)).then(|| unescape(c));
+        let mut result = Ok(());
+        for e in entries {
+            let name = e.name.as_bytes();
+            let hit = match &literal {
+                Some(l) => l == name,
+                None => name != b"." && name != b".." && matches(c, name),
+            };
+            if !hit {
+                continue;
+            }
+            let path = base.join(&e.name);
+            result = if rest.is_empty() {
+                self.push(path)
+            } else if e.dir != Some(false) {
+                self.walk(&path, rest)
+            } else {
+                Ok(())
+            };
+            if result.is_err() {
+                break;
+            }
+        }
+        if id.is_some() {
+            self.path.pop();
+        }
+        result
     }
 }
 
@@ -320,19 +414,63 @@ mod tests {
                         dir: Some(*d),
                     })
                     .collect(),
+                None,
             ),
             None => Listing::Missing,
         };
-        let got = expand(Path::new("/c/*.conf"), &mut list);
+        let got = expand(Path::new("/c/*.conf"), &mut list).unwrap();
         assert_eq!(
             got,
             [PathBuf::from("/c/a.conf"), PathBuf::from("/c/b.conf")]
         );
         // `**` is not recursive: it matches names in one directory, like `*`.
-        let got = expand(Path::new("/c/**"), &mut list);
+        let got = expand(Path::new("/c/**"), &mut list).unwrap();
         assert_eq!(got.len(), 3);
-        let got = expand(Path::new("/c/*/x.conf"), &mut list);
+        let got = expand(Path::new("/c/*/x.conf"), &mut list).unwrap();
         assert_eq!(got, [PathBuf::from("/c/sub/x.conf")]);
-        assert!(expand(Path::new("/missing/*"), &mut list).is_empty());
+        assert!(expand(Path::new("/missing/*"), &mut list)
+            .unwrap()
+            .is_empty());
+    }
+
+    /// A directory whose every entry is a link to itself: no path goes through it twice,
+    /// and a tree too wide for the caps is refused, not cut short.
+    #[test]
+    fn loops_are_not_followed_and_the_caps_hold() {
+        let mut listed = 0;
+        let mut list = |d: &Path| {
+            listed += 1;
+            let looped = d.starts_with("/c");
+            Listing::Entries(
+                (0..8)
+                    .map(|i| Entry {
+                        name: format!("l{i}").into(),
+                        dir: None,
+                    })
+                    .chain([Entry {
+                        name: "a.conf".into(),
+                        dir: Some(false),
+                    }])
+                    .collect(),
+                looped.then_some((1, 1)),
+            )
+        };
+        let got = expand(Path::new("/c/*/*/*/*/*/*/*/*/*/*/*.conf"), &mut list).unwrap();
+        assert!(got.is_empty());
+        assert_eq!(listed, 9, "/c, then each link once");
+        // Without identities (no loop seen), the listings are capped.
+        let mut list = |_: &Path| {
+            Listing::Entries(
+                (0..8)
+                    .map(|i| Entry {
+                        name: format!("l{i}").into(),
+                        dir: None,
+                    })
+                    .collect(),
+                None,
+            )
+        };
+        let err = expand(Path::new("/c/*/*/*/*/*/*/*/*/*/*/*.conf"), &mut list).unwrap_err();
+        assert_eq!(err.to_string(), "lists more than 100000 directories");
     }
 }

@@ -4,6 +4,7 @@ pub mod ahead;
 pub mod confine;
 pub mod discover;
 pub mod expanded;
+pub mod fanout;
 pub mod fpm;
 pub mod fs;
 pub mod glob;

@@ -64,8 +64,13 @@ pub enum LoadProblemKind {
     IncludeNotFound { path: PathBuf, io: String },
     /// An include that leads back to a file that is including it.
     IncludeCycle { chain: Vec<PathBuf> },
-    /// Includes nested deeper than [`MAX_INCLUDE_DEPTH`], or more than [`MAX_FILES`] files.
+    /// More than [`MAX_FILES`] files.
     TooManyIncludes { limit: usize },
+    /// A glob past the caps of [`super::glob::expand`]: not followed at all.
+    GlobTooLarge { pattern: PathBuf, why: String },
+    /// Includes nested deeper than [`MAX_INCLUDE_DEPTH`]: the files being read, outermost
+    /// first, and the one not read.
+    TooDeep { chain: Vec<PathBuf> },
     /// A file matched by a glob that could not be read.
     Unreadable { path: PathBuf, io: String },
     /// An absolute path of the server the repository describes, with no root to map it
@@ -102,7 +107,26 @@ impl LoadProblem {
                 format!("include cycle: {}", names.join(" → "))
             }
             LoadProblemKind::TooManyIncludes { limit } => {
-                format!("too many included files or include levels (limit {limit}); not followed")
+                format!("too many included files (limit {limit}); not followed")
+            }
+            LoadProblemKind::TooDeep { chain } => {
+                // The two ends of the chain: where it starts and where it loops down.
+                let names: Vec<String> = chain.iter().map(|p| p.display().to_string()).collect();
+                let shown = if names.len() > 6 {
+                    format!(
+                        "{} → … → {}",
+                        names[..3].join(" → "),
+                        names[names.len() - 2..].join(" → ")
+                    )
+                } else {
+                    names.join(" → ")
+                };
+                format!(
+                    "includes nested deeper than {MAX_INCLUDE_DEPTH} levels: {shown}; not followed"
+                )
+            }
+            LoadProblemKind::GlobTooLarge { pattern, why } => {
+                format!("the glob \"{}\" {why}; not followed", pattern.display())
             }
             LoadProblemKind::Unreadable { path, io } => {
                 format!("cannot read \"{}\" ({io})", path.display())
@@ -367,6 +391,13 @@ impl Loader<'_> {
             let targets = if is_glob {
                 match self.fs.glob(&path) {
                     Ok(paths) => paths,
+                    Err(e) if too_large(&e).is_some() => {
+                        let why = too_large(&e).map(ToString::to_string).unwrap_or_default();
+                        let kind = LoadProblemKind::GlobTooLarge { pattern: path, why };
+                        self.problem(file, span, kind);
+                        self.includes.insert(file, node, &[]);
+                        continue;
+                    }
                     Err(e) => {
                         self.problem(
                             file,
@@ -450,12 +481,18 @@ impl Loader<'_> {
         if let Some(&id) = self.identities.get(&identity) {
             return self.reenter(from, span, path, id);
         }
-        if self.config_files.len() >= self.max_files || self.chain.len() >= MAX_INCLUDE_DEPTH {
-            let limit = if self.chain.len() >= MAX_INCLUDE_DEPTH {
-                MAX_INCLUDE_DEPTH
-            } else {
-                self.max_files
-            };
+        if self.chain.len() >= MAX_INCLUDE_DEPTH {
+            let mut chain: Vec<PathBuf> = self
+                .chain
+                .iter()
+                .map(|c| self.config_files[c.0 as usize].source.path.clone())
+                .collect();
+            chain.push(path);
+            self.problem(from, span, LoadProblemKind::TooDeep { chain });
+            return None;
+        }
+        if self.config_files.len() >= self.max_files {
+            let limit = self.max_files;
             self.problem(from, span, LoadProblemKind::TooManyIncludes { limit });
             return None;
         }
@@ -513,6 +550,11 @@ impl Loader<'_> {
     }
 }
 
+/// The cap a glob hit, when that is why it failed.
+pub fn too_large(e: &std::io::Error) -> Option<&super::glob::TooLarge> {
+    e.get_ref()?.downcast_ref()
+}
+
 /// `2: No such file or directory`, as nginx prints errno and strerror.
 pub fn io_message(e: &std::io::Error) -> String {
     match e.raw_os_error() {
@@ -561,7 +603,37 @@ mod tests {
         assert_eq!(config.problems.len(), 1);
         assert_eq!(
             config.problems[0].message(),
-            "too many included files or include levels (limit 3); not followed"
+            "too many included files (limit 3); not followed"
+        );
+    }
+
+    #[test]
+    fn includes_too_deep_name_their_chain() {
+        let mut files: Vec<(String, String)> = (0..70)
+            .map(|i| {
+                (
+                    format!("/n/f{i}.conf"),
+                    format!("include /n/f{}.conf;\n", i + 1),
+                )
+            })
+            .collect();
+        files.push(("/n/f70.conf".into(), "gzip on;\n".into()));
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let config = load(
+            &dump(&refs),
+            Path::new("/n/f0.conf"),
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(config.files.len(), MAX_INCLUDE_DEPTH);
+        assert_eq!(config.problems.len(), 1);
+        assert_eq!(
+            config.problems[0].message(),
+            "includes nested deeper than 64 levels: /n/f0.conf → /n/f1.conf → /n/f2.conf → … → \
+             /n/f63.conf → /n/f64.conf; not followed"
         );
     }
 

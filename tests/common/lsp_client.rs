@@ -102,6 +102,11 @@ impl Client {
         }
     }
 
+    /// Messages received and not yet taken by [`Client::wait`].
+    pub fn seen(&self) -> &[Value] {
+        &self.seen
+    }
+
     /// The first diagnostics published for `uri` that `want` accepts (every change is
     /// linted after a pause, so an earlier publication may still show the old state).
     pub fn diagnostics_until(&mut self, uri: &str, want: impl Fn(&[String]) -> bool) -> Vec<Value> {

@@ -34,6 +34,8 @@ pub enum Kind {
     FlagValue,
     /// NGX023 `"x" directive is duplicate`
     Duplicate,
+    /// NGX029 `"x" directive invalid value`, `invalid port in "…"`, `invalid return code`
+    Value,
 }
 
 /// One error, at one directive of one configuration.
@@ -309,6 +311,18 @@ pub fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) 
                     out.push(f);
                     continue;
                 }
+            }
+        }
+        // Most directives have no number to judge: nothing is collected or copied for them.
+        if applicable(entries, c, block).any(super::values::judged) {
+            let handlers: Vec<&Entry> = applicable(entries, c, block).collect();
+            let values: Vec<Vec<u8>> = args
+                .iter()
+                .map(|a| a.value(&src.text).into_owned())
+                .collect();
+            if let Some((i, message)) = super::values::invalid(name, &handlers, &values) {
+                out.push(finding(Kind::Value, args[i].raw(), message));
+                continue;
             }
         }
     }

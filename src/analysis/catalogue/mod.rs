@@ -13,6 +13,7 @@ pub mod check;
 mod data;
 mod defaults;
 pub mod modules;
+mod values;
 
 pub use modules::Modules;
 

@@ -37,6 +37,14 @@ impl Rule for SyntaxError {
                 }
             }
         }
+        // Includes not followed because a glob went past its caps: the pools read are
+        // only part of the configuration.
+        for cfg in &cx.stack.fpm {
+            for p in cfg.problems.iter().filter(|p| p.over_budget) {
+                let src = cfg.files[p.file].source.clone();
+                cx.report(&src, p.span, p.message.clone());
+            }
+        }
         for f in cx.stack.php_ini_files() {
             if let Some(e) = crate::stack::php_ini::first_error(&f.parsed) {
                 let message = format!(

@@ -1,8 +1,13 @@
 //! NGX020 include-not-found: an `include` of a plain file that cannot be read. nginx
-//! refuses to start (`open() "…" failed`); a glob that matches nothing is fine.
+//! refuses to start (`open() "…" failed`); a glob that matches nothing is fine. Includes
+//! lemplint does not follow to the end (too deep, too many files or glob matches, or a
+//! fan-out past the expansion budget of [`crate::stack::fanout`]) are reported here too:
+//! an input error, since the findings of a configuration read in part cannot be trusted.
 
 use crate::rules::{Context, Rule};
-use crate::stack::nginx::LoadProblemKind;
+use crate::source::{FileId, Span};
+use crate::stack::fanout::{self, Overflow};
+use crate::stack::nginx::{LoadProblemKind, NginxConfig};
 
 declare_rule! {
     pub struct IncludeNotFound;
@@ -74,6 +79,51 @@ impl Rule for IncludeNotFound {
                     ));
                 }
             }
+            if let Some(over) = &inst.expanded.overflow {
+                fan_out(cx, &inst.config, over);
+            }
         }
     }
+}
+
+/// Includes that multiply the configuration past its expansion budget: reported at the
+/// first include of the chain that multiplies the most, naming the whole chain.
+fn fan_out(cx: &mut Context<'_>, config: &NginxConfig, over: &Overflow) {
+    let name = |f: FileId| config.file(f).source.path.display().to_string();
+    let mut chain: Vec<String> = over.chain.iter().map(|&(f, _)| name(f)).collect();
+    chain.push(name(over.last));
+    // The include's argument; the start of the main file for a configuration that is too
+    // large with no include at all.
+    let (file, span) = match over.chain.first() {
+        Some(&(f, node)) => {
+            let tree = &config.file(f).parsed.tree;
+            let span = tree
+                .statement(node)
+                .and_then(|d| tree.args(d).first())
+                .map(|w| w.raw())
+                .or_else(|| tree.nodes.get(node as usize).map(|n| n.span))
+                .unwrap_or(Span::new(0, 0));
+            (f, span)
+        }
+        None => (FileId(0), Span::new(0, 0)),
+    };
+    let src = config.file(file).source.clone();
+    cx.report(
+        &src,
+        span,
+        format!(
+            "the includes expand this configuration to {} directive occurrences, more than its \
+             budget of {} ({}× the {} directives its files hold); expanded only in part: {}",
+            over.total,
+            over.budget,
+            fanout::FACTOR,
+            over.directives,
+            chain.join(" → ")
+        ),
+    )
+    .help = Some(
+        "each include reads its files once per place it is included: include the repeated \
+         files from fewer places"
+            .into(),
+    );
 }

@@ -23,6 +23,7 @@ pub mod include_cycle;
 pub mod include_not_found;
 pub mod invalid_argument_count;
 pub mod invalid_flag_value;
+pub mod invalid_value;
 pub mod keepalive_requests_low;
 pub mod location_unreachable;
 pub mod map_unnamed_capture;

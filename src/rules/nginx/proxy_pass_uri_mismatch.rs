@@ -354,6 +354,12 @@ fn within_budget(simulated: &mut FxHashMap<OccId, usize>, loc: Directive<'_>) ->
 const MAX_PATHS: usize = 64;
 /// `NGX_HTTP_MAX_URI_CHANGES + 1`: how many location searches one request gets.
 const URI_CHANGES: u8 = 11;
+/// The longest URI, query or variable value a simulated request may build. The example
+/// requests are short; a text grows past this only when a rewrite repeats it (`$1?$args$args`
+/// on each of the eleven searches multiplies the query by 8¹¹), and that way is not
+/// followed: silence for it rather than an input error, since nginx runs such a
+/// configuration (it answers 414 or 500 once the text outgrows its buffers).
+const MAX_TEXT: usize = 64 * 1024;
 
 /// Parsed regexes of `rewrite` and `if`, by directive (`None`: not modelled).
 #[derive(Default)]
@@ -1063,6 +1069,9 @@ impl<'a, 'c> Sim<'a, 'c> {
                     v.bytes.push(b'&');
                     v.bytes.extend_from_slice(&r.args);
                 }
+                if v.bytes.len() > MAX_TEXT {
+                    return Flow::Gone;
+                }
                 Some(v.bytes)
             }
             None => (!add_args).then(Vec::new),
@@ -1291,6 +1300,11 @@ impl<'a, 'c> Sim<'a, 'c> {
                         },
                     }
                 }
+            }
+            // Each part adds at most one bounded text, so checking after each one keeps
+            // every value within twice the bound.
+            if out.bytes.len() > MAX_TEXT {
+                return None;
             }
         }
         Some(out)

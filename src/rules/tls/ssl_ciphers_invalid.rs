@@ -277,9 +277,16 @@ const KEYWORDS: &[&str] = &[
     "FIPS",
 ];
 
-/// The one keyword or suite name `word` most likely meant: a case-insensitive match, else
-/// the only name at the smallest edit distance (at most 1, or 2 for words of 8+ letters).
+/// The one keyword or suite name `word` most likely meant, when that is another word: a
+/// suite of another OpenSSL version (`EXP-RC4-MD5` on 3.0) is its own nearest name, and
+/// "did you mean `EXP-RC4-MD5`" for `EXP-RC4-MD5` would say nothing.
 fn suggestion(word: &str) -> Option<String> {
+    nearest(word).filter(|s| s != word)
+}
+
+/// A case-insensitive match, else the only name at the smallest edit distance (at most 1,
+/// or 2 for words of 8+ letters).
+fn nearest(word: &str) -> Option<String> {
     let vocabulary: Vec<&str> = KEYWORDS
         .iter()
         .copied()
@@ -459,6 +466,7 @@ mod tests {
             Some("ECDHE-RSA-AES128-GCM-SHA256")
         );
         assert_eq!(suggestion("FOOBAR"), None);
+        assert_eq!(suggestion("EXP-RC4-MD5"), None);
     }
 
     #[test]
