@@ -84,14 +84,20 @@ fn exit_codes() {
     );
     let out = run(d.path(), &["lint", "does-not-exist"], None);
     assert_eq!(out.status.code(), Some(2));
+    // A tree with nothing of ours passes with a warning (a gate that fails with nothing to
+    // fix gets switched off), and machine formats still get their (empty) document.
     let empty = tempfile::tempdir().unwrap();
     let out = run(empty.path(), &["lint", "."], None);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(0));
     assert!(
         text(&out.stderr).contains("no configuration files found"),
         "{}",
         text(&out.stderr)
     );
+    let out = run(empty.path(), &["lint", ".", "--format", "json"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["diagnostics"], serde_json::json!([]));
 }
 
 #[test]

@@ -84,20 +84,22 @@ fn an_installers_sed_placeholders_are_not_values() {
 
 #[test]
 fn tune_leaves_placeholders_to_the_installer() {
-    let out = run_lemplint(
-        root(),
-        &[
-            "tune",
-            "fixtures/templates/installer",
-            "--cpus",
-            "2",
-            "--memory",
-            "2GiB",
-            "--diff",
-        ],
-        None,
-    );
-    let diff = String::from_utf8_lossy(&out.stdout);
+    let tune = |extra: &[&str]| {
+        let args = [
+            &[
+                "tune",
+                "fixtures/templates/installer",
+                "--cpus",
+                "2",
+                "--memory",
+                "2GiB",
+            ][..],
+            extra,
+        ]
+        .concat();
+        String::from_utf8_lossy(&run_lemplint(root(), &args, None).stdout).into_owned()
+    };
+    let diff = tune(&["--diff"]);
     for line in diff
         .lines()
         .filter(|l| l.starts_with('-') && !l.starts_with("---"))
@@ -107,19 +109,7 @@ fn tune_leaves_placeholders_to_the_installer() {
             "tune rewrote a placeholder: {line}\n{diff}"
         );
     }
-    let plan = run_lemplint(
-        root(),
-        &[
-            "tune",
-            "fixtures/templates/installer",
-            "--cpus",
-            "2",
-            "--memory",
-            "2GiB",
-        ],
-        None,
-    );
-    let plan = String::from_utf8_lossy(&plan.stdout);
+    let plan = tune(&[]);
     assert!(
         plan.contains("worker_connections is `@NGINX_WORKER_CONNECTIONS`, a placeholder"),
         "tune says which settings it left: {plan}"
@@ -243,4 +233,22 @@ fn fragments_are_read_inside_the_platforms_main_file() {
         found.iter().all(|f| !f.0.ends_with("nginx/nginx.conf")),
         "{found:?}"
     );
+}
+
+/// A file the Dockerfile downloads at build time is supplied at deployment, not missing;
+/// one no script of the tree names is still a missing include (nginx would not start).
+#[test]
+fn an_include_a_deployment_script_supplies_is_not_missing() {
+    let dir = "fixtures/templates/supplied";
+    let (found, code) = lint(dir, &[]);
+    let missing: Vec<u64> = found
+        .iter()
+        .filter(|f| f.2 == "NGX020")
+        .map(|f| f.1)
+        .collect();
+    assert_eq!(missing, [8], "{found:?}");
+    assert_eq!(code, 2);
+    let out = run_lemplint(root(), &["stack", dir], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("names it (supplied at deployment)"), "{text}");
 }

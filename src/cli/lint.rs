@@ -67,6 +67,18 @@ pub fn run(mut args: LintArgs) -> i32 {
         fs,
     ) {
         Ok(r) => r,
+        // A repository with nothing of ours in it (a chart whose configuration sits in YAML,
+        // an application without server files) passes, as ruff passes a tree without Python:
+        // a gate that fails with nothing to fix would be switched off. The report is still
+        // written, empty, for the tools that read it.
+        Err(msg) if msg.starts_with("no configuration files found") => {
+            eprintln!("warning: {msg}: nothing to lint");
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let summary = crate::engine::Summary::default();
+            let written = report::write(args.format, &mut out, &[], &summary, false)
+                .and_then(|_| out.flush());
+            return if written.is_ok() { EXIT_OK } else { EXIT_ERROR };
+        }
         Err(msg) => {
             eprintln!("error: {msg}");
             return EXIT_ERROR;

@@ -296,7 +296,8 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
         let code = match p.kind {
             LoadProblemKind::Unmapped { .. }
             | LoadProblemKind::Template { .. }
-            | LoadProblemKind::Placeholder { .. } => continue,
+            | LoadProblemKind::Placeholder { .. }
+            | LoadProblemKind::Supplied { .. } => continue,
             LoadProblemKind::IncludeNotFound { .. }
             | LoadProblemKind::Unreadable { .. }
             | LoadProblemKind::TooManyIncludes { .. }

@@ -37,6 +37,10 @@ pub struct StackFiles {
     /// Why discovery took each file for what it is (its name, its directory, its content),
     /// for `lemplint stack`. Files read through an include are what their includer is.
     pub why: crate::fxhash::FxHashMap<PathBuf, String>,
+    /// The deployment's own scripts in the tree walked (Dockerfiles, entrypoints, shell
+    /// installers, Ansible tasks, compose files): a file they create is supplied at
+    /// deployment, not missing (see `Stack::build`).
+    pub deploy_scripts: Vec<PathBuf>,
 }
 
 impl StackFiles {
@@ -725,6 +729,7 @@ const LIVE_SYSTEM_DIRS: &[&str] = &[
 pub fn discover(paths: &[PathBuf], fs: &dyn Fs, skip: &dyn Fn(&Path) -> bool) -> Vec<StackFiles> {
     let mut by_root: BTreeMap<PathBuf, StackFiles> = BTreeMap::new();
     let mut explicit: Vec<PathBuf> = Vec::new();
+    let mut scripts: Vec<PathBuf> = Vec::new();
     for given in paths {
         let mut found = Vec::new();
         if given == Path::new("/") {
@@ -743,7 +748,10 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs, skip: &dyn Fn(&Path) -> bool) ->
             // A directory that leads out of the tree (a symlink) is not listed: the one
             // entry for it makes loading report why.
             match fs.check_dir(given) {
-                Ok(()) => walk(fs, skip, given, &mut found, 0),
+                Ok(()) => {
+                    walk(fs, skip, given, &mut found, 0);
+                    scripts.extend(deploy_scripts(given));
+                }
                 Err(_) => found.push((given.clone(), FileKind::Nginx, "not read".into())),
             }
         } else {
@@ -792,6 +800,7 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs, skip: &dyn Fn(&Path) -> bool) ->
     let mut stacks: Vec<StackFiles> = by_root.into_values().collect();
     for s in &mut stacks {
         s.explicit = explicit.iter().filter(|p| s.contains(p)).cloned().collect();
+        s.deploy_scripts = scripts.clone();
     }
     for s in &mut stacks {
         for list in [
@@ -806,6 +815,48 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs, skip: &dyn Fn(&Path) -> bool) ->
         }
     }
     stacks
+}
+
+/// How deep below a directory given to lint its deployment scripts are looked for, and
+/// how many are kept: a repository's Dockerfile, entrypoint and installer sit near its top.
+const SCRIPT_DEPTH: usize = 4;
+const MAX_SCRIPTS: usize = 200;
+
+/// The deployment's scripts under `dir` (see [`StackFiles::deploy_scripts`]), by name.
+fn deploy_scripts(dir: &Path) -> Vec<PathBuf> {
+    fn is_script(name: &str) -> bool {
+        let lower = name.to_ascii_lowercase();
+        lower.starts_with("dockerfile")
+            || lower.starts_with("containerfile")
+            || lower.ends_with(".dockerfile")
+            || lower.ends_with(".sh")
+            || lower.contains("entrypoint")
+            || lower == "makefile"
+            || ((lower.ends_with(".yml") || lower.ends_with(".yaml"))
+                && (lower.contains("compose") || lower.contains("task") || lower == "main.yml"))
+    }
+    fn visit(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+        if depth > SCRIPT_DEPTH || out.len() >= MAX_SCRIPTS {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let Ok(ft) = e.file_type() else { continue };
+            let name = e.file_name().to_string_lossy().into_owned();
+            if ft.is_dir() && !SKIP_DIRS.contains(&name.as_str()) {
+                visit(&e.path(), depth + 1, out);
+            } else if ft.is_file() && is_script(&name) && out.len() < MAX_SCRIPTS {
+                out.push(e.path());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    visit(dir, 0, &mut out);
+    out
 }
 
 /// Symlinked directories are not followed (a `sites-enabled` link to a file is), which

@@ -207,7 +207,27 @@ impl RealFs {
         if word.is_empty() || !word.iter().all(plain) || !word.contains(&b'/') {
             return None;
         }
-        let target = path.parent()?.join(std::str::from_utf8(word).ok()?);
+        // `sites-enabled/../sites-available/x` as `sites-available/x`, lexically (as the
+        // link would have been followed, the path is inside the tree either way).
+        let mut target = PathBuf::new();
+        for c in path
+            .parent()?
+            .join(std::str::from_utf8(word).ok()?)
+            .components()
+        {
+            match c {
+                std::path::Component::ParentDir
+                    if matches!(
+                        target.components().next_back(),
+                        Some(std::path::Component::Normal(_))
+                    ) =>
+                {
+                    target.pop();
+                }
+                std::path::Component::CurDir => {}
+                c => target.push(c),
+            }
+        }
         let r = self.confine.check(&target).ok()?;
         let m = r.meta.filter(|m| m.is_file())?;
         // One step only: a target that is itself such a file (a loop, a chain) is not one.
@@ -377,7 +397,15 @@ impl Fs for RealFs {
                 let read = self.read_open(file, &meta);
                 if let Ok(text) = &read {
                     if let Some(target) = self.flattened_target(path, &meta, text) {
-                        return self.load(&target);
+                        // Shown as reached, read (and named by code-scanning formats) as
+                        // the file the link names. A fix is never written through it: the
+                        // writer finds the link file, not the file read, and refuses.
+                        let (key, read) = self.load(&target);
+                        let read = read.map(|mut l| {
+                            l.through_link = Some(target);
+                            l
+                        });
+                        return (key, read);
                     }
                 }
                 (

@@ -93,6 +93,62 @@ pub struct Stack {
     distinct_nginx: Vec<(usize, FileId)>,
 }
 
+/// The largest deployment script read to see which files it supplies.
+const MAX_SCRIPT_SIZE: usize = 1 << 20;
+
+/// Includes of files the tree lacks but a deployment script of the tree names (a
+/// Dockerfile that downloads `globalblacklist.conf`, an entrypoint that writes
+/// `resolver.conf`): supplied at deployment, not missing ([`nginx::LoadProblemKind::Supplied`]).
+/// The scripts are read only when some include is missing.
+fn supplied_at_deployment(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxInstance]) {
+    let missing = nginx
+        .iter()
+        .flat_map(|i| &i.config.problems)
+        .any(|p| matches!(p.kind, nginx::LoadProblemKind::IncludeNotFound { .. }));
+    if !missing || scripts.is_empty() {
+        return;
+    }
+    let texts: Vec<(&PathBuf, Vec<u8>)> = scripts
+        .iter()
+        .filter_map(|p| {
+            let mut t = fs.read(p).ok()?;
+            t.truncate(MAX_SCRIPT_SIZE);
+            Some((p, t))
+        })
+        .collect();
+    for inst in nginx.iter_mut() {
+        for p in &mut inst.config.problems {
+            let nginx::LoadProblemKind::IncludeNotFound { path, .. } = &p.kind else {
+                continue;
+            };
+            let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+                continue;
+            };
+            let by = texts
+                .iter()
+                .find(|(_, t)| names_file(t, name.as_bytes()))
+                .map(|(s, _)| (*s).clone());
+            if let Some(by) = by {
+                p.kind = nginx::LoadProblemKind::Supplied {
+                    path: path.clone(),
+                    by,
+                };
+            }
+        }
+    }
+}
+
+/// Whether `text` names the file `name` as a whole word of a path (`…/blockbots/name`,
+/// `> name`), not as part of a longer name.
+fn names_file(text: &[u8], name: &[u8]) -> bool {
+    let part = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.');
+    memchr::memmem::find_iter(text, name).any(|i| {
+        let before = i.checked_sub(1).map(|j| text[j]);
+        let after = text.get(i + name.len()).copied();
+        !before.is_some_and(part) && !after.is_some_and(part)
+    })
+}
+
 /// Why nothing the server starts from reads a file (see [`Stack::unloaded_files`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unloaded {
@@ -202,6 +258,7 @@ impl Stack {
         }
         nginx.extend(roles.nginx_standalone());
         fpm.extend(roles.lone_pools());
+        supplied_at_deployment(fs, &files.deploy_scripts, &mut nginx);
         crate::timings::report(format_args!("nginx and php-fpm files"), t);
         let sysctl_paths = roles.sysctl_paths();
         let ini_paths: Vec<PathBuf> = files

@@ -78,6 +78,10 @@ pub enum LoadProblemKind {
     Unmapped { path: PathBuf },
     /// A path that leads out of the linted tree (or to a secret): never opened.
     Refused { path: PathBuf, refusal: Refusal },
+    /// A plain include whose file is not in the tree, but which a deployment script of the
+    /// tree names (a Dockerfile downloads it, an entrypoint writes it): supplied at
+    /// deployment, so not missing; its content is unknown.
+    Supplied { path: PathBuf, by: PathBuf },
     /// An include whose path holds a placeholder the deployment fills in (see
     /// [`crate::syntax::template`]): which file it reads is not known here.
     Placeholder { written: String },
@@ -138,6 +142,11 @@ impl LoadProblem {
             LoadProblemKind::Refused { path, refusal } => {
                 format!("\"{}\" was not read: {}", path.display(), refusal.describe())
             }
+            LoadProblemKind::Supplied { path, by } => format!(
+                "\"{}\" is not in the tree; {} names it (supplied at deployment); not read",
+                crate::escape::path(path),
+                crate::escape::path(by)
+            ),
             LoadProblemKind::Placeholder { written } => format!(
                 "\"{}\" holds a placeholder the deployment fills in; not followed",
                 crate::escape::text(written)

@@ -296,13 +296,28 @@ impl<'a> PoolCheck<'_, 'a> {
     }
 
     /// Only for a master php-fpm runs as root: one that is not kept in the foreground
-    /// (`daemonize = no` is how containers and supervisors run php-fpm, often unprivileged).
+    /// (`daemonize = no` is how containers and supervisors run php-fpm, often unprivileged),
+    /// and one installed where a service or an image starts it as root (a server's `etc/`,
+    /// the PHP images' `usr/local/etc/`). A master kept in a repository's own layout
+    /// (`install/assets/php-fpm/`) is started by whatever the repository's scripts say,
+    /// often `s6-setuidgid` or `-F` as an unprivileged user: php-fpm then needs no `user`.
     fn user(&self, cx: &mut Context<'_>) {
         let foreground = match self.inst.global("daemonize") {
             None => false,
             Some(v) => !(v.known && fpm::parse_bool(v.text.as_bytes()) == Ok(true)),
         };
-        if self.inst.master && self.inst.complete && !foreground && self.pool.get("user").is_none()
+        let as_root = self.inst.configs.first().is_some_and(|c| {
+            c.files[0]
+                .source
+                .path
+                .components()
+                .any(|c| c.as_os_str() == "etc")
+        });
+        if self.inst.master
+            && self.inst.complete
+            && as_root
+            && !foreground
+            && self.pool.get("user").is_none()
         {
             self.report_missing(cx, "user has not been defined").help = Some(
                 "php-fpm's master runs as root (systemd and the Docker images start it so) and \

@@ -61,6 +61,7 @@ impl Rule for IncludeNotFound {
                         | LoadProblemKind::Refused { .. }
                         | LoadProblemKind::Template { .. }
                         | LoadProblemKind::Placeholder { .. }
+                        | LoadProblemKind::Supplied { .. }
                 ) || (inst.standalone
                     && matches!(p.kind, LoadProblemKind::IncludeNotFound { .. }));
                 if unverifiable
