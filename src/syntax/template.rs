@@ -80,14 +80,21 @@ fn has_marker(text: &[u8], lang: Lang) -> bool {
     if find(b"{{") || find(b"{%") || find(b"<%") || find(b"%%") || find(b"SED") || find(b"__") {
         return true;
     }
-    let after = |b: u8, ok: fn(u8) -> bool| {
+    let after = |b: u8, ok: &dyn Fn(u8) -> bool| {
         memchr::memchr_iter(b, text).any(|i| text.get(i + 1).is_some_and(|&c| ok(c)))
     };
-    after(b'@', |c| c.is_ascii_alphabetic())
-        || after(b'%', |c| c.is_ascii_uppercase() || c == b'%')
-        || after(b'<', |c| c.is_ascii_uppercase())
-        || after(b'{', |c| c.is_ascii_alphabetic() || c == b'_' || c == b'#')
-        || (lang != Lang::PhpIni && after(b'$', |c| c.is_ascii_alphabetic() || c == b'{'))
+    // nginx's own `$var`, `${var}` and `@location` are lowercase nearly always: only the
+    // shapes no nginx file is made of send it to the line-by-line scan.
+    let dollar = |c: u8| match lang {
+        Lang::Nginx => c.is_ascii_uppercase() || c == b'{',
+        Lang::Fpm | Lang::Sysctl => c.is_ascii_alphabetic() || c == b'{',
+        Lang::PhpIni => false,
+    };
+    after(b'@', &|c| c.is_ascii_uppercase())
+        || after(b'%', &|c| c.is_ascii_uppercase() || c == b'%')
+        || after(b'<', &|c| c.is_ascii_uppercase())
+        || after(b'{', &|c| c.is_ascii_alphabetic() || c == b'_' || c == b'#')
+        || after(b'$', &dollar)
 }
 
 fn ident(b: u8) -> bool {
