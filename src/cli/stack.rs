@@ -245,7 +245,18 @@ fn not_followed(stack: &Stack) -> Vec<String> {
 }
 
 fn pool_json(cfg: &FpmConfig, pool: &crate::stack::fpm::Pool) -> Value {
-    let get = |k: &str| cfg.get(pool, k).map(|(_, v)| v);
+    // A value a placeholder gives is shown as the placeholder it is, not as a value.
+    let get = |k: &str| {
+        cfg.get(pool, k).map(|(setting, v)| {
+            let src = cfg.source(setting);
+            let at = cfg.files[setting.file].parsed.file.lines[setting.line].span;
+            if crate::syntax::template::touches(&src.holes, &src.text, at) {
+                format!("{v} (placeholder, filled in at deployment)")
+            } else {
+                v
+            }
+        })
+    };
     let header = pool.headers[0];
     let src = cfg.source(header);
     let line = src.line_of(

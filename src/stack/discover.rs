@@ -905,7 +905,9 @@ fn walk(
         // Dockerfile copies `uploads.ini` into PHP's scan directory); under an `etc`
         // tree the layout is the distribution's, and `ld.so.conf` is not nginx.
         let in_etc = path.components().any(|c| c.as_os_str() == "etc");
-        let sniff = (name.ends_with(".conf") || name.ends_with(".ini")) && !in_etc;
+        // A template is judged by the name it renders to (`www.conf.j2`).
+        let rendered = template_stem(&name).unwrap_or(&name);
+        let sniff = (rendered.ends_with(".conf") || rendered.ends_with(".ini")) && !in_etc;
         if let Some((kind, why)) = identify(fs, &path, sniff) {
             out.push((path, kind, why));
         } else if name.ends_with(".txt") || name.ends_with(".dump") || name.contains("nginx") {
