@@ -15,8 +15,9 @@
 # high bytes of each word), servers without `root` (NGX102 scanned `http` per server), the
 # `full` report of a large file with a thousand findings (each frame scanned the file),
 # distinct nested-quantifier regexes (NGX137 confirmed every candidate), and an include
-# fan-out (ten files a level over eight levels: stopped by the expansion budget). Numbers,
-# not tests.
+# fan-out (ten files a level over eight levels: stopped by the expansion budget); and
+# template placeholders alone in many blocks (the template layer's regions). Numbers, not
+# tests.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mult=${1:-1}
@@ -66,6 +67,11 @@ for scale in (1, 10):
         for i in range(10):
             nxt = f"include l{level + 1}/*.conf;\n" if level < 8 else ""
             w(f'{d}/fan-out/l{level}/f{i}.conf', body + nxt)
+    # Template placeholders standing alone in many blocks (each makes its block's
+    # statements depend on the template: found in one pass, not one per placeholder).
+    w(f'{d}/template-inserts/nginx.conf', "events {}\nhttp {\n" + "".join(
+        f"server {{\n    {{{{ extra_{i} }}}}\n    listen 80;\n    server_name s{i};\n}}\n"
+        for i in range(20000 * k)) + "}\n")
 EOF
 
 measure() { # dir [format] -> "seconds rss_kb"
@@ -78,7 +84,7 @@ measure() { # dir [format] -> "seconds rss_kb"
 
 printf '%-16s %10s %10s %12s %12s %8s\n' shape "1x MB" "10x MB" "1x s (RSS)" "10x s (RSS)" ratio
 for shape in ngx008-pairs ngx008-redos ngx023-one-line pools sysctl-lines sysctl-unknown gzip-lines \
-  map-prefix no-root full-report ngx137-distinct fan-out; do
+  map-prefix no-root full-report ngx137-distinct fan-out template-inserts; do
   format=concise
   [ "$shape" = full-report ] && format=full
   read -r s1 r1 < <(measure "$work/1/$shape" "$format")

@@ -542,8 +542,16 @@ pub fn unsure(text: &[u8], masked: &[u8], holes: &[Hole], lang: Lang) -> Vec<Spa
             Lang::Sysctl => {}
         }
     }
+    // Merged into disjoint spans, so [`unsure_at`] is a binary search.
     out.sort_by_key(|s| (s.start, s.end));
-    out
+    let mut merged: Vec<Span> = Vec::with_capacity(out.len());
+    for s in out.into_iter().filter(|s| !s.is_empty()) {
+        match merged.last_mut() {
+            Some(last) if s.start <= last.end => last.end = last.end.max(s.end),
+            _ => merged.push(s),
+        }
+    }
+    merged
 }
 
 enum Tag {
@@ -590,14 +598,22 @@ fn control(tag: &[u8]) -> Tag {
 }
 
 /// For each offset, the nginx block around it (in the masked text): its opening line and
-/// the lines directly in it (a block nested in it is not).
+/// the lines directly in it (a block nested in it is not). One pass over the text, whatever
+/// the number of offsets: each line is tagged with the block it starts in.
 fn nginx_blocks_of(masked: &[u8], offsets: &[u32]) -> Vec<Span> {
-    // Each block's `{` and `}`, and the depth at each line's start.
-    let mut blocks: Vec<(u32, u32)> = Vec::new();
+    const TOP: u32 = u32::MAX;
+    // The innermost open block (by the offset of its `{`) at each line's start and at each
+    // offset asked about.
     let mut stack: Vec<u32> = Vec::new();
-    let mut line_depth: Vec<(u32, u32)> = vec![(0, 0)];
+    let mut lines: Vec<(u32, u32)> = vec![(0, TOP)];
+    let mut wanted: std::collections::BTreeSet<u32> = Default::default();
+    let mut next = offsets.iter().copied().peekable();
     let (mut i, mut quote, mut comment) = (0usize, None::<u8>, false);
     while i < masked.len() {
+        while next.peek().is_some_and(|&o| o as usize <= i) {
+            next.next();
+            wanted.insert(stack.last().copied().unwrap_or(TOP));
+        }
         let b = masked[i];
         match (quote, comment) {
             (_, true) if b == b'\n' => comment = false,
@@ -611,45 +627,33 @@ fn nginx_blocks_of(masked: &[u8], offsets: &[u32]) -> Vec<Span> {
                 b'\\' => i += 1,
                 b'{' => stack.push(i as u32),
                 b'}' => {
-                    if let Some(o) = stack.pop() {
-                        blocks.push((o, i as u32));
-                    }
+                    stack.pop();
                 }
                 _ => {}
             },
         }
         if b == b'\n' {
-            line_depth.push((i as u32 + 1, stack.len() as u32));
+            lines.push((i as u32 + 1, stack.last().copied().unwrap_or(TOP)));
         }
         i += 1;
     }
+    for _ in next {
+        wanted.insert(stack.last().copied().unwrap_or(TOP));
+    }
     let end = masked.len() as u32;
     let mut out = Vec::new();
-    for &at in offsets {
-        let inner = blocks
+    for &open in wanted.iter().filter(|&&o| o != TOP) {
+        // The line that opens the block (`server {`).
+        let line = masked[..open as usize]
             .iter()
-            .filter(|(o, c)| *o < at && at < *c)
-            .min_by_key(|(o, c)| c - o)
-            .copied();
-        let (from, to) = inner.unwrap_or((0, end));
-        let depth = line_depth
-            .iter()
-            .take_while(|(start, _)| *start <= at)
-            .last()
-            .map_or(0, |&(_, d)| d);
-        if inner.is_some() {
-            let line = masked[..from as usize]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |p| p as u32 + 1);
-            out.push(Span::new(line, from + 1));
-        }
-        for (k, &(start, d)) in line_depth.iter().enumerate() {
-            if start < from || start > to || d != depth {
-                continue;
-            }
-            let next = line_depth.get(k + 1).map_or(end, |&(s, _)| s);
-            out.push(Span::new(start, next.min(to)));
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p as u32 + 1);
+        out.push(Span::new(line, open + 1));
+    }
+    for (k, &(start, block)) in lines.iter().enumerate() {
+        if wanted.contains(&block) {
+            let next = lines.get(k + 1).map_or(end, |&(s, _)| s);
+            out.push(Span::new(start, next));
         }
     }
     out
@@ -676,12 +680,11 @@ fn sections_of(masked: &[u8], offsets: &[u32]) -> Vec<Span> {
         .collect()
 }
 
-/// Whether a finding at `span` lies in a region whose findings depend on the template.
+/// Whether a finding at `span` lies in a region whose findings depend on the template
+/// (`unsure` as [`unsure`] returns it: merged, in order, so a binary search answers).
 pub fn unsure_at(unsure: &[Span], span: Span) -> bool {
-    unsure
-        .iter()
-        .take_while(|u| u.start <= span.start)
-        .any(|u| span.start < u.end || (u.is_empty() && u.start == span.start))
+    let k = unsure.partition_point(|u| u.end <= span.start);
+    unsure.get(k).is_some_and(|u| u.start <= span.start)
 }
 
 /// Whether a file's conditionals cannot be read both ways (keeping both branches leaves
