@@ -58,10 +58,12 @@ const PLACEHOLDERS: [&str; 8] = ["@", "SED", "<", "{{", "%", "${", "$clear", "<%
 fn assert_none_on_placeholders(found: &[(String, u64, String, bool)]) {
     for (file, line, code, _) in found {
         let text = line_of(file, *line);
+        // What the server reads of the line: not its comment.
+        let code_part = text.split(" #").next().unwrap_or("");
         assert!(
             !PLACEHOLDERS
                 .iter()
-                .any(|p| text.contains(p) && !text.trim_start().starts_with('#')),
+                .any(|p| code_part.contains(p) && !text.trim_start().starts_with('#')),
             "{code} at {file}:{line} is on a placeholder: {text}"
         );
     }
@@ -133,6 +135,8 @@ fn a_jinja_template_is_read_with_both_branches() {
         .unwrap() as u64
         + 1;
     assert!(at.iter().all(|(l, _)| *l != ssl_line), "{found:?}");
+    // `autoindex on;  # {{ autoindex_note }}`: a placeholder in nginx's own comment hides
+    // nothing on its line.
     assert!(at.iter().any(|(_, c)| *c == "NGX104"), "{found:?}");
 }
 

@@ -146,8 +146,24 @@ fn scan_line(line: &[u8], base: usize, lang: Lang, defined: &[Vec<u8>], out: &mu
     let first = out.len();
     let mut i = 0;
     let mut quote: Option<u8> = None;
+    // Where the language's own comment starts on this line: a placeholder after it is in a
+    // comment the server never reads, so it neither hides a finding on the line nor makes
+    // its block unsure (`autoindex on; # {{ note }}` is still reported).
+    let mut comment_at: Option<usize> = None;
     while i < line.len() {
         let b = line[i];
+        if comment_at.is_none() && quote.is_none() {
+            let starts = match lang {
+                Lang::Nginx => b == b'#' && token_start(line, i),
+                Lang::Fpm | Lang::PhpIni => b == b';',
+                Lang::Sysctl => {
+                    (b == b'#' || b == b';') && line[..i].iter().all(|c| c.is_ascii_whitespace())
+                }
+            };
+            if starts {
+                comment_at = Some(i);
+            }
+        }
         if let Some(end) = at(line, i, lang, defined, quote) {
             out.push(Hole {
                 span: Span::new((base + i) as u32, (base + end.0) as u32),
@@ -175,6 +191,14 @@ fn scan_line(line: &[u8], base: usize, lang: Lang, defined: &[Vec<u8>], out: &mu
             && line[e..].iter().all(|b| b.is_ascii_whitespace());
         if alone && h.kind == HoleKind::Value {
             h.kind = HoleKind::Statements;
+        }
+    }
+    if let Some(c) = comment_at {
+        for h in &mut out[first..] {
+            let in_comment = h.span.start as usize - base > c;
+            if in_comment && matches!(h.kind, HoleKind::Value | HoleKind::Statements) {
+                h.kind = HoleKind::Comment;
+            }
         }
     }
 }
@@ -894,6 +918,23 @@ mod tests {
         assert!(unsure_at(&r.unsure, at("ssl on")));
         assert!(!unsure_at(&r.unsure, at("listen 80")));
         assert!(unsure_at(&r.unsure, at("listen 443")));
+    }
+
+    #[test]
+    fn a_placeholder_in_the_languages_comment_hides_nothing() {
+        for (t, lang) in [
+            ("autoindex on; # {{ note }}\n", Lang::Nginx),
+            ("pm.max_children = 5 ; @MAX\n", Lang::Fpm),
+            ("# {{ header }}\nnet.core.somaxconn = 5\n", Lang::Sysctl),
+        ] {
+            let h = find(t.as_bytes(), lang);
+            assert!(!h.is_empty(), "{t}");
+            assert!(h.iter().all(|h| h.kind == HoleKind::Comment), "{t}: {h:?}");
+            assert!(!touches(&h, t.as_bytes(), Span::new(0, 3)), "{t}");
+        }
+        // Jinja still runs a tag written in an nginx comment.
+        let h = find(b"# {% if x %}\n", Lang::Nginx);
+        assert_eq!(h[0].kind, HoleKind::Control);
     }
 
     #[test]
