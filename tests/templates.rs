@@ -256,3 +256,18 @@ fn an_include_a_deployment_script_supplies_is_not_missing() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("names it (supplied at deployment)"), "{text}");
 }
+
+/// `fmt --check` leaves a template with tags of its own as the template lays it out, and
+/// says so, rather than failing the run (it did: "the formatted text would not parse").
+#[test]
+fn fmt_leaves_templates_as_written() {
+    for dir in ["fixtures/templates/ansible-role", "fixtures/templates/erb"] {
+        let out = run_lemplint(root(), &["fmt", "--check", dir], None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{dir}: {err}");
+        assert!(
+            err.contains("1 file left as written: templates"),
+            "{dir}: {err}"
+        );
+    }
+}

@@ -71,6 +71,7 @@ pub fn run(args: FmtArgs) -> i32 {
     let mut unchanged = 0usize;
     let mut failed = false;
     let mut seen = std::collections::HashSet::new();
+    let mut templates = 0usize;
     for file in ws.stacks.iter().flat_map(|s| s.nginx_files()) {
         let source = &file.source;
         // A section of a committed `nginx -T` dump is never written; neither is a file
@@ -80,6 +81,19 @@ pub fn run(args: FmtArgs) -> i32 {
             || !ws.file_in_focus(source)
             || !seen.insert(file.identity.clone())
         {
+            continue;
+        }
+        // A template with tags of its own (`{% if %}`, `<% end %>`), or whose placeholders
+        // are not nginx words until rendered (`listen {{ port }};`): its layout is the
+        // template's, left as written. Placeholders that are plain words (`@NAME`) format.
+        let control = source.holes.iter().any(|h| {
+            use crate::syntax::template::HoleKind;
+            matches!(h.kind, HoleKind::Control | HoleKind::Statements)
+        });
+        if !source.holes.is_empty()
+            && (control || !crate::syntax::nginx::parse(&source.text).errors.is_empty())
+        {
+            templates += 1;
             continue;
         }
         match nginx::format(&source.text, &file.parsed, style) {
@@ -106,6 +120,12 @@ pub fn run(args: FmtArgs) -> i32 {
                 );
             }
         }
+    }
+    if templates > 0 {
+        eprintln!(
+            "{} left as written: templates that are not nginx until rendered",
+            files(templates)
+        );
     }
     let confine = crate::engine::confinement(&stack);
     let would = changes.len();
