@@ -740,7 +740,13 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs, skip: &dyn Fn(&Path) -> bool) ->
             {
                 // `usr/local` last and shallow: source builds live one or two levels down.
                 let depth = if d.ends_with("usr/local") { 29 } else { 0 };
-                walk(fs, skip, &d, &mut found, depth);
+                // The live system's scripts say nothing about what it reads: not collected.
+                let mut none = Vec::new();
+                let mut out = Walked {
+                    files: &mut found,
+                    scripts: &mut none,
+                };
+                walk(fs, skip, &d, &mut out, depth);
             }
             found.sort();
             found.dedup();
@@ -749,8 +755,11 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs, skip: &dyn Fn(&Path) -> bool) ->
             // entry for it makes loading report why.
             match fs.check_dir(given) {
                 Ok(()) => {
-                    walk(fs, skip, given, &mut found, 0);
-                    scripts.extend(deploy_scripts(given));
+                    let mut out = Walked {
+                        files: &mut found,
+                        scripts: &mut scripts,
+                    };
+                    walk(fs, skip, given, &mut out, 0);
                 }
                 Err(_) => found.push((given.clone(), FileKind::Nginx, "not read".into())),
             }
@@ -822,52 +831,28 @@ pub fn discover(paths: &[PathBuf], fs: &dyn Fs, skip: &dyn Fn(&Path) -> bool) ->
 const SCRIPT_DEPTH: usize = 4;
 const MAX_SCRIPTS: usize = 200;
 
-/// The deployment's scripts under `dir` (see [`StackFiles::deploy_scripts`]), by name.
-fn deploy_scripts(dir: &Path) -> Vec<PathBuf> {
-    fn is_script(name: &str) -> bool {
-        let lower = name.to_ascii_lowercase();
-        lower.starts_with("dockerfile")
-            || lower.starts_with("containerfile")
-            || lower.ends_with(".dockerfile")
-            || lower.ends_with(".sh")
-            || lower.contains("entrypoint")
-            || lower == "makefile"
-            || ((lower.ends_with(".yml") || lower.ends_with(".yaml"))
-                && (lower.contains("compose") || lower.contains("task") || lower == "main.yml"))
-    }
-    fn visit(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        if depth > SCRIPT_DEPTH || out.len() >= MAX_SCRIPTS {
-            return;
-        }
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(|e| e.file_name());
-        for e in entries {
-            let Ok(ft) = e.file_type() else { continue };
-            let name = e.file_name().to_string_lossy().into_owned();
-            if ft.is_dir() && !SKIP_DIRS.contains(&name.as_str()) {
-                visit(&e.path(), depth + 1, out);
-            } else if ft.is_file() && is_script(&name) && out.len() < MAX_SCRIPTS {
-                out.push(e.path());
-            }
-        }
-    }
-    let mut out = Vec::new();
-    visit(dir, 0, &mut out);
-    out
+/// A deployment's script by its name (see [`StackFiles::deploy_scripts`]).
+fn is_deploy_script(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.starts_with("dockerfile")
+        || lower.starts_with("containerfile")
+        || lower.ends_with(".dockerfile")
+        || lower.ends_with(".sh")
+        || lower.contains("entrypoint")
+        || lower == "makefile"
+        || ((lower.ends_with(".yml") || lower.ends_with(".yaml"))
+            && (lower.contains("compose") || lower.contains("task") || lower == "main.yml"))
+}
+
+/// What the walk collects besides configuration files.
+struct Walked<'a> {
+    files: &'a mut Vec<(PathBuf, FileKind, String)>,
+    scripts: &'a mut Vec<PathBuf>,
 }
 
 /// Symlinked directories are not followed (a `sites-enabled` link to a file is), which
 /// also keeps a link to `..` from looping.
-fn walk(
-    fs: &dyn Fs,
-    skip: &dyn Fn(&Path) -> bool,
-    dir: &Path,
-    out: &mut Vec<(PathBuf, FileKind, String)>,
-    depth: usize,
-) {
+fn walk(fs: &dyn Fs, skip: &dyn Fn(&Path) -> bool, dir: &Path, out: &mut Walked<'_>, depth: usize) {
     if depth > 32 {
         return;
     }
@@ -908,8 +893,11 @@ fn walk(
         // A template is judged by the name it renders to (`www.conf.j2`).
         let rendered = template_stem(&name).unwrap_or(&name);
         let sniff = (rendered.ends_with(".conf") || rendered.ends_with(".ini")) && !in_etc;
+        if depth <= SCRIPT_DEPTH && out.scripts.len() < MAX_SCRIPTS && is_deploy_script(&name) {
+            out.scripts.push(path.clone());
+        }
         if let Some((kind, why)) = identify(fs, &path, sniff) {
-            out.push((path, kind, why));
+            out.files.push((path, kind, why));
         } else if name.ends_with(".txt") || name.ends_with(".dump") || name.contains("nginx") {
             // An `nginx -T` dump committed to snapshot a server can have any name; the usual
             // ones are looked at, and taken only when they are one.
@@ -917,7 +905,8 @@ fn walk(
                 .head(&path, SNIFF_BYTES)
                 .is_ok_and(|h| super::fs::DumpFs::looks_like_dump(&h));
             if dump {
-                out.push((path, FileKind::Nginx, "an nginx -T dump".into()));
+                out.files
+                    .push((path, FileKind::Nginx, "an nginx -T dump".into()));
             }
         }
     }

@@ -144,7 +144,6 @@ impl FpmConfig {
 /// A placeholder an installer or a template engine fills in before deployment (see
 /// [`crate::syntax::template`]): such a value is filled in later.
 fn templated(raw: &[u8]) -> bool {
-    use crate::syntax::template;
     !template::find(raw, template::Lang::Fpm).is_empty()
 }
 
@@ -231,7 +230,6 @@ fn placeholder_glob(source: &crate::source::SourceFile, value: Span) -> Option<P
 /// A php-fpm file's syntax, its placeholders read as holes (see
 /// [`crate::syntax::template`]).
 fn parse_fpm(mut source: crate::source::SourceFile) -> (crate::source::SourceFile, fpm::Parsed) {
-    use crate::syntax::template;
     let masked = template::prepare(&mut source, template::Lang::Fpm);
     let parsed = fpm::parse(masked.as_deref().unwrap_or(&source.text));
     (source, parsed)

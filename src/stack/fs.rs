@@ -440,15 +440,6 @@ impl Fs for RealFs {
         // leads nowhere is identified by where it would be.
         match self.confine.resolve(path) {
             Ok(r) => match &r.meta {
-                Some(m) if m.is_file() && m.len() <= FLATTENED_LINK_MAX => {
-                    let target = std::fs::read(&r.real)
-                        .ok()
-                        .and_then(|text| self.flattened_target(path, m, &text));
-                    match target {
-                        Some(t) => self.identity(&t),
-                        None => key_of(m),
-                    }
-                }
                 Some(m) if !m.file_type().is_symlink() => key_of(m),
                 _ => FileKey::Path(r.real),
             },

@@ -297,7 +297,7 @@ fn at(
             if rest.get(1 + n) == Some(&b'@') && name[0].is_ascii_alphabetic() {
                 return Some((i + n + 2, HoleKind::Value));
             }
-            let named_location = lang == Lang::Nginx && i > 0 && defined_location(line, name);
+            let named_location = lang == Lang::Nginx && i > 0 && defines_location(line);
             // OpenSSL's own `@STRENGTH` and `@SECLEVEL=n` in a cipher string.
             let openssl = name == b"STRENGTH"
                 || name == b"SECLEVEL"
@@ -324,8 +324,8 @@ fn at(
     }
 }
 
-/// A `location @NAME` on the same line names a location, not a placeholder.
-fn defined_location(line: &[u8], _name: &[u8]) -> bool {
+/// A `location @NAME` line names a location, not a placeholder.
+fn defines_location(line: &[u8]) -> bool {
     line.trim_ascii_start().starts_with(b"location")
 }
 
@@ -738,15 +738,6 @@ pub fn touches(holes: &[Hole], text: &[u8], span: Span) -> bool {
         .iter()
         .take_while(|h| h.span.start <= end)
         .any(|h| h.span.end > start && h.span.start <= end && h.kind != HoleKind::Comment)
-}
-
-/// The placeholders a file's text holds, as written (for messages).
-pub fn names<'a>(holes: &[Hole], text: &'a [u8]) -> Vec<Cow<'a, str>> {
-    holes
-        .iter()
-        .filter(|h| matches!(h.kind, HoleKind::Value | HoleKind::Statements))
-        .map(|h| String::from_utf8_lossy(&text[h.span.range()]))
-        .collect()
 }
 
 #[cfg(test)]
