@@ -14,8 +14,11 @@ pub const FILE_NAMES: [&str; 2] = ["lemplint.toml", ".lemplint.toml"];
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Config {
-    /// Rules to run (codes, prefixes or names); default: all.
+    /// Rules to run (codes, prefixes, names, groups); default: the `default` group.
     pub select: Option<Vec<String>>,
+    /// Rules to run on top of `select` (or of the default group): `["hardening"]`.
+    #[serde(default)]
+    pub extend_select: Vec<String>,
     #[serde(default)]
     pub ignore: Vec<String>,
     /// Glob → rules ignored in matching files.

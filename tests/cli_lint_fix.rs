@@ -502,3 +502,90 @@ fn findings_through_a_symlink_are_placed_in_the_real_file_for_ci() {
         assert!(!out.contains("sites-enabled"), "{format}: {out}");
     }
 }
+
+/// A tree with a default-group finding (NGX022, `server_tokens on`) and a hardening one
+/// (NGX115: two servers on one port, neither `default_server`).
+fn grouped_tree(config: &str) -> tempfile::TempDir {
+    let d = tree();
+    write(
+        d.path(),
+        "etc/nginx/sites-enabled/other",
+        "server {\n\tlisten 80;\n\tserver_name b.example;\n}\n",
+    );
+    write(d.path(), "lemplint.toml", config);
+    d
+}
+
+fn codes_of(out: &Output) -> Vec<String> {
+    let mut codes: Vec<String> = text(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(": ") && !l.starts_with("Skipped"))
+        .filter_map(|l| l.split('[').nth(1)?.split(']').next().map(String::from))
+        .collect();
+    codes.dedup();
+    codes
+}
+
+#[test]
+fn the_default_group_runs_unless_more_is_selected() {
+    let args = ["lint", "--format", "concise", "."];
+    let out = run(grouped_tree("").path(), &args, None);
+    assert_eq!(codes_of(&out), ["NGX022"], "{}", text(&out.stdout));
+    let out = run(
+        grouped_tree("extend-select = [\"hardening\"]\n").path(),
+        &args,
+        None,
+    );
+    let codes = codes_of(&out);
+    assert!(
+        codes.contains(&"NGX022".into()) && codes.contains(&"NGX115".into()),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = run(
+        grouped_tree("select = [\"hardening\"]\n").path(),
+        &args,
+        None,
+    );
+    assert!(
+        !codes_of(&out).contains(&"NGX022".into()),
+        "{}",
+        text(&out.stdout)
+    );
+    // The command line replaces `select`; `extend-select` still adds to it.
+    let out = run(
+        grouped_tree("select = [\"hardening\"]\n").path(),
+        &["lint", "--format", "concise", "--select", "NGX022", "."],
+        None,
+    );
+    assert_eq!(codes_of(&out), ["NGX022"], "{}", text(&out.stdout));
+}
+
+#[test]
+fn a_rules_severity_is_overridden_in_the_config() {
+    let d = grouped_tree("[rules.NGX022]\nseverity = \"info\"\n");
+    let out = run(d.path(), &["lint", "--format", "concise", "."], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("info[NGX022]"),
+        "{}",
+        text(&out.stdout)
+    );
+    let d = grouped_tree("[rules.NGX022]\nseverity = \"error\"\n");
+    let out = run(
+        d.path(),
+        &["lint", "--format", "concise", "--fail-on", "error", "."],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    // An input error keeps its severity; a wrong value names the place and the way out.
+    let (code, err) = lint_with_config("[rules.NGX000]\nseverity = \"info\"\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("cannot be changed"), "{err}");
+    let (code, err) = lint_with_config("[rules.NGX022]\nseverity = \"off\"\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("lemplint.toml:2:12") && err.contains("add it to `ignore`"),
+        "{err}"
+    );
+}

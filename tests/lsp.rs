@@ -62,6 +62,8 @@ fn an_editor_session() {
         "[global]\ninclude=/etc/php/8.2/fpm/pool.d/*.conf\n",
     );
     let pool = write(&root, "etc/php/8.2/fpm/pool.d/www.conf", POOL);
+    // NGX102 is a hardening rule: selected here, as a team that wants it would.
+    write(&root, "lemplint.toml", "extend-select = [\"hardening\"]\n");
     let (nginx_uri, site_uri, pool_uri) = (uri(&nginx), uri(&site), uri(&pool));
 
     let mut c = Client::start(Path::new(env!("CARGO_BIN_EXE_lemplint")), &root);
@@ -238,7 +240,11 @@ fn an_editor_session() {
         codes(&site_diags).contains(&"NGX102".to_string()),
         "{site_diags:#?}"
     );
-    let config = write(&root, "lemplint.toml", "ignore = [\"NGX102\"]\n");
+    let config = write(
+        &root,
+        "lemplint.toml",
+        "extend-select = [\"hardening\"]\nignore = [\"NGX102\"]\n",
+    );
     c.notify(
         "workspace/didChangeWatchedFiles",
         json!({"changes": [{"uri": uri(&config), "type": 1}]}),

@@ -14,7 +14,8 @@ pub struct LintArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Full)]
     pub format: Format,
-    /// Rules to run: codes, prefixes (NGX, FPM0) or names; replaces `select` in the config
+    /// Rules to run: groups (default, hardening, preview), codes, prefixes (NGX, FPM0) or
+    /// names; replaces `select` in the config (default: the `default` group)
     #[arg(long, value_delimiter = ',')]
     pub select: Vec<String>,
     /// Rules to skip, added to `ignore` in the config

@@ -51,11 +51,13 @@ pub fn render(rule: &RuleEntry) -> String {
     let m = rule.meta();
     let d = &m.docs;
     let mut out = format!(
-        "{} {}\n{} · {} · fix: {}{}\n\n{}\n",
+        "{} {}\n{} · {} · group: {} ({}) · fix: {}{}\n\n{}\n",
         rule.code,
         rule.name,
         rule.category.as_str(),
         rule.severity().as_str(),
+        rule.group.as_str(),
+        rules::lifecycle::SHIPPED.status(rule).as_str(),
         fix_text(rule.fix),
         if rule.needs_host {
             " · needs host facts"
@@ -120,6 +122,8 @@ pub fn run_rules(args: RulesArgs) -> i32 {
                     serde_json::json!({
                         "code": r.code, "name": r.name, "category": r.category.as_str(),
                         "severity": r.severity().as_str(), "summary": m.summary,
+                        "group": r.group.as_str(),
+                        "status": rules::lifecycle::SHIPPED.status(r).as_str(),
                         "fix": fix_text(r.fix), "needs_host": r.needs_host,
                     })
                 })
@@ -132,11 +136,12 @@ pub fn run_rules(args: RulesArgs) -> i32 {
             for r in rules::RULES.iter() {
                 let m = r.meta();
                 println!(
-                    "{:<7} {:<width$} {:<11} {:<7} {}{}",
+                    "{:<7} {:<width$} {:<11} {:<7} {:<9} {}{}",
                     r.code,
                     r.name,
                     r.category.as_str(),
                     r.severity().as_str(),
+                    r.group.as_str(),
                     m.summary,
                     if r.fix != FixAvailability::None {
                         " [fix]"
@@ -150,18 +155,19 @@ pub fn run_rules(args: RulesArgs) -> i32 {
     EXIT_OK
 }
 
-/// Every rule as a Markdown table: code, name, category, severity, fix, summary.
+/// Every rule as a Markdown table: code, name, category, severity, group, fix, summary.
 pub fn markdown_table() -> String {
-    let mut out = String::from("| code | name | category | severity | fix | summary |\n| --- | --- | --- | --- | --- | --- |\n");
+    let mut out = String::from("| code | name | category | severity | group | fix | summary |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     for r in rules::RULES.iter() {
         let m = r.meta();
         out.push_str(&format!(
-            "| {} | {} | {} | {}{} | {} | {} |\n",
+            "| {} | {} | {} | {}{} | {} | {} | {} |\n",
             r.code,
             r.name,
             r.category.as_str(),
             r.severity().as_str(),
             if r.needs_host { " (host)" } else { "" },
+            r.group.as_str(),
             fix_text(r.fix),
             m.summary.replace('|', "\\|")
         ));

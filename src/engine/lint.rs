@@ -67,14 +67,37 @@ pub fn collect_cancellable(
     }
     let cfg = &ws.config.config;
     let selection = Selection {
-        select: if select.is_empty() {
-            cfg.select.clone().unwrap_or_default()
-        } else {
-            select.to_vec()
+        select: {
+            let base = if select.is_empty() {
+                cfg.select.clone().unwrap_or_default()
+            } else {
+                select.to_vec()
+            };
+            // `extend-select` adds to whatever `select` resolves to, the default group
+            // included.
+            match (base.is_empty(), cfg.extend_select.is_empty()) {
+                (_, true) => base,
+                (true, false) => std::iter::once("default".to_string())
+                    .chain(cfg.extend_select.iter().cloned())
+                    .collect(),
+                (false, false) => base
+                    .into_iter()
+                    .chain(cfg.extend_select.iter().cloned())
+                    .collect(),
+            }
         },
         ignore: cfg.ignore.iter().chain(ignore).cloned().collect(),
     };
     let unknown = selection.unknown();
+    if let Some(r) = unknown
+        .iter()
+        .find_map(|s| rules::lifecycle::SHIPPED.removed(s))
+    {
+        return Err(format!(
+            "rule {} was removed in lemplint {}: {}",
+            r.code, r.version, r.reason
+        ));
+    }
     if !unknown.is_empty() {
         return Err(format!(
             "unknown rule selector{} {} (see `lemplint rules`)",
@@ -241,7 +264,7 @@ fn per_file_ignored(ws: &Workspace, d: &Diagnostic) -> bool {
     let rel = crate::config::relative_to_config(ws.config.path.as_deref(), &d.file.path);
     ws.config.per_file.iter().any(|(glob, sels)| {
         (glob.matches(&rel) || glob.matches(&d.file.path))
-            && sels.iter().any(|s| rules::specificity(s, rule) > 0)
+            && sels.iter().any(|s| rules::ignore_specificity(s, rule) > 0)
     })
 }
 

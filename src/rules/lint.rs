@@ -21,6 +21,7 @@ declare_rule! {
     category: Style,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 declare_rule! {
@@ -33,6 +34,7 @@ declare_rule! {
     category: Style,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 impl Rule for UnusedSuppression {
@@ -58,6 +60,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: None,
+    group: Default,
     input_error: true,
 }
 
@@ -83,6 +86,7 @@ declare_rule! {
     category: Security,
     severity: Error,
     fix: None,
+    group: Default,
     input_error: true,
 }
 

@@ -24,6 +24,45 @@ impl Category {
     }
 }
 
+/// Which selection a rule belongs to (clippy's lint groups, ruff's default set). Declared with
+/// the rule; `select`/`ignore` accept the group's name.
+///
+/// - `Default`: runs when no rule is selected, and may fail a CI run: correctness, and
+///   security or performance problems that are true wherever the rule fires. A rule stays
+///   here only while the judged sets (`scripts/precision`) hold no false or misleading
+///   finding of it at warning or error.
+/// - `Hardening`: advice whose truth depends on what the site is for (HSTS, secret files in
+///   a docroot that may not be a checkout, a default server, map defaults): opt in with
+///   `select = ["default", "hardening"]`.
+/// - `Preview`: every new rule until its measured precision earns it a place; runs only when
+///   named by its code or with the `preview` selector, never through a prefix or `ALL`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Group {
+    Default,
+    Hardening,
+    Preview,
+}
+
+impl Group {
+    pub const ALL: [Group; 3] = [Group::Default, Group::Hardening, Group::Preview];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Group::Default => "default",
+            Group::Hardening => "hardening",
+            Group::Preview => "preview",
+        }
+    }
+
+    /// The group a selector names (`default`, `hardening`, `preview`), any case.
+    pub fn named(selector: &str) -> Option<Group> {
+        Group::ALL
+            .into_iter()
+            .find(|g| selector.eq_ignore_ascii_case(g.as_str()))
+    }
+}
+
 /// Whether the rule can offer a fix (ruff's `FixAvailability`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -21,6 +21,7 @@
 ///     category: Security,       // meta::Category
 ///     severity: Warning,        // the default; a finding may set its own
 ///     fix: Always,              // meta::FixAvailability, checked against the fixtures
+///     group: Default,           // meta::Group: Default, Hardening or Preview
 ///     // optional, in this order:
 ///     needs_host: true,         // skipped unless host facts are given
 ///     uses_locations: true,     // asks location matching (built before the rules run)
@@ -43,6 +44,7 @@ macro_rules! declare_rule {
         category: $category:ident,
         severity: $severity:ident,
         fix: $fix:ident,
+        group: $group:ident,
         $(needs_host: $needs_host:literal,)?
         $(uses_locations: $uses_locations:literal,)?
         $(input_error: $input_error:literal,)?
@@ -60,6 +62,7 @@ macro_rules! declare_rule {
                 category: $crate::rules::meta::Category::$category,
                 severity: $crate::diagnostic::Severity::$severity,
                 fix: $crate::rules::meta::FixAvailability::$fix,
+                group: $crate::rules::meta::Group::$group,
                 needs_host: false $(|| $needs_host)?,
                 uses_locations: false $(|| $uses_locations)?,
                 input_error: false $(|| $input_error)?,
@@ -83,6 +86,7 @@ macro_rules! declare_rule {
 }
 
 pub mod fpm;
+pub mod lifecycle;
 pub mod lint;
 pub mod meta;
 pub mod nginx;
@@ -97,7 +101,7 @@ use crate::host::HostFacts;
 use crate::source::{Shared, Span};
 use crate::stack::instances::{instances, Instance};
 use crate::stack::model::Stack;
-use meta::{Category, FixAvailability, RuleMeta};
+use meta::{Category, FixAvailability, Group, RuleMeta};
 pub use options::{NoOptions, RuleOptions};
 use std::sync::OnceLock;
 
@@ -125,6 +129,8 @@ pub struct Decl {
     /// The default severity of its findings.
     pub severity: Severity,
     pub fix: FixAvailability,
+    /// Which selection runs it when the user names no rule: see [`Group`].
+    pub group: Group,
     /// Judges the configuration against host facts: skipped when none are given.
     pub needs_host: bool,
     /// Asks [`crate::analysis::locations::Locations`] (directly or through
@@ -148,6 +154,7 @@ pub struct RuleEntry {
     pub lang: &'static str,
     pub category: Category,
     pub fix: FixAvailability,
+    pub group: Group,
     pub needs_host: bool,
     pub uses_locations: bool,
     pub input_error: bool,
@@ -169,6 +176,7 @@ impl RuleEntry {
             lang: d.lang,
             category: d.category,
             fix: d.fix,
+            group: d.group,
             needs_host: d.needs_host,
             uses_locations: d.uses_locations,
             input_error: d.input_error,
@@ -347,6 +355,11 @@ pub fn by_code(code: &str) -> Option<&'static RuleEntry> {
 
 /// Finds a rule by code (case-insensitive) or name.
 pub fn lookup(key: &str) -> Option<&'static RuleEntry> {
+    lookup_exact(lifecycle::SHIPPED.canonical(key))
+}
+
+/// [`lookup`] without following redirects.
+pub fn lookup_exact(key: &str) -> Option<&'static RuleEntry> {
     RULES
         .iter()
         .find(|r| r.code.eq_ignore_ascii_case(key) || r.name == key)
@@ -354,10 +367,32 @@ pub fn lookup(key: &str) -> Option<&'static RuleEntry> {
 
 /// How specifically a selector names a rule: 0 = not at all; a name or full code beats a
 /// prefix, a longer prefix beats a shorter one (`ignore = ["NGX"]` with
-/// `select = ["NGX022"]` keeps NGX022).
+/// `select = ["NGX022"]` keeps NGX022), and any of them beats a group or `ALL`.
+///
+/// A group's name (`default`, `hardening`, `preview`) names the rules declared in it. `ALL`
+/// and prefixes name every rule of theirs except the preview ones, which only their code,
+/// their name or `preview` selects (ruff's rule: a broad selector never turns on a rule
+/// that has not earned its place). Ignoring is not so guarded: `ignore = ["NGX1"]` also
+/// ignores a preview NGX1xx rule.
 pub fn specificity(selector: &str, rule: &RuleEntry) -> usize {
+    reach(selector, rule, true)
+}
+
+/// [`specificity`] for `ignore` and per-file ignores.
+pub fn ignore_specificity(selector: &str, rule: &RuleEntry) -> usize {
+    reach(selector, rule, false)
+}
+
+fn reach(selector: &str, rule: &RuleEntry, selecting: bool) -> usize {
+    let selector = lifecycle::SHIPPED.canonical(selector);
     if selector == rule.name || selector.eq_ignore_ascii_case(rule.code) {
         return usize::MAX;
+    }
+    if let Some(group) = Group::named(selector) {
+        return usize::from(group == rule.group);
+    }
+    if selecting && rule.group == Group::Preview {
+        return 0;
     }
     if selector.eq_ignore_ascii_case("ALL") {
         return 1;
@@ -372,7 +407,7 @@ pub fn specificity(selector: &str, rule: &RuleEntry) -> usize {
 /// Which rules run.
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
-    /// Empty: all rules.
+    /// Empty: the `default` group.
     pub select: Vec<String>,
     pub ignore: Vec<String>,
 }
@@ -386,7 +421,7 @@ impl Selection {
             return true;
         }
         let sel = if self.select.is_empty() {
-            1
+            usize::from(rule.group == Group::Default)
         } else {
             self.select
                 .iter()
@@ -397,7 +432,7 @@ impl Selection {
         let ign = self
             .ignore
             .iter()
-            .map(|s| specificity(s, rule))
+            .map(|s| ignore_specificity(s, rule))
             .max()
             .unwrap_or(0);
         sel > 0 && sel > ign
@@ -408,7 +443,11 @@ impl Selection {
         self.select
             .iter()
             .chain(&self.ignore)
-            .filter(|s| !RULES.iter().any(|r| specificity(s, r) > 0))
+            .filter(|s| {
+                Group::named(s).is_none()
+                    && !s.eq_ignore_ascii_case("ALL")
+                    && !RULES.iter().any(|r| ignore_specificity(s, r) > 0)
+            })
             .cloned()
             .collect()
     }
@@ -719,7 +758,12 @@ pub fn run_cancellable(
             };
             let started = std::time::Instant::now();
             entry.rule.check(&mut cx);
-            let out = cx.finish();
+            let mut out = cx.finish();
+            if let Some(severity) = options.severity(entry) {
+                for d in &mut out {
+                    d.severity = severity;
+                }
+            }
             crate::timings::report(format_args!("{}", entry.code), started);
             out
         })
@@ -737,6 +781,57 @@ pub fn run_cancellable(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn in_group(group: Group) -> RuleEntry {
+        RuleEntry {
+            group,
+            ..RuleEntry::of(&nginx::autoindex_on::AutoindexOn)
+        }
+    }
+
+    fn selection(select: &[&str], ignore: &[&str]) -> Selection {
+        Selection {
+            select: select.iter().map(|s| s.to_string()).collect(),
+            ignore: ignore.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// Nothing selected runs the default group; `ALL` and prefixes add hardening but never
+    /// a preview rule, which only its code, its name or `preview` turns on; ignoring by
+    /// prefix reaches preview rules too; the most specific selector wins.
+    #[test]
+    fn groups_select_as_documented() {
+        let (default, hardening, preview) = (
+            in_group(Group::Default),
+            in_group(Group::Hardening),
+            in_group(Group::Preview),
+        );
+        let runs = |s: &Selection| [&default, &hardening, &preview].map(|r| s.enabled(r));
+        assert_eq!(runs(&selection(&[], &[])), [true, false, false]);
+        assert_eq!(runs(&selection(&["ALL"], &[])), [true, true, false]);
+        assert_eq!(runs(&selection(&["NGX1"], &[])), [true, true, false]);
+        assert_eq!(runs(&selection(&["hardening"], &[])), [false, true, false]);
+        assert_eq!(runs(&selection(&["preview"], &[])), [false, false, true]);
+        assert_eq!(runs(&selection(&["NGX104"], &[])), [true, true, true]);
+        assert_eq!(runs(&selection(&["autoindex-on"], &[])), [true, true, true]);
+        assert_eq!(
+            runs(&selection(&["NGX104"], &["preview", "hardening"])),
+            [true, true, true]
+        );
+        assert_eq!(
+            runs(&selection(&["preview", "hardening"], &["NGX1"])),
+            [false, false, false]
+        );
+        assert_eq!(
+            runs(&selection(&["NGX"], &["hardening"])),
+            [true, true, false],
+            "a prefix is more specific than a group"
+        );
+        assert!(selection(&["Hardening", "ALL", "preview"], &["default"])
+            .unknown()
+            .is_empty());
+        assert_eq!(selection(&["hardned"], &[]).unknown(), ["hardned"]);
+    }
 
     /// The input errors and the files `fix` refuses come from the declarations: the codes
     /// that mean "the input could not be read as a whole", and all of them but a missing

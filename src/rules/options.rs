@@ -90,12 +90,16 @@ fn field_names<T: Options>() -> &'static [&'static str] {
 /// Every rule's options, in registry order: what the user wrote, else the defaults.
 pub struct RuleOptions {
     by_rule: Vec<Parsed>,
+    /// `[rules.CODE] severity = "…"`: the severity of every finding of the rule, in place
+    /// of the one the rule gives it (hadolint's and ruff's per-rule override).
+    severity: Vec<Option<crate::diagnostic::Severity>>,
 }
 
 impl Default for RuleOptions {
     fn default() -> Self {
         RuleOptions {
             by_rule: RULES.iter().map(|r| (r.options.default)()).collect(),
+            severity: vec![None; RULES.len()],
         }
     }
 }
@@ -146,13 +150,26 @@ impl RuleOptions {
         written.sort_by_key(|(k, _)| k.span().start);
         for (key, table) in written {
             let code = key.get_ref().as_str();
-            let Some(&i) = index().get(code) else {
+            // Keyed by code; a renamed rule's old code still reaches it.
+            let current = super::lifecycle::SHIPPED.canonical(code);
+            let Some(&i) = index().get(current.to_ascii_uppercase().as_str()) else {
                 return Err(unknown_rule(code, key.span()));
             };
             let entry = &RULES[i];
-            out.by_rule[i] = (entry.options.parse)(table).map_err(|e| option_error(entry, e))?;
+            // `severity` belongs to every rule, not to its options struct.
+            let mut table = table.clone();
+            if let Some(key) = table.keys().find(|k| k.get_ref() == "severity").cloned() {
+                let value = table.remove(&key).expect("the key was just found");
+                out.severity[i] = Some(severity_override(entry, &key, &value)?);
+            }
+            out.by_rule[i] = (entry.options.parse)(&table).map_err(|e| option_error(entry, e))?;
         }
         Ok(out)
+    }
+
+    /// The severity lemplint.toml gives every finding of `entry`, if it gives one.
+    pub fn severity(&self, entry: &RuleEntry) -> Option<crate::diagnostic::Severity> {
+        self.severity[index()[entry.code]]
     }
 
     /// The options of `entry`, as its rule declared them (downcast by [`super::Context`]).
@@ -168,6 +185,39 @@ impl RuleOptions {
         self.by_rule[i]
             .downcast_ref()
             .expect("the registry parsed these options with R's declared type")
+    }
+}
+
+/// A `[rules.CODE] severity` value. An input error keeps its own: a file nginx cannot read
+/// is an error whatever the configuration says (exit code 2 depends on it).
+fn severity_override(
+    entry: &RuleEntry,
+    key: &toml::Spanned<String>,
+    value: &toml::Spanned<toml::Value>,
+) -> Result<crate::diagnostic::Severity, TableError> {
+    use crate::diagnostic::Severity;
+    if entry.input_error {
+        return Err(TableError {
+            message: format!(
+                "[rules.{}] severity: {} means the input could not be read; its severity cannot be changed",
+                entry.code, entry.code
+            ),
+            span: Some(key.span()),
+            help: None,
+        });
+    }
+    match value.get_ref().as_str() {
+        Some("error") => Ok(Severity::Error),
+        Some("warning") => Ok(Severity::Warning),
+        Some("info") => Ok(Severity::Info),
+        _ => Err(TableError {
+            message: format!(
+                "[rules.{}] severity must be \"error\", \"warning\" or \"info\"",
+                entry.code
+            ),
+            span: Some(value.span()),
+            help: Some(format!("to turn {} off, add it to `ignore`", entry.code)),
+        }),
     }
 }
 

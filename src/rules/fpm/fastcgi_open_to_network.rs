@@ -24,6 +24,7 @@ declare_rule! {
     category: Security,
     severity: Error,
     fix: None,
+    group: Default,
 }
 
 impl Rule for FastcgiOpenToNetwork {

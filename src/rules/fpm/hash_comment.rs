@@ -15,6 +15,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: Always,
+    group: Default,
 }
 
 impl Rule for HashComment {

@@ -21,6 +21,7 @@ declare_rule! {
     category: Correctness,
     severity: Warning,
     fix: Always,
+    group: Default,
 }
 
 impl Rule for HashCommentInValue {

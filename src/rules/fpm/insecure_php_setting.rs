@@ -32,6 +32,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Always,
+    group: Default,
 }
 
 /// (setting, severity, what it does when on)

@@ -37,6 +37,7 @@ declare_rule! {
     category: Correctness,
     severity: Warning,
     fix: Sometimes,
+    group: Default,
 }
 
 /// Size-valued settings parsed with `zend_ini_parse_quantity` (PHP 8.2 `OnUpdateLong` /

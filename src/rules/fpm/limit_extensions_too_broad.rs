@@ -23,6 +23,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Always,
+    group: Default,
 }
 
 impl Rule for LimitExtensionsTooBroad {

@@ -21,6 +21,7 @@ declare_rule! {
     category: Performance,
     severity: Info,
     fix: Always,
+    group: Default,
 }
 
 impl Rule for OndemandIdleTimeoutShort {

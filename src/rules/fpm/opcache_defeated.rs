@@ -22,6 +22,7 @@ declare_rule! {
     category: Performance,
     severity: Info,
     fix: Sometimes,
+    group: Default,
 }
 
 impl Rule for OpcacheDefeated {

@@ -35,6 +35,7 @@ declare_rule! {
     category: Reliability,
     severity: Warning,
     fix: None,
+    group: Default,
     needs_host: true,
     options: crate::stack::sizing::MemoryOptions,
 }

@@ -24,6 +24,7 @@ declare_rule! {
     category: Reliability,
     severity: Info,
     fix: Always,
+    group: Default,
 }
 
 const RECOMMENDED: &str = "500";

@@ -23,6 +23,7 @@ declare_rule! {
     category: Reliability,
     severity: Info,
     fix: None,
+    group: Default,
 }
 
 const HELP: &str = "set `request_terminate_timeout` to the longest a request may legitimately \

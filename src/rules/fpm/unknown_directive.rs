@@ -30,6 +30,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: Sometimes,
+    group: Default,
     options: Options,
 }
 

@@ -15,6 +15,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Sometimes,
+    group: Default,
 }
 
 impl Rule for AllowWithoutDeny {

@@ -24,6 +24,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Always,
+    group: Default,
     uses_locations: true,
 }
 

@@ -30,6 +30,7 @@ declare_rule! {
     category: Reliability,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 /// The rewrite module's directives, which run in the rewrite phase in order.

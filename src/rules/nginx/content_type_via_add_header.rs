@@ -12,6 +12,7 @@ declare_rule! {
     category: Reliability,
     severity: Info,
     fix: None,
+    group: Default,
 }
 
 impl Rule for ContentTypeViaAddHeader {

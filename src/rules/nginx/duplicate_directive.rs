@@ -15,6 +15,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: Sometimes,
+    group: Default,
 }
 
 impl Rule for DuplicateDirective {

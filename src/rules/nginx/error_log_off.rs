@@ -14,6 +14,7 @@ declare_rule! {
     category: Reliability,
     severity: Warning,
     fix: Always,
+    group: Default,
 }
 
 impl Rule for ErrorLogOff {

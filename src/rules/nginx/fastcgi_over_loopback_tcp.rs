@@ -28,6 +28,7 @@ declare_rule! {
     category: Performance,
     severity: Info,
     fix: Sometimes,
+    group: Default,
 }
 
 /// Where the socket goes when no other pool of the stack shows a socket directory: Debian's

@@ -25,6 +25,7 @@ declare_rule! {
     category: Correctness,
     severity: Warning,
     fix: Always,
+    group: Default,
 }
 
 /// What one occurrence of a `gzip_types` directive says about one of its words.

@@ -28,6 +28,7 @@ declare_rule! {
     category: Security,
     severity: Info,
     fix: None,
+    group: Hardening,
 }
 
 /// The last `proxy_set_header` of `name` among `headers`.

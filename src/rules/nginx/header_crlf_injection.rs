@@ -30,6 +30,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 /// `return` codes whose text is the `Location` header (ngx_http_rewrite_return).

@@ -39,6 +39,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Sometimes,
+    group: Hardening,
 }
 
 /// An array-like directive a level replaces as a whole.

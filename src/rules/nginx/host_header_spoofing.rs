@@ -33,6 +33,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Sometimes,
+    group: Default,
 }
 
 /// The directives that set a request header toward the upstream.

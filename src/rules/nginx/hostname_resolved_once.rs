@@ -29,6 +29,7 @@ declare_rule! {
     category: Reliability,
     severity: Info,
     fix: None,
+    group: Default,
 }
 
 /// Domains whose addresses change under the name by design: load balancers and platforms

@@ -36,6 +36,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Sometimes,
+    group: Hardening,
 }
 
 const HSTS: &str = "strict-transport-security";

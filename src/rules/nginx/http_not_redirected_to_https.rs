@@ -21,6 +21,7 @@ declare_rule! {
     category: Security,
     severity: Info,
     fix: None,
+    group: Hardening,
 }
 
 impl Rule for HttpNotRedirectedToHttps {

@@ -28,6 +28,7 @@ declare_rule! {
     category: Reliability,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 /// The rewrite module's directives: they run in the rewrite phase, when the `if` is

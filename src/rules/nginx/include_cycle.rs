@@ -12,6 +12,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: None,
+    group: Default,
     input_error: true,
 }
 

@@ -17,6 +17,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: None,
+    group: Default,
     input_error: true,
     blocks_fixes: false,
 }

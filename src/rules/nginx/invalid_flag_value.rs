@@ -14,6 +14,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: Sometimes,
+    group: Default,
 }
 
 impl Rule for InvalidFlagValue {

@@ -15,6 +15,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: None,
+    group: Default,
 }
 
 impl Rule for InvalidValue {

@@ -25,6 +25,7 @@ declare_rule! {
     category: Performance,
     severity: Info,
     fix: None,
+    group: Default,
 }
 
 /// nginx's default before 1.19.10: a limit at or below it makes HTTP/2 clients reconnect

@@ -30,6 +30,7 @@ declare_rule! {
     category: Correctness,
     severity: Warning,
     fix: None,
+    group: Default,
     uses_locations: true,
 }
 

@@ -25,6 +25,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 /// Directives whose arguments are string expressions with variables.

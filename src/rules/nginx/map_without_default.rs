@@ -24,6 +24,7 @@ declare_rule! {
     category: Security,
     severity: Info,
     fix: None,
+    group: Hardening,
 }
 
 impl Rule for MapWithoutDefault {

@@ -20,6 +20,7 @@ declare_rule! {
     category: Security,
     severity: Info,
     fix: None,
+    group: Hardening,
 }
 
 impl Rule for MissingDefaultServer {

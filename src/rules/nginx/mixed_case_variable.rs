@@ -20,6 +20,7 @@ declare_rule! {
     category: Reliability,
     severity: Info,
     fix: None,
+    group: Default,
 }
 
 /// The first place a spelling is written.

@@ -15,6 +15,7 @@ declare_rule! {
     category: Reliability,
     severity: Warning,
     fix: Sometimes,
+    group: Default,
 }
 
 /// The directives that write a header, and which of their arguments become header bytes.

@@ -26,6 +26,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 /// The first directive of `inst` that meets `cond`.

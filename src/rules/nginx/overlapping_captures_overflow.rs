@@ -21,6 +21,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 impl Rule for OverlappingCapturesOverflow {

@@ -45,6 +45,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Sometimes,
+    group: Default,
 }
 
 /// URIs that are not PHP scripts, with what matching them reveals.

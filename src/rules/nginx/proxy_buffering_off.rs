@@ -24,6 +24,7 @@ declare_rule! {
     category: Performance,
     severity: Info,
     fix: None,
+    group: Default,
 }
 
 /// Words in a location's name that say it streams.

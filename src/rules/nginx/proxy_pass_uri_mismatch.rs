@@ -36,6 +36,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    group: Default,
     uses_locations: true,
 }
 

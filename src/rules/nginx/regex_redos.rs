@@ -24,6 +24,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 /// The least polynomial degree worth reporting: a quadratic match over a URI of a few

@@ -21,6 +21,7 @@ declare_rule! {
     category: Correctness,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 /// What became of a directive, and since which nginx.

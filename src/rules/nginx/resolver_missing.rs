@@ -34,6 +34,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: None,
+    group: Default,
 }
 
 /// The directives whose target nginx resolves per request when it holds a variable.

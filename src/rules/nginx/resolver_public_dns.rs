@@ -22,6 +22,7 @@ declare_rule! {
     category: Security,
     severity: Info,
     fix: None,
+    group: Hardening,
 }
 
 /// Well-known open resolvers reached over the internet, with who runs them. Only these are

@@ -20,6 +20,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 impl Rule for ReturnBypassesAccessControl {

@@ -22,6 +22,7 @@ declare_rule! {
     category: Security,
     severity: Info,
     fix: None,
+    group: Default,
 }
 
 const REDIRECTS: [&str; 5] = ["301", "302", "303", "307", "308"];

@@ -30,6 +30,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    group: Hardening,
     uses_locations: true,
 }
 

@@ -22,6 +22,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    group: Hardening,
     uses_locations: true,
 }
 

@@ -45,6 +45,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    group: Default,
     uses_locations: true,
 }
 

@@ -27,6 +27,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 /// nginx's own status handlers.

@@ -19,6 +19,7 @@ declare_rule! {
     category: Correctness,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 impl Rule for TryFilesWithProxyPass {

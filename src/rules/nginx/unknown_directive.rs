@@ -16,6 +16,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: Sometimes,
+    group: Default,
 }
 
 impl Rule for UnknownDirective {

@@ -26,6 +26,7 @@ declare_rule! {
     category: Performance,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 impl Rule for UpstreamKeepaliveNotEffective {

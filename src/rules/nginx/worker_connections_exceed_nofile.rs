@@ -30,6 +30,7 @@ declare_rule! {
     category: Reliability,
     severity: Warning,
     fix: Always,
+    group: Default,
 }
 
 impl Rule for WorkerConnectionsExceedNofile {

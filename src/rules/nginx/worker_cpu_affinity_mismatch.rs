@@ -28,6 +28,7 @@ declare_rule! {
     category: Correctness,
     severity: Warning,
     fix: Sometimes,
+    group: Default,
 }
 
 /// The number of workers, and how it was decided (for messages).

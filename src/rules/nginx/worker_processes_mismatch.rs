@@ -27,6 +27,7 @@ declare_rule! {
     category: Performance,
     severity: Warning,
     fix: Always,
+    group: Default,
     needs_host: true,
 }
 

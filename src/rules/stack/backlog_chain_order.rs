@@ -37,6 +37,7 @@ declare_rule! {
     category: Performance,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 /// nginx's side of a link: the largest listen queue of a server.

@@ -28,6 +28,7 @@ declare_rule! {
     category: Correctness,
     severity: Warning,
     fix: Sometimes,
+    group: Default,
 }
 
 /// Above this, kernels older than the 32-bit accept backlog wrap or refuse the value

@@ -29,6 +29,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: Sometimes,
+    group: Default,
 }
 
 /// A pool's name, its address, and where its `listen` is written.

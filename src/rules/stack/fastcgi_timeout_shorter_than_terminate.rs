@@ -29,6 +29,7 @@ declare_rule! {
     category: Reliability,
     severity: Info,
     fix: Sometimes,
+    group: Default,
 }
 
 /// nginx's default `fastcgi_read_timeout`, in milliseconds.

@@ -41,6 +41,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: Sometimes,
+    group: Default,
 }
 
 /// A user or group name (or numeric id), when known.

@@ -33,6 +33,7 @@ declare_rule! {
     category: Reliability,
     severity: Warning,
     fix: Sometimes,
+    group: Default,
 }
 
 /// The main-context occurrence of `name` that applies (the last one).

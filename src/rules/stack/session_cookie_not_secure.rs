@@ -25,6 +25,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Always,
+    group: Default,
 }
 
 /// Whether every `listen` of the server takes TLS (`ssl` or `quic`), and there is one.

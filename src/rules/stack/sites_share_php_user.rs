@@ -28,6 +28,7 @@ declare_rule! {
     category: Security,
     severity: Info,
     fix: None,
+    group: Hardening,
 }
 
 /// One pool as this rule sees it.

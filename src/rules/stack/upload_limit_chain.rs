@@ -36,6 +36,7 @@ declare_rule! {
     category: Reliability,
     severity: Warning,
     fix: Sometimes,
+    group: Default,
 }
 
 /// nginx's default `client_max_body_size`.

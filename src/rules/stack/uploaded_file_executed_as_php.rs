@@ -34,6 +34,7 @@ declare_rule! {
     category: Security,
     severity: Error,
     fix: None,
+    group: Default,
 }
 
 /// Whether `location` is a generic PHP regex location that `UPLOAD_URI` reaches.

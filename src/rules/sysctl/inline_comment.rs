@@ -78,6 +78,7 @@ declare_rule! {
     category: Correctness,
     severity: Warning,
     fix: Always,
+    group: Default,
 }
 
 /// Keys the kernel stores as text (`proc_dostring`): a comment becomes part of the value.

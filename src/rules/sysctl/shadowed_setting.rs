@@ -27,6 +27,7 @@ declare_rule! {
     category: Correctness,
     severity: Info,
     fix: None,
+    group: Default,
 }
 
 /// A value compared as the kernel parses it: runs of blanks are one separator.

@@ -22,6 +22,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Always,
+    group: Default,
 }
 
 const KEY: &str = "net.ipv4.tcp_syncookies";

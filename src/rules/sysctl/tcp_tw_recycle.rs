@@ -20,6 +20,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: Always,
+    group: Default,
 }
 
 const KEY: &str = "net.ipv4.tcp_tw_recycle";

@@ -22,6 +22,7 @@ declare_rule! {
     category: Security,
     severity: Info,
     fix: None,
+    group: Default,
 }
 
 impl Rule for Http2MisdirectedRequest {

@@ -15,6 +15,7 @@ declare_rule! {
     category: Reliability,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 impl Rule for QuicBpfReuseport {

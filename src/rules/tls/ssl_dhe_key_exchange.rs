@@ -33,6 +33,7 @@ declare_rule! {
     category: Performance,
     severity: Warning,
     fix: Always,
+    group: Default,
 }
 
 impl Rule for SslDheKeyExchange {

@@ -21,6 +21,7 @@ declare_rule! {
     category: Reliability,
     severity: Error,
     fix: None,
+    group: Default,
 }
 
 impl Rule for SslEcdhCurveUnknown {

@@ -36,6 +36,7 @@ declare_rule! {
     category: Security,
     severity: Error,
     fix: Always,
+    group: Default,
 }
 
 impl Rule for SslInsecureCiphers {

@@ -33,6 +33,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Sometimes,
+    group: Default,
 }
 
 const LEGACY: [&str; 4] = ["SSLv2", "SSLv3", "TLSv1", "TLSv1.1"];

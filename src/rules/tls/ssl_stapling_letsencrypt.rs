@@ -23,6 +23,7 @@ declare_rule! {
     category: Reliability,
     severity: Info,
     fix: Sometimes,
+    group: Default,
 }
 
 impl Rule for SslStaplingLetsencrypt {

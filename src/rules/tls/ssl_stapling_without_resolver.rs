@@ -22,6 +22,7 @@ declare_rule! {
     category: Reliability,
     severity: Warning,
     fix: None,
+    group: Default,
 }
 
 impl Rule for SslStaplingWithoutResolver {

@@ -55,6 +55,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Sometimes,
+    group: Default,
 }
 
 const PREFER: &str = "ssl_prefer_server_ciphers";
