@@ -20,7 +20,17 @@ fn clean_stacks_have_no_warning_or_error() {
     for stack in stacks {
         let out = common::run_lemplint(
             &stack,
-            &["lint", ".", "--isolated", "--cpus", "2", "--memory", "4GiB", "--format", "concise"],
+            &[
+                "lint",
+                ".",
+                "--isolated",
+                "--cpus",
+                "2",
+                "--memory",
+                "4GiB",
+                "--format",
+                "concise",
+            ],
             None,
         );
         let text = String::from_utf8_lossy(&out.stdout);

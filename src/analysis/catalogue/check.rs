@@ -60,6 +60,22 @@ pub struct Finding {
 /// The findings of one configuration, computed once for the five rules that ask.
 struct Findings(Vec<Finding>);
 
+/// The findings of one kind in a stack, by reference into each configuration's findings
+/// (not copied: a generated file can hold millions).
+#[derive(Default)]
+pub struct Found {
+    sets: Vec<std::sync::Arc<Findings>>,
+    picks: Vec<(u32, u32)>,
+}
+
+impl Found {
+    pub fn iter(&self) -> impl Iterator<Item = &Finding> {
+        self.picks
+            .iter()
+            .map(|&(set, k)| &self.sets[set as usize].0[k as usize])
+    }
+}
+
 /// Suggestions are looked for at most this many times per configuration (each scans the
 /// catalogue, about 90 µs): a hostile file of a million distinct names costs at most about
 /// 0.2 s here, and past the bound unknown names are simply not reported. No real
@@ -72,17 +88,29 @@ const MAX_SUGGESTIONS: usize = 2_000;
 /// The modules are those `[host] nginx-modules` says the nginx has (see [`Modules`]);
 /// without the list, every module the catalogue knows is assumed. One run asks with one
 /// host, so the findings are kept with the configuration.
-pub fn findings(stack: &Stack, kind: Kind, host: &HostFacts) -> Vec<Finding> {
+pub fn findings(stack: &Stack, kind: Kind, host: &HostFacts) -> Found {
     let modules = host.nginx_modules.as_ref().map(|f| f.value.as_slice());
     let mut seen = HashSet::new();
-    let mut out = Vec::new();
+    // A number per path, looked up once per file object rather than once per finding (a
+    // generated file can hold millions of findings).
+    let mut ids: HashMap<*const crate::source::SourceFile, usize> = HashMap::new();
+    let mut paths: HashMap<std::path::PathBuf, usize> = HashMap::new();
+    let mut out = Found::default();
     for (i, inst) in stack.nginx.iter().enumerate() {
         let all = inst.memo.get(|| Findings(check(i, inst, modules)));
-        for f in all.0.iter().filter(|f| f.kind == kind) {
-            if seen.insert((f.file.path.clone(), f.node)) {
-                out.push(f.clone());
+        let set = out.sets.len() as u32;
+        for (k, f) in all.0.iter().enumerate().filter(|(_, f)| f.kind == kind) {
+            let id = *ids
+                .entry(std::sync::Arc::as_ptr(&f.file))
+                .or_insert_with(|| {
+                    let next = paths.len();
+                    *paths.entry(f.file.path.clone()).or_insert(next)
+                });
+            if seen.insert((id, f.node)) {
+                out.picks.push((set, k as u32));
             }
         }
+        out.sets.push(all);
     }
     out
 }
@@ -374,7 +402,6 @@ fn duplicates(
             }
             match first {
                 Some((n, earlier)) if n == occ.name => {
-                    let name = view.name(child);
                     let d = view.directive(child);
                     let entries = names[occ.name as usize].0;
                     let block = d.block().is_some();
@@ -390,8 +417,11 @@ fn duplicates(
                         instance,
                         occ: child,
                         span,
-                        message: format!("\"{name}\" directive is duplicate"),
-                        help: Some(format!("nginx refuses to start; keep one `{name}`")),
+                        // Worded by NGX023 for the findings it shows: a generated file can
+                        // hold millions of duplicates, and only a thousand per file are
+                        // shown; the rest are counted.
+                        message: String::new(),
+                        help: None,
                         suggestion: None,
                         earlier: Some(view.location(earlier)),
                     });

@@ -19,10 +19,11 @@ declare_rule! {
 
 impl Rule for DirectiveNotAllowed {
     fn check(&self, cx: &mut Context<'_>) {
-        for f in findings(cx.stack, Kind::NotAllowed, cx.host) {
+        let found = findings(cx.stack, Kind::NotAllowed, cx.host);
+        for f in found.iter() {
             let here = Directive::new(&cx.stack.nginx[f.instance], f.occ);
-            let d = cx.report(&f.file, f.span, f.message);
-            d.help = f.help;
+            let d = cx.report(&f.file, f.span, f.message.clone());
+            d.help = f.help.clone();
             // The block it is in, which an include may have put in another file: that is
             // where the mistake usually is (a snippet meant for `http` included in a server).
             if let Some(block) = here.parent() {

@@ -20,21 +20,31 @@ declare_rule! {
 
 impl Rule for DuplicateDirective {
     fn check(&self, cx: &mut Context<'_>) {
-        for f in findings(cx.stack, Kind::Duplicate, cx.host) {
+        let found = findings(cx.stack, Kind::Duplicate, cx.host);
+        for f in found.iter() {
             let inst = &cx.stack.nginx[f.instance];
+            let name = inst.view().name(f.occ);
+            // Past the per-file cap a finding is only counted: no words, no fix.
+            if cx.is_full(&f.file) {
+                cx.report(&f.file, f.span, String::new());
+                continue;
+            }
             let occ = inst.expanded.get(f.occ);
             let tree = &inst.config.file(occ.file).parsed.tree;
-            let name = inst.view().name(f.occ);
             let fix = Fix::unsafe_(
                 format!("Delete the second `{name}`"),
                 vec![edits::delete_directive(&f.file, tree, f.node)],
             );
-            let d = cx.report(&f.file, f.span, f.message);
-            if let Some((file, span)) = f.earlier {
+            let d = cx.report(
+                &f.file,
+                f.span,
+                format!("\"{name}\" directive is duplicate"),
+            );
+            if let Some((file, span)) = f.earlier.clone() {
                 d.label(file, span, "first set here");
             }
             d.with_fix(fix);
-            d.help = f.help;
+            d.help = Some(format!("nginx refuses to start; keep one `{name}`"));
         }
     }
 }

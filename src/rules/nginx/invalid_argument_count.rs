@@ -18,8 +18,9 @@ declare_rule! {
 
 impl Rule for InvalidArgumentCount {
     fn check(&self, cx: &mut Context<'_>) {
-        for f in findings(cx.stack, Kind::ArgCount, cx.host) {
-            cx.report(&f.file, f.span, f.message).help = f.help;
+        let found = findings(cx.stack, Kind::ArgCount, cx.host);
+        for f in found.iter() {
+            cx.report(&f.file, f.span, f.message.clone()).help = f.help.clone();
         }
     }
 }

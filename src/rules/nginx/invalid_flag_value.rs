@@ -19,8 +19,9 @@ declare_rule! {
 
 impl Rule for InvalidFlagValue {
     fn check(&self, cx: &mut Context<'_>) {
-        for f in findings(cx.stack, Kind::FlagValue, cx.host) {
-            let d = cx.report(&f.file, f.span, f.message);
+        let found = findings(cx.stack, Kind::FlagValue, cx.host);
+        for f in found.iter() {
+            let d = cx.report(&f.file, f.span, f.message.clone());
             if let Some(flag) = f.suggestion {
                 // Unsafe: `yes` most likely means `on`, but the author should confirm.
                 d.with_fix(Fix::unsafe_(

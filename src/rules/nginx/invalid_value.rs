@@ -20,8 +20,9 @@ declare_rule! {
 
 impl Rule for InvalidValue {
     fn check(&self, cx: &mut Context<'_>) {
-        for f in findings(cx.stack, Kind::Value, cx.host) {
-            cx.report(&f.file, f.span, f.message);
+        let found = findings(cx.stack, Kind::Value, cx.host);
+        for f in found.iter() {
+            cx.report(&f.file, f.span, f.message.clone());
         }
     }
 }

@@ -21,9 +21,10 @@ declare_rule! {
 
 impl Rule for UnknownDirective {
     fn check(&self, cx: &mut Context<'_>) {
-        for f in findings(cx.stack, Kind::Unknown, cx.host) {
-            let d = cx.report(&f.file, f.span, f.message);
-            d.help = f.help;
+        let found = findings(cx.stack, Kind::Unknown, cx.host);
+        for f in found.iter() {
+            let d = cx.report(&f.file, f.span, f.message.clone());
+            d.help = f.help.clone();
             if let Some(name) = f.suggestion {
                 // Unsafe: the name is only the closest one; the user may have meant another.
                 d.with_fix(Fix::unsafe_(
