@@ -14,12 +14,22 @@
 //! the configuration says, so they are never "lost"; only what the configuration set is
 //! named. A level holding an include that could not be read is not judged: what it adds is
 //! unknown.
+//!
+//! A lost response header is weighed where it is lost (analysis::header_relevance): the
+//! finding is a warning only when a lost security header matters for what the level answers
+//! with. Framing and content policies on a location of static assets, HSTS there (noted per
+//! host from its documents), nosniff on files typed by their extension, document headers on
+//! the CORS preflight branch, or a CSP that allows everything: information, saying why. A
+//! CORS header of the other kind of response (Expose-Headers on the preflight branch,
+//! Allow-Methods where no preflight is answered) and a header the security headers module
+//! sends itself are not lost at all.
 
 use crate::analysis::cursor::{self, Directive};
 use crate::analysis::header_lists::{
     has_unread_include, is_security_header, more_set_anywhere_above, sent, unread_includes,
     Inherit, Level,
 };
+use crate::analysis::header_relevance::{self as relevance, Relevance};
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
 use crate::fxhash::FxHashSet;
@@ -215,6 +225,8 @@ struct PerConfig {
     inheriting: Vec<&'static str>,
     /// Whether headers-more's `more_set_headers` appears at all.
     more_set: bool,
+    /// Whether the third-party security headers module's `security_headers` appears at all.
+    security_module: bool,
 }
 
 impl PerConfig {
@@ -227,6 +239,7 @@ impl PerConfig {
                 .filter(|i| cursor::named(inst, i).next().is_some())
                 .collect(),
             more_set: cursor::named(inst, "more_set_headers").next().is_some(),
+            security_module: cursor::named(inst, "security_headers").next().is_some(),
         }
     }
 
@@ -297,7 +310,42 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
         if kind.name == "add_header" && more_set && more_set_anywhere_above(level, &name) {
             continue;
         }
+        if kind.name == "add_header" && config.security_module && module_sends(block, &name) {
+            continue;
+        }
+        if kind.name == "proxy_set_header" && is_proxy_default(&name, d.arg(1)) {
+            continue;
+        }
         lost.push((d, name.into_owned()));
+    }
+    // What this level answers with decides which lost response headers matter here: a CORS
+    // header of the other kind of response is not lost where it matters, and framing,
+    // HSTS or nosniff lost on static assets protect nothing there (analysis::header_relevance).
+    let mut note = None;
+    let mut security = false;
+    if kind.name == "add_header" && !lost.is_empty() {
+        let serves = relevance::serves(block);
+        let judged: Vec<Relevance> = lost
+            .iter()
+            .map(|(d, n)| {
+                let value = d.arg(1).map(|a| a.value());
+                relevance::relevance(n, value.as_deref(), &serves)
+            })
+            .collect();
+        let mut kept = Vec::with_capacity(lost.len());
+        let mut guarding: Vec<(&str, Relevance)> = Vec::new();
+        for (entry, r) in lost.iter().zip(&judged) {
+            if *r == Relevance::OtherCorsResponse {
+                continue;
+            }
+            if is_security_header(&entry.1) {
+                guarding.push((entry.1.as_str(), *r));
+            }
+            kept.push(entry.clone());
+        }
+        security = guarding.iter().any(|(_, r)| *r == Relevance::Matters);
+        note = relevance::explain(&guarding, &serves).map(|n| (n, guarding.len()));
+        lost = kept;
     }
     let Some(&first) = own.first() else {
         return;
@@ -313,7 +361,6 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
     if lost.is_empty() || !cx.claim(at.file(), at.span()) {
         return;
     }
-    let security = kind.name == "add_header" && lost.iter().any(|(_, n)| is_security_header(n));
     let here = describe(block);
     let from = match lost[0].0.parent() {
         Some(p) => format!("`{}`", describe(p)),
@@ -355,6 +402,15 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
         }
         message.push_str(name);
     }
+    if let Some((note, count)) = &note {
+        // Severity info: say why none of the lost security headers matters here.
+        message.push_str(if *count == 1 {
+            ". Where it is lost, it protects nothing: "
+        } else {
+            ". Where they are lost, they protect nothing: "
+        });
+        message.push_str(note);
+    }
     let mut help = help.to_string();
     if block.name() == "if" && kind.name == "add_header" {
         // The idiom that avoids the problem in an `if`: one `add_header` outside it.
@@ -390,6 +446,42 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
     if let Some(fix) = fix {
         f.with_fix(fix);
     }
+}
+
+/// Headers the security headers module (GetPageSpeed's ngx_security_headers) sends by
+/// itself under `security_headers on`, at every level that setting reaches (it merges like
+/// any flag), each with the directive whose `omit` stops it: one of them dropped from the
+/// `add_header` list is still sent. (HSTS and Referrer-Policy come with its later releases.)
+const MODULE_SENDS: &[(&str, Option<&str>)] = &[
+    ("x-frame-options", Some("security_headers_frame")),
+    ("x-content-type-options", None),
+    ("x-xss-protection", Some("security_headers_xss")),
+    ("referrer-policy", Some("security_headers_referrer_policy")),
+    ("strict-transport-security", None),
+];
+
+fn module_sends(block: Directive<'_>, header: &str) -> bool {
+    let last_arg = |name: &str, value: &str| {
+        block
+            .effective(name)
+            .last()
+            .and_then(|d| d.arg(0))
+            .is_some_and(|a| a.value().eq_ignore_ascii_case(value))
+    };
+    MODULE_SENDS.iter().any(|(h, omit)| {
+        h.eq_ignore_ascii_case(header) && !omit.is_some_and(|o| last_arg(o, "omit"))
+    }) && last_arg("security_headers", "on")
+}
+
+/// `proxy_set_header Host $proxy_host` and `Connection close` are what nginx sends when the
+/// configuration says nothing (ngx_http_proxy_headers): dropping them loses nothing.
+fn is_proxy_default(name: &str, value: Option<crate::analysis::cursor::Word<'_>>) -> bool {
+    let Some(v) = value else {
+        return false;
+    };
+    let v = v.value();
+    (name.eq_ignore_ascii_case("host") && v == "$proxy_host")
+        || (name.eq_ignore_ascii_case("connection") && v.eq_ignore_ascii_case("close"))
 }
 
 fn singular(what: &str) -> String {
