@@ -21,7 +21,7 @@
 //! for good (`expires max`, `Cache-Control: … immutable`): a page cached forever could
 //! never change, so such a location holds versioned assets.
 
-use crate::analysis::cursor::Directive;
+use crate::analysis::cursor::{Directive, Word};
 use crate::analysis::pcre::ast::{GroupKind, Kind, Node};
 use crate::analysis::pcre::Regex;
 use crate::analysis::serving::CONTENT;
@@ -534,6 +534,42 @@ pub fn explain(lost: &[(&str, Relevance)], serves: &Serves) -> Option<String> {
         ));
     }
     Some(parts.join("; "))
+}
+
+/// Headers the security headers module (GetPageSpeed's ngx_security_headers) sends by
+/// itself under `security_headers on`, at every level that setting reaches (it merges like
+/// any flag), each with the directive whose `omit` stops it: one of them dropped from the
+/// `add_header` list is still sent. (HSTS and Referrer-Policy come with its later releases.)
+const MODULE_SENDS: &[(&str, Option<&str>)] = &[
+    ("x-frame-options", Some("security_headers_frame")),
+    ("x-content-type-options", None),
+    ("x-xss-protection", Some("security_headers_xss")),
+    ("referrer-policy", Some("security_headers_referrer_policy")),
+    ("strict-transport-security", None),
+];
+
+pub fn module_sends(block: Directive<'_>, header: &str) -> bool {
+    let last_arg = |name: &str, value: &str| {
+        block
+            .effective(name)
+            .last()
+            .and_then(|d| d.arg(0))
+            .is_some_and(|a| a.value().eq_ignore_ascii_case(value))
+    };
+    MODULE_SENDS.iter().any(|(h, omit)| {
+        h.eq_ignore_ascii_case(header) && !omit.is_some_and(|o| last_arg(o, "omit"))
+    }) && last_arg("security_headers", "on")
+}
+
+/// `proxy_set_header Host $proxy_host` and `Connection close` are what nginx sends when the
+/// configuration says nothing (ngx_http_proxy_headers): dropping them loses nothing.
+pub fn is_proxy_default(name: &str, value: Option<Word<'_>>) -> bool {
+    let Some(v) = value else {
+        return false;
+    };
+    let v = v.value();
+    (name.eq_ignore_ascii_case("host") && v == "$proxy_host")
+        || (name.eq_ignore_ascii_case("connection") && v.eq_ignore_ascii_case("close"))
 }
 
 #[cfg(test)]

@@ -27,10 +27,12 @@
 use crate::analysis::cursor::{self, Directive};
 use crate::analysis::header_lists::{
     has_unread_include, is_security_header, more_set_anywhere_above, sent, unread_includes,
-    Inherit, Level,
+    Inherit, Level, Present,
 };
-use crate::analysis::header_relevance::{self as relevance, Relevance};
-use crate::diagnostic::Severity;
+use crate::analysis::header_relevance::{
+    self as relevance, is_proxy_default, module_sends, Relevance,
+};
+use crate::diagnostic::{Label, Severity};
 use crate::fix::{Edit, Fix};
 use crate::fxhash::FxHashSet;
 use crate::rules::{Context, Rule};
@@ -38,7 +40,6 @@ use crate::source::{FileId, Span};
 use crate::stack::expanded::OccId;
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::known;
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 declare_rule! {
@@ -123,6 +124,8 @@ impl Rule for HeaderLostByInheritance {
     fn check(&self, cx: &mut Context<'_>) {
         // What each configuration says once for every kind and block.
         let mut configs: HashMap<*const NginxInstance, PerConfig> = HashMap::new();
+        let mut pending: Vec<Pending<'_>> = Vec::new();
+        let mut places: HashMap<(*const crate::source::SourceFile, Span), usize> = HashMap::new();
         for kind in KINDS {
             // One judgement per level of each configuration.
             let mut judged: FxHashSet<(*const NginxInstance, OccId)> = FxHashSet::default();
@@ -147,72 +150,74 @@ impl Rule for HeaderLostByInheritance {
                 let config = configs
                     .entry(block.instance())
                     .or_insert_with(|| PerConfig::new(block.instance()));
-                judge(cx, kind, block, config, &help);
+                if let Some(p) = judge(kind, block, config, &help) {
+                    // A block whose entries of two kinds come from snippets gets one finding
+                    // on the block for both: each kind's loss is named in it.
+                    let key = (std::sync::Arc::as_ptr(p.at.file()), p.at.span());
+                    match places.get(&key) {
+                        Some(&i) => merge(&mut pending[i], p),
+                        None => {
+                            places.insert(key, pending.len());
+                            pending.push(p);
+                        }
+                    }
+                }
             }
         }
+        for p in pending {
+            emit(cx, p);
+        }
     }
 }
 
-/// The entry names a level has (its own, then those already counted), compared ignoring
-/// case for headers. Most levels have a handful: they are compared in place, without a
-/// copy each; past [`Present::SMALL`] a hash set of normalised names takes over, so a level
-/// of thousands of entries stays linear.
-struct Present<'a> {
-    caseless: bool,
-    small: Vec<Cow<'a, str>>,
-    large: FxHashSet<String>,
+/// A finding not yet reported: the losses of one or more kinds at one place.
+struct Pending<'a> {
+    at: Directive<'a>,
+    message: String,
+    security: bool,
+    labels: Vec<Label>,
+    help: String,
+    fix: Option<Fix>,
 }
 
-impl<'a> Present<'a> {
-    const SMALL: usize = 16;
-
-    fn new(caseless: bool) -> Present<'a> {
-        Present {
-            caseless,
-            small: Vec::new(),
-            large: FxHashSet::default(),
+/// Adds `more` (another kind, same block) to `p`.
+fn merge(p: &mut Pending<'_>, more: Pending<'_>) {
+    // "`location /x` sets its own `fastcgi_param`, so …": the part after the block's name.
+    let rest = more
+        .message
+        .find("` sets its own `")
+        .map_or(more.message.as_str(), |i| &more.message[i + 2..]);
+    p.message.push_str("; it also ");
+    p.message.push_str(rest);
+    p.security |= more.security;
+    // The "sets `x` here" label of the block comes once per kind; the lost entries differ.
+    p.labels.extend(more.labels);
+    p.help = "nginx inherits each of these directives only into a level that has none of its \
+              own: repeat the lost ones in this block (or put them in a file both levels \
+              include)"
+        .to_string();
+    p.fix = match (p.fix.take(), more.fix) {
+        (Some(mut a), Some(b)) => {
+            a.edits.extend(b.edits);
+            a.title = "Repeat the lost directives here".to_string();
+            Some(a)
         }
+        (a, b) => a.or(b),
+    };
+}
+
+fn emit(cx: &mut Context<'_>, p: Pending<'_>) {
+    if !cx.claim(p.at.file(), p.at.span()) {
+        return;
     }
-
-    fn key(&self, name: &str) -> String {
-        if self.caseless {
-            name.to_ascii_lowercase()
-        } else {
-            name.to_string()
-        }
+    let f = cx.report(p.at.file(), p.at.span(), p.message);
+    f.labels = p.labels;
+    if !p.security {
+        f.severity = Severity::Info;
     }
-
-    fn contains(&self, name: &str) -> bool {
-        if self.large.is_empty() {
-            self.small.iter().any(|n| self.same(n, name))
-        } else {
-            self.large.contains(&self.key(name))
-        }
-    }
-
-    fn same(&self, a: &str, b: &str) -> bool {
-        if self.caseless {
-            a.eq_ignore_ascii_case(b)
-        } else {
-            a == b
-        }
-    }
-
-    /// Adds `name`; false when it was there already.
-    fn insert(&mut self, name: Cow<'a, str>) -> bool {
-        if self.contains(&name) {
-            return false;
-        }
-        if self.large.is_empty() && self.small.len() < Self::SMALL {
-            self.small.push(name);
-            return true;
-        }
-        if self.large.is_empty() {
-            let keys: Vec<String> = self.small.iter().map(|n| self.key(n)).collect();
-            self.large.extend(keys);
-        }
-        let key = self.key(&name);
-        self.large.insert(key)
+    f.help = Some(p.help);
+    if let Some(fix) = p.fix {
+        f.with_fix(fix);
     }
 }
 
@@ -265,11 +270,14 @@ fn help_for(kind: &Kind) -> String {
     }
 }
 
-fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerConfig, help: &str) {
+fn judge<'a>(
+    kind: &Kind,
+    block: Directive<'a>,
+    config: &PerConfig,
+    help: &str,
+) -> Option<Pending<'a>> {
     let level = Level::of(block);
-    let Some(parent) = level.parent() else {
-        return;
-    };
+    let parent = level.parent()?;
     let inherited = match kind.inherit {
         // Without any `*_inherit`, the list is the nearest enclosing level's, as for the
         // other kinds.
@@ -277,14 +285,14 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
         Some(inherit) => {
             if level.inherit_mode(inherit) != Inherit::On {
                 // `merge` keeps the parent's entries; `off` drops them on purpose.
-                return;
+                return None;
             }
             sent(parent, kind.name, inherit)
         }
         None => block.inherited(kind.name).collect(),
     };
     if inherited.is_empty() || has_unread_include(block, &config.unread) {
-        return;
+        return None;
     }
     let own = level.own(kind.name);
     let mut present = Present::new(kind.caseless);
@@ -295,7 +303,7 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
     }
     // `add_header "" …` is the old idiom for "inherit nothing here": deliberate.
     if kind.inherit.is_some() && present.contains("") {
-        return;
+        return None;
     }
     let mut lost = Vec::new();
     // headers-more is rare: without any `more_set_headers` nothing is asked per header.
@@ -347,9 +355,7 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
         note = relevance::explain(&guarding, &serves).map(|n| (n, guarding.len()));
         lost = kept;
     }
-    let Some(&first) = own.first() else {
-        return;
-    };
+    let &first = own.first()?;
     // The finding goes on the block's first own entry when the block's file holds one; an
     // entry from a snippet several blocks include would carry only one of their findings,
     // so then it goes on the block itself.
@@ -358,8 +364,8 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
         .copied()
         .find(|d| d.same_file(block))
         .unwrap_or(block);
-    if lost.is_empty() || !cx.claim(at.file(), at.span()) {
-        return;
+    if lost.is_empty() {
+        return None;
     }
     let here = describe(block);
     let from = match lost[0].0.parent() {
@@ -419,69 +425,32 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
         );
     }
     let fix = copy_fix(first, &own, block, &lost);
-    let f = cx.report(at.file(), at.span(), message);
-    f.labels
-        .reserve_exact(lost.len() + usize::from(at == block));
+    let mut labels = Vec::with_capacity(lost.len() + usize::from(at == block));
     if at == block {
-        f.label(
-            first.file().clone(),
-            first.span(),
-            format!("`{here}` sets `{}` here", kind.name),
-        );
-    }
-    if !security {
-        f.severity = Severity::Info;
+        labels.push(Label {
+            file: first.file().clone(),
+            span: first.span(),
+            text: format!("`{here}` sets `{}` here", kind.name),
+        });
     }
     // One label per lost entry: built by concatenation (a `format!` each is most of the
     // cost of a run with a finding in every vhost).
     let suffix = ["` is set here, not in `", here.as_str(), "`"].concat();
     for (d, name) in &lost {
-        f.label(
-            d.file().clone(),
-            d.span(),
-            ["`", name.as_str(), &suffix].concat(),
-        );
+        labels.push(Label {
+            file: d.file().clone(),
+            span: d.span(),
+            text: ["`", name.as_str(), &suffix].concat(),
+        });
     }
-    f.help = Some(help);
-    if let Some(fix) = fix {
-        f.with_fix(fix);
-    }
-}
-
-/// Headers the security headers module (GetPageSpeed's ngx_security_headers) sends by
-/// itself under `security_headers on`, at every level that setting reaches (it merges like
-/// any flag), each with the directive whose `omit` stops it: one of them dropped from the
-/// `add_header` list is still sent. (HSTS and Referrer-Policy come with its later releases.)
-const MODULE_SENDS: &[(&str, Option<&str>)] = &[
-    ("x-frame-options", Some("security_headers_frame")),
-    ("x-content-type-options", None),
-    ("x-xss-protection", Some("security_headers_xss")),
-    ("referrer-policy", Some("security_headers_referrer_policy")),
-    ("strict-transport-security", None),
-];
-
-fn module_sends(block: Directive<'_>, header: &str) -> bool {
-    let last_arg = |name: &str, value: &str| {
-        block
-            .effective(name)
-            .last()
-            .and_then(|d| d.arg(0))
-            .is_some_and(|a| a.value().eq_ignore_ascii_case(value))
-    };
-    MODULE_SENDS.iter().any(|(h, omit)| {
-        h.eq_ignore_ascii_case(header) && !omit.is_some_and(|o| last_arg(o, "omit"))
-    }) && last_arg("security_headers", "on")
-}
-
-/// `proxy_set_header Host $proxy_host` and `Connection close` are what nginx sends when the
-/// configuration says nothing (ngx_http_proxy_headers): dropping them loses nothing.
-fn is_proxy_default(name: &str, value: Option<crate::analysis::cursor::Word<'_>>) -> bool {
-    let Some(v) = value else {
-        return false;
-    };
-    let v = v.value();
-    (name.eq_ignore_ascii_case("host") && v == "$proxy_host")
-        || (name.eq_ignore_ascii_case("connection") && v.eq_ignore_ascii_case("close"))
+    Some(Pending {
+        at,
+        message,
+        security,
+        labels,
+        help,
+        fix,
+    })
 }
 
 fn singular(what: &str) -> String {
