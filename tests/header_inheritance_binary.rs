@@ -7,7 +7,9 @@
 //! - the static module refuses `OPTIONS` with 405 and without the server's CORS preflight
 //!   headers: `Access-Control-Allow-Methods` lost there is not reported;
 //! - a location with its own `proxy_set_header` still sends `Host $proxy_host` and
-//!   `Connection close` (nginx's defaults): dropping those entries is not reported.
+//!   `Connection close` (nginx's defaults): dropping those entries is not reported;
+//! - a request `try_files` hands to another URI is answered with that location's headers:
+//!   the server's list comes back, the first location's own `Cache-Control` is what is lost.
 //!
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
 
@@ -79,6 +81,13 @@ http {{
             proxy_set_header X-Extra 1;
             proxy_pass http://127.0.0.1:{upstream}/;
         }}
+        location / {{
+            add_header Cache-Control "no-store";
+            try_files $uri /front.php?$args;
+        }}
+        location = /front.php {{
+            return 200 "front";
+        }}
     }}
     server {{
         listen 127.0.0.1:{upstream};
@@ -145,12 +154,20 @@ fn lost_headers_are_judged_by_what_nginx_answers() {
             )
         })
         .collect();
-    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found.len(), 2, "{found:#?}");
     let (line, severity, message) = &found[0];
     assert_eq!((*line, severity.as_str()), (23, "info"), "{message}");
     assert!(message.contains("X-Frame-Options"), "{message}");
     assert!(
         !message.contains("Access-Control-Allow-Methods"),
+        "{message}"
+    );
+    // `location /`: the files it serves lose the server's list; what its try_files hands to
+    // /front.php loses its own Cache-Control instead.
+    let (line, severity, message) = &found[1];
+    assert_eq!((*line, severity.as_str()), (30, "warning"), "{message}");
+    assert!(
+        message.contains("hands to `/front.php`") && message.contains("without `Cache-Control`"),
         "{message}"
     );
 
@@ -192,6 +209,18 @@ fn lost_headers_are_judged_by_what_nginx_answers() {
     let (head, _) = request(port, "OPTIONS", "/app.js");
     assert!(head.starts_with("http/1.1 405"), "{head}");
     assert!(!head.contains("access-control-allow-methods"), "{head}");
+    // A file `location /` serves itself: its own list only.
+    std::fs::write(prefix.join("html/page.html"), "page").unwrap();
+    let (head, body) = request(port, "GET", "/page.html");
+    assert_eq!(body, "page");
+    assert!(head.contains("\r\ncache-control: no-store"), "{head}");
+    assert!(!head.contains("x-frame-options"), "{head}");
+    // A request its try_files hands on: the front location's (the server's) list, without
+    // `location /`'s Cache-Control.
+    let (head, body) = request(port, "GET", "/some/route");
+    assert_eq!(body, "front");
+    assert!(head.contains("\r\nx-frame-options: deny"), "{head}");
+    assert!(!head.contains("cache-control"), "{head}");
     // The proxy location's own list still carries nginx's Host and Connection defaults.
     let (head, body) = request(port, "GET", "/p/");
     assert!(head.starts_with("http/1.1 200"), "{head}");

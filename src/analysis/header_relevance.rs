@@ -572,6 +572,22 @@ pub fn is_proxy_default(name: &str, value: Option<Word<'_>>) -> bool {
         || (name.eq_ignore_ascii_case("connection") && v.eq_ignore_ascii_case("close"))
 }
 
+/// Where a location's `try_files` hands a request no file matches: its last argument (a URI,
+/// without its arguments, or a `@name`), unless that is a status code (`=404`). nginx
+/// redirects internally there, and the location that answers sends its own `add_header`
+/// list, not this one's (ngx_http_core_try_files_phase, ngx_http_internal_redirect).
+pub fn try_files_fallback(block: Directive<'_>) -> Option<String> {
+    if block.name() != "location" {
+        return None;
+    }
+    let tf = block.children("try_files").last()?;
+    let last = tf.args().last()?.value().into_owned();
+    if last.starts_with('=') || tf.args().len() < 2 {
+        return None;
+    }
+    Some(last.split('?').next().unwrap_or(&last).to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -417,6 +417,28 @@ fn judge<'a>(
         });
         message.push_str(note);
     }
+    if kind.name == "add_header" {
+        if let Some(to) = relevance::try_files_fallback(block) {
+            // What really goes missing on the requests handed on: this block's own headers.
+            let mut names: Vec<String> = Vec::new();
+            for d in &own {
+                if let Some(n) = d.arg(0).map(|a| a.value()) {
+                    if !names.iter().any(|m| m.eq_ignore_ascii_case(&n)) {
+                        names.push(n.into_owned());
+                    }
+                }
+            }
+            for part in [
+                ". This applies to the files it serves itself: a request its `try_files` hands to `",
+                to.as_str(),
+                "` is answered with the headers of the location that takes it, without `",
+                names.join("`, `").as_str(),
+                "` from here",
+            ] {
+                message.push_str(part);
+            }
+        }
+    }
     let mut help = help.to_string();
     if block.name() == "if" && kind.name == "add_header" {
         // The idiom that avoids the problem in an `if`: one `add_header` outside it.
