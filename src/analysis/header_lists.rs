@@ -9,9 +9,11 @@
 //! list is appended to the level's own. The mode itself is inherited like any setting.
 
 use crate::analysis::cursor::Directive;
+use crate::fxhash::FxHashSet;
 use crate::source::{FileId, Span};
 use crate::stack::expanded::NO_PARENT;
 use crate::stack::model::NginxInstance;
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// `add_header_inherit` / `add_trailer_inherit` in effect at a level.
@@ -193,6 +195,69 @@ pub fn is_security_header(name: &str) -> bool {
     SECURITY_HEADERS
         .iter()
         .any(|h| h.eq_ignore_ascii_case(name))
+}
+
+/// The entry names a level has (its own, then those already counted), compared ignoring
+/// case for headers. Most levels have a handful: they are compared in place, without a
+/// copy each; past [`Present::SMALL`] a hash set of normalised names takes over, so a level
+/// of thousands of entries stays linear.
+pub struct Present<'a> {
+    caseless: bool,
+    small: Vec<Cow<'a, str>>,
+    large: FxHashSet<String>,
+}
+
+impl<'a> Present<'a> {
+    const SMALL: usize = 16;
+
+    pub fn new(caseless: bool) -> Present<'a> {
+        Present {
+            caseless,
+            small: Vec::new(),
+            large: FxHashSet::default(),
+        }
+    }
+
+    fn key(&self, name: &str) -> String {
+        if self.caseless {
+            name.to_ascii_lowercase()
+        } else {
+            name.to_string()
+        }
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        if self.large.is_empty() {
+            self.small.iter().any(|n| self.same(n, name))
+        } else {
+            self.large.contains(&self.key(name))
+        }
+    }
+
+    fn same(&self, a: &str, b: &str) -> bool {
+        if self.caseless {
+            a.eq_ignore_ascii_case(b)
+        } else {
+            a == b
+        }
+    }
+
+    /// Adds `name`; false when it was there already.
+    pub fn insert(&mut self, name: Cow<'a, str>) -> bool {
+        if self.contains(&name) {
+            return false;
+        }
+        if self.large.is_empty() && self.small.len() < Self::SMALL {
+            self.small.push(name);
+            return true;
+        }
+        if self.large.is_empty() {
+            let keys: Vec<String> = self.small.iter().map(|n| self.key(n)).collect();
+            self.large.extend(keys);
+        }
+        let key = self.key(&name);
+        self.large.insert(key)
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod catalogue;
 pub mod cursor;
 pub mod fastcgi_params;
 pub mod header_lists;
+pub mod header_relevance;
 pub mod https_servers;
 pub mod ini_comments;
 pub mod locations;

@@ -14,13 +14,25 @@
 //! the configuration says, so they are never "lost"; only what the configuration set is
 //! named. A level holding an include that could not be read is not judged: what it adds is
 //! unknown.
+//!
+//! A lost response header is weighed where it is lost (analysis::header_relevance): the
+//! finding is a warning only when a lost security header matters for what the level answers
+//! with. Framing and content policies on a location of static assets, HSTS there (noted per
+//! host from its documents), nosniff on files typed by their extension, document headers on
+//! the CORS preflight branch, or a CSP that allows everything: information, saying why. A
+//! CORS header of the other kind of response (Expose-Headers on the preflight branch,
+//! Allow-Methods where no preflight is answered) and a header the security headers module
+//! sends itself are not lost at all.
 
 use crate::analysis::cursor::{self, Directive};
 use crate::analysis::header_lists::{
     has_unread_include, is_security_header, more_set_anywhere_above, sent, unread_includes,
-    Inherit, Level,
+    Inherit, Level, Present,
 };
-use crate::diagnostic::Severity;
+use crate::analysis::header_relevance::{
+    self as relevance, is_proxy_default, module_sends, Relevance,
+};
+use crate::diagnostic::{Label, Severity};
 use crate::fix::{Edit, Fix};
 use crate::fxhash::FxHashSet;
 use crate::rules::{Context, Rule};
@@ -28,7 +40,6 @@ use crate::source::{FileId, Span};
 use crate::stack::expanded::OccId;
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::known;
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 declare_rule! {
@@ -114,6 +125,8 @@ impl Rule for HeaderLostByInheritance {
     fn check(&self, cx: &mut Context<'_>) {
         // What each configuration says once for every kind and block.
         let mut configs: HashMap<*const NginxInstance, PerConfig> = HashMap::new();
+        let mut pending: Vec<Pending<'_>> = Vec::new();
+        let mut places: HashMap<(*const crate::source::SourceFile, Span), usize> = HashMap::new();
         for kind in KINDS {
             // One judgement per level of each configuration.
             let mut judged: FxHashSet<(*const NginxInstance, OccId)> = FxHashSet::default();
@@ -138,72 +151,74 @@ impl Rule for HeaderLostByInheritance {
                 let config = configs
                     .entry(block.instance())
                     .or_insert_with(|| PerConfig::new(block.instance()));
-                judge(cx, kind, block, config, &help);
+                if let Some(p) = judge(kind, block, config, &help) {
+                    // A block whose entries of two kinds come from snippets gets one finding
+                    // on the block for both: each kind's loss is named in it.
+                    let key = (std::sync::Arc::as_ptr(p.at.file()), p.at.span());
+                    match places.get(&key) {
+                        Some(&i) => merge(&mut pending[i], p),
+                        None => {
+                            places.insert(key, pending.len());
+                            pending.push(p);
+                        }
+                    }
+                }
             }
         }
+        for p in pending {
+            emit(cx, p);
+        }
     }
 }
 
-/// The entry names a level has (its own, then those already counted), compared ignoring
-/// case for headers. Most levels have a handful: they are compared in place, without a
-/// copy each; past [`Present::SMALL`] a hash set of normalised names takes over, so a level
-/// of thousands of entries stays linear.
-struct Present<'a> {
-    caseless: bool,
-    small: Vec<Cow<'a, str>>,
-    large: FxHashSet<String>,
+/// A finding not yet reported: the losses of one or more kinds at one place.
+struct Pending<'a> {
+    at: Directive<'a>,
+    message: String,
+    security: bool,
+    labels: Vec<Label>,
+    help: String,
+    fix: Option<Fix>,
 }
 
-impl<'a> Present<'a> {
-    const SMALL: usize = 16;
-
-    fn new(caseless: bool) -> Present<'a> {
-        Present {
-            caseless,
-            small: Vec::new(),
-            large: FxHashSet::default(),
+/// Adds `more` (another kind, same block) to `p`.
+fn merge(p: &mut Pending<'_>, more: Pending<'_>) {
+    // "`location /x` sets its own `fastcgi_param`, so …": the part after the block's name.
+    let rest = more
+        .message
+        .find("` sets its own `")
+        .map_or(more.message.as_str(), |i| &more.message[i + 2..]);
+    p.message.push_str("; it also ");
+    p.message.push_str(rest);
+    p.security |= more.security;
+    // The "sets `x` here" label of the block comes once per kind; the lost entries differ.
+    p.labels.extend(more.labels);
+    p.help = "nginx inherits each of these directives only into a level that has none of its \
+              own: repeat the lost ones in this block (or put them in a file both levels \
+              include)"
+        .to_string();
+    p.fix = match (p.fix.take(), more.fix) {
+        (Some(mut a), Some(b)) => {
+            a.edits.extend(b.edits);
+            a.title = "Repeat the lost directives here".to_string();
+            Some(a)
         }
+        (a, b) => a.or(b),
+    };
+}
+
+fn emit(cx: &mut Context<'_>, p: Pending<'_>) {
+    if !cx.claim(p.at.file(), p.at.span()) {
+        return;
     }
-
-    fn key(&self, name: &str) -> String {
-        if self.caseless {
-            name.to_ascii_lowercase()
-        } else {
-            name.to_string()
-        }
+    let f = cx.report(p.at.file(), p.at.span(), p.message);
+    f.labels = p.labels;
+    if !p.security {
+        f.severity = Severity::Info;
     }
-
-    fn contains(&self, name: &str) -> bool {
-        if self.large.is_empty() {
-            self.small.iter().any(|n| self.same(n, name))
-        } else {
-            self.large.contains(&self.key(name))
-        }
-    }
-
-    fn same(&self, a: &str, b: &str) -> bool {
-        if self.caseless {
-            a.eq_ignore_ascii_case(b)
-        } else {
-            a == b
-        }
-    }
-
-    /// Adds `name`; false when it was there already.
-    fn insert(&mut self, name: Cow<'a, str>) -> bool {
-        if self.contains(&name) {
-            return false;
-        }
-        if self.large.is_empty() && self.small.len() < Self::SMALL {
-            self.small.push(name);
-            return true;
-        }
-        if self.large.is_empty() {
-            let keys: Vec<String> = self.small.iter().map(|n| self.key(n)).collect();
-            self.large.extend(keys);
-        }
-        let key = self.key(&name);
-        self.large.insert(key)
+    f.help = Some(p.help);
+    if let Some(fix) = p.fix {
+        f.with_fix(fix);
     }
 }
 
@@ -216,6 +231,8 @@ struct PerConfig {
     inheriting: Vec<&'static str>,
     /// Whether headers-more's `more_set_headers` appears at all.
     more_set: bool,
+    /// Whether the third-party security headers module's `security_headers` appears at all.
+    security_module: bool,
 }
 
 impl PerConfig {
@@ -228,6 +245,7 @@ impl PerConfig {
                 .filter(|i| cursor::named(inst, i).next().is_some())
                 .collect(),
             more_set: cursor::named(inst, "more_set_headers").next().is_some(),
+            security_module: cursor::named(inst, "security_headers").next().is_some(),
         }
     }
 
@@ -253,11 +271,14 @@ fn help_for(kind: &Kind) -> String {
     }
 }
 
-fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerConfig, help: &str) {
+fn judge<'a>(
+    kind: &Kind,
+    block: Directive<'a>,
+    config: &PerConfig,
+    help: &str,
+) -> Option<Pending<'a>> {
     let level = Level::of(block);
-    let Some(parent) = level.parent() else {
-        return;
-    };
+    let parent = level.parent()?;
     let inherited = match kind.inherit {
         // Without any `*_inherit`, the list is the nearest enclosing level's, as for the
         // other kinds.
@@ -265,14 +286,14 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
         Some(inherit) => {
             if level.inherit_mode(inherit) != Inherit::On {
                 // `merge` keeps the parent's entries; `off` drops them on purpose.
-                return;
+                return None;
             }
             sent(parent, kind.name, inherit)
         }
         None => block.inherited(kind.name).collect(),
     };
     if inherited.is_empty() || has_unread_include(block, &config.unread) {
-        return;
+        return None;
     }
     let own = level.own(kind.name);
     let mut present = Present::new(kind.caseless);
@@ -283,7 +304,7 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
     }
     // `add_header "" …` is the old idiom for "inherit nothing here": deliberate.
     if kind.inherit.is_some() && present.contains("") {
-        return;
+        return None;
     }
     let mut lost = Vec::new();
     // headers-more is rare: without any `more_set_headers` nothing is asked per header.
@@ -298,11 +319,44 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
         if kind.name == "add_header" && more_set && more_set_anywhere_above(level, &name) {
             continue;
         }
+        if kind.name == "add_header" && config.security_module && module_sends(block, &name) {
+            continue;
+        }
+        if kind.name == "proxy_set_header" && is_proxy_default(&name, d.arg(1)) {
+            continue;
+        }
         lost.push((d, name.into_owned()));
     }
-    let Some(&first) = own.first() else {
-        return;
-    };
+    // What this level answers with decides which lost response headers matter here: a CORS
+    // header of the other kind of response is not lost where it matters, and framing,
+    // HSTS or nosniff lost on static assets protect nothing there (analysis::header_relevance).
+    let mut note = None;
+    let mut security = false;
+    if kind.name == "add_header" && !lost.is_empty() {
+        let serves = relevance::serves(block);
+        let judged: Vec<Relevance> = lost
+            .iter()
+            .map(|(d, n)| {
+                let value = d.arg(1).map(|a| a.value());
+                relevance::relevance(n, value.as_deref(), &serves)
+            })
+            .collect();
+        let mut kept = Vec::with_capacity(lost.len());
+        let mut guarding: Vec<(&str, Relevance)> = Vec::new();
+        for (entry, r) in lost.iter().zip(&judged) {
+            if *r == Relevance::OtherCorsResponse {
+                continue;
+            }
+            if is_security_header(&entry.1) {
+                guarding.push((entry.1.as_str(), *r));
+            }
+            kept.push(entry.clone());
+        }
+        security = guarding.iter().any(|(_, r)| *r == Relevance::Matters);
+        note = relevance::explain(&guarding, &serves).map(|n| (n, guarding.len()));
+        lost = kept;
+    }
+    let &first = own.first()?;
     // The finding goes on the block's first own entry when the block's file holds one; an
     // entry from a snippet several blocks include would carry only one of their findings,
     // so then it goes on the block itself.
@@ -311,10 +365,9 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
         .copied()
         .find(|d| d.same_file(block))
         .unwrap_or(block);
-    if lost.is_empty() || !cx.claim(at.file(), at.span()) {
-        return;
+    if lost.is_empty() {
+        return None;
     }
-    let security = kind.name == "add_header" && lost.iter().any(|(_, n)| is_security_header(n));
     let here = describe(block);
     let from = match lost[0].0.parent() {
         Some(p) => format!("`{}`", describe(p)),
@@ -356,6 +409,37 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
         }
         message.push_str(name);
     }
+    if let Some((note, count)) = &note {
+        // Severity info: say why none of the lost security headers matters here.
+        message.push_str(if *count == 1 {
+            ". Where it is lost, it protects nothing: "
+        } else {
+            ". Where they are lost, they protect nothing: "
+        });
+        message.push_str(note);
+    }
+    if kind.name == "add_header" {
+        if let Some(to) = relevance::try_files_fallback(block) {
+            // What really goes missing on the requests handed on: this block's own headers.
+            let mut names: Vec<String> = Vec::new();
+            for d in &own {
+                if let Some(n) = d.arg(0).map(|a| a.value()) {
+                    if !names.iter().any(|m| m.eq_ignore_ascii_case(&n)) {
+                        names.push(n.into_owned());
+                    }
+                }
+            }
+            for part in [
+                ". This applies to the files it serves itself: a request its `try_files` hands to `",
+                to.as_str(),
+                "` is answered with the headers of the location that takes it, without `",
+                names.join("`, `").as_str(),
+                "` from here",
+            ] {
+                message.push_str(part);
+            }
+        }
+    }
     let mut help = help.to_string();
     if block.name() == "if" && kind.name == "add_header" {
         // The idiom that avoids the problem in an `if`: one `add_header` outside it.
@@ -364,33 +448,32 @@ fn judge(cx: &mut Context<'_>, kind: &Kind, block: Directive<'_>, config: &PerCo
         );
     }
     let fix = copy_fix(first, &own, block, &lost);
-    let f = cx.report(at.file(), at.span(), message);
-    f.labels
-        .reserve_exact(lost.len() + usize::from(at == block));
+    let mut labels = Vec::with_capacity(lost.len() + usize::from(at == block));
     if at == block {
-        f.label(
-            first.file().clone(),
-            first.span(),
-            format!("`{here}` sets `{}` here", kind.name),
-        );
-    }
-    if !security {
-        f.severity = Severity::Info;
+        labels.push(Label {
+            file: first.file().clone(),
+            span: first.span(),
+            text: format!("`{here}` sets `{}` here", kind.name),
+        });
     }
     // One label per lost entry: built by concatenation (a `format!` each is most of the
     // cost of a run with a finding in every vhost).
     let suffix = ["` is set here, not in `", here.as_str(), "`"].concat();
     for (d, name) in &lost {
-        f.label(
-            d.file().clone(),
-            d.span(),
-            ["`", name.as_str(), &suffix].concat(),
-        );
+        labels.push(Label {
+            file: d.file().clone(),
+            span: d.span(),
+            text: ["`", name.as_str(), &suffix].concat(),
+        });
     }
-    f.help = Some(help);
-    if let Some(fix) = fix {
-        f.with_fix(fix);
-    }
+    Some(Pending {
+        at,
+        message,
+        security,
+        labels,
+        help,
+        fix,
+    })
 }
 
 fn singular(what: &str) -> String {

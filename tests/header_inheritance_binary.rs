@@ -1,0 +1,231 @@
+//! Differential test for NGX116 (header-lost-by-inheritance): what the rule claims about the
+//! responses a level answers with, checked against the real nginx on one configuration.
+//!
+//! - a static location matched by asset extensions does drop the server's `add_header`
+//!   list, and nginx types its file by the extension (`types`): the finding is information,
+//!   not a warning;
+//! - the static module refuses `OPTIONS` with 405 and without the server's CORS preflight
+//!   headers: `Access-Control-Allow-Methods` lost there is not reported;
+//! - a location with its own `proxy_set_header` still sends `Host $proxy_host` and
+//!   `Connection close` (nginx's defaults): dropping those entries is not reported;
+//! - a request `try_files` hands to another URI is answered with that location's headers:
+//!   the server's list comes back, the first location's own `Cache-Control` is what is lost.
+//!
+//! Without nginx the test is skipped with a note, or fails when `CI=true`.
+
+mod common;
+use common::free_port;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// nginx in the foreground, one process, killed when dropped.
+struct Nginx(Child);
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// One HTTP/1.0 request: the head (status line and headers) and the body.
+fn request(port: u16, method: &str, target: &str) -> (String, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to nginx");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(
+        format!(
+            "{method} {target} HTTP/1.0\r\nHost: t\r\nOrigin: https://app.test\r\n\
+             Access-Control-Request-Method: POST\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let mut resp = Vec::new();
+    s.read_to_end(&mut resp).expect("read the answer");
+    let text = String::from_utf8_lossy(&resp).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (head.to_ascii_lowercase(), body.to_string())
+}
+
+fn config(prefix: &Path, port: u16, upstream: u16) -> String {
+    format!(
+        r#"error_log {p}/error.log;
+pid {p}/nginx.pid;
+events {{}}
+http {{
+    access_log off;
+    client_body_temp_path {p}/tmp;
+    proxy_temp_path {p}/tmp;
+    fastcgi_temp_path {p}/tmp;
+    uwsgi_temp_path {p}/tmp;
+    scgi_temp_path {p}/tmp;
+    types {{
+        font/woff2 woff2;
+        application/javascript js;
+    }}
+    server {{
+        listen 127.0.0.1:{port};
+        root {p}/html;
+        add_header X-Frame-Options DENY always;
+        add_header Access-Control-Allow-Methods "GET, POST" always;
+        proxy_set_header Host $proxy_host;
+        proxy_set_header Connection close;
+        location ~* \.(?:woff2?|js)$ {{
+            add_header Access-Control-Allow-Origin "*" always;
+        }}
+        location /p/ {{
+            proxy_set_header X-Extra 1;
+            proxy_pass http://127.0.0.1:{upstream}/;
+        }}
+        location / {{
+            add_header Cache-Control "no-store";
+            try_files $uri /front.php?$args;
+        }}
+        location = /front.php {{
+            return 200 "front";
+        }}
+    }}
+    server {{
+        listen 127.0.0.1:{upstream};
+        location / {{
+            return 200 "host=$http_host connection=$http_connection extra=$http_x_extra";
+        }}
+    }}
+}}
+"#,
+        p = prefix.display()
+    )
+}
+
+#[test]
+fn lost_headers_are_judged_by_what_nginx_answers() {
+    let Some(nginx) = common::nginx_binary().filter(|b| {
+        Command::new(b)
+            .arg("-v")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{what} is required on CI (CI=true) for tests/header_inheritance_binary.rs");
+        }
+        eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tmp.path();
+    std::fs::create_dir_all(prefix.join("html")).unwrap();
+    std::fs::create_dir_all(prefix.join("tmp")).unwrap();
+    std::fs::write(prefix.join("html/font.woff2"), "w").unwrap();
+    std::fs::write(prefix.join("html/app.js"), "j").unwrap();
+    let port = free_port();
+    let upstream = free_port();
+    let conf = prefix.join("nginx.conf");
+    std::fs::write(&conf, config(prefix, port, upstream)).unwrap();
+
+    // lemplint's side: one finding, at the asset location, as information; nothing at the
+    // proxy location (only nginx's default entries are dropped there).
+    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args([
+            "lint",
+            "--isolated",
+            "--format",
+            "json",
+            "--select",
+            "NGX116",
+        ])
+        .arg(&conf)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
+    let found: Vec<(u64, String, String)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["line"].as_u64().unwrap(),
+                d["severity"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    let (line, severity, message) = &found[0];
+    assert_eq!((*line, severity.as_str()), (23, "info"), "{message}");
+    assert!(message.contains("X-Frame-Options"), "{message}");
+    assert!(
+        !message.contains("Access-Control-Allow-Methods"),
+        "{message}"
+    );
+    // `location /`: the files it serves lose the server's list; what its try_files hands to
+    // /front.php loses its own Cache-Control instead.
+    let (line, severity, message) = &found[1];
+    assert_eq!((*line, severity.as_str()), (30, "warning"), "{message}");
+    assert!(
+        message.contains("hands to `/front.php`") && message.contains("without `Cache-Control`"),
+        "{message}"
+    );
+
+    // nginx's side.
+    let _running = Nginx(
+        Command::new(&nginx)
+            .arg("-p")
+            .arg(prefix)
+            .arg("-c")
+            .arg(&conf)
+            .args(["-g", "daemon off; master_process off;"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start nginx"),
+    );
+    let ready = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err()
+        || TcpStream::connect(("127.0.0.1", upstream)).is_err()
+    {
+        assert!(
+            ready.elapsed() < Duration::from_secs(10),
+            "nginx did not start: {}",
+            std::fs::read_to_string(prefix.join("error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The asset location's own list replaces the server's, and the file is typed by its
+    // extension.
+    let (head, _) = request(port, "GET", "/font.woff2");
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("\r\ncontent-type: font/woff2"), "{head}");
+    assert!(
+        head.contains("\r\naccess-control-allow-origin: *"),
+        "{head}"
+    );
+    assert!(!head.contains("x-frame-options"), "{head}");
+    // A preflight to a static file: 405, and the server's Allow-Methods is not what answers.
+    let (head, _) = request(port, "OPTIONS", "/app.js");
+    assert!(head.starts_with("http/1.1 405"), "{head}");
+    assert!(!head.contains("access-control-allow-methods"), "{head}");
+    // A file `location /` serves itself: its own list only.
+    std::fs::write(prefix.join("html/page.html"), "page").unwrap();
+    let (head, body) = request(port, "GET", "/page.html");
+    assert_eq!(body, "page");
+    assert!(head.contains("\r\ncache-control: no-store"), "{head}");
+    assert!(!head.contains("x-frame-options"), "{head}");
+    // A request its try_files hands on: the front location's (the server's) list, without
+    // `location /`'s Cache-Control.
+    let (head, body) = request(port, "GET", "/some/route");
+    assert_eq!(body, "front");
+    assert!(head.contains("\r\nx-frame-options: deny"), "{head}");
+    assert!(!head.contains("cache-control"), "{head}");
+    // The proxy location's own list still carries nginx's Host and Connection defaults.
+    let (head, body) = request(port, "GET", "/p/");
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert_eq!(
+        body,
+        format!("host=127.0.0.1:{upstream} connection=close extra=1")
+    );
+}
