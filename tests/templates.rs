@@ -254,7 +254,29 @@ fn an_include_a_deployment_script_supplies_is_not_missing() {
     assert_eq!(code, 2);
     let out = run_lemplint(root(), &["stack", dir], None);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("names it (supplied at deployment)"), "{text}");
+    assert!(text.contains("supplied at deployment ("), "{text}");
+}
+
+/// certbot's nginx plugin writes `/etc/letsencrypt/options-ssl-nginx.conf` beside the
+/// keys, a directory no repository commits: an include of it is supplied, not missing; a
+/// missing snippet of the site's own is still reported.
+#[test]
+fn certbots_own_files_are_supplied_at_deployment() {
+    let dir = "fixtures/templates/certbot";
+    let (found, code) = lint(dir, &[]);
+    let missing: Vec<u64> = found
+        .iter()
+        .filter(|f| f.2 == "NGX020")
+        .map(|f| f.1)
+        .collect();
+    assert_eq!(missing, [9], "{found:?}");
+    assert_eq!(code, 2);
+    let out = run_lemplint(root(), &["stack", dir], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("supplied at deployment (certbot names it)"),
+        "{text}"
+    );
 }
 
 /// `fmt --check` leaves a template with tags of its own as the template lays it out, and

@@ -233,7 +233,10 @@ const NOT_CONFIG_EXTENSIONS: &[&str] = &[
     "json", "yml", "yaml", "toml", "xml", "ini", "py", "sh", "bash", "pl", "rb", "php", "js", "ts",
     "lua", "go", "c", "h", "patch", "diff", "md", "rst", "txt", "html", "htm", "css", "crt", "key",
     "pem", "csr", "der", "p12", "gz", "tgz", "zip", "log", "sql", "png", "jpg", "svg", "ico",
-    "service", "socket", "timer", "env", "lock", "csv", "pid", "sock", "db", "pp",
+    "service", "socket", "timer", "env", "lock", "csv", "pid", "sock", "db", "pp", "mjs", "cjs",
+    "mts", "cts", "jsx", "tsx", "rs", "java", "kt", "cs", "swift", "ps1", "bat", "cmd", "zsh",
+    "fish", "awk", "vue", "scss", "less", "map", "woff", "woff2", "ttf", "eot", "gif", "webp",
+    "pdf", "tar", "xz", "bz2", "zst", "7z", "rpm", "deb", "so", "dll", "exe", "o", "a",
 ];
 
 fn extension(name: &str) -> Option<&str> {
@@ -992,6 +995,9 @@ mod tests {
         );
         assert_eq!(kind("sapi/fpm/php-fpm.conf.in"), None);
         assert_eq!(kind("patches/nginx-1.25/fix.patch"), None);
+        // A script that writes nginx.conf, kept beside it (seen in a public server repo).
+        assert_eq!(kind("etc/nginx/gen.mjs"), None);
+        assert_eq!(kind("etc/nginx/modules/ngx_http_echo_module.so"), None);
         assert_eq!(kind("config/nginx-unit/app.json"), None);
         // The nearest directory that names a program decides; a file name names one only
         // outside nginx's directories (there `grafana.conf` is a vhost proxying to it).

@@ -105,7 +105,11 @@ fn supplied_at_deployment(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxIn
         .iter()
         .flat_map(|i| &i.config.problems)
         .any(|p| matches!(p.kind, nginx::LoadProblemKind::IncludeNotFound { .. }));
-    if !missing || scripts.is_empty() {
+    if !missing {
+        return;
+    }
+    certbot_files(nginx);
+    if scripts.is_empty() {
         return;
     }
     let texts: Vec<(&PathBuf, Vec<u8>)> = scripts
@@ -132,6 +136,28 @@ fn supplied_at_deployment(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxIn
                 p.kind = nginx::LoadProblemKind::Supplied {
                     path: path.clone(),
                     by,
+                };
+            }
+        }
+    }
+}
+
+/// Includes of certbot's own files (`/etc/letsencrypt/options-ssl-nginx.conf`, written by
+/// its nginx plugin beside the account keys and certificates, a directory no repository
+/// commits): supplied at deployment, not missing.
+fn certbot_files(nginx: &mut [NginxInstance]) {
+    for inst in nginx.iter_mut() {
+        for p in &mut inst.config.problems {
+            let nginx::LoadProblemKind::IncludeNotFound { path, .. } = &p.kind else {
+                continue;
+            };
+            let under_letsencrypt = path
+                .ancestors()
+                .any(|a| a.ends_with("etc/letsencrypt") && a != path.as_path());
+            if under_letsencrypt {
+                p.kind = nginx::LoadProblemKind::Supplied {
+                    path: path.clone(),
+                    by: PathBuf::from("certbot"),
                 };
             }
         }

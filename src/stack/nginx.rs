@@ -143,7 +143,7 @@ impl LoadProblem {
                 format!("\"{}\" was not read: {}", path.display(), refusal.describe())
             }
             LoadProblemKind::Supplied { path, by } => format!(
-                "\"{}\" is not in the tree; {} names it (supplied at deployment); not read",
+                "\"{}\" is not in the tree; supplied at deployment ({} names it); not read",
                 crate::escape::path(path),
                 crate::escape::path(by)
             ),

@@ -50,7 +50,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: Sometimes,
-    group: Hardening,
+    group: Default,
 }
 
 /// An array-like directive a level replaces as a whole.
