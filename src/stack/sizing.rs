@@ -163,8 +163,11 @@ impl MemoryModel {
 
     /// With no measured or configured worker size, the largest `memory_limit` written for the
     /// given pools (php.ini or the pool; PHP's compiled-in 128M is not a choice anyone made)
-    /// becomes the size of a worker: the most one request may take, an upper bound of what a
-    /// worker holds. The source says so. `-1` (no limit) and unknown values change nothing.
+    /// becomes the size of a worker: the most one request may take, assumed to be the most a
+    /// worker holds (the interpreter and its extensions come on top, but few requests use
+    /// their whole limit). It only ever raises the default: a `memory_limit` below
+    /// [`DEFAULT_WORKER_RSS`] says nothing about the worker around the request, and the
+    /// default stays the floor. `-1` (no limit) and unknown values change nothing.
     pub fn bounded_by_memory_limit<'a>(
         mut self,
         pools: impl IntoIterator<Item = &'a super::instances::PoolView<'a>>,
@@ -183,11 +186,11 @@ impl MemoryModel {
                 Some((bytes, v.text.trim().to_string(), v.describe()))
             })
             .max_by_key(|(b, ..)| *b);
-        if let Some((bytes, text, at)) = largest {
+        if let Some((bytes, text, at)) = largest.filter(|(b, ..)| *b > self.worker_rss) {
             self.worker_rss = bytes;
             self.worker_rss_source = format!(
-                "memory_limit = {text} ({at}), the most one request may use: no measured worker \
-                 size was given"
+                "memory_limit = {text} ({at}), the most one request may use, assumed to be the \
+                 most a worker holds: no measured worker size was given"
             );
             self.worker_rss_guessed = false;
         }
