@@ -180,7 +180,7 @@ fn main_context(
         nofile_occ.and_then(|o| view.args(o).first().and_then(|v| v.parse().ok()));
     let nofile_reason = if cached + sizing::WORKER_FIXED_DESCRIPTORS > connections {
         format!(
-            "{connections} connections (worker_connections counts upstream connections too) + {cached} files open_file_cache keeps open + {} for logs and the event queue",
+            "{connections} connections (worker_connections counts upstream connections too) + {cached} files open_file_cache may keep open + {} for logs and the event queue",
             sizing::WORKER_FIXED_DESCRIPTORS
         )
     } else {

@@ -181,7 +181,10 @@ fn describe(
         ),
         Shortfall::Files { room } => {
             let why = if room < cached {
-                format!("fewer than the {cached} files `open_file_cache` keeps open")
+                format!(
+                    "fewer than the {cached} open files `open_file_cache` may keep (one per \
+                     cached file the site serves within `inactive`)"
+                )
             } else {
                 format!(
                     "fewer than one for every {FILES_PER_CONNECTIONS} connections: a worker \
@@ -211,9 +214,10 @@ fn only_arg(d: Directive<'_>) -> Option<Word<'_>> {
 
 /// The recommended limit, and why.
 fn advice(connections: u64, cached: u64, wanted: u64) -> String {
-    let files = if cached + WORKER_FIXED_DESCRIPTORS > connections {
+    let from_cache = cached + WORKER_FIXED_DESCRIPTORS > connections;
+    let files = if from_cache {
         format!(
-            "the {cached} files `open_file_cache` keeps open and {WORKER_FIXED_DESCRIPTORS} for \
+            "the {cached} files `open_file_cache` may keep open and {WORKER_FIXED_DESCRIPTORS} for \
              logs and the event queue"
         )
     } else {
@@ -226,6 +230,8 @@ fn advice(connections: u64, cached: u64, wanted: u64) -> String {
             "{wanted}, the kernel's maximum (`fs.nr_open`); {connections} connections and \
              {files} would be refused"
         )
+    } else if from_cache {
+        format!("{wanted}: {connections} connections and {files}, or lower `open_file_cache max=`")
     } else {
         format!("{wanted}: {connections} connections and {files}")
     }
