@@ -8,7 +8,10 @@ use common::copy_tree;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SIZING_RULES: &str = "NGX005,NGX006,NGX007,FPM001,FPM004,STK001,STK002";
+/// Every rule a value tune writes can touch: worker counts and CPU binding, connections and
+/// open-files limits, the process manager, pool sizes, spares and recycling, backlogs.
+const SIZING_RULES: &str =
+    "NGX005,NGX006,NGX007,FPM001,FPM004,FPM005,FPM105,FPM109,STK001,STK002,STK005";
 const HOSTS: [(&str, &str); 4] = [
     ("1", "613MiB"),
     ("2", "2GiB"),
@@ -71,6 +74,9 @@ fn lint_is_silent_on_sizing_after_tune() {
                 "{}",
                 String::from_utf8_lossy(&out.stderr)
             );
+            // When the memory holds fewer than two workers per pool, tune says so and leaves
+            // the pool sizes: the memory rules may still speak, nothing else may.
+            let untuned = String::from_utf8_lossy(&out.stdout).contains("not tuned");
             let mut args = vec![
                 "lint",
                 "--format",
@@ -82,10 +88,10 @@ fn lint_is_silent_on_sizing_after_tune() {
             args.extend(host);
             let out = lemplint(tmp.path(), &args);
             let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-            if stdout
-                .lines()
-                .any(|l| l.contains(": error[") || l.contains(": warning["))
-            {
+            if stdout.lines().any(|l| {
+                (l.contains(": error[") || l.contains(": warning["))
+                    && !(untuned && (l.contains("[FPM004]") || l.contains("[FPM105]")))
+            }) {
                 failures.push(format!(
                     "{} on {cpus} CPUs / {memory} with {options:?}:\n{stdout}",
                     stack.display()
@@ -346,5 +352,97 @@ fn a_broken_file_stops_only_the_tune_that_reads_it() {
         err.contains("site.conf:1:")
             && err.contains("error: stack . has errors that must be fixed first; it was not tuned"),
         "{err}"
+    );
+}
+
+/// tune leaves the pools no master reads, gives a pool at least two workers, and takes a
+/// `memory_limit` below lemplint's default worker size as no evidence of a smaller worker.
+#[test]
+fn tune_sizes_only_loaded_pools_and_never_below_two_workers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("stack");
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/stacks/small-pools"),
+        &copy,
+    );
+    let leftover = copy.join("etc/php/8.1/fpm/pool.d/www.conf");
+    let before = std::fs::read(&leftover).unwrap();
+    let host = ["--cpus", "1", "--memory", "613MiB", "--isolated"];
+    let mut args = vec!["tune", "stack"];
+    args.extend(host);
+    let out = lemplint(tmp.path(), &args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("PHP worker 64MiB (default)"), "{text}");
+    assert!(!text.contains("8.1"), "{text}");
+    let mut args = vec!["tune", "--write", "stack"];
+    args.extend(host);
+    assert_eq!(lemplint(tmp.path(), &args).status.code(), Some(0));
+    assert_eq!(std::fs::read(&leftover).unwrap(), before);
+    let www = std::fs::read_to_string(copy.join("etc/php/8.2/fpm/pool.d/www.conf")).unwrap();
+    assert!(www.contains("pm.max_children = 7"), "{www}");
+    let mut args = vec![
+        "lint",
+        "--format",
+        "concise",
+        "--select",
+        "FPM105,FPM004",
+        "stack",
+    ];
+    args.extend(host);
+    let out = lemplint(tmp.path(), &args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    // A host that holds one worker: tune says why and writes no pool of one.
+    let args = [
+        "tune",
+        "stack",
+        "--cpus",
+        "1",
+        "--memory",
+        "128MiB",
+        "--isolated",
+    ];
+    let out = lemplint(tmp.path(), &args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("only 1 PHP worker fits"), "{text}");
+    assert!(!text.contains("→ 1 "), "{text}");
+}
+
+/// A `memory_limit` above the default is the worker's size, and the arithmetic says it is an
+/// assumption.
+#[test]
+fn memory_limit_as_worker_size_is_stated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("stack");
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/stacks/small-pools"),
+        &copy,
+    );
+    let www = copy.join("etc/php/8.2/fpm/pool.d/www.conf");
+    let text = std::fs::read_to_string(&www)
+        .unwrap()
+        .replace("32M", "256M");
+    std::fs::write(&www, text).unwrap();
+    let out = lemplint(
+        tmp.path(),
+        &[
+            "tune",
+            "stack",
+            "--cpus",
+            "2",
+            "--memory",
+            "4GiB",
+            "--isolated",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("256MiB per worker (memory_limit, assumed to be the most a worker holds)"),
+        "{text}"
     );
 }

@@ -25,6 +25,7 @@ pub mod rewrite_redirect;
 pub mod serving;
 pub mod stack_links;
 pub mod sysctl_keys;
+pub mod sysctl_known;
 pub mod tls_findings;
 pub mod tls_settings;
 pub mod variables;

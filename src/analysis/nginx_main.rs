@@ -16,6 +16,14 @@ pub struct MainConfig<'a> {
     inst: &'a NginxInstance,
 }
 
+/// See [`MainConfig::cached_files`].
+pub fn cached_files(inst: &NginxInstance) -> u64 {
+    cursor::named(inst, "open_file_cache")
+        .flat_map(|d| d.args())
+        .filter_map(|a| a.value().strip_prefix("max=")?.parse::<u64>().ok())
+        .fold(0, u64::saturating_add)
+}
+
 /// The stack's main configurations, in the stack's order.
 pub fn main_configs(stack: &Stack) -> impl Iterator<Item = MainConfig<'_>> {
     stack
@@ -50,6 +58,13 @@ impl<'a> MainConfig<'a> {
     /// The first occurrence of `name` in the main context (through includes).
     pub fn directive(self, name: &str) -> Option<Directive<'a>> {
         cursor::top_level(self.inst).find(|d| d.name() == name)
+    }
+
+    /// The most descriptors `open_file_cache` can keep open in one worker: the sum of the
+    /// `max=` of every `open_file_cache` written (each directive makes a cache of its own;
+    /// the levels below share it). `off`, and a `max=` that is not a number, count 0.
+    pub fn cached_files(self) -> u64 {
+        cached_files(self.inst)
     }
 
     /// Inserts `statement` in the main context: after the first main-context directive

@@ -84,7 +84,10 @@ pub fn php_writes<'a>(
             ),
             pool: Some(&pool.name),
             scope: Scope::Pool(pool),
-            development: pool.ini.is_some_and(|s| s.development.is_some()),
+            // The php.ini the pool reads, or the pool's own file (`pool.d/dev.conf`,
+            // `docker/dev/www.conf`), says development.
+            development: pool.ini.is_some_and(|s| s.development.is_some())
+                || crate::stack::php_ini::named_for_development(&file.path, &stack.root).is_some(),
         });
     }
     for set in &stack.php_ini.sets {

@@ -292,6 +292,32 @@ pub fn load(
 /// is also `usr/local`) in a directory name.
 const DEV_WORDS: &[&str] = &["dev", "development", "devel", "local"];
 
+/// Why a file looks like a development one by its path below the stack's root, if it does:
+/// a development word in its name (`php.ini-development`, `php-local.ini`, `dev.conf`) or in
+/// a directory's (`docker/dev/php.ini`; `local` does not count there, for `usr/local`).
+pub fn named_for_development(path: &Path, root: &Path) -> Option<String> {
+    let words = |s: &str, local: bool| {
+        s.to_ascii_lowercase()
+            .split(['.', '-', '_'])
+            .find(|w| DEV_WORDS.contains(w) && (local || *w != "local"))
+            .map(str::to_string)
+    };
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let name = rel.file_name().map(|n| n.to_string_lossy().into_owned());
+    let in_name = name.as_deref().and_then(|n| words(n, true));
+    let in_dir = || {
+        rel.parent()?
+            .iter()
+            .find_map(|c| words(&c.to_string_lossy(), false))
+    };
+    in_name.or_else(in_dir).map(|w| {
+        format!(
+            "{} is named for development (`{w}`)",
+            crate::escape::path(path)
+        )
+    })
+}
+
 /// Why a set looks like a development configuration, if it does: a file or directory name
 /// (below the stack's root) says so (`php.ini-development`, `php-local.ini`,
 /// `docker/dev/php.ini`: whole words between `/ . - _`), `zend.assertions = 1` (the value
@@ -300,27 +326,12 @@ const DEV_WORDS: &[&str] = &["dev", "development", "devel", "local"];
 /// Production warnings
 /// (`display_errors`) are not given for such a set.
 pub fn development(set: &IniSet, root: &Path) -> Option<String> {
-    let words = |s: &str, local: bool| {
-        s.to_ascii_lowercase()
-            .split(['.', '-', '_'])
-            .find(|w| DEV_WORDS.contains(w) && (local || *w != "local"))
-            .map(str::to_string)
-    };
-    for f in &set.files {
-        let rel = f.source.path.strip_prefix(root).unwrap_or(&f.source.path);
-        let name = rel.file_name().map(|n| n.to_string_lossy().into_owned());
-        let in_name = name.as_deref().and_then(|n| words(n, true));
-        let in_dir = || {
-            rel.parent()?
-                .iter()
-                .find_map(|c| words(&c.to_string_lossy(), false))
-        };
-        if let Some(w) = in_name.or_else(in_dir) {
-            return Some(format!(
-                "{} is named for development (`{w}`)",
-                crate::escape::path(&f.source.path)
-            ));
-        }
+    if let Some(why) = set
+        .files
+        .iter()
+        .find_map(|f| named_for_development(&f.source.path, root))
+    {
+        return Some(why);
     }
     if let Some(v) = set.get("zend.assertions") {
         if v.known && v.text.trim() == "1" {

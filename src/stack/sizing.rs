@@ -163,8 +163,11 @@ impl MemoryModel {
 
     /// With no measured or configured worker size, the largest `memory_limit` written for the
     /// given pools (php.ini or the pool; PHP's compiled-in 128M is not a choice anyone made)
-    /// becomes the size of a worker: the most one request may take, an upper bound of what a
-    /// worker holds. The source says so. `-1` (no limit) and unknown values change nothing.
+    /// becomes the size of a worker: the most one request may take, assumed to be the most a
+    /// worker holds (the interpreter and its extensions come on top, but few requests use
+    /// their whole limit). It only ever raises the default: a `memory_limit` below
+    /// [`DEFAULT_WORKER_RSS`] says nothing about the worker around the request, and the
+    /// default stays the floor. `-1` (no limit) and unknown values change nothing.
     pub fn bounded_by_memory_limit<'a>(
         mut self,
         pools: impl IntoIterator<Item = &'a super::instances::PoolView<'a>>,
@@ -183,11 +186,11 @@ impl MemoryModel {
                 Some((bytes, v.text.trim().to_string(), v.describe()))
             })
             .max_by_key(|(b, ..)| *b);
-        if let Some((bytes, text, at)) = largest {
+        if let Some((bytes, text, at)) = largest.filter(|(b, ..)| *b > self.worker_rss) {
             self.worker_rss = bytes;
             self.worker_rss_source = format!(
-                "memory_limit = {text} ({at}), the most one request may use: no measured worker \
-                 size was given"
+                "memory_limit = {text} ({at}), the most one request may use, assumed to be the \
+                 most a worker holds: no measured worker size was given"
             );
             self.worker_rss_guessed = false;
         }
@@ -213,14 +216,54 @@ pub const DEFAULT_SOFT_NOFILE: u64 = 1024;
 /// The kernel's default `fs.nr_open`: the highest value setrlimit accepts (1024 × 1024).
 pub const DEFAULT_NR_OPEN: u64 = 1 << 20;
 
-/// Why a connection counts twice.
-pub const DESCRIPTORS_WHY: &str =
-    "a proxied or FastCGI connection holds two descriptors, the client's and the upstream's";
+/// Descriptors an idle nginx worker holds that are not connections, measured on nginx 1.22
+/// with one `error_log` and one `access_log` (`ls /proc/<worker>/fd`): stdin, stdout and
+/// stderr, the two log files, the epoll descriptor, its notification eventfd and a `/dev/null`.
+/// Listening sockets and the master's channel are connections: `worker_connections` counts
+/// them, as it counts clients and upstreams (tests/descriptors_binary.rs shows both).
+pub const WORKER_FIXED_DESCRIPTORS: u64 = 8;
 
-/// The descriptors one nginx worker needs at `worker_connections` under load, where every
-/// connection is a client being proxied or passed to FastCGI: two each.
-pub fn worker_descriptors(connections: u64) -> u64 {
-    connections.saturating_mul(2)
+/// What counts where, said once for the rules and the tuner.
+pub const DESCRIPTORS_WHY: &str = "`worker_connections` counts every socket a worker holds, \
+     clients and upstream (proxied, FastCGI) connections alike; the files it opens are \
+     descriptors beside them: logs, files being sent, temp files of buffered bodies, \
+     `open_file_cache` entries";
+
+/// The open-files limit `tune` (and NGX007's fix) gives a worker: its connections, and as many
+/// again for files, so every connection can send a file or buffer a body to a temp file at
+/// once (the logs fit in that), or the entries `open_file_cache` keeps open and the fixed
+/// descriptors when they are more.
+pub fn worker_descriptors(connections: u64, cached_files: u64) -> u64 {
+    connections
+        .saturating_add(connections.max(cached_files.saturating_add(WORKER_FIXED_DESCRIPTORS)))
+}
+
+/// How short a worker's open-files limit is at `worker_connections`, when it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shortfall {
+    /// `connections` + the fixed descriptors do not fit: the worker never reaches its
+    /// connection limit; `accept()` fails with EMFILE first.
+    Connections,
+    /// The connections fit but leave fewer descriptors for files than `open_file_cache`
+    /// keeps open, or than one for every [`FILES_PER_CONNECTIONS`] connections.
+    Files { room: u64 },
+}
+
+/// NGX007 reports a room for files below one descriptor per this many connections: a site
+/// where one connection in ten sends a file or buffers a body at once is ordinary, and the
+/// worker runs out there; with more room it takes traffic lemplint cannot see.
+pub const FILES_PER_CONNECTIONS: u64 = 10;
+
+/// Judges a worker's open-files `limit` at `connections`, with `cached_files` the most
+/// `open_file_cache` keeps open.
+pub fn shortfall(connections: u64, cached_files: u64, limit: u64) -> Option<Shortfall> {
+    let sockets = connections.saturating_add(WORKER_FIXED_DESCRIPTORS);
+    if limit < sockets {
+        return Some(Shortfall::Connections);
+    }
+    let room = limit - sockets;
+    (room < cached_files || room < connections / FILES_PER_CONNECTIONS)
+        .then_some(Shortfall::Files { room })
 }
 
 /// `net.core.somaxconn` when no sysctl file sets it: 4096 since Linux 5.4, 128 before
@@ -238,6 +281,25 @@ pub fn default_somaxconn(kernel: KernelVersion) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descriptors() {
+        // nginx 1.22 with `worker_rlimit_nofile 32; worker_connections 32;` took 21 clients.
+        assert_eq!(shortfall(32, 0, 32), Some(Shortfall::Connections));
+        assert_eq!(shortfall(768, 0, 1024), None);
+        assert_eq!(
+            shortfall(8000, 0, 8192),
+            Some(Shortfall::Files { room: 184 })
+        );
+        assert_eq!(shortfall(300_000, 50_000, 520_000), None);
+        assert!(matches!(
+            shortfall(1024, 100_000, 4096),
+            Some(Shortfall::Files { .. })
+        ));
+        for (c, f) in [(512, 0), (1024, 100_000), (65535, 0)] {
+            assert_eq!(shortfall(c, f, worker_descriptors(c, f)), None);
+        }
+    }
 
     #[test]
     fn reserves() {

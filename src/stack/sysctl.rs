@@ -24,6 +24,13 @@ pub struct SysctlFile {
     pub parsed: Parsed,
     /// Another file with the same name in an earlier directory hides this one.
     pub masked_by: Option<PathBuf>,
+    /// `sysctl --system` and systemd-sysctl read it: a `*.conf` of a sysctl.d directory, or
+    /// `/etc/sysctl.conf` (procps `PreloadSystem`; systemd's `sysctl.d(5)`). False for a
+    /// file elsewhere in a tree laid out as a server, such as a vendor agent's own
+    /// `/etc/<vendor>/sysctl.conf`: whatever applies it, and when, is not known here. In a
+    /// repository of loose files (no sysctl file in a standard place) every file is taken to
+    /// be deployed to one.
+    pub system: bool,
 }
 
 /// One assignment: file index and line item.
@@ -86,7 +93,9 @@ pub fn load(
             .parent()
             .map(|d| d.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if rel == Path::new("etc/sysctl.conf") || name == "sysctl.conf" {
+        // `/etc/sysctl.conf`, or a lone `sysctl.conf` at the top of a repository; not
+        // `/etc/<vendor>/sysctl.conf`.
+        if name == "sysctl.conf" && (dir.is_empty() || dir == "etc" || dir.ends_with("/etc")) {
             return (2, String::new(), dir);
         }
         match DIRS
@@ -100,6 +109,12 @@ pub fn load(
     };
     let mut sorted: Vec<&PathBuf> = paths.iter().collect();
     sorted.sort_by_key(|p| rank(p));
+    // A tree with a sysctl file where sysctl --system looks is laid out as the server: its
+    // other sysctl files are not read by it.
+    let laid_out = sorted.iter().any(|p| {
+        let (group, _, dir) = rank(p);
+        group == 0 || (group == 2 && !dir.is_empty())
+    });
     let mut set = SysctlSet::default();
     let mut first_with_name: BTreeMap<String, PathBuf> = BTreeMap::new();
     for p in sorted {
@@ -112,6 +127,11 @@ pub fn load(
         };
         let text = &source.text;
         let (group, name, _) = rank(p);
+        let system = match group {
+            0 => name.ends_with(".conf"),
+            1 => !laid_out,
+            _ => true,
+        };
         let masked_by = if group == 0 {
             match first_with_name.get(&name) {
                 Some(earlier) => Some(earlier.clone()),
@@ -149,6 +169,7 @@ pub fn load(
             source: Shared::new(source),
             parsed,
             masked_by,
+            system,
         });
     }
     set

@@ -25,19 +25,24 @@ pub fn spares(max_children: u64, cpus: u64) -> (u64, u64, u64) {
     (min, max, start)
 }
 
+/// The fewest workers tune gives a pool: with one, every other request waits behind the one
+/// being served (FPM105), so one slow page stalls the site.
+pub const MIN_WORKERS: u64 = 2;
+
 /// Splits `total` workers across pools in proportion to `weights` (their current
-/// `max_children`, or 1), at least one each. Returns `None` when not even one per pool fits.
+/// `max_children`, or 1), at least [`MIN_WORKERS`] each. Returns `None` when not even that
+/// many per pool fit.
 pub fn split(total: u64, weights: &[u64]) -> Option<Vec<u64>> {
     if weights.is_empty() {
         return Some(Vec::new());
     }
-    if total < weights.len() as u64 {
+    if total < MIN_WORKERS * weights.len() as u64 {
         return None;
     }
     let sum: u64 = weights.iter().map(|w| (*w).max(1)).sum();
     let mut shares: Vec<u64> = weights
         .iter()
-        .map(|w| ((total * w.max(&1)) / sum).max(1))
+        .map(|w| ((total * w.max(&1)) / sum).max(MIN_WORKERS))
         .collect();
     // Rounding up the small pools may overshoot: take the excess from the largest.
     while shares.iter().sum::<u64>() > total {
@@ -137,17 +142,35 @@ fn number(cfg: &FpmConfig, pool: &Pool, key: &str) -> Option<u64> {
 }
 
 pub fn recommend(stack: &Stack, cpus: u32, memory: u64, a: &Assumptions, plan: &mut Plan) {
-    let pools: Vec<(&FpmConfig, &Pool)> = stack.pools().collect();
+    // The pools php-fpm runs: `pools()` leaves out the pool files no master reads, and a file
+    // lint marks as not loaded is left alone too.
+    let unloaded = stack.unloaded_files();
+    let pools: Vec<(&FpmConfig, &Pool)> = stack
+        .pools()
+        .filter(|(c, p)| {
+            p.headers
+                .iter()
+                .all(|h| !unloaded.contains_key(c.files[h.file].source.path.as_path()))
+        })
+        .collect();
     if pools.is_empty() {
         return;
     }
     let available = memory.saturating_sub(a.reserve);
     let total = available / a.php_worker_rss.max(1);
+    // A worker's size taken from memory_limit is an assumption: say so where it is used.
+    let per_worker = if a.php_worker_rss_source.starts_with("memory_limit") {
+        format!(
+            "{} per worker (memory_limit, assumed to be the most a worker holds)",
+            mib(a.php_worker_rss)
+        )
+    } else {
+        format!("{} per worker", mib(a.php_worker_rss))
+    };
     let arithmetic = format!(
-        "({} memory − {} reserve) / {} per worker = {} workers",
+        "({} memory − {} reserve) / {per_worker} = {} workers",
         mib(memory),
         mib(a.reserve),
-        mib(a.php_worker_rss),
         total
     );
     // Pools that listen on one address are alternatives (one master per PHP version on
@@ -183,8 +206,10 @@ pub fn recommend(stack: &Stack, cpus: u32, memory: u64, a: &Assumptions, plan: &
     if shares.is_none() {
         plan.notes.push(if total == 0 {
             format!("not even one PHP worker fits: {arithmetic}; give the host more memory, lower the reserve, or measure the real worker size with --sample")
+        } else if running == 1 {
+            format!("only {total} PHP worker fits ({arithmetic}): a pool needs at least {MIN_WORKERS}, or every request waits behind the one being served; pm.max_children not tuned: give the host more memory, lower the reserve, or measure the real worker size with --sample")
         } else {
-            format!("{total} workers fit ({arithmetic}) but there are {running} pools: merge pools or add memory")
+            format!("{total} workers fit ({arithmetic}) but {running} pools need at least {MIN_WORKERS} each: merge pools or add memory; pm.max_children not tuned")
         });
     }
     let many_small = running > 4 && shares.as_ref().is_some_and(|s| s.iter().all(|&n| n < 4));
@@ -285,10 +310,12 @@ mod tests {
     fn split_in_proportion_with_at_least_one_each() {
         assert_eq!(split(7, &[160]), Some(vec![7]));
         assert_eq!(split(10, &[10, 5, 5]), Some(vec![5, 2, 2]));
-        assert_eq!(split(3, &[1, 1, 1]), Some(vec![1, 1, 1]));
-        assert_eq!(split(2, &[1, 1, 1]), None);
+        assert_eq!(split(6, &[1, 1, 1]), Some(vec![2, 2, 2]));
+        assert_eq!(split(7, &[10, 1, 1]), Some(vec![3, 2, 2]));
+        assert_eq!(split(5, &[1, 1, 1]), None);
+        assert_eq!(split(1, &[5]), None);
         assert_eq!(split(0, &[5]), None);
         let big = split(3990, &[100, 1]).unwrap();
-        assert!(big.iter().sum::<u64>() <= 3990 && big[1] >= 1);
+        assert!(big.iter().sum::<u64>() <= 3990 && big[1] >= MIN_WORKERS);
     }
 }

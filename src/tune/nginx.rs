@@ -173,13 +173,21 @@ fn main_context(
             }
         }
     }
-    let want_nofile = sizing::worker_descriptors(connections);
+    let cached = crate::analysis::nginx_main::cached_files(inst);
+    let want_nofile = sizing::worker_descriptors(connections, cached);
     let nofile_occ = first_in(view, "worker_rlimit_nofile", NO_PARENT);
     let nofile: Option<u64> =
         nofile_occ.and_then(|o| view.args(o).first().and_then(|v| v.parse().ok()));
-    let nofile_reason = format!(
-        "a proxied or FastCGI request holds two descriptors (client and upstream): 2 × {connections} connections"
-    );
+    let nofile_reason = if cached + sizing::WORKER_FIXED_DESCRIPTORS > connections {
+        format!(
+            "{connections} connections (worker_connections counts upstream connections too) + {cached} files open_file_cache may keep open + {} for logs and the event queue",
+            sizing::WORKER_FIXED_DESCRIPTORS
+        )
+    } else {
+        format!(
+            "{connections} connections (worker_connections counts upstream connections too) + {connections} for files: one being sent or a temp file per connection, the logs among them"
+        )
+    };
     // The limit workers inherit (nginx's unit, `[host] nofile`) may already be enough: then
     // nothing is added, and nothing is ever set below it.
     let inherited = host.nofile.as_ref().map(|f| f.value);

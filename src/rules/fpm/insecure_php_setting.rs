@@ -10,10 +10,14 @@
 //!   pool that reads it sets the value itself (then the php.ini line never takes effect).
 //!
 //! PHP's compiled-in defaults are not reported (`expose_php` and `display_errors` are on
-//! without a php.ini): the repository may not hold the server's php.ini. `display_errors`,
-//! `display_startup_errors` and `expose_php` are production hardening: they are info, and not
-//! reported at all in a development configuration (`php_ini::development`: a development file or directory
-//! name, `zend.assertions = 1`, Xdebug loaded).
+//! without a php.ini): the repository may not hold the server's php.ini. `display_errors` and
+//! `display_startup_errors` turned on are warnings: error messages with file paths, SQL and
+//! credentials reach visitors. `expose_php` only names the version: info. None of the three is
+//! reported in a development configuration, decided from evidence in the files
+//! (`php_ini::development`): a php.ini or pool file named for development
+//! (`php.ini-development`, `php-dev.ini`, `pool.d/local.conf`, a `dev`/`development`/`devel`
+//! directory), `zend.assertions = 1` (php.ini-development's value; production's is -1), or
+//! Xdebug loaded or configured.
 //!
 //! The fix (unsafe: someone chose the value) sets the value to `Off`, keeping the directive
 //! (`php_admin_flag` stays an admin flag).
@@ -46,13 +50,13 @@ const SETTINGS: &[(&str, Severity, &str)] = &[
     ),
     (
         "display_errors",
-        Severity::Info,
+        Severity::Warning,
         "error messages, with file paths, SQL and sometimes credentials, go into the pages \
          visitors see; keep it for development and log errors instead (`log_errors`)",
     ),
     (
         "display_startup_errors",
-        Severity::Info,
+        Severity::Warning,
         "errors raised while PHP starts go into the first responses; keep it for development",
     ),
     (

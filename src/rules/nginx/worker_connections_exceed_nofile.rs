@@ -2,16 +2,23 @@
 //! limit cannot hold.
 //!
 //! The arithmetic is the sizing model's (`crate::stack::sizing`), the one `tune` and STK005
-//! use: a worker at `worker_connections` under load needs two descriptors per connection,
-//! since a proxied or FastCGI request holds the client's and the upstream's. The limit is
+//! use. `worker_connections` counts every socket a worker holds, upstream connections
+//! included (nginx answers "worker_connections are not enough" when the upstream connection
+//! does not fit, tests/descriptors_binary.rs); the files a worker opens are descriptors beside them.
+//! So a worker needs its connections, at least 8 fixed descriptors (logs, the event queue,
+//! stdio: measured), and room for the files it sends and the temp files it buffers. The limit is
 //! `worker_rlimit_nofile` when set, else the soft limit nginx inherits: `LimitNOFILE=` of
 //! nginx's systemd unit when the repository has it, `[host] nofile`, or 1024, a service's
 //! usual default. Past the limit `accept()` and `open()` fail with "Too many open files".
 //!
-//! Severity follows what breaks: a `worker_connections` above the limit can never be reached
-//! (warning; nginx logs `N worker_connections exceed open file resource limit: M` at the
-//! `warn` level only, below the default `error_log` level); one that fits alone but not at two
-//! descriptors each runs out only when nearly every connection is proxied (info).
+//! Severity follows what breaks: when the connections and the fixed descriptors do not fit,
+//! `worker_connections` can never be reached (warning; nginx itself logs `N
+//! worker_connections exceed open file resource limit: M` only when the connections alone do
+//! not fit, and only at the `warn` level, below the default `error_log` level). When they fit
+//! but leave fewer descriptors for files than `open_file_cache` keeps open, or than one for
+//! every ten connections, the worker runs out at a traffic mix lemplint cannot see (info).
+//! With more room than that, how many files are open at once is the traffic's business:
+//! silent.
 
 use crate::analysis::cursor::{Directive, Word};
 use crate::analysis::nginx_main::{main_configs, MainConfig};
@@ -19,7 +26,8 @@ use crate::diagnostic::Severity;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::stack::sizing::{
-    worker_descriptors, DEFAULT_CONNECTIONS, DEFAULT_NR_OPEN, DEFAULT_SOFT_NOFILE, DESCRIPTORS_WHY,
+    shortfall, worker_descriptors, Shortfall, DEFAULT_CONNECTIONS, DEFAULT_NR_OPEN,
+    DEFAULT_SOFT_NOFILE, FILES_PER_CONNECTIONS, WORKER_FIXED_DESCRIPTORS,
 };
 
 declare_rule! {
@@ -36,10 +44,11 @@ declare_rule! {
 impl Rule for WorkerConnectionsExceedNofile {
     fn check(&self, cx: &mut Context<'_>) {
         let inherited = match &cx.host.nofile {
-            Some(f) => (f.value, f.source.to_string()),
+            Some(f) => (f.value, f.source.to_string(), false),
             None => (
                 DEFAULT_SOFT_NOFILE,
                 "the usual soft limit of a service; `LimitNOFILE=` in nginx's unit or `[host] nofile` says otherwise".to_string(),
+                true,
             ),
         };
         let nr_open = cx
@@ -53,11 +62,12 @@ impl Rule for WorkerConnectionsExceedNofile {
     }
 }
 
-/// `inherited` is the open-files limit workers start with, and how it is known.
+/// `inherited` is the open-files limit workers start with, how it is known, and whether it is
+/// only the usual default (nothing in the repository or the host facts says).
 fn check_instance(
     cx: &mut Context<'_>,
     main: MainConfig<'_>,
-    (soft, soft_why): &(u64, String),
+    (soft, soft_why, guessed): &(u64, String, bool),
     nr_open: u64,
 ) {
     let soft = *soft;
@@ -74,56 +84,58 @@ fn check_instance(
         }
         None => DEFAULT_CONNECTIONS,
     };
-    let need = worker_descriptors(connections);
-    let wanted = need.min(nr_open);
+    let cached = main.cached_files();
+    let wanted = worker_descriptors(connections, cached).min(nr_open);
     let wc_text = match wc {
         Some(_) => format!("`worker_connections {connections}`"),
         None => format!("the default `worker_connections` ({connections})"),
     };
+    let help = advice(connections, cached, wanted);
     match main.directive("worker_rlimit_nofile") {
         Some(d) => {
             let Some(arg) = only_arg(d) else { return };
             let Ok(limit) = arg.value().parse::<u64>() else {
                 return;
             };
-            if limit >= wanted {
+            let Some(short) = shortfall(connections, cached, limit) else {
                 return;
-            }
-            let (message, severity) = if limit < connections {
-                (
-                    format!(
-                        "`worker_rlimit_nofile {limit}` is below {wc_text}: workers run out of \
-                         file descriptors before they reach their connection limit"
-                    ),
-                    Severity::Warning,
-                )
-            } else {
-                (
-                    format!(
-                        "`worker_rlimit_nofile {limit}` is below the {need} descriptors {wc_text} \
-                         can need: {DESCRIPTORS_WHY}"
-                    ),
-                    Severity::Info,
-                )
             };
-            // Never lower a limit: the fix only raises it.
-            let value = wanted.max(limit);
-            let fix = Fix::unsafe_(
-                format!("Raise `worker_rlimit_nofile` to {value}"),
-                vec![edits::replace_arg(
-                    d.file(),
-                    &arg.tree_word(),
-                    &value.to_string(),
-                )],
+            let (message, severity) = describe(
+                short,
+                &format!("`worker_rlimit_nofile {limit}`"),
+                &wc_text,
+                connections,
+                cached,
             );
-            let d = cx.report(d.file(), arg.raw(), message).with_fix(fix);
+            // Never lower a limit: the fix only raises it, and there is none when the limit
+            // is already the kernel's maximum.
+            let value = wanted.max(limit);
+            let fix = (value > limit).then(|| {
+                Fix::unsafe_(
+                    format!("Raise `worker_rlimit_nofile` to {value}"),
+                    vec![edits::replace_arg(
+                        d.file(),
+                        &arg.tree_word(),
+                        &value.to_string(),
+                    )],
+                )
+            });
+            let d = cx.report(d.file(), arg.raw(), message);
+            if let Some(fix) = fix {
+                d.with_fix(fix);
+            }
             d.severity = severity;
-            d.help = Some(format!("raise it to {}", advice(connections, wanted)));
+            d.help = Some(format!("raise it to {help}"));
         }
         None => {
-            if wanted <= soft {
+            // A limit nothing states (a container's runtime often starts nginx with far more
+            // than 1024) is judged only when the connections alone exceed it.
+            if *guessed && connections <= soft {
                 return;
             }
+            let Some(short) = shortfall(connections, cached, soft) else {
+                return;
+            };
             let (file, span) = match wc {
                 Some(d) => {
                     let Some(arg) = d.arg(0) else { return };
@@ -135,32 +147,59 @@ fn check_instance(
             let statement = format!("worker_rlimit_nofile {value};");
             let edit = main.insert(&["worker_processes", "user", "pid"], &statement);
             let fix = Fix::safe(format!("Add `{statement}`"), vec![edit]);
-            let (message, severity) = if connections > soft {
-                (
-                    format!(
-                        "{wc_text} exceeds the open-files limit of {soft} that workers inherit \
-                         ({soft_why}) and `worker_rlimit_nofile` is not set: past {soft} \
-                         descriptors a worker fails with \"Too many open files\""
-                    ),
-                    Severity::Warning,
-                )
-            } else {
-                (
-                    format!(
-                        "{wc_text} can need {need} descriptors per worker ({DESCRIPTORS_WHY}), \
-                         above the open-files limit of {soft} that workers inherit ({soft_why}), \
-                         and `worker_rlimit_nofile` is not set"
-                    ),
-                    Severity::Info,
-                )
-            };
+            let limit_text = format!(
+                "the open-files limit of {soft} that workers inherit ({soft_why}; \
+                 `worker_rlimit_nofile` is not set)"
+            );
+            let (message, severity) = describe(short, &limit_text, &wc_text, connections, cached);
             let d = cx.report(file, span, message).with_fix(fix);
             d.severity = severity;
             d.help = Some(format!(
-                "set `worker_rlimit_nofile` to {}; nginx itself warns only when \
-                 worker_connections alone exceeds the limit, and only at the warn level",
-                advice(connections, wanted)
+                "set `worker_rlimit_nofile` to {help}; nginx itself warns only when \
+                 worker_connections alone exceeds the limit, and only at the warn level"
             ));
+        }
+    }
+}
+
+/// The message and severity of a shortfall of `limit` (already described) at `wc_text`.
+fn describe(
+    short: Shortfall,
+    limit: &str,
+    wc_text: &str,
+    connections: u64,
+    cached: u64,
+) -> (String, Severity) {
+    match short {
+        Shortfall::Connections => (
+            format!(
+                "{limit} leaves no room beside {wc_text}: a worker also holds at least \
+                 {WORKER_FIXED_DESCRIPTORS} descriptors that are not connections (its logs, the \
+                 event queue, stdio), so `accept()` fails with \"Too many open files\" before \
+                 it reaches its connection limit"
+            ),
+            Severity::Warning,
+        ),
+        Shortfall::Files { room } => {
+            let why = if room < cached {
+                format!(
+                    "fewer than the {cached} open files `open_file_cache` may keep (one per \
+                     cached file the site serves within `inactive`)"
+                )
+            } else {
+                format!(
+                    "fewer than one for every {FILES_PER_CONNECTIONS} connections: a worker \
+                     runs out when more than {room} of its {connections} connections send a \
+                     file or buffer a body to a temp file at once"
+                )
+            };
+            (
+                format!(
+                    "{limit} leaves {room} descriptors beside {wc_text} and the worker's logs \
+                     for the files it opens, {why}"
+                ),
+                Severity::Info,
+            )
         }
     }
 }
@@ -175,13 +214,26 @@ fn only_arg(d: Directive<'_>) -> Option<Word<'_>> {
 }
 
 /// The recommended limit, and why.
-fn advice(connections: u64, wanted: u64) -> String {
-    if worker_descriptors(connections) > wanted {
+fn advice(connections: u64, cached: u64, wanted: u64) -> String {
+    let from_cache = cached + WORKER_FIXED_DESCRIPTORS > connections;
+    let files = if from_cache {
         format!(
-            "{wanted}, the kernel's maximum (`fs.nr_open`); twice `worker_connections` would be \
-             refused"
+            "the {cached} files `open_file_cache` may keep open and {WORKER_FIXED_DESCRIPTORS} for \
+             logs and the event queue"
         )
     } else {
-        format!("{wanted}, twice `worker_connections`")
+        "as many again for files (each connection may send one or buffer a body to a temp \
+         file; `worker_connections` already counts upstream connections)"
+            .to_string()
+    };
+    if worker_descriptors(connections, cached) > wanted {
+        format!(
+            "{wanted}, the kernel's maximum (`fs.nr_open`); {connections} connections and \
+             {files} would be refused"
+        )
+    } else if from_cache {
+        format!("{wanted}: {connections} connections and {files}, or lower `open_file_cache max=`")
+    } else {
+        format!("{wanted}: {connections} connections and {files}")
     }
 }

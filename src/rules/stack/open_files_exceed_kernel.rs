@@ -6,9 +6,9 @@
 //!   `setrlimit(RLIMIT_NOFILE, N) failed (1: Operation not permitted)` and keeps the limit it
 //!   inherited, usually 1024, far below what `worker_connections` was sized for.
 //! * What nginx's workers can open at full load above `fs.file-max` (the system-wide table):
-//!   `worker_processes` × the descriptors a worker needs at `worker_connections` (two per
-//!   connection, the sizing model's arithmetic that NGX007 and `tune` use), or its limit when
-//!   that is lower. When the table fills every process on the host gets ENFILE (`VFS:
+//!   `worker_processes` × the descriptors a worker can hold at `worker_connections` (its
+//!   connections, clients and upstreams alike, and a file beside each one: the sizing model's
+//!   arithmetic that NGX007 and `tune` use), or its limit when that is lower. When the table fills every process on the host gets ENFILE (`VFS:
 //!   file-max limit N reached`). `fs.file-max` scales with memory, so only an explicit value
 //!   is judged.
 //!
@@ -17,6 +17,7 @@
 //! `[host] cpus` is known, else at least one.
 
 use crate::analysis::cursor::{self, Directive};
+use crate::analysis::nginx_main::cached_files;
 use crate::analysis::stack_links::{kernel_setting, sysctl_number};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
@@ -112,8 +113,8 @@ impl Rule for OpenFilesExceedKernel {
                     None => continue,
                 },
             };
-            // What a worker can open at full load: two descriptors per connection, up to its
-            // open-files limit.
+            // What a worker can open at full load: its connections, a file beside each one
+            // (or what `open_file_cache` keeps open), the logs; up to its open-files limit.
             let events = cursor::named(inst, "events").find(|d| d.parent().is_none());
             let wc = events.and_then(|e| e.children("worker_connections").next());
             let connections = wc.and_then(number).unwrap_or(DEFAULT_CONNECTIONS);
@@ -126,7 +127,7 @@ impl Rule for OpenFilesExceedKernel {
                 },
                 |(_, l)| l,
             );
-            let need = worker_descriptors(connections);
+            let need = worker_descriptors(connections, cached_files(inst));
             let per_worker = need.min(limit);
             let total = workers.saturating_mul(per_worker);
             if total <= file_max {
@@ -138,7 +139,10 @@ impl Rule for OpenFilesExceedKernel {
                     None => format!("{per_worker} descriptors (their open-files limit)"),
                 }
             } else {
-                format!("{per_worker} descriptors (worker_connections {connections}, two each)")
+                format!(
+                    "{per_worker} descriptors (worker_connections {connections} and a file beside \
+                     each)"
+                )
             };
             let at = rlimit.map(|(d, _)| d).or(wc);
             let Some((file, span)) = at.and_then(|d| Some((d.file(), d.arg(0)?.raw()))) else {

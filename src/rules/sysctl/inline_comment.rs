@@ -233,6 +233,11 @@ impl Rule for InlineComment {
                 let Some(p) = glued.or_else(|| comment_start(value)) else {
                     continue;
                 };
+                // A key no kernel has (SYS003) is never written: nothing reads the number
+                // or the comment.
+                if !crate::analysis::sysctl_known::is_known(&a.normalized_key(&src.text), &[]) {
+                    continue;
+                }
                 let kept = String::from_utf8_lossy(&value[..p]).trim_end().to_string();
                 let key = a.key_text(&src.text);
                 let verdict = judge(&a.normalized_key(&src.text), &kept, glued.is_some());

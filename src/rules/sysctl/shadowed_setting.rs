@@ -9,6 +9,10 @@
 //! two directories is read only from the first: the other is masked. The stack model
 //! ([`crate::stack::sysctl`]) orders files that way; this rule reads its result.
 //!
+//! Only the files `sysctl --system` reads take part: a file elsewhere in a tree laid out as a
+//! server (a vendor agent's `/etc/<vendor>/sysctl.conf`) is applied by whatever reads it,
+//! at a time not known here, so it neither shadows nor is shadowed.
+//!
 //! Assignments of the same value are not reported (Debian's `99-sysctl.conf` is a symlink to
 //! `sysctl.conf`, so that file is applied twice on every Debian system), nor is a file masked
 //! by an empty one (`ln -s /dev/null /etc/sysctl.d/x.conf` is the documented way to disable a
@@ -59,6 +63,13 @@ fn report_shadowed(cx: &mut Context<'_>) {
     let set = &cx.stack.sysctl;
     let root = &cx.stack.root;
     for (key, sets) in &set.keys {
+        // Only what `sysctl --system` reads competes: a file it never reads (a vendor agent's
+        // `/etc/<vendor>/sysctl.conf`) neither shadows nor is shadowed.
+        let sets: Vec<Set> = sets
+            .iter()
+            .copied()
+            .filter(|s| set.files[s.file].system)
+            .collect();
         let Some((&winner, losers)) = sets.split_last() else {
             continue;
         };

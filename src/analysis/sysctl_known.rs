@@ -1,0 +1,234 @@
+//! Which sysctl keys exist: the knowledge SYS003 (unknown-key) judges with, shared with SYS010
+//! (a comment after an unknown key is never written to the kernel at all). See SYS003's
+//! module documentation for what counts as known.
+
+use crate::analysis::sysctl_keys::{
+    DOC_FS, DOC_KERNEL, DOC_NET_CORE, DOC_NET_IP, DOC_VM, PROC_KEYS,
+};
+use crate::fxhash::FxHashSet;
+
+/// The subtrees this rule judges; everything else (`net.netfilter`, `net.bridge`, `user`,
+/// `abi`, `dev`, `sunrpc`, …) depends on modules and is left alone.
+pub const CHECKED: &[&str] = &[
+    "net.core.",
+    "net.ipv4.",
+    "net.ipv6.",
+    "fs.",
+    "vm.",
+    "kernel.",
+];
+
+/// Subtrees (or key prefixes) that exist only with a module loaded, a build option, a
+/// filesystem mounted or a vendor patch: never reported.
+pub const OPTIONAL_SUBTREES: &[&str] = &[
+    // Modules: netfilter (old conntrack), IPVS, XFS, NFS, OCFS2, FUSE, ZFS's SPL…
+    "net.ipv4.netfilter.",
+    "net.ipv4.ip_conntrack_",
+    "net.ipv4.vs.",
+    "net.ipv6.netfilter.",
+    "net.core.xfrm_",
+    "fs.binfmt_misc.",
+    "fs.nfs.",
+    "fs.xfs.",
+    "fs.ocfs2.",
+    "fs.lustre.",
+    "fs.fscache.",
+    "fs.cachefiles.",
+    "fs.verity.",
+    "fs.fuse.",
+    "kernel.spl.",
+    // Build options and LSMs: Yama (kernel.yama.ptrace_scope), the scheduler's debug knobs
+    // (moved to debugfs in 5.13, still in many tuning guides), NUMA balancing.
+    "kernel.yama.",
+    "kernel.sched_",
+    "kernel.numa_balancing",
+    // Vendor patches: grsecurity/PaX, Ubuntu's AppArmor user-namespace restrictions.
+    "kernel.grsecurity.",
+    "kernel.pax.",
+    "kernel.apparmor_",
+];
+
+/// Keys that exist in kernels other than the 6.x ones the generated table comes from: removed
+/// ones still found in configurations, and vendor-patched kernels' own.
+pub const HISTORICAL: &[&str] = &[
+    // Removed in 4.12; SYS001 reports it.
+    "net.ipv4.tcp_tw_recycle",
+    // Removed in the 3.x series (tcp(7), ip-sysctl.txt of those kernels).
+    "net.ipv4.tcp_abc",
+    "net.ipv4.tcp_cookie_size",
+    "net.ipv4.tcp_dma_copybreak",
+    "net.ipv4.tcp_frto_response",
+    "net.ipv4.tcp_max_ssthresh",
+    "net.ipv4.tcp_thin_dupack",
+    "net.ipv4.inet_peer_gc_maxtime",
+    "net.ipv4.inet_peer_gc_mintime",
+    "net.ipv4.rt_cache_rebuild_count",
+    "net.ipv4.route.secret_interval",
+    "vm.nr_pdflush_threads",
+    "vm.swap_token_timeout",
+    "vm.scan_unevictable_pages",
+    "kernel.rtsig-max",
+    "kernel.rtsig-nr",
+    "kernel.softlockup_thresh",
+    // Removed in 4.x/5.x: the block I/O poll knob (4.4), fragment secrets (4.17), the random
+    // driver's read threshold (5.18), block_dump (5.12), percpu_pagelist_fraction (renamed in
+    // 5.14).
+    "kernel.blk_iopoll",
+    "kernel.random.read_wakeup_threshold",
+    "net.ipv6.ip6frag_secret_interval",
+    "vm.block_dump",
+    "vm.hugepages_treat_as_movable",
+    "vm.percpu_pagelist_fraction",
+    // Other architectures and Android kernels.
+    "vm.vdso_enabled",
+    "net.ipv4.tcp_default_init_rwnd",
+    // Vendor kernels: Debian/Ubuntu and linux-hardened patches, RHEL.
+    "kernel.unprivileged_userns_clone",
+    "kernel.unprivileged_userns_apparmor_policy",
+    "kernel.deny_new_usb",
+    "kernel.tiocsti_restrict",
+    "kernel.device_sidechannel_restrict",
+    "kernel.exec-shield",
+    "kernel.exec-shield-randomize",
+    "kernel.vsyscall64",
+    "fs.may_detach_mounts",
+    "vm.extra_free_kbytes",
+];
+
+/// The documented leaves that apply to a key's subtree.
+pub fn doc_leaves(key: &str) -> &'static [&'static str] {
+    match key.split('.').next() {
+        Some("kernel") => DOC_KERNEL,
+        Some("vm") => DOC_VM,
+        Some("fs") => DOC_FS,
+        _ if key.starts_with("net.core.") => DOC_NET_CORE,
+        _ => DOC_NET_IP,
+    }
+}
+
+/// [`PROC_KEYS`] and [`HISTORICAL`] for lookups: exact keys in a set, and keys with a `*`
+/// segment (an interface name) in a set by the key with that segment written `*`, so a file
+/// of a million lines costs a million lookups, not a billion comparisons.
+pub struct KnownPaths {
+    exact: FxHashSet<&'static str>,
+    /// Which segment positions hold a `*` in some pattern.
+    star_at: Vec<usize>,
+    starred: FxHashSet<String>,
+}
+
+impl KnownPaths {
+    pub fn matches(&self, key: &str) -> bool {
+        if self.exact.contains(key) {
+            return true;
+        }
+        self.star_at.iter().any(|&i| {
+            let mut segs: Vec<&str> = key.split('.').collect();
+            if i >= segs.len() {
+                return false;
+            }
+            segs[i] = "*";
+            self.starred.contains(&segs.join("."))
+        })
+    }
+}
+
+pub fn known_paths() -> &'static KnownPaths {
+    static KNOWN: std::sync::OnceLock<KnownPaths> = std::sync::OnceLock::new();
+    KNOWN.get_or_init(|| {
+        let mut k = KnownPaths {
+            exact: FxHashSet::default(),
+            star_at: Vec::new(),
+            starred: FxHashSet::default(),
+        };
+        for p in PROC_KEYS.iter().chain(HISTORICAL) {
+            let stars: Vec<usize> = p
+                .split('.')
+                .enumerate()
+                .filter(|(_, s)| *s == "*")
+                .map(|(i, _)| i)
+                .collect();
+            match stars.as_slice() {
+                [] => {
+                    k.exact.insert(p);
+                }
+                [i] => {
+                    if !k.star_at.contains(i) {
+                        k.star_at.push(*i);
+                    }
+                    k.starred.insert(p.to_string());
+                }
+                // Not in the tables; kept exact so nothing is lost if one appears.
+                _ => {
+                    k.exact.insert(p);
+                }
+            }
+        }
+        k
+    })
+}
+
+/// The top-level directories of `/proc/sys`, built in or added by common modules.
+pub const TOP_LEVEL: &[&str] = &[
+    "abi", "crypto", "debug", "dev", "fs", "kernel", "net", "sunrpc", "user", "vm", "fscache",
+    "lnet", "lustre", "xen",
+];
+
+/// The directories under `net` whose keys the table lists.
+pub const NET_CHECKED: &[&str] = &["core", "ipv4", "ipv6"];
+
+/// Whether a key outside [`CHECKED`] is a slip of one of its subtrees, and so judged too: a
+/// misspelt top level (`kernal.pid_max`, `mv.swappiness`) or `net` subdirectory
+/// (`net.cor.somaxconn`), or an underscore for the dot after one (`net.ipv4_timestamps`). Keys
+/// under directories of their own (`net.netfilter`, `user`, `net.nf_conntrack_max`) stay
+/// unjudged: modules add those.
+pub fn slipped_subtree(key: &str) -> bool {
+    let mut segs = key.split('.');
+    let top = segs.next().unwrap_or("");
+    let Some(second) = segs.next() else {
+        return false;
+    };
+    if !TOP_LEVEL.contains(&top) {
+        return ["fs", "kernel", "net", "vm"]
+            .iter()
+            .any(|t| distance(top, t) <= if t.len() <= 3 { 1 } else { 2 });
+    }
+    if top != "net" || NET_CHECKED.contains(&second) {
+        return false;
+    }
+    let third = segs.next();
+    NET_CHECKED.iter().any(|d| {
+        (third.is_some() && second.len() >= 3 && distance(second, d) == 1)
+            || second
+                .strip_prefix(d)
+                .is_some_and(|rest| rest.starts_with('_') && rest.len() > 1)
+    })
+}
+
+/// Whether the key exists in some kernel we know of.
+pub fn is_known(key: &str, extra: &[String]) -> bool {
+    let checked = CHECKED.iter().any(|p| key.starts_with(p));
+    if !checked && !slipped_subtree(key) {
+        return true;
+    }
+    if OPTIONAL_SUBTREES.iter().any(|p| key.starts_with(p))
+        || extra
+            .iter()
+            .any(|e| key == e || (e.ends_with('.') && key.starts_with(e.as_str())))
+    {
+        return true;
+    }
+    if known_paths().matches(key) {
+        return true;
+    }
+    if !checked {
+        // A slipped subtree: its leaf may well be documented, under the right subtree.
+        return false;
+    }
+    let leaf = key.rsplit('.').next().unwrap_or(key);
+    doc_leaves(key).contains(&leaf)
+}
+
+/// Levenshtein distance over bytes.
+pub fn distance(a: &str, b: &str) -> usize {
+    crate::edit_distance::levenshtein(a.as_bytes(), b.as_bytes())
+}
