@@ -8,6 +8,7 @@ pub mod cursor;
 pub mod fastcgi_params;
 pub mod header_lists;
 pub mod https_servers;
+pub mod if_condition;
 pub mod ini_comments;
 pub mod locations;
 pub mod nginx_advisories;
