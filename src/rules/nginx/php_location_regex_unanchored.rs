@@ -431,6 +431,25 @@ fn repairs_in(
     }
 }
 
+/// Whether the `SCRIPT_FILENAME` the location sends names one script: text, and at most the
+/// root it is under (`/healthz-php/index.php`, `$document_root/index.php`), nothing taken
+/// from the request.
+fn fixed_script(location: Directive<'_>) -> bool {
+    let Some(value) = crate::analysis::fastcgi_params::param(location, "SCRIPT_FILENAME") else {
+        return false;
+    };
+    let script = crate::analysis::variables::Script::parse_value(value.as_bytes());
+    script.error.is_none()
+        && script.parts.iter().all(|p| match &p.kind {
+            crate::analysis::variables::PartKind::Literal => true,
+            crate::analysis::variables::PartKind::Variable { name, .. } => {
+                name.eq_ignore_ascii_case("document_root")
+                    || name.eq_ignore_ascii_case("realpath_root")
+            }
+            crate::analysis::variables::PartKind::Capture(_) => false,
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -465,23 +484,4 @@ mod tests {
         let re = Regex::parse(r".php$", false).unwrap();
         assert_eq!(bad_matches(&re, None), Some(vec![1]));
     }
-}
-
-/// Whether the `SCRIPT_FILENAME` the location sends names one script: text, and at most the
-/// root it is under (`/healthz-php/index.php`, `$document_root/index.php`), nothing taken
-/// from the request.
-fn fixed_script(location: Directive<'_>) -> bool {
-    let Some(value) = crate::analysis::fastcgi_params::param(location, "SCRIPT_FILENAME") else {
-        return false;
-    };
-    let script = crate::analysis::variables::Script::parse_value(value.as_bytes());
-    script.error.is_none()
-        && script.parts.iter().all(|p| match &p.kind {
-            crate::analysis::variables::PartKind::Literal => true,
-            crate::analysis::variables::PartKind::Variable { name, .. } => {
-                name.eq_ignore_ascii_case("document_root")
-                    || name.eq_ignore_ascii_case("realpath_root")
-            }
-            crate::analysis::variables::PartKind::Capture(_) => false,
-        })
 }

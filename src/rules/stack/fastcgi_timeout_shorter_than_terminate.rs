@@ -159,7 +159,11 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
         for link in &links {
             // A php-fpm worker answers the status and ping pages itself, running no script:
             // nothing there can outlast nginx's wait.
-            if link.pass.parent().is_some_and(|loc| status_location(link, loc)) {
+            if link
+                .pass
+                .parent()
+                .is_some_and(|loc| status_location(link, loc))
+            {
                 continue;
             }
             let Some(limit) = php_limit(link, pool_view(instances, link)) else {
@@ -253,33 +257,6 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nginx_times() {
-        assert_eq!(parse_nginx_time("60"), Some(60_000));
-        assert_eq!(parse_nginx_time("60s"), Some(60_000));
-        assert_eq!(parse_nginx_time("500ms"), Some(500));
-        assert_eq!(parse_nginx_time("5m"), Some(300_000));
-        assert_eq!(parse_nginx_time("1h30m"), Some(5_400_000));
-        assert_eq!(parse_nginx_time("1h 30m"), Some(5_400_000));
-        assert_eq!(parse_nginx_time("1d"), Some(86_400_000));
-        assert_eq!(parse_nginx_time("1w"), Some(604_800_000));
-        assert_eq!(parse_nginx_time("1M"), None);
-        assert_eq!(parse_nginx_time("1y"), None);
-        assert_eq!(parse_nginx_time("1 30s"), None);
-        assert_eq!(parse_nginx_time("1m 30"), Some(90_000));
-        assert_eq!(parse_nginx_time("30m1h"), None);
-        assert_eq!(parse_nginx_time("abc"), None);
-        assert_eq!(parse_nginx_time(""), None);
-        assert_eq!(nginx_seconds(300), "5m");
-        assert_eq!(nginx_seconds(90), "90s");
-        assert_eq!(nginx_seconds(7200), "2h");
-    }
-}
-
 /// Whether `loc` serves only the pool's status or ping page (`pm.status_path`, `ping.path`,
 /// or the usual names of them): an exact or prefix location for one of them, or a regex
 /// that matches one and neither `/` nor a script (`/index.php`).
@@ -310,5 +287,32 @@ fn status_location(link: &PoolLink<'_>, loc: Directive<'_>) -> bool {
             !hits("/") && !hits("/index.php") && paths.iter().any(|p| hits(p))
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nginx_times() {
+        assert_eq!(parse_nginx_time("60"), Some(60_000));
+        assert_eq!(parse_nginx_time("60s"), Some(60_000));
+        assert_eq!(parse_nginx_time("500ms"), Some(500));
+        assert_eq!(parse_nginx_time("5m"), Some(300_000));
+        assert_eq!(parse_nginx_time("1h30m"), Some(5_400_000));
+        assert_eq!(parse_nginx_time("1h 30m"), Some(5_400_000));
+        assert_eq!(parse_nginx_time("1d"), Some(86_400_000));
+        assert_eq!(parse_nginx_time("1w"), Some(604_800_000));
+        assert_eq!(parse_nginx_time("1M"), None);
+        assert_eq!(parse_nginx_time("1y"), None);
+        assert_eq!(parse_nginx_time("1 30s"), None);
+        assert_eq!(parse_nginx_time("1m 30"), Some(90_000));
+        assert_eq!(parse_nginx_time("30m1h"), None);
+        assert_eq!(parse_nginx_time("abc"), None);
+        assert_eq!(parse_nginx_time(""), None);
+        assert_eq!(nginx_seconds(300), "5m");
+        assert_eq!(nginx_seconds(90), "90s");
+        assert_eq!(nginx_seconds(7200), "2h");
     }
 }
