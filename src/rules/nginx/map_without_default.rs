@@ -48,7 +48,13 @@ impl Rule for MapWithoutDefault {
                 let Some(result) = d.args().last().map(|a| a.value().to_ascii_lowercase()) else {
                     continue;
                 };
-                if !result.starts_with('$') || empty_means_no.contains(&result[1..]) {
+                if !result.starts_with('$') {
+                    continue;
+                }
+                // Empty as "no match" is meant only where this block alone defines the
+                // variable: a `geo` that redefines a `map` of the same name (the later one
+                // wins) empties it for everyone the `geo` does not list.
+                if empty_means_no.contains(&result[1..]) && definitions(cx, d, &result) == 1 {
                     continue;
                 }
                 let inst = d.instance();
@@ -283,6 +289,21 @@ fn check_on_value(i: Directive<'_>) -> Option<(String, Check<'_>)> {
 fn condition(i: Directive<'_>) -> String {
     let words: Vec<String> = i.args().map(|a| a.value().into_owned()).collect();
     format!("if {}", words.join(" "))
+}
+
+/// How many `map`/`geo` blocks of `block`'s configuration define `var` (`$name`).
+fn definitions(cx: &Context<'_>, block: Directive<'_>, var: &str) -> usize {
+    ["map", "geo"]
+        .iter()
+        .flat_map(|n| cx.nginx_directives(n))
+        .filter(|d| {
+            std::ptr::eq(d.instance(), block.instance())
+                && d.has_block()
+                && d.args()
+                    .last()
+                    .is_some_and(|a| a.value().eq_ignore_ascii_case(var))
+        })
+        .count()
 }
 
 /// Whether `map`'s source can only take values the map lists: a concatenation of literal
