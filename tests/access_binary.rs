@@ -3,7 +3,8 @@
 //!
 //! - NGX110: a location with only `allow 10.0.0.0/8;` still serves 127.0.0.1;
 //! - NGX111: `deny all;` with `return 200` still answers 200 (rewrite phase first);
-//! - NGX113: a non-ending `if` makes the location skip its `try_files`;
+//! - NGX113: a non-ending `if` makes the location skip its `try_files`; an `if` on
+//!   `$sent_http_content_type` never holds (the header does not exist yet);
 //! - NGX139: `$2` after a regex with one group is empty.
 //!
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
@@ -74,6 +75,12 @@ http {{
         location ~ ^/d/(\w+)$ {{
             return 200 "[$1][$2]";
         }}
+        location /e/ {{
+            try_files /exists.txt =404;
+            if ($sent_http_content_type) {{
+                return 418;
+            }}
+        }}
     }}
 }}
 "#,
@@ -119,6 +126,7 @@ fn access_and_if_rules_agree_with_nginx() {
         (21, "NGX111"),
         (25, "NGX113"),
         (30, "NGX139"),
+        (34, "NGX113"),
     ] {
         let at = format!("nginx.conf:{line}:");
         assert!(
@@ -158,6 +166,9 @@ fn access_and_if_rules_agree_with_nginx() {
     // NGX113: try_files serves exists.txt, except when the if holds.
     assert_eq!(get(port, "/c/x"), ("200".to_string(), "exists".to_string()));
     assert_eq!(get(port, "/c/x?x=1").0, "404");
+    // NGX113: `$sent_http_content_type` is empty when the `if` is tested (the rewrite
+    // phase), so the file is served as text/plain and the `if` never returns 418.
+    assert_eq!(get(port, "/e/x"), ("200".to_string(), "exists".to_string()));
     // NGX139: the one group is there, the second is empty.
     assert_eq!(
         get(port, "/d/abc"),

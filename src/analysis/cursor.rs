@@ -258,6 +258,29 @@ impl<'a> Directive<'a> {
         self.node().block().is_some()
     }
 
+    /// Whether an `include` written directly in this block read no file (missing, outside
+    /// the tree, a template, a glob that matched nothing here): what it would bring there
+    /// is unknown, so a rule asking "does this block say X" cannot answer no. A package's
+    /// stock file (`fastcgi_params`, `snippets/fastcgi-php.conf`, `mime.types`, …) is known
+    /// without reading it: parameters and types, no access rules, servers or passes.
+    pub fn has_unread_include(self) -> bool {
+        let inst = self.inst;
+        self.children("include").any(|i| {
+            let stock = i.arg(0).is_some_and(|a| {
+                let v = a.value();
+                let name = v.rsplit('/').next().unwrap_or(&v);
+                crate::stack::model::STOCK_NGINX_FILES.contains(&name)
+            });
+            let o = inst.expanded.get(i.occ);
+            !stock
+                && inst
+                    .config
+                    .includes
+                    .get(o.file, o.node)
+                    .is_none_or(|targets| targets.is_empty())
+        })
+    }
+
     /// The enclosing block directive, across includes; `None` at the top level.
     pub fn parent(self) -> Option<Directive<'a>> {
         let parent = self.inst.expanded.get(self.occ).parent;

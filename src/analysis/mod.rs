@@ -9,6 +9,7 @@ pub mod fastcgi_params;
 pub mod header_lists;
 pub mod header_relevance;
 pub mod https_servers;
+pub mod if_condition;
 pub mod ini_comments;
 pub mod locations;
 pub mod nginx_advisories;

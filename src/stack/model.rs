@@ -190,7 +190,7 @@ pub enum Unloaded {
 
 /// Files Debian's, Alpine's and nginx.org's packages put beside nginx.conf for a
 /// configuration to include.
-const STOCK_NGINX_FILES: &[&str] = &[
+pub const STOCK_NGINX_FILES: &[&str] = &[
     "proxy_params",
     "fastcgi_params",
     "fastcgi.conf",

@@ -110,6 +110,21 @@ pub fn unmarked(view: &View<'_>, servers: &[OccId]) -> Vec<Unmarked> {
         .collect()
 }
 
+/// The addresses (shown as in [`Unmarked::address`]) on which one of `servers` is marked
+/// `default_server`.
+pub fn marked(view: &View<'_>, servers: &[OccId]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for &server in servers {
+        for (key, default) in addresses(view, server) {
+            let shown = key.to_string();
+            if default && !out.contains(&shown) {
+                out.push(shown);
+            }
+        }
+    }
+    out
+}
+
 /// For each server (by index in `servers`), the `merge_slashes` nginx applies to
 /// requests that reach it, given each server's own value: `Some` when the default
 /// servers of all its addresses agree, `None` when they differ (a request is normalised

@@ -150,6 +150,35 @@ impl Regex {
         queries::anchored_end(&self.root, 0)
     }
 
+    /// Whether no subject can match both patterns, proven from their anchors: both anchored
+    /// at the start with no byte that can begin a match of each, or both anchored at the
+    /// end with no byte that can end one of each (`$` also matches before a final newline,
+    /// so a pattern whose match may end in `\n` proves nothing that way). `false` is "not
+    /// proven".
+    pub fn disjoint(&self, other: &Regex) -> bool {
+        let (a, b) = (&self.root, &other.root);
+        if self.anchored_start() && other.anchored_start() {
+            let (fa, ea) = queries::first_bytes(a, 0);
+            let (fb, eb) = queries::first_bytes(b, 0);
+            if !ea && !eb && fa.intersect(fb).is_empty() {
+                return true;
+            }
+        }
+        if self.anchored_end() && other.anchored_end() {
+            let (la, ea) = queries::last_bytes(a, 0);
+            let (lb, eb) = queries::last_bytes(b, 0);
+            if !ea
+                && !eb
+                && !la.contains(b'\n')
+                && !lb.contains(b'\n')
+                && la.intersect(lb).is_empty()
+            {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Whether the text of `target` can contain `byte`: `No` only when proven (a `[^/]+`
     /// group never holds `/`; `.` never holds `\n` without `(?s)`).
     pub fn can_contain(&self, target: Target, byte: u8) -> Possible {

@@ -92,6 +92,44 @@ pub fn first_bytes(node: &Node, depth: usize) -> (ByteSet, bool) {
     }
 }
 
+/// The bytes a match of `node` can end with, and whether it can be empty (then the set
+/// says nothing about what comes before). The mirror of [`first_bytes`]; conservative.
+pub fn last_bytes(node: &Node, depth: usize) -> (ByteSet, bool) {
+    if depth > MAX_DEPTH {
+        return (ByteSet::ALL, true);
+    }
+    match &node.kind {
+        Kind::Concat(v) => {
+            let mut acc = ByteSet::EMPTY;
+            for n in v.iter().rev() {
+                let (s, empty) = last_bytes(n, depth + 1);
+                acc = acc.union(s);
+                if !empty {
+                    return (acc, false);
+                }
+            }
+            (acc, true)
+        }
+        Kind::Alternation(v) => v.iter().fold((ByteSet::EMPTY, false), |(a, e), n| {
+            let (s, empty) = last_bytes(n, depth + 1);
+            (a.union(s), e || empty)
+        }),
+        Kind::Group(g) => match g.kind {
+            GroupKind::Lookahead { .. } | GroupKind::Lookbehind { .. } => (ByteSet::EMPTY, true),
+            _ => last_bytes(&g.body, depth + 1),
+        },
+        Kind::Repeat(r) => {
+            if r.max == Some(0) {
+                return (ByteSet::EMPTY, true);
+            }
+            let (s, empty) = last_bytes(&r.node, depth + 1);
+            (s, empty || r.min == 0)
+        }
+        // A single byte, an assertion or a backreference reads the same both ways.
+        _ => first_bytes(node, depth),
+    }
+}
+
 fn is_start_anchor(a: Assertion) -> bool {
     matches!(
         a,

@@ -258,3 +258,25 @@ fn bounded() {
     ));
     assert_eq!(g.is_match(b"abc"), Ok(false));
 }
+
+#[test]
+fn disjoint_by_anchors() {
+    // Extensions that end differently: no file name matches both.
+    assert!(re(r".*\.(jpe?g|gif|png|ico)$").disjoint(&re(r".*\.(css|js)$")));
+    // Exact addresses of two families.
+    assert!(re(r"^127\.0\.0\.1$").disjoint(&re(r"^::1$")));
+    // Case-insensitive patterns close their bytes under case.
+    assert!(!Regex::parse(r"\.JS$", true)
+        .unwrap()
+        .disjoint(&re(r"\.js$")));
+    // Not proven: unanchored, a shared last byte, a pattern that may match nothing, or
+    // one whose match may end in a newline (which `$` also accepts before).
+    assert!(!re(r"\.(png|css)").disjoint(&re(r"\.js")));
+    assert!(!re(r"\.png$").disjoint(&re(r"\.svg$")));
+    assert!(!re(r"^a*$").disjoint(&re(r"^b$")));
+    assert!(!re("a\n$").disjoint(&re("b$")));
+    // Confirmed on subjects: each side matches its own.
+    for (p, s) in [(r".*\.(css|js)$", "/a.js"), (r"^::1$", "::1")] {
+        assert!(m(p, s));
+    }
+}

@@ -14,6 +14,10 @@
 //! As in NGX130, a client's value followed by a written name suffix (`$1.tenants.internal`)
 //! is confined to it unless it can hold a `/` that ends the host early.
 //!
+//! Only a value some proxied request is sent with counts: a location with its own list does
+//! not inherit the server's ([`reaches_a_pass`]). On a server that answers every name,
+//! `$host` is as client-chosen as `$http_host`: Info, no fix.
+//!
 //! The directive's header name and value are read as nginx reads them (quotes, escapes,
 //! `${name}`, variable names without case).
 
@@ -62,6 +66,11 @@ impl Rule for HostHeaderSpoofing {
                 let (Some(header), Some(value)) = (d.arg(0), d.arg(1)) else {
                     continue;
                 };
+                // A value no proxied request is sent with (every proxying location below
+                // sets its own list, which replaces this one) puts nothing upstream.
+                if !reaches_a_pass(d) {
+                    continue;
+                }
                 let header_name = header.value().to_ascii_lowercase();
                 let is_host = header_name == "host";
                 if !is_host && header_name != "x-forwarded-host" {
@@ -352,6 +361,26 @@ fn report(
             }
         }
     }
+    // On a server that answers every name (no `server_name`, or only `_`/`""`), `$host` is
+    // the client's choice as well: what is raw is only the port and the case. Info, and no
+    // fix that would not change that.
+    let catch_all =
+        *source == Source::RawHost && d.enclosing("server").is_some_and(answers_any_name);
+    let (message, help, fix) = if catch_all {
+        (
+            format!(
+                "{message}; but this server answers every host name (it has no `server_name`), \
+                 so `$host` would be the client's choice too"
+            ),
+            "the backend must check the host it is given; or give this server its names \
+             (`server_name example.com;`), answer other hosts with a catch-all \
+             (`server_name _; return 444;`) and send `$host`"
+                .to_string(),
+            false,
+        )
+    } else {
+        (message, help, fix)
+    };
     lines.push(help);
     // `${http_host}x` keeps its meaning only with the braces kept.
     let braced = matches!(part.kind, PartKind::Variable { braced: true, .. });
@@ -362,6 +391,9 @@ fn report(
         return;
     }
     let diag = cx.report(&file, part.span, message);
+    if catch_all {
+        diag.severity = crate::diagnostic::Severity::Info;
+    }
     for (span, note) in labels {
         diag.label(file.clone(), span, note);
     }
@@ -374,4 +406,42 @@ fn report(
             vec![Edit::replace(&file, part.span, with)],
         ));
     }
+}
+
+/// Whether `server` answers requests for any host name: it has no `server_name`, or only the
+/// placeholders `_` and `""` (which match no real name; such a server gets the names no other
+/// server claims when it is the default, and nginx's default server name is `""`).
+fn answers_any_name(server: Directive<'_>) -> bool {
+    server
+        .children("server_name")
+        .flat_map(|d| d.args().map(|a| a.value().into_owned()).collect::<Vec<_>>())
+        .all(|n| n.is_empty() || n == "_")
+}
+
+/// Whether a `proxy_set_header` (`grpc_set_header`) can be what a request is proxied with:
+/// a `proxy_pass` (`grpc_pass`) in its block or below, with no block in between that sets
+/// its own list (nginx inherits these lists only into a level that sets none). An `include`
+/// below that read nothing may hold such a pass; a snippet read alone is not known.
+fn reaches_a_pass(d: Directive<'_>) -> bool {
+    let (setter, pass) = if d.name() == "grpc_set_header" {
+        ("grpc_set_header", "grpc_pass")
+    } else {
+        ("proxy_set_header", "proxy_pass")
+    };
+    let Some(block) = d.parent() else {
+        return true;
+    };
+    fn walk(block: Directive<'_>, setter: &str, pass: &str, depth: usize) -> bool {
+        // nginx caps nesting long before this.
+        if depth > 64 || block.has_unread_include() {
+            return true;
+        }
+        block.all_children().any(|c| {
+            c.name() == pass
+                || (c.has_block()
+                    && c.children(setter).next().is_none()
+                    && walk(c, setter, pass, depth + 1))
+        })
+    }
+    walk(block, setter, pass, 0)
 }

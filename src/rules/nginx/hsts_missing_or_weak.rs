@@ -9,6 +9,8 @@
 //! `more_set_headers` at any level above, or any location or `if` inside the server (a
 //! browser needs to see it once). Servers that only redirect or refuse
 //! (analysis::https_servers) and `ssl_reject_handshake` catch-alls serve nothing to protect.
+//! A server with no site name (`_`, `localhost`, an address) is reported at info: HSTS
+//! belongs where the site's name is answered.
 //!
 //! A header lost in a location by inheritance is NGX116's finding (it names the lost
 //! headers and where they are set); this rule does not repeat it.
@@ -100,19 +102,37 @@ impl Rule for HstsMissingOrWeak {
             {
                 continue;
             }
-            let who = names(server).first().map_or_else(
+            let server_names = names(server);
+            let who = server_names.first().map_or_else(
                 || "this TLS server".to_string(),
                 |(_, n)| format!("TLS server `{n}`"),
             );
-            let fix = add_fix(server, &list);
-            let f = cx.report(
-                listen.file(),
-                listen.span(),
-                format!("{who} serves content without a `Strict-Transport-Security` header"),
-            );
-            f.help = Some(format!(
-                "without HSTS a browser's first `http://` request can be intercepted and kept on plain HTTP (SSL stripping); add `{SUGGESTED}` to the server"
-            ));
+            // A server whose written names say it is no site (the catch-all `_`,
+            // `localhost`, an address) answers whatever name a client used: HSTS there would
+            // pin every such name (browsers ignore it for addresses, RFC 6797 §8.1), and such
+            // servers usually carry an image's self-signed certificate, whose warning HSTS
+            // makes impossible to click through. The site's own server is where it belongs.
+            // A server with no `server_name` at all is an unnamed site, still judged.
+            let nameless = server.children("server_name").next().is_some()
+                && server_names.iter().all(|(_, n)| !is_site_name(n));
+            let fix = add_fix(server, &list).filter(|_| !nameless);
+            let message = if nameless {
+                format!("{who} serves content without a `Strict-Transport-Security` header; it has no site name of its own, so HSTS belongs on the server (or the proxy in front) that answers the site's name")
+            } else {
+                format!("{who} serves content without a `Strict-Transport-Security` header")
+            };
+            let f = cx.report(listen.file(), listen.span(), message);
+            if nameless {
+                f.severity = Severity::Info;
+                f.help = Some(
+                    "give the site its own server (`server_name example.com;`) with HSTS, and keep this one for unknown names (`return 444;`)"
+                        .to_string(),
+                );
+            } else {
+                f.help = Some(format!(
+                    "without HSTS a browser's first `http://` request can be intercepted and kept on plain HTTP (SSL stripping); add `{SUGGESTED}` to the server"
+                ));
+            }
             if let Some(fix) = fix {
                 f.with_fix(fix);
             }
@@ -228,4 +248,18 @@ fn judge_value(cx: &mut Context<'_>, d: Directive<'_>) {
     );
     f.severity = Severity::Info;
     f.help = Some(format!("use `{SUGGESTED}`"));
+}
+
+/// A name that belongs to a site (`example.com`, `*.example.org`), not a placeholder
+/// (`localhost`, a regex) or an address, which browsers never pin (RFC 6797 §8.1).
+fn is_site_name(name: &str) -> bool {
+    !name.starts_with('~')
+        && name.contains('.')
+        && name != "localhost"
+        && name
+            .trim_start_matches('[')
+            .parse::<std::net::IpAddr>()
+            .is_err()
+        && name.parse::<std::net::Ipv4Addr>().is_err()
+        && !name.contains(':')
 }

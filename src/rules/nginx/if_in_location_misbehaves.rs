@@ -10,6 +10,12 @@
 //!   so the first one's directives (other than the rewrite module's, which already ran) are
 //!   ignored.
 //!
+//! Two `if`s whose conditions cannot both hold ([`if_condition::Condition::excludes`]) are
+//! never both entered, and what a later block repeats word for word is not lost.
+//!
+//! An `if` on `$sent_http_…` is its own finding, in any block: it is evaluated before the
+//! response has headers, so its answer is fixed (see [`decided_before_response`]).
+//!
 //! An `add_header` inside the `if` that drops the location's headers is NGX116's finding
 //! (header-lost-by-inheritance judges every level alike), not reported here twice.
 //!
@@ -18,6 +24,7 @@
 //! not a location and is never reported.
 
 use crate::analysis::cursor::Directive;
+use crate::analysis::if_condition;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -46,6 +53,11 @@ const REWRITE_MODULE: &[&str] = &[
 impl Rule for IfInLocationMisbehaves {
     fn check(&self, cx: &mut Context<'_>) {
         for d in cx.nginx_directives("if") {
+            // A condition on a response header is decided before there is one: a finding
+            // of its own, and the claims below would be about a block that never runs.
+            if decided_before_response(cx, d) {
+                continue;
+            }
             let Some(loc) = d.parent().filter(|p| p.name() == "location") else {
                 continue;
             };
@@ -114,17 +126,42 @@ fn shadowed_by_later_if(cx: &mut Context<'_>, i: Directive<'_>, loc: Directive<'
     if ends_request(i) {
         return;
     }
-    let own: Vec<Directive<'_>> = i
-        .all_children()
-        .filter(|c| !REWRITE_MODULE.contains(&c.name()))
-        .collect();
-    let Some(first) = own.first().copied() else {
-        return;
+    let cond = if_condition::parse(i);
+    // A `set` or `rewrite` in the first block may change what the later one tests.
+    let changes = i.children("rewrite").next().is_some()
+        || i.children("set").any(|d| {
+            cond.as_ref().is_some_and(|c| {
+                d.arg(0)
+                    .is_some_and(|a| a.value().eq_ignore_ascii_case(&format!("${}", c.var)))
+            })
+        });
+    // Conditions that cannot both hold (`~ \.css$` and `~ \.png$` on one name, two
+    // different addresses) never meet.
+    let apart = |l: Directive<'_>| {
+        !changes
+            && cond
+                .as_ref()
+                .zip(if_condition::parse(l))
+                .is_some_and(|(a, b)| a.excludes(&b))
     };
     let Some(later) = loc
         .children("if")
-        .find(|l| i.is_before(*l) && !ends_request(*l))
+        .find(|l| i.is_before(*l) && !ends_request(*l) && !apart(*l))
     else {
+        return;
+    };
+    // What the later block repeats word for word is not lost when it wins.
+    let words = |d: Directive<'_>| -> Vec<String> {
+        std::iter::once(d.name().to_string())
+            .chain(d.args().map(|a| a.value().into_owned()))
+            .collect()
+    };
+    let repeated: Vec<Vec<String>> = later.all_children().map(words).collect();
+    let own: Vec<Directive<'_>> = i
+        .all_children()
+        .filter(|c| !REWRITE_MODULE.contains(&c.name()) && !repeated.contains(&words(*c)))
+        .collect();
+    let Some(first) = own.first().copied() else {
         return;
     };
     let diag = cx.report(
@@ -145,4 +182,40 @@ fn shadowed_by_later_if(cx: &mut Context<'_>, i: Directive<'_>, loc: Directive<'
     diag.help = Some(
         "combine the conditions into one variable (a `map`), so that one block decides".to_string(),
     );
+}
+
+/// Reports an `if` on `$sent_http_…` (or `$sent_trailer_…`): nginx evaluates it in the
+/// rewrite phase, before any response header exists, so the variable is always empty
+/// there and the condition always has the same answer (nginx 1.22.1 with the echo module:
+/// `if ($sent_http_content_type)` never holds for a file that is sent as `text/plain`).
+/// Returns whether it reported.
+fn decided_before_response(cx: &mut Context<'_>, i: Directive<'_>) -> bool {
+    let Some(cond) = if_condition::parse(i) else {
+        return false;
+    };
+    if !(cond.var.starts_with("sent_http_") || cond.var.starts_with("sent_trailer_")) {
+        return false;
+    }
+    let Some(holds) = cond.holds_when_empty() else {
+        return false;
+    };
+    let outcome = if holds {
+        "always holds: its block runs for every request"
+    } else {
+        "never holds: its block never runs"
+    };
+    let diag = cx.report(
+        i.file(),
+        i.span(),
+        format!(
+            "`{}` {outcome}. nginx tests it in the rewrite phase, before the response has any header, so `${}` is always empty there",
+            condition(i),
+            cond.var
+        ),
+    );
+    diag.help = Some(
+        "to act on a response header, feed it through a `map` to a directive that reads it when the response is sent (`add_header`, `expires`, `charset`, `access_log … if=`)"
+            .to_string(),
+    );
+    true
 }

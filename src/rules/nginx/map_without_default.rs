@@ -6,9 +6,12 @@
 //! Silent for a variable that keys a `limit_req_zone` / `limit_conn_zone` or decides
 //! `*_cache_bypass` / `*_no_cache`: there an empty value is the documented "not this one"
 //! (requests with an empty key are not limited; an empty condition does not bypass), so a
-//! map that lists only the requests to act on means exactly that.
+//! map that lists only the requests to act on means exactly that. So for `if ($var)`,
+//! `access_log … if=$var` and `charset $var`, and for a map whose input can only take the
+//! values it lists ([`covers_every_value`]).
 
 use crate::analysis::cursor::Directive;
+use crate::analysis::if_condition;
 use crate::diagnostic::Severity;
 use crate::rules::{Context, Rule};
 use crate::source::FileId;
@@ -46,7 +49,13 @@ impl Rule for MapWithoutDefault {
                 let Some(result) = d.args().last().map(|a| a.value().to_ascii_lowercase()) else {
                     continue;
                 };
-                if !result.starts_with('$') || empty_means_no.contains(&result[1..]) {
+                if !result.starts_with('$') {
+                    continue;
+                }
+                // Empty as "no match" is meant only where this block alone defines the
+                // variable: a `geo` that redefines a `map` of the same name (the later one
+                // wins) empties it for everyone the `geo` does not list.
+                if empty_means_no.contains(&result[1..]) && definitions(cx, d, &result) == 1 {
                     continue;
                 }
                 let inst = d.instance();
@@ -56,6 +65,10 @@ impl Rule for MapWithoutDefault {
                     Some(false) => {}
                     // A default, or an include we could not read (which may hold it).
                     Some(true) | None => continue,
+                }
+                // Every value the source can take is listed: no request gets the empty one.
+                if name == "map" && covers_every_value(cx, d) {
+                    continue;
                 }
                 let source = if name == "geo" && d.args().len() == 1 {
                     "$remote_addr".to_string()
@@ -106,17 +119,43 @@ impl Rule for MapWithoutDefault {
 /// condition.
 fn empty_means_no(cx: &Context<'_>) -> std::collections::HashSet<String> {
     let mut out = std::collections::HashSet::new();
-    let mut add = |w: crate::analysis::cursor::Word<'_>| {
+    let add = |out: &mut std::collections::HashSet<String>,
+               w: crate::analysis::cursor::Word<'_>| {
         for p in w.variables().parts {
             if let Some(k) = p.kind.key() {
                 out.insert(k.to_ascii_lowercase());
             }
         }
     };
+    // `if ($var)` is false for an empty value: a map that lists only the requests to act
+    // on (`map $host$uri $redirect { … }` with `if ($redirect) { return 301 $redirect; }`)
+    // leaves the others alone on purpose.
+    for i in cx.nginx_directives("if") {
+        if let Some(c) = if_condition::parse(i) {
+            if c.test == if_condition::Test::Bare && !c.negated {
+                out.insert(c.var);
+            }
+        }
+    }
+    // `access_log … if=$var` does not log a request whose condition is empty or "0"
+    // (ngx_http_log_module); `charset $var` with an empty value adds no charset
+    // (ngx_http_charset_module finds no charset named "" and leaves the response alone).
+    for d in cx.nginx_directives("access_log") {
+        for a in d.args() {
+            if a.value().starts_with("if=") {
+                add(&mut out, a);
+            }
+        }
+    }
+    for d in cx.nginx_directives("charset") {
+        if let Some(a) = d.arg(0) {
+            add(&mut out, a);
+        }
+    }
     for name in ["limit_req_zone", "limit_conn_zone"] {
         for d in cx.nginx_directives(name) {
             if let Some(key) = d.arg(0) {
-                add(key);
+                add(&mut out, key);
             }
         }
     }
@@ -131,7 +170,7 @@ fn empty_means_no(cx: &Context<'_>) -> std::collections::HashSet<String> {
         "scgi_no_cache",
     ] {
         for d in cx.nginx_directives(name) {
-            d.args().for_each(&mut add);
+            d.args().for_each(|a| add(&mut out, a));
         }
     }
     out
@@ -251,4 +290,112 @@ fn check_on_value(i: Directive<'_>) -> Option<(String, Check<'_>)> {
 fn condition(i: Directive<'_>) -> String {
     let words: Vec<String> = i.args().map(|a| a.value().into_owned()).collect();
     format!("if {}", words.join(" "))
+}
+
+/// How many `map`/`geo` blocks of `block`'s configuration define `var` (`$name`).
+fn definitions(cx: &Context<'_>, block: Directive<'_>, var: &str) -> usize {
+    ["map", "geo"]
+        .iter()
+        .flat_map(|n| cx.nginx_directives(n))
+        .filter(|d| {
+            std::ptr::eq(d.instance(), block.instance())
+                && d.has_block()
+                && d.args()
+                    .last()
+                    .is_some_and(|a| a.value().eq_ignore_ascii_case(var))
+        })
+        .count()
+}
+
+/// Whether `map`'s source can only take values the map lists: a concatenation of literal
+/// text and variables that are themselves results of a `map` with a `default` and literal
+/// values (`map $webpok$iscf $ext { 00 …; 01 …; 10 …; 11 …; }` where `$webpok` and `$iscf`
+/// are `0`/`1` maps), each combination listed as an exact key.
+fn covers_every_value(cx: &Context<'_>, map: Directive<'_>) -> bool {
+    // More combinations than this are not worth listing by hand, nor checking.
+    const MAX_COMBINATIONS: usize = 256;
+    let Some(source) = map.arg(0) else {
+        return false;
+    };
+    let script = source.variables();
+    if script.error.is_some() {
+        return false;
+    }
+    let text = source.value();
+    let mut combos: Vec<String> = vec![String::new()];
+    for part in &script.parts {
+        let choices: Vec<String> = match part.kind.key() {
+            Some(var) => match finite_values(cx, map, &var) {
+                Some(v) => v,
+                None => return false,
+            },
+            None if matches!(part.kind, crate::analysis::variables::PartKind::Literal) => {
+                match text.get(part.value.start as usize..part.value.end as usize) {
+                    Some(t) => vec![t.to_string()],
+                    None => return false,
+                }
+            }
+            None => return false,
+        };
+        combos = combos
+            .iter()
+            .flat_map(|c| choices.iter().map(move |v| format!("{c}{v}")))
+            .collect();
+        if combos.len() > MAX_COMBINATIONS {
+            return false;
+        }
+    }
+    let keys: Vec<String> = map
+        .entries()
+        .into_iter()
+        .map(|(k, _)| k.value().into_owned())
+        .collect();
+    combos.iter().all(|c| keys.contains(c))
+}
+
+/// Every value `$var` can take, when the only definition of it in `map`'s configuration is a
+/// `map` with a `default` whose values are all literal text.
+fn finite_values(cx: &Context<'_>, map: Directive<'_>, var: &str) -> Option<Vec<String>> {
+    let inst = map.instance();
+    let target = format!("${var}");
+    let mut found = None;
+    for name in ["map", "geo", "set", "split_clients"] {
+        for d in cx.nginx_directives(name) {
+            if !std::ptr::eq(d.instance(), inst) {
+                continue;
+            }
+            let defines = match name {
+                "set" => d.arg(0),
+                _ => d.args().last(),
+            }
+            .is_some_and(|a| a.value().eq_ignore_ascii_case(&target));
+            if !defines {
+                continue;
+            }
+            if name != "map" || found.is_some() {
+                return None;
+            }
+            found = Some(d);
+        }
+    }
+    let def = found?;
+    let occ = inst.expanded.get(def.occ());
+    if entries(&inst.config, occ.file, occ.node, 0, &mut Vec::new()) != Some(true) {
+        return None;
+    }
+    let mut values = Vec::new();
+    for (key, value) in def.entries() {
+        if matches!(key.value().as_ref(), "hostnames" | "volatile") && value.is_none() {
+            continue;
+        }
+        let v = value?;
+        if v.bytes().contains(&b'$') {
+            return None;
+        }
+        let v = v.value().into_owned();
+        if !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    Some(values)
 }

@@ -6,11 +6,11 @@
 //! a named site serving content, which those requests then get.
 
 use crate::analysis::cursor::{self, Directive};
-use crate::analysis::locations::default_server::unmarked;
+use crate::analysis::locations::default_server::{marked, unmarked};
 use crate::diagnostic::Severity;
 use crate::rules::{Context, Rule};
 use crate::stack::expanded::NO_PARENT;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 declare_rule! {
     pub struct MissingDefaultServer;
@@ -25,6 +25,21 @@ declare_rule! {
 
 impl Rule for MissingDefaultServer {
     fn check(&self, cx: &mut Context<'_>) {
+        // The addresses a server of a configuration read from its main file marks
+        // `default_server` on.
+        let marked_elsewhere: HashSet<String> = cx
+            .stack
+            .nginx
+            .iter()
+            .filter(|i| !i.standalone)
+            .flat_map(|i| {
+                let servers: Vec<_> = cursor::named(i, "server")
+                    .filter(|s| s.has_block() && s.parent().is_some_and(|p| p.name() == "http"))
+                    .map(|s| s.occ())
+                    .collect();
+                marked(&i.view(), &servers)
+            })
+            .collect();
         for inst in &cx.stack.nginx {
             // The http servers of each `http` block (or of a fragment's top level), in
             // order: those are the ones that share listening sockets.
@@ -53,10 +68,17 @@ impl Rule for MissingDefaultServer {
                 let fragment = parent == NO_PARENT;
                 // An include of `http` that read nothing (a `sites-enabled/*` this tree
                 // does not hold) may bring the server marked `default_server`.
-                if !fragment && unread_include(Directive::new(inst, parent)) {
+                if !fragment && Directive::new(inst, parent).has_unread_include() {
                     continue;
                 }
                 for shared in unmarked(&inst.view(), servers) {
+                    // A file of servers nothing loads (`sites-available/x`) would join the
+                    // `http` of the stack's own configuration, where a server marked
+                    // `default_server` on the address stays the default whatever order the
+                    // files come in.
+                    if fragment && marked_elsewhere.contains(&shared.address) {
+                        continue;
+                    }
                     let list: Vec<(Directive<'_>, Option<Directive<'_>>)> = shared
                         .servers
                         .iter()
@@ -69,18 +91,6 @@ impl Rule for MissingDefaultServer {
             }
         }
     }
-}
-
-/// Whether an `include` directly in `block` read no file.
-fn unread_include(block: Directive<'_>) -> bool {
-    let inst = block.instance();
-    block.children("include").any(|i| {
-        let o = inst.expanded.get(i.occ());
-        inst.config
-            .includes
-            .get(o.file, o.node)
-            .is_none_or(|targets| targets.is_empty())
-    })
 }
 
 fn report(

@@ -24,6 +24,9 @@
 //! file check (`try_files`, `if (!-f …)`, or `internal`) lets PHP-FPM decide what to run.
 //! With `cgi.fix_pathinfo=1` (PHP's default) PHP walks back to `/uploads/evil.jpg`; only
 //! PHP-FPM's `security.limit_extensions` then stops it from running the upload.
+//!
+//! A location whose `SCRIPT_FILENAME` names one script (text, under `$document_root` at
+//! most) is not judged: php-fpm runs that script whatever the URI.
 
 use crate::analysis::cursor::{Directive, Word};
 use crate::analysis::pcre::{Captures, Kind, Node, Regex, SetKind};
@@ -85,6 +88,11 @@ impl Rule for PhpLocationRegexUnanchored {
             let Some(loc) = php_location(location) else {
                 continue;
             };
+            // A `SCRIPT_FILENAME` that names one script runs that script whatever the URI:
+            // no other file can be sent to PHP through this location.
+            if fixed_script(location) {
+                continue;
+            }
             // A file read by several configurations is judged once.
             if !cx.claim(loc.word.file(), loc.word.raw()) {
                 continue;
@@ -422,6 +430,25 @@ fn repairs_in(
             out.push((quant.1, 0, anchor.to_string()));
         }
     }
+}
+
+/// Whether the `SCRIPT_FILENAME` the location sends names one script: text, and at most the
+/// root it is under (`/healthz-php/index.php`, `$document_root/index.php`), nothing taken
+/// from the request.
+fn fixed_script(location: Directive<'_>) -> bool {
+    let Some(value) = crate::analysis::fastcgi_params::param(location, "SCRIPT_FILENAME") else {
+        return false;
+    };
+    let script = crate::analysis::variables::Script::parse_value(value.as_bytes());
+    script.error.is_none()
+        && script.parts.iter().all(|p| match &p.kind {
+            crate::analysis::variables::PartKind::Literal => true,
+            crate::analysis::variables::PartKind::Variable { name, .. } => {
+                name.eq_ignore_ascii_case("document_root")
+                    || name.eq_ignore_ascii_case("realpath_root")
+            }
+            crate::analysis::variables::PartKind::Capture(_) => false,
+        })
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@
 //! lets everyone in; and under `satisfy any` an `allow` that matches is enough, so the
 //! same `allow` makes `auth_basic` moot (`ngx_http_core_access_phase`). Both answered
 //! every client with the status page on nginx 1.22.1.
+//!
+//! Silent when the block itself holds an `include` that read nothing: the rules may be there.
 
 use crate::analysis::access;
 use crate::analysis::cursor::Directive;
@@ -92,6 +94,11 @@ impl Rule for StatusPageExposed {
 
 fn report(cx: &mut Context<'_>, d: Directive<'_>, block: Directive<'_>, what: String) {
     if is_internal(block) || guarded_by_if(block) {
+        return;
+    }
+    // An include in the very block that read nothing (an allow list kept outside the tree)
+    // may hold the `allow`/`deny` or login: whether the page is open depends on it.
+    if block.has_unread_include() {
         return;
     }
     // A `return` in the block answers in the rewrite phase, before the status handler

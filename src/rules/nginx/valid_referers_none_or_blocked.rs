@@ -7,8 +7,9 @@
 //! nginx's referer module (ngx_http_referer_variable) returns "valid" for a missing header
 //! when `none` is set and for a value not starting with a scheme when `blocked` is set,
 //! before any name is compared. Warning where the result guards content (an `if
-//! ($invalid_referer)` in the same server that returns, rewrites or denies); Info where
-//! it does not.
+//! ($invalid_referer)` in the same server that returns, rewrites or denies) in front of an
+//! application (a pass to a backend); Info where it does not, and where it guards files:
+//! that is nginx's documented hot-link idiom, which saves bandwidth and controls no access.
 
 use crate::analysis::cursor::Directive;
 use crate::diagnostic::Severity;
@@ -31,7 +32,9 @@ impl Rule for ValidReferersNoneOrBlocked {
     fn check(&self, cx: &mut Context<'_>) {
         // The servers (by configuration) where `$invalid_referer` guards something: found
         // once from the `if`s, so each `valid_referers` is one lookup.
-        let mut guarded: Vec<(*const NginxInstance, Option<OccId>)> = Vec::new();
+        // Each with whether what it guards is an application (a pass to a backend), not
+        // files.
+        let mut guarded: Vec<(*const NginxInstance, Option<OccId>, bool)> = Vec::new();
         for d in cx.nginx_directives("if") {
             let mentions = d
                 .args()
@@ -40,14 +43,19 @@ impl Rule for ValidReferersNoneOrBlocked {
                 .all_children()
                 .any(|c| matches!(c.name(), "return" | "rewrite" | "deny"));
             if mentions && acts {
-                guarded.push((d.instance(), server_of(d)));
+                guarded.push((d.instance(), server_of(d), guards_application(d)));
             }
         }
         for d in cx.nginx_directives("valid_referers") {
             let key = (d.instance() as *const NginxInstance, server_of(d));
-            let guards = guarded
-                .iter()
-                .any(|g| std::ptr::eq(g.0, key.0) && g.1 == key.1);
+            let same = |g: &&(*const NginxInstance, Option<OccId>, bool)| {
+                std::ptr::eq(g.0, key.0) && g.1 == key.1
+            };
+            let guards = guarded.iter().any(|g| same(&g));
+            // A check in front of files is nginx's documented hot-link idiom
+            // (`valid_referers none blocked server_names …;`): it saves bandwidth from
+            // other sites' pages, which always send a Referer, and is no access control.
+            let hotlink = guards && !guarded.iter().filter(same).any(|g| g.2);
             for arg in d.args() {
                 let value = arg.value().to_ascii_lowercase();
                 let (what, bypass) = match value.as_str() {
@@ -61,7 +69,18 @@ impl Rule for ValidReferersNoneOrBlocked {
                     ),
                     _ => continue,
                 };
-                let message = if guards {
+                let message = if hotlink {
+                    format!(
+                        "`valid_referers {value}` accepts {what}: {who} gets the files by \
+                         {bypass}; nginx's own hot-link example accepts that trade-off",
+                        who = if value == "none" {
+                            "a client (or a page embedding them with \
+                             `referrerpolicy=\"no-referrer\"`)"
+                        } else {
+                            "a client"
+                        }
+                    )
+                } else if guards {
                     format!(
                         "`valid_referers {value}` accepts {what}: the `$invalid_referer` check is \
                          bypassed by {bypass}"
@@ -71,7 +90,7 @@ impl Rule for ValidReferersNoneOrBlocked {
                 };
                 let file = d.file().clone();
                 let diag = cx.report(&file, arg.raw(), message);
-                if !guards {
+                if !guards || hotlink {
                     diag.severity = Severity::Info;
                 }
                 diag.help = Some(
@@ -88,4 +107,24 @@ impl Rule for ValidReferersNoneOrBlocked {
 /// The `server` a directive is in; `None` in a fragment outside any.
 fn server_of(d: Directive<'_>) -> Option<OccId> {
     d.enclosing("server").map(Directive::occ)
+}
+
+/// Whether the `if` guards an application: its location (or server) passes requests to a
+/// backend (`proxy_pass`, `fastcgi_pass`, …), in itself or a block inside. A check in front
+/// of files, or in a snippet read alone, guards files.
+fn guards_application(i: Directive<'_>) -> bool {
+    const PASSES: &[&str] = &[
+        "proxy_pass",
+        "fastcgi_pass",
+        "uwsgi_pass",
+        "scgi_pass",
+        "grpc_pass",
+    ];
+    fn passes(block: Directive<'_>, depth: usize) -> bool {
+        depth < 64
+            && block
+                .all_children()
+                .any(|c| PASSES.contains(&c.name()) || (c.has_block() && passes(c, depth + 1)))
+    }
+    i.parent().is_some_and(|b| passes(b, 0))
 }

@@ -12,10 +12,16 @@
 //! is written (php.ini or the pool) rather than PHP's 30: raising it says scripts are meant to
 //! run that long, and nginx's wait must follow. It counts CPU time, not wall time (PHP arms
 //! `ITIMER_PROF` on Linux), so the help also asks for a `request_terminate_timeout`.
+//!
+//! A location that serves only the pool's status or ping page is not judged: php-fpm's
+//! worker answers those itself (`fpm_status_handle_request`, fpm_main.c) without running a
+//! script, so no script can outlast nginx's wait there.
 
 use crate::analysis::cursor::Directive;
+use crate::analysis::pcre::Regex;
 use crate::analysis::stack_links::{pool_links, pool_view, setting_place, PoolLink};
 use crate::fix::{edits, Fix};
+use crate::rules::nginx::status_page_exposed::fpm_status_path;
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 use crate::stack::instances::PoolView;
@@ -152,6 +158,15 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
         // Per fastcgi_pass occurrence, the pool with the longest limit.
         let mut best: Vec<(Directive<'_>, PhpLimit)> = Vec::new();
         for link in &links {
+            // A php-fpm worker answers the status and ping pages itself, running no script:
+            // nothing there can outlast nginx's wait.
+            if link
+                .pass
+                .parent()
+                .is_some_and(|loc| status_location(link, loc))
+            {
+                continue;
+            }
             let Some(limit) = php_limit(link, pool_view(instances, link)) else {
                 continue;
             };
@@ -240,6 +255,39 @@ impl Rule for FastcgiTimeoutShorterThanTerminate {
                 ));
             }
         }
+    }
+}
+
+/// Whether `loc` serves only the pool's status or ping page (`pm.status_path`, `ping.path`,
+/// or the usual names of them): an exact or prefix location for one of them, or a regex
+/// that matches one and neither `/` nor a script (`/index.php`).
+fn status_location(link: &PoolLink<'_>, loc: Directive<'_>) -> bool {
+    if loc.name() != "location" {
+        return false;
+    }
+    if fpm_status_path(loc).is_some() {
+        return true;
+    }
+    let paths: Vec<String> = ["pm.status_path", "ping.path"]
+        .iter()
+        .filter_map(|k| link.cfg.get(link.pool, k))
+        .map(|(_, v)| v.trim().to_string())
+        .filter(|v| v.starts_with('/'))
+        .collect();
+    let args: Vec<String> = loc.args().map(|a| a.value().into_owned()).collect();
+    match args.as_slice() {
+        [name] => paths.iter().any(|p| p == name.trim_end_matches('/')),
+        [m, name] if matches!(m.as_str(), "=" | "^~") => {
+            paths.iter().any(|p| p == name.trim_end_matches('/'))
+        }
+        [m, name] if matches!(m.as_str(), "~" | "~*") => {
+            let Ok(re) = Regex::parse(name, m == "~*") else {
+                return false;
+            };
+            let hits = |s: &str| re.is_match(s.as_bytes()).unwrap_or(true);
+            !hits("/") && !hits("/index.php") && paths.iter().any(|p| hits(p))
+        }
+        _ => false,
     }
 }
 
