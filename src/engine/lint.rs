@@ -126,12 +126,11 @@ pub fn collect_cancellable(
             for d in &mut found {
                 let why = unloaded.get(d.file.path.as_path()).copied();
                 d.loaded = why.is_none();
-                // A file nothing the server starts from reads (a site left out of
-                // `sites-enabled/`, a stock file nothing includes, an installer's alternative
-                // vhost, a stale copy) cannot fail the server as it will run: its findings
-                // are told as info, marked not loaded, and fail no gate. A file that cannot
-                // be read is still an input error.
-                if why.is_some() && !rules::is_input_error(d.code) {
+                // A site left out of `sites-enabled/` on purpose, or a stock file nothing
+                // includes, cannot fail the server: its findings are told as info and fail
+                // no gate. A file that cannot be read is still an input error.
+                let disabled = why == Some(crate::stack::model::Unloaded::Disabled);
+                if disabled && !rules::is_input_error(d.code) {
                     d.severity = d.severity.min(Severity::Info);
                 }
             }
