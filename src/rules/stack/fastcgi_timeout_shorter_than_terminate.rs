@@ -35,7 +35,7 @@ declare_rule! {
     category: Reliability,
     severity: Info,
     fix: Sometimes,
-    group: Default,
+    group: Hardening,
 }
 
 /// nginx's default `fastcgi_read_timeout`, in milliseconds.
