@@ -274,9 +274,24 @@ fn certbots_own_files_are_supplied_at_deployment() {
     let out = run_lemplint(root(), &["stack", dir], None);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("supplied at deployment (certbot names it)"),
+        text.contains("supplied at deployment (certbot writes it)"),
         "{text}"
     );
+}
+
+/// An Ansible role's template includes snippets its tasks (or other roles) install beside
+/// it on the server: not missing. A task that renders the snippet names its template
+/// (`listen-443.conf.j2`), and is said to supply it.
+#[test]
+fn an_ansible_roles_snippets_are_supplied_at_deployment() {
+    let dir = "fixtures/templates/ansible-snippets";
+    let (found, code) = lint(dir, &[]);
+    assert!(found.iter().all(|f| f.2 != "NGX020"), "{found:?}");
+    assert_eq!(code, 0);
+    let out = run_lemplint(root(), &["stack", dir], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("tasks/main.yml names it"), "{text}");
+    assert!(text.contains("an Ansible role's tasks install"), "{text}");
 }
 
 /// `fmt --check` leaves a template with tags of its own as the template lays it out, and

@@ -109,6 +109,12 @@ fn supplied_at_deployment(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxIn
         return;
     }
     certbot_files(nginx);
+    named_by_scripts(fs, scripts, nginx);
+    ansible_role_files(nginx);
+}
+
+/// Includes a deployment script of the tree names: supplied by it.
+fn named_by_scripts(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxInstance]) {
     if scripts.is_empty() {
         return;
     }
@@ -135,7 +141,7 @@ fn supplied_at_deployment(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxIn
             if let Some(by) = by {
                 p.kind = nginx::LoadProblemKind::Supplied {
                     path: path.clone(),
-                    by,
+                    by: format!("{} names it", crate::escape::path(&by)),
                 };
             }
         }
@@ -157,21 +163,67 @@ fn certbot_files(nginx: &mut [NginxInstance]) {
             if under_letsencrypt {
                 p.kind = nginx::LoadProblemKind::Supplied {
                     path: path.clone(),
-                    by: PathBuf::from("certbot"),
+                    by: "certbot writes it".into(),
                 };
             }
         }
     }
 }
 
+/// Includes written in an Ansible role's template or file (`roles/<role>/templates/…`):
+/// the role's tasks copy it to its place on the server (`/etc/nginx/nginx.d/site.conf`),
+/// where a relative include reads from nginx's prefix, beside snippets other tasks or roles
+/// install. What is missing beside the template in the repository says nothing about the
+/// server: supplied at deployment, not missing.
+fn ansible_role_files(nginx: &mut [NginxInstance]) {
+    for inst in nginx.iter_mut() {
+        let files: Vec<PathBuf> = inst
+            .config
+            .files
+            .iter()
+            .map(|f| f.source.path.clone())
+            .collect();
+        for p in &mut inst.config.problems {
+            let nginx::LoadProblemKind::IncludeNotFound { path, .. } = &p.kind else {
+                continue;
+            };
+            let includer = files.get(p.file.0 as usize);
+            if includer.is_some_and(|f| in_ansible_role(f)) {
+                p.kind = nginx::LoadProblemKind::Supplied {
+                    path: path.clone(),
+                    by: "an Ansible role's tasks install the including template and its \
+                         snippets"
+                        .into(),
+                };
+            }
+        }
+    }
+}
+
+/// Whether `path` lies in `roles/<role>/templates/` or `roles/<role>/files/`.
+fn in_ansible_role(path: &Path) -> bool {
+    let parts: Vec<&std::ffi::OsStr> = path.iter().collect();
+    parts
+        .windows(3)
+        .any(|w| w[0] == "roles" && (w[2] == "templates" || w[2] == "files"))
+}
+
 /// Whether `text` names the file `name` as a whole word of a path (`…/blockbots/name`,
-/// `> name`), not as part of a longer name.
+/// `> name`, or its template `name.j2`), not as part of a longer name.
 fn names_file(text: &[u8], name: &[u8]) -> bool {
     let part = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.');
     memchr::memmem::find_iter(text, name).any(|i| {
         let before = i.checked_sub(1).map(|j| text[j]);
-        let after = text.get(i + name.len()).copied();
-        !before.is_some_and(part) && !after.is_some_and(part)
+        let mut end = i + name.len();
+        // `proxy-settings.conf.j2`: a task that renders the file names its template.
+        if text.get(end) == Some(&b'.') {
+            let ext_len = text[end + 1..].iter().take_while(|&&b| part(b)).count();
+            let ext = String::from_utf8_lossy(&text[end + 1..end + 1 + ext_len]);
+            if super::discover::template_stem(&format!("x.{ext}")).is_some() {
+                end += 1 + ext_len;
+            }
+        }
+        !before.is_some_and(part) && !text.get(end).copied().is_some_and(part)
     })
 }
 

@@ -78,10 +78,12 @@ pub enum LoadProblemKind {
     Unmapped { path: PathBuf },
     /// A path that leads out of the linted tree (or to a secret): never opened.
     Refused { path: PathBuf, refusal: Refusal },
-    /// A plain include whose file is not in the tree, but which a deployment script of the
-    /// tree names (a Dockerfile downloads it, an entrypoint writes it): supplied at
-    /// deployment, so not missing; its content is unknown.
-    Supplied { path: PathBuf, by: PathBuf },
+    /// A plain include whose file is not in the tree, but which the deployment supplies: a
+    /// script of the tree names it (a Dockerfile downloads it, an entrypoint writes it),
+    /// certbot writes it, or an Ansible role's tasks put the including template in place
+    /// beside files the role does not hold. Not missing; its content is unknown. `by` says
+    /// who, in words (paths escaped).
+    Supplied { path: PathBuf, by: String },
     /// An include whose path holds a placeholder the deployment fills in (see
     /// [`crate::syntax::template`]): which file it reads is not known here.
     Placeholder { written: String },
@@ -143,9 +145,8 @@ impl LoadProblem {
                 format!("\"{}\" was not read: {}", path.display(), refusal.describe())
             }
             LoadProblemKind::Supplied { path, by } => format!(
-                "\"{}\" is not in the tree; supplied at deployment ({} names it); not read",
+                "\"{}\" is not in the tree; supplied at deployment ({by}); not read",
                 crate::escape::path(path),
-                crate::escape::path(by)
             ),
             LoadProblemKind::Placeholder { written } => format!(
                 "\"{}\" holds a placeholder the deployment fills in; not followed",
