@@ -75,10 +75,12 @@ impl Rule for PmMaxChildrenExceedsMemory {
                 }
             }
         }
+        // By index: two masters (PHP 8.2 and 8.3) often hold pools of the same name.
         let Some(largest) = pools
             .iter()
-            .max_by_key(|(_, n, _)| *n)
-            .map(|(name, ..)| name.clone())
+            .enumerate()
+            .max_by_key(|(k, (_, n, _))| (*n, std::cmp::Reverse(*k)))
+            .map(|(k, _)| k)
         else {
             return;
         };
@@ -122,12 +124,10 @@ impl Rule for PmMaxChildrenExceedsMemory {
             human(available),
             model.reserve.describe(memory)
         );
-        let Some((_, _, at)) = pools.iter().find(|(name, ..)| *name == largest) else {
-            return;
-        };
+        let (_, _, at) = &pools[largest];
         let d = cx.report(at.at.file(), at.span(), msg);
-        for (name, n, v) in &pools {
-            if *name != largest {
+        for (k, (name, n, v)) in pools.iter().enumerate() {
+            if k != largest {
                 d.label(
                     v.at.file().clone(),
                     v.span(),
