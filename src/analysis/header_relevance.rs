@@ -80,6 +80,18 @@ const ASSET_EXTENSIONS: &[&str] = &[
     "json", "xml", "atom", "rss", "feed", "manifest", "webmanifest", "appcache", "ics",
 ];
 
+/// Whether the arguments of `block` (a location's pattern) hold a template placeholder.
+pub fn pattern_has_hole(block: Directive<'_>) -> bool {
+    let holes = &block.file().holes;
+    !holes.is_empty()
+        && block.args().any(|a| {
+            let s = a.raw();
+            holes
+                .iter()
+                .any(|h| h.span.start < s.end && s.start < h.span.end)
+        })
+}
+
 /// What `block` (a `server`, `location` or `if`) answers with.
 pub fn serves(block: Directive<'_>) -> Serves {
     match block.name() {

@@ -227,6 +227,66 @@ fn names_file(text: &[u8], name: &[u8]) -> bool {
     })
 }
 
+/// Directories that hold copies kept aside, not configuration in use.
+const STALE_DIRS: &[&str] = &[
+    "old", "backup", "backups", "bak", "archive", "archived", "unused", "disabled",
+    "deprecated", "obsolete", "attic",
+];
+
+/// The file names the loaded nginx files name in an `include` they have commented out
+/// (`#include /etc/nginx/wp-multisite-subdir;`): alternatives switched off on purpose.
+fn commented_includes(mains: &[&NginxInstance]) -> HashSet<Vec<u8>> {
+    let mut out = HashSet::new();
+    for m in mains {
+        for f in &m.config.files {
+            let text = &f.source.text;
+            if memchr::memmem::find(text, b"include").is_none() {
+                continue;
+            }
+            for line in text.split(|&b| b == b'\n') {
+                let t = line.trim_ascii_start();
+                let Some(rest) = t.strip_prefix(b"#") else {
+                    continue;
+                };
+                let rest = rest.trim_ascii_start().trim_start_matches_hash();
+                let Some(arg) = rest.strip_prefix(b"include") else {
+                    continue;
+                };
+                if !arg.first().is_some_and(|b| b.is_ascii_whitespace()) {
+                    continue;
+                }
+                let path = arg.trim_ascii().split(|&b| b == b';').next().unwrap_or(b"");
+                let name = path.rsplit(|&b| b == b'/').next().unwrap_or(b"");
+                let name = name.trim_ascii().trim_matches_quotes();
+                if !name.is_empty() {
+                    out.insert(name.to_vec());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Small byte-slice trims the comment scan needs.
+trait Trims {
+    fn trim_start_matches_hash(&self) -> &[u8];
+    fn trim_matches_quotes(&self) -> &[u8];
+}
+
+impl Trims for [u8] {
+    fn trim_start_matches_hash(&self) -> &[u8] {
+        let n = self.iter().take_while(|&&b| b == b'#').count();
+        self[n..].trim_ascii_start()
+    }
+
+    fn trim_matches_quotes(&self) -> &[u8] {
+        let q = |b: &u8| *b == b'"' || *b == b'\'';
+        let start = self.iter().take_while(|b| q(b)).count();
+        let end = self.len() - self[start..].iter().rev().take_while(|b| q(b)).count();
+        &self[start..end]
+    }
+}
+
 /// Why nothing the server starts from reads a file (see [`Stack::unloaded_files`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unloaded {
@@ -449,6 +509,7 @@ impl Stack {
                 .filter(|d| d.file_name().is_some_and(|n| n == "sites-enabled"))
                 .filter_map(|d| d.parent())
                 .collect();
+            let commented = commented_includes(&mains);
             for i in self.nginx.iter().filter(|i| i.standalone) {
                 for f in &i.config.files {
                     let path = f.source.path.as_path();
@@ -463,7 +524,17 @@ impl Stack {
                     let stock = path
                         .file_name()
                         .is_some_and(|n| STOCK_NGINX_FILES.iter().any(|s| n == *s));
-                    let why = if disabled || stock {
+                    // A copy kept in `old/` or `backup/`, or an alternative a loaded file
+                    // names in an `include` it has commented out: left out on purpose.
+                    let stale = path.parent().is_some_and(|d| {
+                        d.strip_prefix(&self.root).unwrap_or(d).iter().any(|c| {
+                            STALE_DIRS.iter().any(|s| c.eq_ignore_ascii_case(s))
+                        })
+                    });
+                    let switched_off = path
+                        .file_name()
+                        .is_some_and(|n| commented.contains(n.as_encoded_bytes()));
+                    let why = if disabled || stock || stale || switched_off {
                         Unloaded::Disabled
                     } else {
                         Unloaded::Unused

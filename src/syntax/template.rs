@@ -92,13 +92,31 @@ fn has_marker(text: &[u8], lang: Lang) -> bool {
     };
     after(b'@', &|c| c.is_ascii_uppercase())
         || after(b'%', &|c| c.is_ascii_uppercase() || c == b'%')
-        || after(b'<', &|c| c.is_ascii_uppercase())
+        || after(b'<', &|c| c.is_ascii_alphabetic())
         || after(b'{', &|c| c.is_ascii_alphabetic() || c == b'_' || c == b'#')
         || after(b'$', &dollar)
 }
 
 fn ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// `port`, `domain`, `browser-cache-extensions`: a lowercase name an installer's `sed`
+/// replaces, written between `<` and `>`; not an HTML tag nginx sends as text.
+fn lower_placeholder(name: &[u8]) -> bool {
+    const HTML: &[&str] = &[
+        "a", "b", "i", "p", "br", "hr", "em", "li", "ul", "ol", "td", "tr", "th", "h1", "h2",
+        "h3", "h4", "h5", "h6", "pre", "div", "span", "html", "head", "body", "title", "meta",
+        "link", "style", "script", "center", "table", "img", "strong", "code", "small", "form",
+        "input", "button", "label", "main", "nav", "footer", "header", "section", "noscript",
+        "iframe", "svg", "path", "tbody", "thead", "font", "big", "address", "article",
+    ];
+    name.len() >= 2
+        && name[0].is_ascii_lowercase()
+        && name
+            .iter()
+            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+        && !HTML.iter().any(|t| t.as_bytes() == name)
 }
 
 fn upper_ident(name: &[u8]) -> bool {
@@ -270,9 +288,18 @@ fn at(
             Some((i + end, kind))
         }
         b'<' => {
-            // `<DOMAIN>`, `<MEMORY_LIMIT>`: an installer's placeholder.
-            let n = rest[1..].iter().take_while(|&&b| ident(b)).count();
-            (rest.get(1 + n) == Some(&b'>') && upper_ident(&rest[1..1 + n]))
+            // `<DOMAIN>`, `<MEMORY_LIMIT>`, `<port>`, `<browser-cache-extensions>`: an
+            // installer's placeholder. Not a regex's named group (`(?<name>`, `(?P<name>`)
+            // nor an HTML tag in a `return` or `sub_filter` text.
+            let n = rest[1..]
+                .iter()
+                .take_while(|&&b| ident(b) || b == b'-')
+                .count();
+            let name = &rest[1..1 + n];
+            let group = i > 0 && matches!(line[i - 1], b'?' | b'P' | b'k');
+            (rest.get(1 + n) == Some(&b'>')
+                && !group
+                && (upper_ident(name) || lower_placeholder(name)))
                 .then_some((i + n + 2, HoleKind::Value))
         }
         b'%' if !rest.starts_with(b"%%") => {
@@ -773,6 +800,12 @@ mod tests {
                 "@SSL_SESSION_CACHE",
             ),
             ("server_name <DOMAIN>;", Nginx, "<DOMAIN>"),
+            ("listen <port>;", Nginx, "<port>"),
+            (
+                "location ~* \\.(<browser-cache-extensions>)$ {",
+                Nginx,
+                "<browser-cache-extensions>",
+            ),
             ("include %%TESTDIR%%/inc.conf;", Nginx, "%%TESTDIR%%"),
             ("    server_name  {vvv_hosts};", Nginx, "{vvv_hosts}"),
             ("listen ${NGINX_PORT};", Nginx, "${NGINX_PORT}"),
@@ -848,6 +881,10 @@ mod tests {
             ("pm.max_children = ${PHP_FPM_PM_MAX_CHILDREN:-50}", Fpm),
             ("server_name mail.example.com admin@example.com;", Nginx),
             ("proxy_set_header X-Accel __proxy_host;", Nginx),
+            ("return 200 \"<html><body>ok</body></html>\";", Nginx),
+            ("location ~ ^/(?<lang>[a-z]{2})/ { }", Nginx),
+            ("location ~ ^/(?P<lang>[a-z]{2})/ { }", Nginx),
+            ("if ($uri ~ \"(?<x>a)\\k<x>\") { }", Nginx),
         ] {
             assert_eq!(values(text, lang), Vec::<String>::new(), "{text}");
         }
