@@ -40,11 +40,15 @@ fn in_force<'a>(block: Directive<'a>, name: &str) -> Box<dyn Iterator<Item = Dir
     }
 }
 
-/// The authentication directives an access-phase module checks, each switched off by `off`.
-const AUTH: &[&str] = &[
+/// The authentication directives an access-phase module checks, each switched off by `off`
+/// (`auth_oidc` is NGINX Plus's OpenID Connect module, `auth_oidc name | off`, which asks
+/// the identity provider like `auth_jwt` checks a token). Every rule that asks whether a
+/// login is required reads this one list.
+pub const AUTH: &[&str] = &[
     "auth_basic",
     "auth_request",
     "auth_jwt",
+    "auth_oidc",
     "auth_pam",
     "auth_digest",
     "auth_ldap",
