@@ -1,0 +1,84 @@
+//! NGX141 against the real nginx: a `proxy_pass` whose address has a variable anywhere (here
+//! only in the URI part) is not resolved when nginx reads its configuration (`nginx -t`
+//! passes with a name that does not exist), while a fixed address is (`host not found in
+//! upstream`). lemplint reports the fixed one and not the other. Without nginx the test is
+//! skipped with a note, or fails when `CI=true`.
+
+mod common;
+
+use std::process::Command;
+
+fn conf(dir: &std::path::Path, target: &str) -> std::path::PathBuf {
+    let d = dir.display();
+    let path = dir.join(format!("nginx{}.conf", target.len()));
+    std::fs::write(
+        &path,
+        format!(
+            "error_log {d}/error.log;\npid {d}/nginx.pid;\nevents {{}}\nhttp {{\n    \
+             access_log off;\n    resolver 127.0.0.1;\n    server {{\n        \
+             listen 127.0.0.1:8;\n        location / {{\n            \
+             proxy_pass {target};\n        }}\n    }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn lemplint_ngx141(conf: &std::path::Path) -> bool {
+    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args([
+            "lint",
+            "--isolated",
+            "--format",
+            "concise",
+            "--select",
+            "NGX141",
+        ])
+        .arg(conf)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).contains("[NGX141]")
+}
+
+#[test]
+fn variable_address_is_resolved_per_request() {
+    let Some(nginx) = common::nginx_binary().filter(|b| {
+        Command::new(b)
+            .arg("-v")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{what} is required on CI (CI=true) for tests/resolve_binary.rs");
+        }
+        eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let test = |c: &std::path::Path| {
+        Command::new(&nginx)
+            .arg("-p")
+            .arg(tmp.path())
+            .arg("-c")
+            .arg(c)
+            .arg("-t")
+            .output()
+            .unwrap()
+    };
+    let fixed = conf(tmp.path(), "http://nonexistent.invalid/");
+    let out = test(&fixed);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("host not found in upstream"));
+    assert!(lemplint_ngx141(&fixed), "the fixed address is reported");
+
+    let variable = conf(tmp.path(), "http://nonexistent.invalid$request_uri");
+    let out = test(&variable);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!lemplint_ngx141(&variable), "the variable address is not");
+}
