@@ -1,8 +1,14 @@
-//! NGX141 against the real nginx: a `proxy_pass` whose address has a variable anywhere (here
+//! Shapes of findings checked against the real nginx.
+//!
+//! NGX141: a `proxy_pass` whose address has a variable anywhere (here
 //! only in the URI part) is not resolved when nginx reads its configuration (`nginx -t`
 //! passes with a name that does not exist), while a fixed address is (`host not found in
-//! upstream`). lemplint reports the fixed one and not the other. Without nginx the test is
-//! skipped with a note, or fails when `CI=true`.
+//! upstream`). lemplint reports the fixed one and not the other.
+//!
+//! NGX134: `if ($1)` is refused when nginx reads the file (`unknown "1" variable`), while a
+//! capture in an `=` operand or a `-f` path, and `$1` inside a `~` pattern, are accepted.
+//!
+//! Without nginx the tests are skipped with a note, or fail when `CI=true`.
 
 mod common;
 
@@ -41,21 +47,68 @@ fn lemplint_ngx141(conf: &std::path::Path) -> bool {
     String::from_utf8_lossy(&out.stdout).contains("[NGX141]")
 }
 
-#[test]
-fn variable_address_is_resolved_per_request() {
-    let Some(nginx) = common::nginx_binary().filter(|b| {
+fn nginx() -> Option<std::path::PathBuf> {
+    let found = common::nginx_binary().filter(|b| {
         Command::new(b)
             .arg("-v")
             .output()
             .is_ok_and(|o| o.status.success())
-    }) else {
+    });
+    if found.is_none() {
         let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
         if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{what} is required on CI (CI=true) for tests/resolve_binary.rs");
+            panic!("{what} is required on CI (CI=true) for tests/shapes_binary.rs");
         }
         eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
-        return;
+    }
+    found
+}
+
+#[test]
+fn capture_if_shapes_nginx_accepts() {
+    let Some(nginx) = nginx() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().display();
+    let check = |cond: &str| {
+        let c = tmp.path().join("if.conf");
+        std::fs::write(
+            &c,
+            format!(
+                "error_log {d}/error.log;\npid {d}/nginx.pid;\nevents {{}}\nhttp {{\n    \
+                 access_log off;\n    server {{\n        listen 127.0.0.1:8;\n        \
+                 location ~ ^/(.*)$ {{\n            if ({cond}) {{\n                \
+                 return 403;\n            }}\n        }}\n    }}\n}}\n"
+            ),
+        )
+        .unwrap();
+        let out = Command::new(&nginx)
+            .arg("-p")
+            .arg(tmp.path())
+            .arg("-c")
+            .arg(&c)
+            .arg("-t")
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
+    let (ok, err) = check("$1");
+    assert!(!ok && err.contains("unknown \"1\" variable"), "{err}");
+    for accepted in [
+        "$arg_user = $1",
+        "!-f $document_root/$1",
+        "$request_uri ~ ^/a$1",
+    ] {
+        let (ok, err) = check(accepted);
+        assert!(ok, "`if ({accepted})`: {err}");
+    }
+}
+
+#[test]
+fn variable_address_is_resolved_per_request() {
+    let Some(nginx) = nginx() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let test = |c: &std::path::Path| {
         Command::new(&nginx)
