@@ -135,3 +135,72 @@ fn variable_address_is_resolved_per_request() {
     );
     assert!(!lemplint_ngx141(&variable), "the variable address is not");
 }
+
+/// NGX130: a variable host whose every value starts with `/` gives nginx no host: it
+/// answers 500 (`no host in upstream`) and connects nowhere, so lemplint stays silent.
+#[test]
+fn path_only_variable_host_connects_nowhere() {
+    use std::io::{Read, Write};
+    let Some(nginx) = nginx() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().display();
+    std::fs::create_dir_all(tmp.path().join("tmp")).unwrap();
+    let port = common::free_port();
+    let c = tmp.path().join("map.conf");
+    std::fs::write(
+        &c,
+        format!(
+            "error_log {d}/error.log;\npid {d}/nginx.pid;\nevents {{}}\nhttp {{\n    \
+             access_log off;\n    proxy_temp_path {d}/tmp;\n    client_body_temp_path {d}/tmp;\n    \
+             resolver 127.0.0.1;\n    map $arg_v $path {{\n        default /index;\n        \
+             ~^(?<rest>.*)$ /$rest;\n    }}\n    server {{\n        listen 127.0.0.1:{port};\n        \
+             location / {{\n            proxy_pass http://$path;\n        }}\n    }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args([
+            "lint",
+            "--isolated",
+            "--format",
+            "concise",
+            "--select",
+            "NGX130",
+        ])
+        .arg(&c)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(!report.contains("[NGX130]"), "{report}");
+    let mut child = Command::new(&nginx)
+        .arg("-p")
+        .arg(tmp.path())
+        .arg("-c")
+        .arg(&c)
+        .args(["-g", "daemon off; master_process off;"])
+        .spawn()
+        .expect("start nginx");
+    let start = std::time::Instant::now();
+    let mut s = loop {
+        match std::net::TcpStream::connect(("127.0.0.1", port)) {
+            Ok(s) => break s,
+            Err(_) if start.elapsed() < std::time::Duration::from_secs(10) => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            Err(e) => panic!("nginx did not start: {e}"),
+        }
+    };
+    s.write_all(b"GET /?v=evil.example HTTP/1.0\r\nHost: t\r\n\r\n")
+        .unwrap();
+    let mut resp = String::new();
+    let _ = s.read_to_string(&mut resp);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(resp.starts_with("HTTP/1.1 500"), "{resp}");
+    let log = std::fs::read_to_string(tmp.path().join("error.log")).unwrap_or_default();
+    assert!(
+        log.contains("no host in upstream \"/evil.example\""),
+        "{log}"
+    );
+}
