@@ -5,7 +5,10 @@
 //! - NGX111: `deny all;` with `return 200` still answers 200 (rewrite phase first);
 //! - NGX113: a non-ending `if` makes the location skip its `try_files`; an `if` on
 //!   `$sent_http_content_type` never holds (the header does not exist yet);
-//! - NGX139: `$2` after a regex with one group is empty.
+//! - NGX139: `$2` after a regex with one group is empty;
+//! - NGX111 silent: a redirect from a map answered before `auth_basic` sends only its
+//!   `Location`; a named location reached through `error_page 401` answers only a client
+//!   already refused (status 401 kept); an `internal` location is 404 to a client.
 //!
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
 
@@ -42,7 +45,21 @@ fn get(port: u16, target: &str) -> (String, String) {
     (status, body.to_string())
 }
 
-fn config(prefix: &Path, port: u16) -> String {
+/// One HTTP/1.0 GET: the status and the response head.
+fn get_head(port: u16, target: &str) -> (String, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to nginx");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(format!("GET {target} HTTP/1.0\r\nHost: t\r\n\r\n").as_bytes())
+        .unwrap();
+    let mut resp = Vec::new();
+    s.read_to_end(&mut resp).expect("read the answer");
+    let text = String::from_utf8_lossy(&resp).into_owned();
+    let head = text.split_once("\r\n\r\n").map_or(&*text, |(h, _)| h);
+    let status = head.split(' ').nth(1).unwrap_or("?").to_string();
+    (status, head.to_string())
+}
+
+fn config(prefix: &Path, port: u16, port2: u16) -> String {
     format!(
         r#"error_log {p}/error.log;
 pid {p}/nginx.pid;
@@ -82,6 +99,30 @@ http {{
             }}
         }}
     }}
+    map $uri $redirect {{
+        /old https://example.test/new;
+        default "";
+    }}
+    server {{
+        listen 127.0.0.1:{port2};
+        root {p}/html;
+        auth_basic "staff";
+        auth_basic_user_file {p}/htpasswd;
+        error_page 401 @login;
+        if ($redirect) {{
+            return 301 $redirect;
+        }}
+        location / {{
+            try_files $uri =404;
+        }}
+        location @login {{
+            return 200 "log in";
+        }}
+        location /int/ {{
+            internal;
+            return 200 "int";
+        }}
+    }}
 }}
 "#,
         p = prefix.display()
@@ -108,9 +149,11 @@ fn access_and_if_rules_agree_with_nginx() {
     std::fs::create_dir_all(prefix.join("html")).unwrap();
     std::fs::create_dir_all(prefix.join("tmp")).unwrap();
     std::fs::write(prefix.join("html/exists.txt"), "exists").unwrap();
+    std::fs::write(prefix.join("htpasswd"), "u:{PLAIN}p\n").unwrap();
     let port = free_port();
+    let port2 = free_port();
     let conf = prefix.join("nginx.conf");
-    std::fs::write(&conf, config(prefix, port)).unwrap();
+    std::fs::write(&conf, config(prefix, port, port2)).unwrap();
 
     // lemplint's side: each rule reports its case.
     let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
@@ -136,6 +179,13 @@ fn access_and_if_rules_agree_with_nginx() {
             "{code} at line {line} missing:\n{report}"
         );
     }
+    // The redirect, the login page and the internal location: NGX111 stays silent.
+    assert!(
+        !report
+            .lines()
+            .any(|l| l.contains("[NGX111]") && !l.contains("nginx.conf:21:")),
+        "NGX111 beyond line 21:\n{report}"
+    );
 
     // nginx's side.
     let _running = Nginx(
@@ -169,6 +219,17 @@ fn access_and_if_rules_agree_with_nginx() {
     // NGX113: `$sent_http_content_type` is empty when the `if` is tested (the rewrite
     // phase), so the file is served as text/plain and the `if` never returns 418.
     assert_eq!(get(port, "/e/x"), ("200".to_string(), "exists".to_string()));
+    // NGX111 silent cases: the redirect carries only the map's target.
+    let (status, head) = get_head(port2, "/old");
+    assert_eq!(status, "301");
+    assert!(
+        head.contains("\r\nLocation: https://example.test/new"),
+        "{head}"
+    );
+    // The named location answers only after the access phase refused (401 kept).
+    assert_eq!(get(port2, "/x"), ("401".to_string(), "log in".to_string()));
+    // A client cannot ask for an internal location.
+    assert_eq!(get(port2, "/int/").0, "404");
     // NGX139: the one group is there, the second is empty.
     assert_eq!(
         get(port, "/d/abc"),

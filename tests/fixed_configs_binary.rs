@@ -152,13 +152,20 @@ fn described_nginx_version(case: &Path) -> Option<(u32, u32, u32)> {
     parse_version(table.get("host")?.get("nginx")?.as_str()?)
 }
 
-/// Whether nginx rejected a directive of a third-party module this build lacks (OpenResty's
-/// Lua handlers): the case is valid for the server it describes, not for nginx-light.
+/// Whether nginx rejected a directive of a third-party or commercial module this build lacks
+/// (OpenResty's Lua handlers, NGINX Plus's `auth_jwt` and OpenID Connect): the case is valid
+/// for the server it describes, not for nginx-light.
 fn third_party_directive(err: &str) -> bool {
     err.split("unknown directive \"")
         .skip(1)
         .filter_map(|rest| rest.split('"').next())
-        .any(|name| name.contains("_by_lua") || name.starts_with("lua_"))
+        .any(|name| {
+            name.contains("_by_lua")
+                || name.starts_with("lua_")
+                || name.starts_with("auth_jwt")
+                || name.starts_with("oidc_")
+                || name == "auth_oidc"
+        })
 }
 
 fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {

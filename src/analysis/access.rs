@@ -40,11 +40,15 @@ fn in_force<'a>(block: Directive<'a>, name: &str) -> Box<dyn Iterator<Item = Dir
     }
 }
 
-/// The authentication directives an access-phase module checks, each switched off by `off`.
-const AUTH: &[&str] = &[
+/// The authentication directives an access-phase module checks, each switched off by `off`
+/// (`auth_oidc` is NGINX Plus's OpenID Connect module, `auth_oidc name | off`, which asks
+/// the identity provider like `auth_jwt` checks a token). Every rule that asks whether a
+/// login is required reads this one list.
+pub const AUTH: &[&str] = &[
     "auth_basic",
     "auth_request",
     "auth_jwt",
+    "auth_oidc",
     "auth_pam",
     "auth_digest",
     "auth_ldap",
@@ -86,4 +90,54 @@ pub fn local_only(server: Directive<'_>) -> bool {
         }
     }
     any
+}
+
+/// The unix sockets `server` listens on, when it listens on nothing else: such a server is
+/// reached only by local processes, often only through another server of the same nginx
+/// that proxies to it. `None` for a server with any TCP `listen` (or none, `*:80`).
+pub fn unix_only(server: Directive<'_>) -> Option<Vec<String>> {
+    let mut paths = Vec::new();
+    for l in server.children("listen") {
+        match Addr::parse(&l.arg(0)?.value(), 80)? {
+            Addr::Unix(p) => paths.push(p),
+            _ => return None,
+        }
+    }
+    (!paths.is_empty()).then_some(paths)
+}
+
+/// The `server` blocks of `server`'s configuration that `proxy_pass` to one of `sockets`:
+/// `http://unix:/path:…` written out, or an `upstream` whose `server` is `unix:/path`.
+pub fn proxied_from<'a>(server: Directive<'a>, sockets: &[String]) -> Vec<Directive<'a>> {
+    use crate::analysis::pass_target::PassTarget;
+    let is_socket = |addr: &str| {
+        addr.strip_prefix("unix:")
+            .is_some_and(|p| sockets.iter().any(|s| s == p))
+    };
+    // The upstreams with a server on one of the sockets.
+    let upstreams: Vec<String> = crate::analysis::cursor::named(server.instance(), "upstream")
+        .filter(|u| {
+            u.children("server")
+                .any(|s| s.arg(0).is_some_and(|a| is_socket(&a.value())))
+        })
+        .filter_map(|u| u.arg(0).map(|a| a.value().into_owned()))
+        .collect();
+    let mut out: Vec<Directive<'a>> = Vec::new();
+    for p in crate::analysis::cursor::named(server.instance(), "proxy_pass") {
+        let Some(value) = p.arg(0).map(|a| a.value().into_owned()) else {
+            continue;
+        };
+        let target = PassTarget::parse(&value, true);
+        let hit = if target.unix {
+            is_socket(target.authority)
+        } else {
+            upstreams.iter().any(|u| u == target.host)
+        };
+        if let Some(front) = p.enclosing("server").filter(|f| hit && *f != server) {
+            if !out.contains(&front) {
+                out.push(front);
+            }
+        }
+    }
+    out
 }

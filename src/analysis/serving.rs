@@ -372,7 +372,7 @@ fn guard(block: Directive<'_>) -> Option<Directive<'_>> {
     {
         return Some(d);
     }
-    for name in ["auth_basic", "auth_request", "auth_jwt"] {
+    for name in crate::analysis::access::AUTH {
         if let Some(d) = block.effective(name).last() {
             if d.arg(0).is_some_and(|a| !a.is("off")) {
                 return Some(d);

@@ -100,13 +100,7 @@ fn satisfied_by_auth(allow: Directive<'_>) -> bool {
     if last_arg("satisfy").as_deref() != Some("any") {
         return false;
     }
-    [
-        "auth_basic",
-        "auth_request",
-        "auth_jwt",
-        "auth_pam",
-        "auth_digest",
-    ]
-    .iter()
-    .any(|name| last_arg(name).is_some_and(|v| v != "off"))
+    crate::analysis::access::AUTH
+        .iter()
+        .any(|name| last_arg(name).is_some_and(|v| v != "off"))
 }

@@ -16,10 +16,12 @@
 //! left out: FastCGI, uwsgi and SCGI frame each value by its length and gRPC is HTTP/2,
 //! where a line break splits nothing.
 
+use crate::analysis::access;
 use crate::analysis::cursor::{self, Directive};
 use crate::analysis::rewrite_redirect::redirects;
 use crate::analysis::variables::quick::Quick;
 use crate::analysis::variables::{Danger, Provenance};
+use crate::diagnostic::Severity;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -121,6 +123,7 @@ impl Rule for HeaderCrlfInjection {
                 continue;
             }
             let p = Provenance::new(inst.view());
+            let mut found: Vec<Found<'_>> = Vec::new();
             for (d, index, into) in asked {
                 if d.name() == "rewrite" && !p.is_redirect(d.occ()) {
                     continue;
@@ -164,17 +167,73 @@ impl Rule for HeaderCrlfInjection {
                           which sends the request's own URI escaped"
                         .to_string(),
                 });
-                let d = cx.report(
-                    &src,
-                    word.raw(),
-                    format!("a client-chosen line break can reach {}", into.what(d)),
-                );
-                for (span, note) in labels {
-                    d.label(src.clone(), span, note);
+                found.push(Found {
+                    d,
+                    span: word.raw(),
+                    src,
+                    message: format!("a client-chosen line break can reach {}", into.what(d)),
+                    labels,
+                    help: help.join("\n"),
+                });
+            }
+            for f in &found {
+                let front = answered_in_front(f.d, &found);
+                let diag = cx.report(&f.src, f.span, f.message.clone());
+                for (span, note) in &f.labels {
+                    diag.label(f.src.clone(), *span, note.clone());
                 }
-                let help = help.join("\n");
-                d.help = Some(help);
+                diag.help = Some(f.help.clone());
+                if let Some((front, socket)) = front {
+                    let fr = &found[front];
+                    diag.severity = Severity::Info;
+                    diag.message = format!(
+                        "{}, but its requests come from the server that proxies to \
+                         `unix:{socket}` (the only address this one listens on), whose identical \
+                         `{} {}` answers them first and is reported there; this one matters only \
+                         if another local process connects to the socket",
+                        f.message.replacen("can reach", "could reach", 1),
+                        fr.d.name(),
+                        fr.d.arg(0)
+                            .map(|a| a.value().into_owned())
+                            .unwrap_or_default(),
+                    );
+                    diag.label(
+                        fr.src.clone(),
+                        fr.span,
+                        "the front server answers first here",
+                    );
+                }
             }
         }
     }
+}
+
+/// One finding, kept until every finding of the configuration is known (a backend's is told
+/// in the light of its front server's).
+struct Found<'a> {
+    d: Directive<'a>,
+    span: crate::source::Span,
+    src: crate::source::Shared,
+    message: String,
+    labels: Vec<(crate::source::Span, String)>,
+    help: String,
+}
+
+/// The finding, among `found`, that answers every request `d` would see before it reaches
+/// `d`: `d` is in a server that listens only on unix sockets, and another server of the same
+/// configuration that proxies to one of them has, at its own server level (its server
+/// rewrite phase, before any location or `proxy_pass`), the same directive with the same
+/// pattern, itself reported. The backend's alert then adds nothing the front's does not say;
+/// it is told as info, not lost (amimoto's `wp-singlesite`, behind `default.conf`).
+fn answered_in_front(d: Directive<'_>, found: &[Found<'_>]) -> Option<(usize, String)> {
+    let server = d.enclosing("server")?;
+    let sockets = access::unix_only(server)?;
+    let fronts = access::proxied_from(server, &sockets);
+    let pattern = d.arg(0)?.value();
+    let at = found.iter().position(|f| {
+        f.d.name() == d.name()
+            && f.d.arg(0).is_some_and(|a| a.value() == pattern)
+            && f.d.parent().is_some_and(|p| fronts.contains(&p))
+    })?;
+    Some((at, sockets.join("`, `unix:")))
 }

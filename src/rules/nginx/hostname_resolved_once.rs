@@ -6,7 +6,8 @@
 //! variables, and `server … resolve` (open source nginx since 1.27.3, changes.xml), are
 //! resolved at run time.
 //!
-//! Silent for IP addresses, unix sockets, `localhost`, Kubernetes Service names
+//! Silent for an address with any variable (`http://$backend`, `http://api.example$request_uri`:
+//! evaluated and resolved per request through `resolver`), IP addresses, unix sockets, `localhost`, Kubernetes Service names
 //! (`api.default.svc.cluster.local`: a Service's virtual IP stays while the Service exists;
 //! a pod's name under a headless Service is still reported), names of `upstream` blocks (anywhere
 //! in the stack: a snippet may pass to an upstream defined in a file it is not read with),
@@ -98,8 +99,12 @@ impl Rule for HostnameResolvedOnce {
                     if target.scheme.is_empty() && name == "proxy_pass" {
                         continue;
                     }
+                    // Any variable in the address makes nginx evaluate it per request and
+                    // look the host up then, through `resolver` (ngx_http_proxy_eval;
+                    // `nginx -t` does not resolve `http://name$request_uri` at all): the
+                    // host is not resolved once even when only the URI part is variable.
                     if target.unix
-                        || target.host_has_variables()
+                        || value.contains('$')
                         || !is_host_name(target.host)
                         || target.host_is_ip()
                         || is_stable(target.host)

@@ -1,15 +1,18 @@
-//! NGX111 return-bypasses-access-control: a `return` (or a redirecting `rewrite`) where
-//! `deny` or authentication is in force. The rewrite module runs in the server and
-//! location rewrite phases, which come before the access phase
-//! (`NGX_HTTP_SERVER_REWRITE_PHASE`, `NGX_HTTP_REWRITE_PHASE` < `NGX_HTTP_ACCESS_PHASE`),
-//! so the response goes to every client and the `deny` never runs for it. A `rewrite`
-//! redirects with `redirect`/`permanent`, and with a replacement that starts with a
-//! scheme whatever its flag; any other `rewrite` only changes the URI, which is served
-//! after an access phase (this location's for `break`, the newly chosen one's otherwise).
+//! NGX111 return-bypasses-access-control: a `return` that sends content where `deny` or
+//! authentication is in force. The rewrite module runs in the server and location rewrite
+//! phases, which come before the access phase (`NGX_HTTP_SERVER_REWRITE_PHASE`,
+//! `NGX_HTTP_REWRITE_PHASE` < `NGX_HTTP_ACCESS_PHASE`), so the response goes to every
+//! client and the `deny` never runs for it.
+//!
+//! A redirect (`return 301/302/303/307/308 URL`, a redirecting `rewrite`) is not reported:
+//! the client gets only a `Location`, a URL the operator wrote or chose (a literal, the
+//! request's own parts, a map of redirects), and the target answers under its own access
+//! rules. Nor is a `return` in a location no client can ask for: an `internal` one, or a
+//! named location reached only through `error_page 401`/`403`, where access was already
+//! refused.
 
 use crate::analysis::access;
 use crate::analysis::cursor::Directive;
-use crate::analysis::rewrite_redirect::redirects;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -29,12 +32,9 @@ impl Rule for ReturnBypassesAccessControl {
             let Some(what) = answers_return(d) else {
                 continue;
             };
-            check_one(cx, d, what);
-        }
-        for d in cx.nginx_directives("rewrite") {
-            let Some(what) = answers_rewrite(d) else {
+            if reached_only_internally(d) {
                 continue;
-            };
+            }
             check_one(cx, d, what);
         }
     }
@@ -87,97 +87,77 @@ fn check_one(cx: &mut Context<'_>, d: Directive<'_>, what: String) {
 }
 
 /// What a `return` sends, when it is something access control should have guarded: a
-/// body or a redirect (not a refusal, 4xx/5xx/444, which denies anyway; not the usual
-/// move of the same URI to HTTPS, where the access rules apply again).
+/// body (2xx, and the 3xx codes whose text nginx sends as the body). Not a refusal
+/// (4xx/5xx/444), which denies anyway; not a redirect (`return URL`, or 301, 302, 303, 307,
+/// 308, whose text is the `Location`, `ngx_http_rewrite_return`): it discloses only the
+/// target, which answers under its own access rules.
 fn answers_return(d: Directive<'_>) -> Option<String> {
-    let first = d.arg(0)?;
-    let first_v = first.value();
-    let (code, target) = match first_v.parse::<u16>() {
-        Ok(code) => (code, d.arg(1).map(|a| a.value().into_owned())),
-        Err(_) => (302, Some(first_v.into_owned())),
-    };
-    if !(200..400).contains(&code) {
+    let code = d.arg(0)?.value().parse::<u16>().ok()?;
+    if !(200..400).contains(&code) || matches!(code, 301 | 302 | 303 | 307 | 308) {
         return None;
-    }
-    if let Some(t) = &target {
-        if is_https_move(d, t) {
-            return None;
-        }
     }
     Some(format!("`return {code}`"))
 }
 
-/// A `rewrite` that answers the client itself: a redirect. nginx makes one of a
-/// `redirect` or `permanent` flag, and of a replacement that starts with `http://`,
-/// `https://` or `$scheme` whatever the flag (`ngx_http_rewrite`: such a replacement
-/// redirects with 302 even under `last` or `break`; nginx 1.22.1 answered
-/// `rewrite ^ https://example.test/ last;` with a 302). Any other rewrite changes the URI
-/// within the server: `break` serves it in this location, after its access phase; `last`,
-/// and a rewrite without a flag once the rewrite phase is over, search the locations again
-/// and the chosen one's access phase runs.
-fn answers_rewrite(d: Directive<'_>) -> Option<String> {
-    let replacement = d.arg(1)?.value().into_owned();
-    let flag = d.arg(2).map(|f| f.value().into_owned());
-    if !redirects(d) || is_https_move(d, &replacement) {
-        return None;
-    }
-    Some(match flag.as_deref() {
-        Some(f @ ("last" | "break")) => format!(
-            "`rewrite … {f}` to `{replacement}` (a redirect all the same: the replacement \
-             starts with a scheme)"
-        ),
-        Some(f) => format!("`rewrite … {f}`"),
-        None => "`rewrite` to an absolute URL (a redirect)".to_string(),
-    })
-}
-
-/// `https://<host>$request_uri` (or `…$uri`, `…$1`): the same request again over TLS,
-/// where this server's or another's access rules apply; and `https://$host/` (or one of
-/// the server's own names): the site itself over TLS. A fixed URL on another host
-/// (`https://example.test/`) is a redirect like any other.
-fn is_https_move(d: Directive<'_>, target: &str) -> bool {
-    let Some(rest) = target.strip_prefix("https://") else {
-        return false;
-    };
-    let request_host = ["$host", "$server_name", "$http_host"]
-        .iter()
-        .find_map(|h| rest.strip_prefix(h));
-    let (own_host, path) = match request_host {
-        Some(path) => (true, path),
-        None => {
-            let end = rest.find(['/', '$']).unwrap_or(rest.len());
-            (is_server_name(d, &rest[..end]), &rest[end..])
+/// Whether the location the `return` is in cannot be requested by a client: `internal`
+/// (set there or on an enclosing location, which nginx inherits; a direct request gets
+/// 404), or a named location every reference to which is an `error_page` for 401 or 403,
+/// so the client reaching it was refused by the access phase already.
+fn reached_only_internally(d: Directive<'_>) -> bool {
+    let mut at = d.parent();
+    let mut nearest: Option<Directive<'_>> = None;
+    while let Some(b) = at {
+        if b.name() == "location" {
+            if b.children("internal").next().is_some() {
+                return true;
+            }
+            nearest.get_or_insert(b);
         }
-    };
-    match path {
-        "$request_uri" | "$uri" | "$1" | "/$1" | "$uri$is_args$args" => true,
-        "" | "/" => own_host,
-        _ => false,
+        at = b.parent();
     }
-}
-
-/// Whether `host` (`example.com`, `example.com:443`) is one of the names of the server
-/// the directive is in: written out, or under a `.example.com` / `*.example.com` wildcard
-/// (regular-expression names are not matched: the redirect is then reported).
-fn is_server_name(d: Directive<'_>, host: &str) -> bool {
-    let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
-    if host.is_empty() {
+    let Some(name) = nearest
+        .and_then(|l| l.arg(0))
+        .map(|a| a.value().into_owned())
+        .filter(|n| n.starts_with('@'))
+    else {
         return false;
-    }
+    };
     let Some(server) = d.enclosing("server") else {
         return false;
     };
-    server
-        .children("server_name")
-        .flat_map(|s| s.args())
-        .any(|name| {
-            let name = name.value().to_ascii_lowercase();
-            if let Some(domain) = name.strip_prefix('.') {
-                host == domain || host.ends_with(&name)
-            } else if let Some(suffix) = name.strip_prefix('*') {
-                suffix.starts_with('.') && host.ends_with(suffix)
-            } else {
-                host == name
-            }
-        })
+    let mut any = false;
+    for r in references(server, &name) {
+        any = true;
+        let codes: Vec<String> = r
+            .args()
+            .map(|a| a.value().into_owned())
+            .filter(|a| a.parse::<u16>().is_ok())
+            .collect();
+        if r.name() != "error_page" || !codes.iter().all(|c| c == "401" || c == "403") {
+            return false;
+        }
+    }
+    any
+}
+
+/// The directives of `server` and of the `http` block around it that name `target` (a
+/// named location) as an argument: `error_page`, `try_files`, `post_action`, …
+fn references<'a>(server: Directive<'a>, target: &str) -> Vec<Directive<'a>> {
+    let mut out = Vec::new();
+    let mut stack: Vec<Directive<'a>> = server.all_children().collect();
+    while let Some(d) = stack.pop() {
+        // The named location's own `location @name` is its definition, not a way in.
+        if d.name() != "location" && d.args().any(|a| a.value() == target) {
+            out.push(d);
+        }
+        stack.extend(d.all_children());
+    }
+    // `error_page` of the `http` level is inherited by every server.
+    if let Some(http) = server.parent() {
+        out.extend(
+            http.children("error_page")
+                .filter(|d| d.args().any(|a| a.value() == target)),
+        );
+    }
+    out
 }

@@ -82,11 +82,11 @@ fn sets_args_and_continues(r: Directive<'_>) -> bool {
 }
 
 /// Whether a directive copies `$1`…`$9` through the rewrite module's script engine: a
-/// `set` value or an `if` condition.
+/// `set` value, or the operand of an `if` nginx compiles as a value (see [`if_values`]).
 fn copies_capture(d: Directive<'_>) -> bool {
     let words: Vec<_> = match d.name() {
         "set" => d.arg(1).into_iter().collect(),
-        "if" => d.args().collect(),
+        "if" => if_values(d),
         _ => return false,
     };
     words.iter().any(|w| {
@@ -95,6 +95,40 @@ fn copies_capture(d: Directive<'_>) -> bool {
             .iter()
             .any(|p| matches!(p.kind, PartKind::Capture(_)))
     })
+}
+
+/// The words of an `if` condition that nginx compiles as a value evaluated per request
+/// (ngx_http_rewrite_if_condition): the operand of `=` / `!=` and the path of `-f`, `-d`,
+/// `-e`, `-x` (or their `!` forms). Not the tested variable: `if ($1)` is refused when nginx
+/// reads the configuration (`unknown "1" variable`, nginx 1.22.1), a configuration error and
+/// not this overflow; not a `~` pattern, compiled once as a regex where `$1` is literal text.
+fn if_values(d: Directive<'_>) -> Vec<crate::analysis::cursor::Word<'_>> {
+    // The words as nginx splits them: `(` opens the first, `)` closes the last, and either
+    // may stand alone.
+    let words: Vec<_> = d
+        .args()
+        .filter(|w| {
+            w.is_quoted()
+                || !w
+                    .value()
+                    .trim_start_matches('(')
+                    .trim_end_matches(')')
+                    .is_empty()
+        })
+        .collect();
+    let bare = |i: usize| {
+        words.get(i).map(|w| {
+            w.value()
+                .trim_start_matches('(')
+                .trim_end_matches(')')
+                .to_string()
+        })
+    };
+    match (words.len(), bare(0).as_deref(), bare(1).as_deref()) {
+        (2, Some("-f" | "!-f" | "-d" | "!-d" | "-e" | "!-e" | "-x" | "!-x"), _) => vec![words[1]],
+        (3, _, Some("=" | "!=")) => vec![words[2]],
+        _ => Vec::new(),
+    }
 }
 
 /// Whether `d` ends the rewrite module's run of its block.

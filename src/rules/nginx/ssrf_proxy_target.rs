@@ -306,9 +306,10 @@ fn host_parts(script: &Script, value: &[u8]) -> Option<HostParts> {
 }
 
 /// The host parts up to the first variable that always starts the path or the arguments:
-/// one whose every `set` in the server gives it nothing or a value written to start with
-/// `/` or `?` (`set $suffix ?$query_string;` after `http://octane`). `None` when no part is
-/// left.
+/// one whose every `set` in the server and every `map` that makes it gives it nothing or a
+/// value written to start with `/` or `?` (`set $suffix ?$query_string;` after
+/// `http://octane`). `None` when no part is left: then nginx finds no host at all and
+/// answers 500 (`no host in upstream "/index"`, nginx 1.22.1), it connects nowhere.
 fn without_path_variables(
     d: Directive<'_>,
     host: HostParts,
@@ -320,8 +321,15 @@ fn without_path_variables(
         let Some(key) = part.kind.key() else {
             return false;
         };
+        let key = key.to_ascii_lowercase();
         let mut any = false;
-        for &set in servers.sets(server, &key.to_ascii_lowercase()) {
+        for &map in servers.maps.get(&key).into_iter().flatten() {
+            any = true;
+            if !map_values_start_path(map) {
+                return false;
+            }
+        }
+        for &set in servers.sets(server, &key) {
             any = true;
             let starts = set
                 .arg(1)
@@ -343,6 +351,18 @@ fn without_path_variables(
     // As in `host_parts`: a name suffix confines the last variable, a port does not.
     let suffixed = !tail.is_empty() && tail[0] != b':';
     Some(HostParts { parts, suffixed })
+}
+
+/// Whether every value `map` can give starts with `/` or `?` (or is empty, as is the value
+/// of a `map` with no `default`); an `include` lemplint cannot read may hold any value.
+fn map_values_start_path(map: Directive<'_>) -> bool {
+    if map.has_unread_include() {
+        return false;
+    }
+    map.entries()
+        .iter()
+        .filter(|(k, _)| !matches!(k.value().as_ref(), "hostnames" | "volatile"))
+        .all(|(_, v)| v.is_some_and(|v| v.bytes().first().is_none_or(|b| *b == b'/' || *b == b'?')))
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -536,6 +556,8 @@ struct ServerIndex<'a> {
     redirects: FxHashMap<Option<OccId>, Vec<(Via, Directive<'a>)>>,
     /// `set $name …` by enclosing server and lowercase name.
     sets: FxHashMap<(Option<OccId>, String), Vec<Directive<'a>>>,
+    /// `map … $name { … }` by lowercase name (maps live at `http` level, for every server).
+    maps: FxHashMap<String, Vec<Directive<'a>>>,
 }
 
 impl<'a> ServerIndex<'a> {
@@ -558,7 +580,20 @@ impl<'a> ServerIndex<'a> {
             };
             sets.entry((server_of(set), name)).or_default().push(set);
         }
-        ServerIndex { redirects, sets }
+        let mut maps: FxHashMap<String, Vec<Directive<'a>>> = FxHashMap::default();
+        for map in cursor::named(inst, "map") {
+            if let Some(name) = map
+                .arg(1)
+                .and_then(|a| a.value().strip_prefix('$').map(|n| n.to_ascii_lowercase()))
+            {
+                maps.entry(name).or_default().push(map);
+            }
+        }
+        ServerIndex {
+            redirects,
+            sets,
+            maps,
+        }
     }
 
     /// The redirects of kind `kind` written in `server` (`None`: outside any), in order.
