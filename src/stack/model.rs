@@ -229,8 +229,17 @@ fn names_file(text: &[u8], name: &[u8]) -> bool {
 
 /// Directories that hold copies kept aside, not configuration in use.
 const STALE_DIRS: &[&str] = &[
-    "old", "backup", "backups", "bak", "archive", "archived", "unused", "disabled",
-    "deprecated", "obsolete", "attic",
+    "old",
+    "backup",
+    "backups",
+    "bak",
+    "archive",
+    "archived",
+    "unused",
+    "disabled",
+    "deprecated",
+    "obsolete",
+    "attic",
 ];
 
 /// The file names the loaded nginx files name in an `include` they have commented out
@@ -527,9 +536,10 @@ impl Stack {
                     // A copy kept in `old/` or `backup/`, or an alternative a loaded file
                     // names in an `include` it has commented out: left out on purpose.
                     let stale = path.parent().is_some_and(|d| {
-                        d.strip_prefix(&self.root).unwrap_or(d).iter().any(|c| {
-                            STALE_DIRS.iter().any(|s| c.eq_ignore_ascii_case(s))
-                        })
+                        d.strip_prefix(&self.root)
+                            .unwrap_or(d)
+                            .iter()
+                            .any(|c| STALE_DIRS.iter().any(|s| c.eq_ignore_ascii_case(s)))
                     });
                     let switched_off = path
                         .file_name()

@@ -105,11 +105,11 @@ fn ident(b: u8) -> bool {
 /// replaces, written between `<` and `>`; not an HTML tag nginx sends as text.
 fn lower_placeholder(name: &[u8]) -> bool {
     const HTML: &[&str] = &[
-        "a", "b", "i", "p", "br", "hr", "em", "li", "ul", "ol", "td", "tr", "th", "h1", "h2",
-        "h3", "h4", "h5", "h6", "pre", "div", "span", "html", "head", "body", "title", "meta",
-        "link", "style", "script", "center", "table", "img", "strong", "code", "small", "form",
-        "input", "button", "label", "main", "nav", "footer", "header", "section", "noscript",
-        "iframe", "svg", "path", "tbody", "thead", "font", "big", "address", "article",
+        "a", "b", "i", "p", "br", "hr", "em", "li", "ul", "ol", "td", "tr", "th", "h1", "h2", "h3",
+        "h4", "h5", "h6", "pre", "div", "span", "html", "head", "body", "title", "meta", "link",
+        "style", "script", "center", "table", "img", "strong", "code", "small", "form", "input",
+        "button", "label", "main", "nav", "footer", "header", "section", "noscript", "iframe",
+        "svg", "path", "tbody", "thead", "font", "big", "address", "article",
     ];
     name.len() >= 2
         && name[0].is_ascii_lowercase()
@@ -300,7 +300,7 @@ fn at(
             (rest.get(1 + n) == Some(&b'>')
                 && !group
                 && (upper_ident(name) || lower_placeholder(name)))
-                .then_some((i + n + 2, HoleKind::Value))
+            .then_some((i + n + 2, HoleKind::Value))
         }
         b'%' if !rest.starts_with(b"%%") => {
             // `%PHP_MAX_MEMORY%`: an entrypoint's placeholder (three letters at least, so

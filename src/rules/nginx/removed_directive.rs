@@ -58,7 +58,15 @@ const SPDY_HELP: &str = "ngx_http_spdy_module was superseded by ngx_http_v2_modu
 
 impl Rule for RemovedDirective {
     fn check(&self, cx: &mut Context<'_>) {
+        let version = cx.nginx_version();
         for fate in FATES {
+            let since = crate::analysis::tls_settings::NginxVersion::parse(fate.since);
+            // An nginx older than the change still does what the directive says.
+            if let (Some(v), Some(since)) = (version, since) {
+                if v < since {
+                    continue;
+                }
+            }
             let (message, help) = match fate.what {
                 What::Removed(help) => (
                     format!("the \"{}\" directive was removed in nginx {}: later versions refuse to start (unknown directive)", fate.name, fate.since),
@@ -73,7 +81,20 @@ impl Rule for RemovedDirective {
                     Some(format!("{why}; remove the directive")),
                 ),
             };
-            report_all(cx, fate.name, &message, help.as_deref());
+            // Ignored or superseded, it still works on an nginx before the change: with the
+            // version unknown (an image pinned to nginx:1.21 is common), that is info. A
+            // removed directive stops nginx from starting there: still a warning.
+            let severity = match (&fate.what, version) {
+                (What::Removed(_), _) | (_, Some(_)) => None,
+                (_, None) => Some(crate::diagnostic::Severity::Info),
+            };
+            let message = match severity {
+                Some(_) => {
+                    format!("{message} (the nginx version is not known: `[host] nginx` says which)")
+                }
+                None => message,
+            };
+            report_all(cx, fate.name, &message, help.as_deref(), severity);
         }
         // The spdy_* names, from the catalogue: every entry of the name is gone.
         let spdy = catalogue::all()
@@ -84,17 +105,26 @@ impl Rule for RemovedDirective {
                 "the \"{}\" directive was removed after nginx {}: later versions refuse to start (unknown directive)",
                 entry.name, entry.removed
             );
-            report_all(cx, entry.name, &message, Some(SPDY_HELP));
+            report_all(cx, entry.name, &message, Some(SPDY_HELP), None);
         }
     }
 }
 
-fn report_all(cx: &mut Context<'_>, name: &'static str, message: &str, help: Option<&str>) {
+fn report_all(
+    cx: &mut Context<'_>,
+    name: &'static str,
+    message: &str,
+    help: Option<&str>,
+    severity: Option<crate::diagnostic::Severity>,
+) {
     for d in cx.nginx_directives(name) {
         // Inside a word list (`map`, `types`) a word is an entry, not a directive: the cursor
         // never yields those. A name nginx does not read as this directive here (a module's
         // other context) is left to NGX025.
         let found = cx.report(d.file(), d.span(), message);
         found.help = help.map(str::to_string);
+        if let Some(severity) = severity {
+            found.severity = severity;
+        }
     }
 }

@@ -9,6 +9,10 @@
 //! host. Only main configurations are judged (an `nginx.conf` with an `events` block): a
 //! snippet does not set the process model.
 //!
+//! Info, not a warning: how many workers a site needs depends on its load (one worker in a
+//! small container in front of PHP is a deliberate choice, and an idle worker costs no
+//! CPU), so it is tuning advice that fails no gate; `lemplint tune` shows the arithmetic.
+//!
 //! The main-context helpers it shares with NGX006 and NGX007 are in
 //! [`crate::analysis::nginx_main`].
 
@@ -25,7 +29,7 @@ declare_rule! {
     name: "worker-processes-mismatch",
     lang: nginx,
     category: Performance,
-    severity: Warning,
+    severity: Info,
     fix: Always,
     group: Default,
     needs_host: true,
