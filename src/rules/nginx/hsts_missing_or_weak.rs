@@ -93,6 +93,8 @@ impl Rule for HstsMissingOrWeak {
             let list = sent(level, "add_header", "add_header_inherit");
             if list.iter().any(|d| d.arg(0).is_some_and(|a| a.is(HSTS)))
                 || more_set_anywhere_above(level, HSTS)
+                // `security_headers on` (ngx_security_headers) sends HSTS on TLS itself.
+                || crate::analysis::header_relevance::module_sends(server, HSTS)
                 || unread_include_above(
                     server,
                     unread
