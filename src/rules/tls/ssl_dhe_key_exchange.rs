@@ -161,7 +161,7 @@ fn reach(dhe: &[&'static Suite], e: &Expansion, contexts: &[Block<'_>], v: Versi
         }
     });
     if on > 0 {
-        let first_dhe = e.suites.iter().position(|s| dhe_rsa.contains(&s));
+        let first_dhe = e.suites.iter().position(|s| dhe_rsa.contains(s));
         if let Some(i) = first_dhe.filter(|&i| i < first_ecdhe) {
             return Reach::Modern(format!(
                 "With `ssl_prefer_server_ciphers on` and {} ranked before {}, the first \
