@@ -264,8 +264,14 @@ impl<'a> Directive<'a> {
     /// stock file (`fastcgi_params`, `snippets/fastcgi-php.conf`, `mime.types`, …) is known
     /// without reading it: parameters and types, no access rules, servers or passes.
     pub fn has_unread_include(self) -> bool {
+        self.unread_includes().next().is_some()
+    }
+
+    /// The `include` children of this block that read nothing (see
+    /// [`Directive::has_unread_include`]).
+    pub fn unread_includes(self) -> impl Iterator<Item = Directive<'a>> + 'a {
         let inst = self.inst;
-        self.children("include").any(|i| {
+        self.children("include").filter(move |i| {
             let stock = i.arg(0).is_some_and(|a| {
                 let v = a.value();
                 let name = v.rsplit('/').next().unwrap_or(&v);
