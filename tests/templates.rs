@@ -239,6 +239,25 @@ fn fragments_are_read_inside_the_platforms_main_file() {
     );
 }
 
+/// A directory whose name says nothing (`docker/nginx/site`) that the compose file mounts
+/// as the nginx image's `/etc/nginx/conf.d` is read inside the image's main file too: the
+/// sibling's http-level `client_max_body_size 64M` is the server's. Without it, the server
+/// is on nginx's 1m and STK007 still fires.
+#[test]
+fn a_directory_mounted_as_conf_d_is_read_inside_the_platforms_main_file() {
+    let dir = "fixtures/templates/compose-mount";
+    let out = run_lemplint(root(), &["stack", dir], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("not in the tree: the official nginx image's own nginx.conf"),
+        "{text}"
+    );
+    let (found, _) = lint(dir, &[]);
+    assert!(found.iter().all(|f| f.2 != "STK007"), "{found:?}");
+    let (found, _) = lint("fixtures/templates/compose-mount-unset", &[]);
+    assert!(found.iter().any(|f| f.2 == "STK007"), "{found:?}");
+}
+
 /// A file the Dockerfile downloads at build time is supplied at deployment, not missing;
 /// one no script of the tree names is still a missing include (nginx would not start).
 #[test]

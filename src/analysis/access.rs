@@ -75,6 +75,32 @@ pub fn restriction(block: Directive<'_>) -> Option<Directive<'_>> {
         .or_else(|| SCRIPTED.iter().find_map(|n| block.effective(n).next()))
 }
 
+/// An `include` in `block` or a level around it (its `server`, `http`) that lemplint could
+/// not read: it may hold `allow`/`deny` or a login that the block inherits, so whether the
+/// block is open to everyone is unknown. Around the block, a file named for PHP
+/// (`enable-php.conf`, `proxy-pass-php.conf`) is taken to hold the PHP `location` its name
+/// says, which does not reach a sibling location.
+pub fn unread_include_around(block: Directive<'_>) -> bool {
+    if block.has_unread_include() {
+        return true;
+    }
+    let mut at = block.parent();
+    while let Some(level) = at {
+        let opaque = level.unread_includes().any(|i| {
+            !i.arg(0).is_some_and(|a| {
+                let v = a.value();
+                let name = v.rsplit('/').next().unwrap_or(&v).to_ascii_lowercase();
+                name.contains("php")
+            })
+        });
+        if opaque {
+            return true;
+        }
+        at = level.parent();
+    }
+    false
+}
+
 /// Whether every `listen` of `server` is a loopback address or a unix socket, so that only
 /// local clients reach it. A server without `listen` listens on `*:80`; an address with
 /// variables, or a `server` we cannot see (a location fragment), is not known to be local.

@@ -264,21 +264,31 @@ impl<'a> Directive<'a> {
     /// stock file (`fastcgi_params`, `snippets/fastcgi-php.conf`, `mime.types`, …) is known
     /// without reading it: parameters and types, no access rules, servers or passes.
     pub fn has_unread_include(self) -> bool {
-        let inst = self.inst;
-        self.children("include").any(|i| {
+        self.unread_includes().next().is_some()
+    }
+
+    /// The `include` children of this block that read nothing (see
+    /// [`Directive::has_unread_include`]).
+    pub fn unread_includes(self) -> impl Iterator<Item = Directive<'a>> + 'a {
+        self.children("include").filter(move |i| {
             let stock = i.arg(0).is_some_and(|a| {
                 let v = a.value();
                 let name = v.rsplit('/').next().unwrap_or(&v);
                 crate::stack::model::STOCK_NGINX_FILES.contains(&name)
             });
-            let o = inst.expanded.get(i.occ);
-            !stock
-                && inst
-                    .config
-                    .includes
-                    .get(o.file, o.node)
-                    .is_none_or(|targets| targets.is_empty())
+            !stock && i.read_nothing()
         })
+    }
+
+    /// Whether this `include` read no file (missing, outside the tree, a glob matching
+    /// nothing).
+    pub fn read_nothing(self) -> bool {
+        let o = self.inst.expanded.get(self.occ);
+        self.inst
+            .config
+            .includes
+            .get(o.file, o.node)
+            .is_none_or(|targets| targets.is_empty())
     }
 
     /// The enclosing block directive, across includes; `None` at the top level.

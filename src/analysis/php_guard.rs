@@ -43,10 +43,18 @@ pub fn passes_to_fastcgi(location: Directive<'_>) -> bool {
     location.children("fastcgi_pass").next().is_some()
 }
 
-/// `try_files`, `internal`, or an `if` testing a file (`-f`, `-e`) in the location.
+/// `try_files`, `internal`, or an `if` testing a file (`-f`, `-e`) in the location. Debian
+/// and Ubuntu's stock `snippets/fastcgi-php.conf`, included but not in the tree, holds
+/// `try_files $fastcgi_script_name =404;` (after `fastcgi_split_path_info`).
 pub fn has_file_check(location: Directive<'_>) -> bool {
     location.all_children().any(|c| match c.name() {
         "try_files" | "internal" => true,
+        "include" => {
+            c.arg(0).is_some_and(|a| {
+                let v = a.value();
+                v.rsplit('/').next() == Some("fastcgi-php.conf")
+            }) && c.read_nothing()
+        }
         "if" => c.args().any(|a| {
             matches!(
                 a.value().trim_start_matches('('),

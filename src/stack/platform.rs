@@ -24,12 +24,14 @@ pub enum Platform {
 }
 
 impl Platform {
-    /// The platform whose stock configuration includes the files of `dir`.
+    /// The platform whose stock configuration includes the files of `dir`: by its name, or
+    /// by where the deployment puts it (a compose file mounts `./nginx:/etc/nginx/conf.d`, a
+    /// Dockerfile copies it to `/etc/nginx/conf.d/`).
     pub fn of_dir(dir: &Path) -> Option<Platform> {
         match dir.file_name()?.to_str()? {
             "conf.d" => Some(Platform::NginxImage),
             "http.d" => Some(Platform::Alpine),
-            _ => None,
+            _ => deployed_as(dir),
         }
     }
 
@@ -86,6 +88,106 @@ impl Platform {
         source.synthetic = true;
         source
     }
+}
+
+/// How far above a directory the compose file or Dockerfile that places it is looked for.
+const DEPLOY_DEPTH: usize = 3;
+
+/// The platform directory a deployment file near `dir` puts it in: a compose volume
+/// (`- ./nginx:/etc/nginx/conf.d:ro`) or a Dockerfile `COPY`/`ADD` (relative to the
+/// Dockerfile's directory, the usual build context) whose target is `/etc/nginx/conf.d` or
+/// `/etc/nginx/http.d`.
+fn deployed_as(dir: &Path) -> Option<Platform> {
+    let want = lexical(dir);
+    let mut base = dir.parent();
+    for _ in 0..DEPLOY_DEPTH {
+        let b = base?;
+        let listing = std::fs::read_dir(if b.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            b
+        })
+        .ok()?;
+        for entry in listing.filter_map(Result::ok) {
+            let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
+            let compose =
+                (name.ends_with(".yml") || name.ends_with(".yaml")) && name.contains("compose");
+            let dockerfile = name.starts_with("dockerfile") || name.ends_with(".dockerfile");
+            if !compose && !dockerfile {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(entry.path()) else {
+                continue;
+            };
+            for (src, dst) in placements(&text, compose) {
+                let platform = match dst.trim_end_matches('/') {
+                    "/etc/nginx/conf.d" => Platform::NginxImage,
+                    "/etc/nginx/http.d" => Platform::Alpine,
+                    _ => continue,
+                };
+                if src.starts_with('/') || src.contains(['$', '*']) {
+                    continue;
+                }
+                if lexical(&b.join(src.trim_end_matches('/'))) == want {
+                    return Some(platform);
+                }
+            }
+        }
+        base = b.parent();
+    }
+    None
+}
+
+/// `(source, target)` pairs a compose file's short volume syntax or a Dockerfile's
+/// `COPY`/`ADD` (not `--from` another stage) writes.
+fn placements(text: &str, compose: bool) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if compose {
+            let Some(item) = line.strip_prefix('-') else {
+                continue;
+            };
+            let item = item.trim().trim_matches(['"', '\'']);
+            let mut parts = item.split(':');
+            if let (Some(src), Some(dst)) = (parts.next(), parts.next()) {
+                out.push((src.to_string(), dst.to_string()));
+            }
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let Some(cmd) = words.next() else { continue };
+        if !cmd.eq_ignore_ascii_case("copy") && !cmd.eq_ignore_ascii_case("add") {
+            continue;
+        }
+        let args: Vec<&str> = words.collect();
+        if args.iter().any(|a| a.starts_with("--from")) {
+            continue;
+        }
+        let args: Vec<&str> = args.into_iter().filter(|a| !a.starts_with("--")).collect();
+        if let [srcs @ .., dst] = args.as_slice() {
+            for src in srcs {
+                out.push((src.to_string(), dst.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// `path` without `.` components and with `dir/..` folded (no file system access).
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Directives nginx takes in a server or location but not in `http` (the parser's table

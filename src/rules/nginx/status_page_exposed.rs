@@ -96,9 +96,10 @@ fn report(cx: &mut Context<'_>, d: Directive<'_>, block: Directive<'_>, what: St
     if is_internal(block) || guarded_by_if(block) {
         return;
     }
-    // An include in the very block that read nothing (an allow list kept outside the tree)
-    // may hold the `allow`/`deny` or login: whether the page is open depends on it.
-    if block.has_unread_include() {
+    // An include that read nothing (an allow list kept outside the tree, a snippet installed
+    // beside the file at deployment), in the block or a level it inherits from, may hold the
+    // `allow`/`deny` or login: whether the page is open depends on it.
+    if access::unread_include_around(block) {
         return;
     }
     // A `return` in the block answers in the rewrite phase, before the status handler

@@ -21,9 +21,10 @@ use crate::analysis::tls_settings::{
     cipher_settings, dhe_enabler, fix_in_http, http_of, single_arg, CipherCache, DheEnabler,
     Setting, Versions,
 };
+use crate::diagnostic::Severity;
 use crate::fix::Fix;
 use crate::rules::{Context, Rule};
-use crate::tls::{permitted_at_seclevel, Expansion, Kx, Suite};
+use crate::tls::{permitted_at_seclevel, Au, Enc, Expansion, Kx, Suite};
 
 declare_rule! {
     pub struct SslDheKeyExchange;
@@ -73,7 +74,7 @@ fn cost_message(n: usize, what: &str, why: &str) -> String {
     )
 }
 
-fn help(dhe: &[&'static Suite], e: &Expansion, contexts: &[Block<'_>], v: Versions) -> String {
+fn help(dhe: &[&'static Suite], reach: &Reach, v: Versions) -> String {
     let names: Vec<&str> = dhe.iter().map(|s| s.name_in(v.openssl)).collect();
     let listed = match names.len() {
         n if n > 3 => format!("{} and {} more", names[..3].join(", "), n - 3),
@@ -89,23 +90,119 @@ fn help(dhe: &[&'static Suite], e: &Expansion, contexts: &[Block<'_>], v: Versio
          (guidelines 5.8).",
         if names.len() == 1 { "suite" } else { "suites" }
     );
-    let prefer = contexts.iter().any(|&c| {
+    match reach {
+        Reach::Modern(why) => {
+            text.push(' ');
+            text.push_str(why);
+        }
+        Reach::LegacyOnly(_) => text.push_str(
+            " Here the cost is paid only for clients without ECDHE (Java 6, OpenSSL 0.9.8, \
+             old embedded stacks): if none connect, the DHE suites and `ssl_dhparam` are dead \
+             weight; if some do, they are what these suites are for.",
+        ),
+    }
+    text
+}
+
+/// Who negotiates the DHE suites: a client that supports ECDHE too (the cost is real for
+/// today's traffic), or only clients without ECDHE.
+enum Reach {
+    /// The sentence that says how a client with ECDHE ends up on DHE.
+    Modern(String),
+    /// The reason only clients without ECDHE get DHE (part of the message).
+    LegacyOnly(&'static str),
+}
+
+/// Ciphers every TLS 1.2 client that supports ECDHE offers with it.
+fn common_enc(enc: Enc) -> bool {
+    matches!(
+        enc,
+        Enc::Aes128 | Enc::Aes256 | Enc::Aes128Gcm | Enc::Aes256Gcm | Enc::Chacha20Poly1305
+    )
+}
+
+/// OpenSSL picks the suite by the server's order with `SSL_OP_CIPHER_SERVER_PREFERENCE`
+/// (`ssl_prefer_server_ciphers on`), by the client's otherwise; clients that support ECDHE
+/// list it before DHE. So a client with ECDHE gets DHE when the list has no ECDHE suite for
+/// the RSA certificate the DHE suites need, or, under server preference, when a DHE suite is
+/// ranked before every ECDHE-RSA suite such a client offers.
+fn reach(dhe: &[&'static Suite], e: &Expansion, contexts: &[Block<'_>], v: Versions) -> Reach {
+    let level = e.seclevel.unwrap_or(v.default_seclevel());
+    let usable = |s: &&Suite| negotiable(s) && permitted_at_seclevel(s, level);
+    let dhe_rsa: Vec<&Suite> = dhe.iter().copied().filter(|s| s.au == Au::Rsa).collect();
+    if dhe_rsa.is_empty() {
+        // DHE-DSS needs a DSA certificate: no current client uses one.
+        return Reach::LegacyOnly("they need a DSA certificate, which no current client asks for");
+    }
+    let ecdhe_rsa: Vec<usize> = e
+        .suites
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| usable(s) && s.kx == Kx::Ecdhe && s.au == Au::Rsa && common_enc(s.enc))
+        .map(|(i, _)| i)
+        .collect();
+    let Some(&first_ecdhe) = ecdhe_rsa.first() else {
+        return Reach::Modern(
+            "No ECDHE suite for an RSA certificate is enabled, so with an RSA certificate \
+             every client that offers DHE gets it, including those that support ECDHE."
+                .to_string(),
+        );
+    };
+    let prefer = |c: &Block<'_>| {
         c.effective("ssl_prefer_server_ciphers")
             .last()
             .is_some_and(|p| p.arg(0).is_some_and(|a| a.is("on")))
+    };
+    let (on, off) = contexts.iter().fold((0, 0), |(on, off), c| {
+        if prefer(c) {
+            (on + 1, off)
+        } else {
+            (on, off + 1)
+        }
     });
-    let first_fs = e
-        .suites
-        .iter()
-        .find(|s| negotiable(s) && matches!(s.kx, Kx::Dhe | Kx::Ecdhe) && !s.anonymous());
-    if let Some(first) = first_fs.filter(|s| s.kx == Kx::Dhe && prefer) {
-        text.push_str(&format!(
-            " With `ssl_prefer_server_ciphers on` and {} ranked before every ECDHE suite, \
-             each client that offers DHE gets it.",
-            first.name_in(v.openssl)
-        ));
+    if on > 0 {
+        let first_dhe = e.suites.iter().position(|s| dhe_rsa.contains(s));
+        if let Some(i) = first_dhe.filter(|&i| i < first_ecdhe) {
+            return Reach::Modern(format!(
+                "With `ssl_prefer_server_ciphers on` and {} ranked before {}, the first \
+                 ECDHE-RSA suite, a client that offers both gets DHE.",
+                e.suites[i].name_in(v.openssl),
+                e.suites[first_ecdhe].name_in(v.openssl)
+            ));
+        }
     }
-    text
+    Reach::LegacyOnly(match (on, off) {
+        (_, 0) => {
+            "with `ssl_prefer_server_ciphers on`, nginx ranks ECDHE suites that every current \
+             client offers before them"
+        }
+        (0, _) => {
+            "with `ssl_prefer_server_ciphers off` the client's order decides, and clients that \
+             support ECDHE list it before DHE"
+        }
+        _ => {
+            "whichever side's order decides, ECDHE comes before them for a client that supports it"
+        }
+    })
+}
+
+/// The message and severity for `n` DHE suites: `what` is the list, `why` what enables them.
+fn message(n: usize, what: &str, why: &str, reach: &Reach) -> (String, Option<Severity>) {
+    match reach {
+        Reach::Modern(_) => (cost_message(n, what, why), None),
+        Reach::LegacyOnly(order) => {
+            let suites = if n == 1 { "suite" } else { "suites" };
+            let why = why.replace("{them}", if n == 1 { "it" } else { "them" });
+            (
+                format!(
+                    "{what} {n} DHE {suites}, and {why}, but only clients without ECDHE \
+                     negotiate {}: {order}",
+                    if n == 1 { "it" } else { "them" }
+                ),
+                Some(Severity::Info),
+            )
+        }
+    }
 }
 
 fn explicit(
@@ -154,14 +251,13 @@ fn explicit(
         "Append `:!kDHE` to `ssl_ciphers`",
         vec![word.replace(&format!("{spec}{sep}!kDHE"))],
     );
-    let help = help(&dhe, e, &setting.contexts, v);
-    let d = cx
-        .report(
-            file,
-            word.raw(),
-            cost_message(dhe.len(), "`ssl_ciphers` enables", &why),
-        )
-        .with_fix(fix);
+    let reach = reach(&dhe, e, &setting.contexts, v);
+    let help = help(&dhe, &reach, v);
+    let (msg, severity) = message(dhe.len(), "`ssl_ciphers` enables", &why, &reach);
+    let d = cx.report(file, word.raw(), msg).with_fix(fix);
+    if let Some(s) = severity {
+        d.severity = s;
+    }
     for en in &enablers {
         if let DheEnabler::Dhparam(p) = *en {
             d.label(p.file().clone(), p.span(), "DHE is enabled by this group");
@@ -191,7 +287,8 @@ fn default_list(cx: &mut Context<'_>, setting: &Setting<'_>, v: Versions, cache:
         }
     }
     for (en, servers) in groups {
-        let help = help(&dhe, e, &servers, v);
+        let reach = reach(&dhe, e, &servers, v);
+        let help = help(&dhe, &reach, v);
         match en {
             DheEnabler::Dhparam(p) => {
                 let (file, span) = (p.file(), p.span());
@@ -203,17 +300,16 @@ fn default_list(cx: &mut Context<'_>, setting: &Setting<'_>, v: Versions, cache:
                     vec![p.delete()],
                 );
                 let what = format!("nginx's default `ssl_ciphers` ({spec}) has");
-                let d = cx
-                    .report(
-                        file,
-                        span,
-                        cost_message(
-                            dhe.len(),
-                            &what,
-                            "this `ssl_dhparam` makes nginx use {them}",
-                        ),
-                    )
-                    .with_fix(fix);
+                let (msg, severity) = message(
+                    dhe.len(),
+                    &what,
+                    "this `ssl_dhparam` makes nginx use {them}",
+                    &reach,
+                );
+                let d = cx.report(file, span, msg).with_fix(fix);
+                if let Some(s) = severity {
+                    d.severity = s;
+                }
                 d.help = Some(help);
             }
             DheEnabler::BuiltinGroup => {
@@ -236,9 +332,11 @@ fn default_list(cx: &mut Context<'_>, setting: &Setting<'_>, v: Versions, cache:
                     v.nginx_label()
                 );
                 let why = "nginx before 1.11.0 uses {them} even without `ssl_dhparam`";
-                let d = cx
-                    .report(file, span, cost_message(dhe.len(), &what, why))
-                    .with_fix(fix);
+                let (msg, severity) = message(dhe.len(), &what, why, &reach);
+                let d = cx.report(file, span, msg).with_fix(fix);
+                if let Some(s) = severity {
+                    d.severity = s;
+                }
                 let users: Vec<Directive> = servers.iter().filter_map(|b| b.directive()).collect();
                 label_users(d, &users, "uses the default cipher list");
                 d.help = Some(help);
