@@ -255,8 +255,21 @@ fn judge_value(cx: &mut Context<'_>, d: Directive<'_>) {
 /// A name that belongs to a site (`example.com`, `*.example.org`), not a placeholder
 /// (`localhost`, a regex) or an address, which browsers never pin (RFC 6797 §8.1).
 fn is_site_name(name: &str) -> bool {
+    // Names under a special-use domain never reach the public DNS (RFC 6761 `.test`,
+    // `.localhost`, `.invalid`; mDNS `.local`; `.internal`, `.home.arpa`): a development
+    // host on a self-signed certificate, where HSTS only makes the warning unclickable.
+    const PRIVATE: &[&str] = &[
+        ".test",
+        ".localhost",
+        ".invalid",
+        ".local",
+        ".internal",
+        ".home.arpa",
+    ];
+    let lower = name.trim_end_matches('.').to_ascii_lowercase();
     !name.starts_with('~')
         && name.contains('.')
+        && !PRIVATE.iter().any(|t| lower.ends_with(t))
         && name != "localhost"
         && name
             .trim_start_matches('[')
