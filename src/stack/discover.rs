@@ -406,6 +406,25 @@ pub fn guess(path: &Path) -> PathSays {
     {
         return by_name(FileKind::FpmPool, "pool");
     }
+    // Outside nginx's directories, a file named for nginx (`nginx_wordpress.j2` in an
+    // Ansible role's templates, `site.nginx.conf`) or for one of its stock files is nginx's
+    // if its content agrees.
+    let nginx_named = name.contains("nginx")
+        || matches!(
+            name.as_ref(),
+            "fastcgi_params" | "fastcgi.conf" | "proxy_params" | "mime.types" | "uwsgi_params"
+        );
+    if near.is_none()
+        && nginx_named
+        && (conf || extension(&name).is_none())
+        && !is_other_program(name.as_ref())
+    {
+        return PathSays::Kind(Guess {
+            kind: FileKind::Nginx,
+            why: format!("named {name}"),
+            content: Content::Confirmed,
+        });
+    }
     match near {
         // Inside nginx trees every file counts (mime.types, fastcgi_params, vhosts named for
         // their domain), but scripts, patches and data kept beside them do not.
@@ -995,6 +1014,16 @@ mod tests {
         );
         assert_eq!(kind("sapi/fpm/php-fpm.conf.in"), None);
         assert_eq!(kind("patches/nginx-1.25/fix.patch"), None);
+        // An Ansible role's site template, named for nginx; Confirmed: the content decides.
+        assert_eq!(kind("roles/wp/templates/nginx_wordpress.j2"), None);
+        assert!(matches!(
+            guess(Path::new("templates/nginx_wordpress.j2")),
+            PathSays::Kind(Guess {
+                kind: FileKind::Nginx,
+                content: Content::Confirmed,
+                ..
+            })
+        ));
         // A script that writes nginx.conf, kept beside it (seen in a public server repo).
         assert_eq!(kind("etc/nginx/gen.mjs"), None);
         assert_eq!(kind("etc/nginx/modules/ngx_http_echo_module.so"), None);
