@@ -15,48 +15,19 @@
 mod common;
 use common::free_port;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// nginx in the foreground, one process, killed when dropped.
-struct Nginx(Child);
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use std::process::Command;
 
 /// One HTTP/1.0 GET: the status and the body.
 fn get(port: u16, target: &str) -> (String, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to nginx");
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(format!("GET {target} HTTP/1.0\r\nHost: t\r\n\r\n").as_bytes())
-        .unwrap();
-    let mut resp = Vec::new();
-    s.read_to_end(&mut resp).expect("read the answer");
-    let text = String::from_utf8_lossy(&resp).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head.split(' ').nth(1).unwrap_or("?").to_string();
-    (status, body.to_string())
+    let (status, _, body) = common::http_parts(&common::http_get(port, target));
+    (status, body)
 }
 
 /// One HTTP/1.0 GET: the status and the response head.
 fn get_head(port: u16, target: &str) -> (String, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to nginx");
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(format!("GET {target} HTTP/1.0\r\nHost: t\r\n\r\n").as_bytes())
-        .unwrap();
-    let mut resp = Vec::new();
-    s.read_to_end(&mut resp).expect("read the answer");
-    let text = String::from_utf8_lossy(&resp).into_owned();
-    let head = text.split_once("\r\n\r\n").map_or(&*text, |(h, _)| h);
-    let status = head.split(' ').nth(1).unwrap_or("?").to_string();
-    (status, head.to_string())
+    let (status, head, _) = common::http_parts(&common::http_get(port, target));
+    (status, head)
 }
 
 fn config(prefix: &Path, port: u16, port2: u16) -> String {
@@ -131,17 +102,7 @@ http {{
 
 #[test]
 fn access_and_if_rules_agree_with_nginx() {
-    let Some(nginx) = common::nginx_binary().filter(|b| {
-        Command::new(b)
-            .arg("-v")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }) else {
-        let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{what} is required on CI (CI=true) for tests/access_binary.rs");
-        }
-        eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
+    let Some(nginx) = common::required_nginx("tests/access_binary.rs") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -188,27 +149,7 @@ fn access_and_if_rules_agree_with_nginx() {
     );
 
     // nginx's side.
-    let _running = Nginx(
-        Command::new(&nginx)
-            .arg("-p")
-            .arg(prefix)
-            .arg("-c")
-            .arg(&conf)
-            .args(["-g", "daemon off; master_process off;"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start nginx"),
-    );
-    let ready = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            ready.elapsed() < Duration::from_secs(10),
-            "nginx did not start: {}",
-            std::fs::read_to_string(prefix.join("error.log")).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let _running = common::start_nginx(&nginx, prefix, &conf, port);
     // NGX110: 127.0.0.1 is not in 10.0.0.0/8, and no rule refuses it.
     assert_eq!(get(port, "/a/"), ("200".to_string(), "a".to_string()));
     // NGX111: the return answers before the access phase's deny.

@@ -7,44 +7,13 @@
 mod common;
 use common::free_port;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-struct Nginx(Child);
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// One raw HTTP/1.0 GET: the whole response.
-fn get(port: u16, target: &str) -> String {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to nginx");
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(format!("GET {target} HTTP/1.0\r\nHost: t\r\n\r\n").as_bytes())
-        .unwrap();
-    let mut resp = Vec::new();
-    s.read_to_end(&mut resp).expect("read the answer");
-    String::from_utf8_lossy(&resp).into_owned()
-}
+use common::http_get as get;
 
 #[test]
 fn front_server_answers_the_backends_injection_first() {
-    let Some(nginx) = common::nginx_binary().filter(|b| {
-        Command::new(b)
-            .arg("-v")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }) else {
-        let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{what} is required on CI (CI=true) for tests/crlf_backend_binary.rs");
-        }
-        eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
+    let Some(nginx) = common::required_nginx("tests/crlf_backend_binary.rs") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -116,27 +85,7 @@ http {{
         "the backend's rewrite is info, saying why:\n{report}"
     );
 
-    let _running = Nginx(
-        Command::new(&nginx)
-            .arg("-p")
-            .arg(p)
-            .arg("-c")
-            .arg(&conf)
-            .args(["-g", "daemon off; master_process off;"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start nginx"),
-    );
-    let ready = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            ready.elapsed() < Duration::from_secs(10),
-            "nginx did not start: {}",
-            std::fs::read_to_string(p.join("error.log")).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let _running = common::start_nginx(&nginx, p, &conf, port);
     // Everything else reaches the backend through the socket.
     assert!(get(port, "/x").ends_with("backend /x"));
     // The injecting request: the front answers it, with the injected header (its finding

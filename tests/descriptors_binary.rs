@@ -31,16 +31,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn nginx() -> Option<PathBuf> {
-    let found = common::nginx_binary();
-    if found.is_none() {
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "nginx is required in CI"
-        );
-        eprintln!("nginx not installed; skipping");
-    }
-    found
+    common::required_nginx("tests/descriptors_binary.rs")
 }
 
 /// A main configuration inside `dir`: one worker, the given limits, `servers` in `http`.

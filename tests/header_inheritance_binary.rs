@@ -16,39 +16,20 @@
 mod common;
 use common::free_port;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// nginx in the foreground, one process, killed when dropped.
-struct Nginx(Child);
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use std::process::Command;
 
 /// One HTTP/1.0 request: the head (status line and headers) and the body.
 fn request(port: u16, method: &str, target: &str) -> (String, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to nginx");
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(
-        format!(
+    let response = common::http_raw(
+        port,
+        &format!(
             "{method} {target} HTTP/1.0\r\nHost: t\r\nOrigin: https://app.test\r\n\
              Access-Control-Request-Method: POST\r\n\r\n"
-        )
-        .as_bytes(),
-    )
-    .unwrap();
-    let mut resp = Vec::new();
-    s.read_to_end(&mut resp).expect("read the answer");
-    let text = String::from_utf8_lossy(&resp).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    (head.to_ascii_lowercase(), body.to_string())
+        ),
+    );
+    let (_, head, body) = common::http_parts(&response);
+    (head.to_ascii_lowercase(), body)
 }
 
 fn config(prefix: &Path, port: u16, upstream: u16) -> String {
@@ -103,17 +84,7 @@ http {{
 
 #[test]
 fn lost_headers_are_judged_by_what_nginx_answers() {
-    let Some(nginx) = common::nginx_binary().filter(|b| {
-        Command::new(b)
-            .arg("-v")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }) else {
-        let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{what} is required on CI (CI=true) for tests/header_inheritance_binary.rs");
-        }
-        eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
+    let Some(nginx) = common::required_nginx("tests/header_inheritance_binary.rs") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -172,29 +143,7 @@ fn lost_headers_are_judged_by_what_nginx_answers() {
     );
 
     // nginx's side.
-    let _running = Nginx(
-        Command::new(&nginx)
-            .arg("-p")
-            .arg(prefix)
-            .arg("-c")
-            .arg(&conf)
-            .args(["-g", "daemon off; master_process off;"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start nginx"),
-    );
-    let ready = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err()
-        || TcpStream::connect(("127.0.0.1", upstream)).is_err()
-    {
-        assert!(
-            ready.elapsed() < Duration::from_secs(10),
-            "nginx did not start: {}",
-            std::fs::read_to_string(prefix.join("error.log")).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let _running = common::start_nginx(&nginx, prefix, &conf, port);
     // The asset location's own list replaces the server's, and the file is typed by its
     // extension.
     let (head, _) = request(port, "GET", "/font.woff2");

@@ -48,20 +48,7 @@ fn lemplint_ngx141(conf: &std::path::Path) -> bool {
 }
 
 fn nginx() -> Option<std::path::PathBuf> {
-    let found = common::nginx_binary().filter(|b| {
-        Command::new(b)
-            .arg("-v")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if found.is_none() {
-        let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{what} is required on CI (CI=true) for tests/shapes_binary.rs");
-        }
-        eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
-    }
-    found
+    common::required_nginx("tests/shapes_binary.rs")
 }
 
 #[test]

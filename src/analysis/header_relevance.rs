@@ -221,9 +221,10 @@ pub fn location_extensions(loc: Directive<'_>) -> Option<Vec<String>> {
 fn regex_extensions_cached(pattern: &str, caseless: bool) -> Option<Vec<String>> {
     use std::cell::RefCell;
     use std::collections::HashMap;
+    /// Pattern and caselessness → its extensions.
+    type Extensions = HashMap<(String, bool), Option<Vec<String>>>;
     thread_local! {
-        static CACHE: RefCell<HashMap<(String, bool), Option<Vec<String>>>> =
-            RefCell::new(HashMap::new());
+        static CACHE: RefCell<Extensions> = RefCell::new(HashMap::new());
     }
     let key = (pattern.to_string(), caseless);
     if let Some(hit) = CACHE.with(|c| c.borrow().get(&key).cloned()) {

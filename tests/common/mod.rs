@@ -184,3 +184,87 @@ pub fn run_lemplint(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> std::pro
     drop(child.stdin.take());
     child.wait_with_output().unwrap()
 }
+
+/// The nginx binary for a test that checks a claim against the real program: under
+/// `CI=true` its absence fails the test (`test` names the test file); elsewhere it is
+/// skipped, and says so.
+pub fn required_nginx(test: &str) -> Option<PathBuf> {
+    let found = nginx_binary().filter(|b| {
+        std::process::Command::new(b)
+            .arg("-v")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{what} is required on CI (CI=true) for {test}");
+        }
+        eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
+    }
+    found
+}
+
+/// nginx in the foreground, one process, killed when dropped.
+pub struct RunningNginx(std::process::Child);
+
+impl Drop for RunningNginx {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `bin` with prefix `prefix` and configuration `conf` in the foreground (no
+/// master), and waits until it accepts on `port` (ten seconds, then the error log is the
+/// failure).
+pub fn start_nginx(bin: &Path, prefix: &Path, conf: &Path, port: u16) -> RunningNginx {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let running = RunningNginx(
+        Command::new(bin)
+            .arg("-p")
+            .arg(prefix)
+            .arg("-c")
+            .arg(conf)
+            .args(["-g", "daemon off; master_process off;"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start nginx"),
+    );
+    let ready = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            ready.elapsed() < Duration::from_secs(10),
+            "nginx did not start: {}",
+            std::fs::read_to_string(prefix.join("error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    running
+}
+
+/// Sends `request` (a whole HTTP/1.0 request) to 127.0.0.1:`port`; the whole response.
+pub fn http_raw(port: u16, request: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect to nginx");
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut resp = Vec::new();
+    s.read_to_end(&mut resp).expect("read the answer");
+    String::from_utf8_lossy(&resp).into_owned()
+}
+
+/// One HTTP/1.0 GET with `Host: t`: the whole response.
+pub fn http_get(port: u16, target: &str) -> String {
+    http_raw(port, &format!("GET {target} HTTP/1.0\r\nHost: t\r\n\r\n"))
+}
+
+/// A response's status code, head (status line and headers) and body.
+pub fn http_parts(response: &str) -> (String, String, String) {
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((response, ""));
+    let status = head.split(' ').nth(1).unwrap_or("?").to_string();
+    (status, head.to_string(), body.to_string())
+}
