@@ -1,0 +1,270 @@
+//! The php-fpm configuration of the docker-library PHP images (`php:8.3-fpm-alpine`, …).
+//!
+//! A repository whose Dockerfile builds `FROM php:<version>-fpm…` and copies its pool file
+//! into `/usr/local/etc/php-fpm.d/` runs it inside the image's own configuration, which the
+//! repository does not hold: `/usr/local/etc/php-fpm.conf` (`[global]`,
+//! `include=etc/php-fpm.d/*.conf`) reads, in name order, the image's `docker.conf`,
+//! `www.conf` (the stock `[www]` pool) and `zz-docker.conf` (`listen = 9000`) with the
+//! repository's files among them. php-fpm merges sections of the same name in read order,
+//! so `zz-docker.conf` replaces the `listen` of a `www.conf` the repository copies. The
+//! image's files are synthetic (`SourceFile::synthetic`): nothing is reported in them.
+//! The image has no php.ini (only `php.ini-development` and `php.ini-production`).
+
+use super::fs::Fs;
+use std::path::{Path, PathBuf};
+
+/// Where the image's pool files are.
+pub const POOL_DIR: &str = "/usr/local/etc/php-fpm.d";
+
+/// The image's master, as its Dockerfile template leaves it (the parts that matter).
+pub const MASTER: &str = "[global]\n; pid = run/php-fpm.pid\n; error_log = log/php-fpm.log\ninclude=etc/php-fpm.d/*.conf\n";
+
+/// The image's own files in `php-fpm.d/` (docker-library/php, `Dockerfile-linux.template`).
+pub const STOCK: [(&str, &str); 3] = [
+    (
+        "docker.conf",
+        "[global]\nerror_log = /proc/self/fd/2\n\n; https://github.com/docker-library/php/pull/725#issuecomment-443540114\nlog_limit = 8192\n\n[www]\n; php-fpm closes STDOUT on startup, so sending logs to /proc/self/fd/1 does not work.\n; https://bugs.php.net/bug.php?id=73886\naccess.log = /proc/self/fd/2\n\nclear_env = no\n\n; Ensure worker stdout and stderr are sent to the main error log.\ncatch_workers_output = yes\ndecorate_workers_output = no\n",
+    ),
+    (
+        "www.conf",
+        "[www]\nuser = www-data\ngroup = www-data\nlisten = 127.0.0.1:9000\npm = dynamic\npm.max_children = 5\npm.start_servers = 2\npm.min_spare_servers = 1\npm.max_spare_servers = 3\n",
+    ),
+    (
+        "zz-docker.conf",
+        "[global]\ndaemonize = no\n\n[www]\nlisten = 9000\n",
+    ),
+];
+
+/// A php-fpm image a Dockerfile builds, and the tree's files it copies into `php-fpm.d/`.
+#[derive(Clone, Debug)]
+pub struct ImagePools {
+    /// The image as written (`php:8.3-fpm-alpine`).
+    pub image: String,
+    /// Each tree file and its name in `php-fpm.d/`.
+    pub files: Vec<(PathBuf, String)>,
+}
+
+/// Whether `image` (a `FROM` argument) is a docker-library php-fpm image: `php:fpm`,
+/// `php:8.3-fpm`, `php:8.2-fpm-alpine3.19`, `docker.io/library/php:…`, with a digest or not.
+pub fn is_php_fpm_image(image: &str) -> bool {
+    let image = image.split('@').next().unwrap_or(image);
+    let Some((repo, tag)) = image.rsplit_once(':') else {
+        return false;
+    };
+    let repo = repo.strip_prefix("docker.io/").unwrap_or(repo);
+    let repo = repo.strip_prefix("library/").unwrap_or(repo);
+    repo == "php" && tag.split('-').any(|w| w == "fpm")
+}
+
+/// Instructions of a Dockerfile: lines joined over `\` continuations, comments dropped.
+fn instructions(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if cur.is_empty() && (t.is_empty() || t.starts_with('#')) {
+            continue;
+        }
+        if let Some(head) = t.strip_suffix('\\') {
+            cur.push_str(head);
+            cur.push(' ');
+            continue;
+        }
+        cur.push_str(t);
+        out.push(std::mem::take(&mut cur));
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// The arguments of a `COPY`/`ADD`, flags kept: the shell form split on whitespace, the JSON
+/// form (`["a", "b"]`) unquoted.
+fn words(rest: &str) -> Vec<String> {
+    let rest = rest.trim();
+    if let Some(json) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        return json
+            .split(',')
+            .map(|w| w.trim().trim_matches('"').to_string())
+            .filter(|w| !w.is_empty())
+            .collect();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for w in rest.split_whitespace() {
+        // `--chown=a:b ["x", "y"]` is rare; the flags come first either way.
+        out.push(w.trim_matches('"').to_string());
+    }
+    out
+}
+
+/// The last stage of a Dockerfile built from a php-fpm image: the image, and each
+/// `(source, target)` its `COPY`/`ADD` writes (not `--from` another stage).
+pub fn fpm_stage(text: &str) -> Option<(String, Vec<(String, String)>)> {
+    let mut stage: Option<(String, Vec<(String, String)>)> = None;
+    let mut found = None;
+    for ins in instructions(text) {
+        let (cmd, rest) = ins.split_once(char::is_whitespace).unwrap_or((&ins, ""));
+        if cmd.eq_ignore_ascii_case("from") {
+            if let Some(s) = stage.take() {
+                found = Some(s);
+            }
+            let image = rest
+                .split_whitespace()
+                .find(|w| !w.starts_with("--"))
+                .unwrap_or("");
+            if is_php_fpm_image(image) {
+                stage = Some((image.to_string(), Vec::new()));
+            }
+            continue;
+        }
+        let Some((_, copies)) = stage.as_mut() else {
+            continue;
+        };
+        if !cmd.eq_ignore_ascii_case("copy") && !cmd.eq_ignore_ascii_case("add") {
+            continue;
+        }
+        let args = words(rest);
+        if args.iter().any(|a| a.starts_with("--from")) {
+            continue;
+        }
+        let args: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+        if let [srcs @ .., dst] = args.as_slice() {
+            for src in srcs {
+                copies.push((src.to_string(), dst.to_string()));
+            }
+        }
+    }
+    stage.or(found)
+}
+
+/// The tree files the Dockerfiles among `scripts` copy into a php-fpm image's `php-fpm.d/`
+/// as `*.conf` (the names the image's `include` reads). A source is looked for relative to
+/// the Dockerfile's directory, then each directory above it (the build context is often the
+/// repository's top).
+pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
+    let mut out = Vec::new();
+    for script in scripts {
+        let name = script
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        if !(name.starts_with("dockerfile")
+            || name.starts_with("containerfile")
+            || name.ends_with(".dockerfile"))
+        {
+            continue;
+        }
+        let Ok(text) = fs.read(script) else { continue };
+        let Some((image, copies)) = fpm_stage(&String::from_utf8_lossy(&text)) else {
+            continue;
+        };
+        let mut files = Vec::new();
+        for (src, dst) in copies {
+            let dst_dir = dst.trim_end_matches('/') == POOL_DIR;
+            let named = dst
+                .strip_prefix(POOL_DIR)
+                .and_then(|r| r.strip_prefix('/'))
+                .filter(|r| !r.is_empty() && !r.contains('/'));
+            if !dst_dir && named.is_none() {
+                continue;
+            }
+            if src.starts_with('/') || src.contains(['$', '*', '?']) || src.contains("://") {
+                continue;
+            }
+            let Some(found) = locate(fs, script, &src) else {
+                continue;
+            };
+            if fs.glob(&found.join("*")).is_ok_and(|l| !l.is_empty()) && named.is_none() {
+                // A directory copied into php-fpm.d/: its files, by their names.
+                for f in fs.glob(&found.join("*.conf")).unwrap_or_default() {
+                    if let Some(n) = f.file_name() {
+                        let n = n.to_string_lossy().into_owned();
+                        files.push((f, n));
+                    }
+                }
+                continue;
+            }
+            let name = match named {
+                Some(n) => n.to_string(),
+                None => match found.file_name() {
+                    Some(n) => n.to_string_lossy().into_owned(),
+                    None => continue,
+                },
+            };
+            if name.ends_with(".conf") {
+                files.retain(|(_, n)| *n != name);
+                files.push((found, name));
+            }
+        }
+        if !files.is_empty() {
+            out.push(ImagePools { image, files });
+        }
+    }
+    out
+}
+
+/// The tree path of a `COPY` source: beside the Dockerfile, or in a directory above it.
+fn locate(fs: &dyn Fs, dockerfile: &Path, src: &str) -> Option<PathBuf> {
+    let src = src.trim_start_matches("./").trim_end_matches('/');
+    let mut dir = dockerfile.parent();
+    for _ in 0..4 {
+        let d = dir?;
+        let p = if d.as_os_str().is_empty() {
+            PathBuf::from(src)
+        } else {
+            d.join(src)
+        };
+        if fs.read(&p).is_ok() || fs.glob(&p.join("*")).is_ok_and(|l| !l.is_empty()) {
+            return Some(p);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn php_fpm_images() {
+        for i in [
+            "php:fpm",
+            "php:8.3-fpm-alpine",
+            "php:8.2-fpm-bookworm",
+            "php:7.4-fpm",
+            "docker.io/library/php:8.1-fpm",
+            "library/php:8.3-fpm@sha256:abc",
+        ] {
+            assert!(is_php_fpm_image(i), "{i}");
+        }
+        for i in [
+            "php:8.3-cli",
+            "php:8.3-apache",
+            "nginx:alpine",
+            "php",
+            "myphp:fpm",
+        ] {
+            assert!(!is_php_fpm_image(i), "{i}");
+        }
+    }
+
+    #[test]
+    fn the_last_fpm_stage_counts() {
+        let text = "FROM composer:2 AS vendor\nCOPY composer.json /app/\n\
+                    FROM --platform=$BUILDPLATFORM php:8.3-fpm-alpine AS app\n\
+                    COPY --from=vendor /app/vendor /var/www/vendor\n\
+                    COPY --chown=www-data:www-data docker/www.conf \\\n  /usr/local/etc/php-fpm.d/www.conf\n\
+                    FROM nginx:alpine\nCOPY x.conf /etc/nginx/conf.d/\n";
+        let (image, copies) = fpm_stage(text).unwrap();
+        assert_eq!(image, "php:8.3-fpm-alpine");
+        assert_eq!(
+            copies,
+            vec![(
+                "docker/www.conf".to_string(),
+                "/usr/local/etc/php-fpm.d/www.conf".to_string()
+            )]
+        );
+    }
+}
