@@ -106,3 +106,28 @@ fn the_images_own_listen_is_not_reported() {
     let found = lint("fixtures/clean/symfony-compose");
     assert!(found.iter().all(|f| f.2 != "FPM100"), "{found:?}");
 }
+
+/// The image's master reads only what the Dockerfile copies: a pool file of another
+/// container or host is still one php-fpm may run, not "not loaded".
+#[test]
+fn other_pool_files_are_not_unloaded_by_the_images_master() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repo");
+    std::fs::create_dir_all(dir.join("config")).unwrap();
+    std::fs::create_dir_all(dir.join("other")).unwrap();
+    let fixture = root().join("fixtures/templates/php-image");
+    for f in ["Dockerfile", "config/www.conf"] {
+        std::fs::copy(fixture.join(f), dir.join(f)).unwrap();
+    }
+    std::fs::write(
+        dir.join("other/app.conf"),
+        "[app]\nlisten = /run/php/app.sock\npm = static\npm.max_children = 4\n",
+    )
+    .unwrap();
+    let text = stack(dir.to_str().unwrap());
+    assert!(
+        text.contains("pool file: no master here includes it"),
+        "{text}"
+    );
+    assert!(!text.contains("not loaded"), "{text}");
+}

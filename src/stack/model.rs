@@ -476,7 +476,13 @@ impl Stack {
     /// (a path of the server with no root to map it). When every master's includes were
     /// followed, a pool file none of them reads is not loaded: a leftover, or kept for later.
     pub fn lone_pools_run(&self) -> bool {
-        let mut masters = self.fpm.iter().filter(|c| c.has_master).peekable();
+        // An image's stock master reads only what the Dockerfile copies into it: it says
+        // nothing of the pool files of other containers or hosts.
+        let mut masters = self
+            .fpm
+            .iter()
+            .filter(|c| c.has_master && c.image.is_none())
+            .peekable();
         masters.peek().is_none()
             || masters.any(|c| {
                 c.problems
