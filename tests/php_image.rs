@@ -131,3 +131,32 @@ fn other_pool_files_are_not_unloaded_by_the_images_master() {
     );
     assert!(!text.contains("not loaded"), "{text}");
 }
+
+/// A compose file that mounts the pool file over the image's `www.conf` is the same case as
+/// a Dockerfile's `COPY`.
+#[test]
+fn a_compose_volume_over_www_conf_is_replaced_too() {
+    let dir = "fixtures/templates/php-image-compose";
+    assert!(stack(dir).contains(
+        "mounted by the compose file to /usr/local/etc/php-fpm.d/www.conf of php:8.2-fpm"
+    ));
+    let found = lint(dir);
+    assert!(
+        found.iter().any(|f| f.2 == "FPM100"
+            && f.0.ends_with("docker/php/www.conf")
+            && f.4.contains("listen = 127.0.0.1:9000 never takes effect")),
+        "{found:?}"
+    );
+}
+
+/// A directory mounted over `php-fpm.d/` hides the image's own files: no zz-docker.conf,
+/// the repository's listen is php-fpm's.
+#[test]
+fn a_directory_mounted_over_php_fpm_d_hides_the_images_files() {
+    let dir = "fixtures/templates/php-image-compose-dir";
+    let text = stack(dir);
+    assert!(!text.contains("zz-docker.conf"), "{text}");
+    assert!(text.contains("[www] listen 127.0.0.1:9000"), "{text}");
+    let found = lint(dir);
+    assert!(found.iter().all(|f| f.2 != "FPM100"), "{found:?}");
+}

@@ -311,7 +311,7 @@ pub fn load_image(fs: &dyn Fs, image: &super::php_image::ImagePools) -> FpmConfi
     });
     let mut members: Vec<(String, crate::source::SourceFile)> = Vec::new();
     for (name, text) in STOCK {
-        if !image.files.iter().any(|(_, n)| n == name) {
+        if !image.replaces_dir && !image.files.iter().any(|(_, n)| n == name) {
             members.push((
                 name.to_string(),
                 synthetic(Path::new(POOL_DIR).join(name), text),

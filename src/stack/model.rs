@@ -947,10 +947,17 @@ impl Roles<'_> {
                 let path = f.source.path.clone();
                 let text = if !f.source.synthetic {
                     match image.files.iter().find(|(p, _)| *p == path) {
-                        Some((_, name)) => format!(
-                            "copied by the Dockerfile to {POOL_DIR}/{name} of {}",
-                            image.image
-                        ),
+                        Some((_, name)) => {
+                            format!(
+                                "{} to {POOL_DIR}/{name} of {}",
+                                if image.mounted.contains(&path) {
+                                    "mounted by the compose file"
+                                } else {
+                                    "copied by the Dockerfile"
+                                },
+                                image.image
+                            )
+                        }
                         None => continue,
                     }
                 } else if f.included_from.is_none() {

@@ -42,6 +42,11 @@ pub struct ImagePools {
     pub image: String,
     /// Each tree file and its name in `php-fpm.d/`.
     pub files: Vec<(PathBuf, String)>,
+    /// A compose volume mounts a tree directory over `php-fpm.d/`: the image's own files
+    /// are hidden.
+    pub replaces_dir: bool,
+    /// The files a compose volume mounts (the others a Dockerfile copies).
+    pub mounted: Vec<PathBuf>,
 }
 
 /// Whether `image` (a `FROM` argument) is a docker-library php-fpm image: `php:fpm`,
@@ -138,69 +143,258 @@ pub fn fpm_stage(text: &str) -> Option<(String, Vec<(String, String)>)> {
     stage.or(found)
 }
 
-/// The tree files the Dockerfiles among `scripts` copy into a php-fpm image's `php-fpm.d/`
-/// as `*.conf` (the names the image's `include` reads). A source is looked for relative to
-/// the Dockerfile's directory, then each directory above it (the build context is often the
-/// repository's top).
+/// Whether a script is a Dockerfile by its name.
+fn is_dockerfile(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    name.starts_with("dockerfile")
+        || name.starts_with("containerfile")
+        || name.ends_with(".dockerfile")
+}
+
+/// The php-fpm image a Dockerfile builds, and its `(source, target)` copies.
+fn dockerfile_stage(fs: &dyn Fs, dockerfile: &Path) -> Option<(String, Vec<(String, String)>)> {
+    let text = fs.read(dockerfile).ok()?;
+    fpm_stage(&String::from_utf8_lossy(&text))
+}
+
+/// The tree files the Dockerfiles among `scripts` copy, and the compose files among them
+/// mount, into a php-fpm image's `php-fpm.d/` as `*.conf` (the names the image's `include`
+/// reads). A `COPY` source is looked for relative to the Dockerfile's directory, then each
+/// directory above it (the build context is often the repository's top); a volume's is
+/// relative to the compose file.
 pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
     let mut out = Vec::new();
-    for script in scripts {
-        let name = script
+    let mut built: Vec<PathBuf> = Vec::new();
+    for compose in scripts.iter().filter(|p| {
+        let n = p
             .file_name()
             .map(|n| n.to_string_lossy().to_ascii_lowercase())
             .unwrap_or_default();
-        if !(name.starts_with("dockerfile")
-            || name.starts_with("containerfile")
-            || name.ends_with(".dockerfile"))
-        {
-            continue;
-        }
-        let Ok(text) = fs.read(script) else { continue };
-        let Some((image, copies)) = fpm_stage(&String::from_utf8_lossy(&text)) else {
-            continue;
-        };
-        let mut files = Vec::new();
-        for (src, dst) in copies {
-            let dst_dir = dst.trim_end_matches('/') == POOL_DIR;
-            let named = dst
-                .strip_prefix(POOL_DIR)
-                .and_then(|r| r.strip_prefix('/'))
-                .filter(|r| !r.is_empty() && !r.contains('/'));
-            if !dst_dir && named.is_none() {
-                continue;
-            }
-            if src.starts_with('/') || src.contains(['$', '*', '?']) || src.contains("://") {
-                continue;
-            }
-            let Some(found) = locate(fs, script, &src) else {
-                continue;
+        (n.ends_with(".yml") || n.ends_with(".yaml")) && n.contains("compose")
+    }) {
+        let Ok(text) = fs.read(compose) else { continue };
+        let base = compose.parent().unwrap_or(Path::new(""));
+        for svc in services(&String::from_utf8_lossy(&text)) {
+            let dockerfile = svc.build.as_ref().map(|(ctx, file)| {
+                let ctx = base.join(ctx.trim_start_matches("./"));
+                ctx.join(file.as_deref().unwrap_or("Dockerfile"))
+            });
+            let stage = dockerfile.as_ref().and_then(|d| dockerfile_stage(fs, d));
+            let image = match (&stage, &svc.image) {
+                (Some((image, _)), _) => image.clone(),
+                (None, Some(image)) if is_php_fpm_image(image) => image.clone(),
+                _ => continue,
             };
-            if fs.glob(&found.join("*")).is_ok_and(|l| !l.is_empty()) && named.is_none() {
-                // A directory copied into php-fpm.d/: its files, by their names.
-                for f in fs.glob(&found.join("*.conf")).unwrap_or_default() {
-                    if let Some(n) = f.file_name() {
-                        let n = n.to_string_lossy().into_owned();
-                        files.push((f, n));
-                    }
-                }
-                continue;
-            }
-            let name = match named {
-                Some(n) => n.to_string(),
-                None => match found.file_name() {
-                    Some(n) => n.to_string_lossy().into_owned(),
-                    None => continue,
-                },
+            let mut pools = ImagePools {
+                image,
+                files: Vec::new(),
+                replaces_dir: false,
+                mounted: Vec::new(),
             };
-            if name.ends_with(".conf") {
-                files.retain(|(_, n)| *n != name);
-                files.push((found, name));
+            if let (Some(d), Some((_, copies))) = (&dockerfile, &stage) {
+                built.push(d.clone());
+                place(fs, &mut pools, copies, |src| locate(fs, d, src));
             }
-        }
-        if !files.is_empty() {
-            out.push(ImagePools { image, files });
+            let mounts: Vec<(String, String)> = svc
+                .volumes
+                .iter()
+                .filter(|(src, _)| src.starts_with("./") || src.starts_with("../") || src == ".")
+                .cloned()
+                .collect();
+            if mounts
+                .iter()
+                .any(|(_, dst)| dst.trim_end_matches('/') == POOL_DIR)
+            {
+                // A directory mounted over php-fpm.d/: only its files are there.
+                pools.replaces_dir = true;
+                pools.files.clear();
+            }
+            pools.mounted = place(fs, &mut pools, &mounts, |src| {
+                let p = base.join(src.trim_start_matches("./"));
+                (fs.read(&p).is_ok() || is_dir(fs, &p)).then_some(p)
+            });
+            if !pools.files.is_empty() {
+                out.push(pools);
+            }
         }
     }
+    for script in scripts.iter().filter(|p| is_dockerfile(p)) {
+        if built.contains(script) {
+            continue;
+        }
+        let Some((image, copies)) = dockerfile_stage(fs, script) else {
+            continue;
+        };
+        let mut pools = ImagePools {
+            image,
+            files: Vec::new(),
+            replaces_dir: false,
+            mounted: Vec::new(),
+        };
+        place(fs, &mut pools, &copies, |src| locate(fs, script, src));
+        if !pools.files.is_empty() {
+            out.push(pools);
+        }
+    }
+    out
+}
+
+/// Whether a tree path is a directory with entries.
+fn is_dir(fs: &dyn Fs, path: &Path) -> bool {
+    fs.glob(&path.join("*")).is_ok_and(|l| !l.is_empty())
+}
+
+/// Adds to `pools` the tree files that `(source, target)` pairs put in `php-fpm.d/`: a file
+/// at its target name, a file or a directory's `*.conf` files into the directory.
+fn place(
+    fs: &dyn Fs,
+    pools: &mut ImagePools,
+    pairs: &[(String, String)],
+    find: impl Fn(&str) -> Option<PathBuf>,
+) -> Vec<PathBuf> {
+    let mut placed = Vec::new();
+    for (src, dst) in pairs {
+        let dst_dir = dst.trim_end_matches('/') == POOL_DIR;
+        let named = dst
+            .strip_prefix(POOL_DIR)
+            .and_then(|r| r.strip_prefix('/'))
+            .filter(|r| !r.is_empty() && !r.contains('/'));
+        if !dst_dir && named.is_none() {
+            continue;
+        }
+        if src.starts_with('/') || src.contains(['$', '*', '?']) || src.contains("://") {
+            continue;
+        }
+        let src = src.trim_end_matches('/');
+        let Some(found) = find(src) else { continue };
+        let mut add = |path: PathBuf, name: String| {
+            if name.ends_with(".conf") {
+                pools.files.retain(|(_, n)| *n != name);
+                placed.push(path.clone());
+                pools.files.push((path, name));
+            }
+        };
+        if named.is_none() && is_dir(fs, &found) {
+            // A directory copied into php-fpm.d/: its files, by their names.
+            for f in fs.glob(&found.join("*.conf")).unwrap_or_default() {
+                if let Some(n) = f.file_name() {
+                    let n = n.to_string_lossy().into_owned();
+                    add(f, n);
+                }
+            }
+            continue;
+        }
+        let name = match named {
+            Some(n) => n.to_string(),
+            None => match found.file_name() {
+                Some(n) => n.to_string_lossy().into_owned(),
+                None => continue,
+            },
+        };
+        add(found, name);
+    }
+    placed
+}
+
+/// A compose service, as far as the image's pools are concerned.
+#[derive(Default, Debug, PartialEq)]
+struct Service {
+    image: Option<String>,
+    /// The build context and the Dockerfile named in it.
+    build: Option<(String, Option<String>)>,
+    /// Short-syntax volumes `(source, target)`.
+    volumes: Vec<(String, String)>,
+}
+
+/// The services of a compose file, read by indentation (the shapes compose files use:
+/// `image:`, `build: dir` or `build:` with `context:`/`dockerfile:`, `volumes:` items
+/// `- ./src:/target[:mode]`).
+fn services(text: &str) -> Vec<Service> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let unquote = |v: &str| v.trim().trim_matches(['"', '\'']).to_string();
+    let mut out = Vec::new();
+    let mut in_services = false;
+    let mut svc_indent: Option<usize> = None;
+    let mut cur: Option<Service> = None;
+    let mut section = "";
+    let mut section_indent = 0;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let ind = indent(line);
+        if ind == 0 {
+            out.extend(cur.take());
+            in_services = t == "services:";
+            svc_indent = None;
+            continue;
+        }
+        if !in_services {
+            continue;
+        }
+        let si = *svc_indent.get_or_insert(ind);
+        if ind == si {
+            out.extend(cur.take());
+            cur = Some(Service::default());
+            section = "";
+            continue;
+        }
+        let Some(svc) = cur.as_mut() else { continue };
+        if ind <= section_indent {
+            section = "";
+        }
+        if let Some(item) = t.strip_prefix("- ") {
+            if section == "volumes" {
+                let item = unquote(item);
+                let mut parts = item.split(':');
+                if let (Some(src), Some(dst)) = (parts.next(), parts.next()) {
+                    svc.volumes.push((src.to_string(), dst.to_string()));
+                }
+            }
+            continue;
+        }
+        let Some((key, value)) = t.split_once(':') else {
+            continue;
+        };
+        let value = unquote(value.split(" #").next().unwrap_or(""));
+        match (section, key.trim()) {
+            ("build", "context") => {
+                if let Some(b) = svc.build.as_mut() {
+                    b.0 = value;
+                }
+            }
+            ("build", "dockerfile") => {
+                if let Some(b) = svc.build.as_mut() {
+                    b.1 = Some(value);
+                }
+            }
+            (_, "image") if ind == si + 2 || section.is_empty() => svc.image = Some(value),
+            (_, "build") => {
+                svc.build = Some((
+                    if value.is_empty() {
+                        ".".into()
+                    } else {
+                        value.clone()
+                    },
+                    None,
+                ));
+                if value.is_empty() {
+                    section = "build";
+                    section_indent = ind;
+                }
+            }
+            (_, "volumes") if value.is_empty() => {
+                section = "volumes";
+                section_indent = ind;
+            }
+            _ => {}
+        }
+    }
+    out.extend(cur);
     out
 }
 
@@ -215,7 +409,7 @@ fn locate(fs: &dyn Fs, dockerfile: &Path, src: &str) -> Option<PathBuf> {
         } else {
             d.join(src)
         };
-        if fs.read(&p).is_ok() || fs.glob(&p.join("*")).is_ok_and(|l| !l.is_empty()) {
+        if fs.read(&p).is_ok() || is_dir(fs, &p) {
             return Some(p);
         }
         dir = d.parent();
@@ -248,6 +442,30 @@ mod tests {
         ] {
             assert!(!is_php_fpm_image(i), "{i}");
         }
+    }
+
+    #[test]
+    fn compose_services() {
+        let text = "version: '3'\nservices:\n  php:\n    image: php:8.2-fpm\n    volumes:\n      - ./docker/php/www.conf:/usr/local/etc/php-fpm.d/www.conf:ro\n      - app:/var/www\n  app:\n    build:\n      context: .\n      dockerfile: docker/Dockerfile\n  web:\n    build: ./nginx\n    image: nginx:alpine\nvolumes:\n  app:\n";
+        let s = services(text);
+        assert_eq!(s.len(), 3, "{s:?}");
+        assert_eq!(s[0].image.as_deref(), Some("php:8.2-fpm"));
+        assert_eq!(
+            s[0].volumes,
+            vec![
+                (
+                    "./docker/php/www.conf".to_string(),
+                    "/usr/local/etc/php-fpm.d/www.conf".to_string()
+                ),
+                ("app".to_string(), "/var/www".to_string())
+            ]
+        );
+        assert_eq!(
+            s[1].build,
+            Some((".".to_string(), Some("docker/Dockerfile".to_string())))
+        );
+        assert_eq!(s[2].build, Some(("./nginx".to_string(), None)));
+        assert_eq!(s[2].image.as_deref(), Some("nginx:alpine"));
     }
 
     #[test]

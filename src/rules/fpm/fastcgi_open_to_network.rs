@@ -128,47 +128,58 @@ fn check_image_pool(cx: &mut Context<'_>, pool: &PoolView<'_>, image: &str, list
     {
         return;
     }
-    let effective = listen.text.trim().to_string();
     let tree = |v: &Val<'_>| !v.at.file().synthetic;
-    let (at, message) = if tree(listen) {
-        (
-            listen.clone(),
-            format!(
-                "[pool {}] listen = {effective} in {image} accepts FastCGI on every interface \
-                 of the container: any container on its network (and anyone outside, if port \
-                 {port} is published) can make php-fpm run a script of their choosing as the \
-                 pool's user",
-                pool.name
-            ),
-        )
-    } else {
-        // The image's value: reported only where the tree's own `listen` loses to it (a
-        // pool that never sets `listen` takes the image's design as it is).
-        let Some(own) = pool.all("listen").into_iter().rev().find(tree) else {
-            return;
-        };
-        let name = listen
-            .at
-            .file()
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        (
-            own.clone(),
-            format!(
-                "[pool {}] listen = {} never takes effect: {image}'s own \
-                 /usr/local/etc/php-fpm.d/{name}, read after this file, sets listen = \
-                 {effective}, so the pool accepts FastCGI on every interface of the container \
-                 (any container on its network, and anyone outside if port {port} is \
-                 published, can make php-fpm run a script of their choosing)",
-                pool.name,
-                own.text.trim(),
-            ),
-        )
+    if tree(listen) {
+        return report_open(cx, pool, image, listen, port);
+    }
+    // The image's value: reported only where the tree's own `listen` loses to it (a pool
+    // that never sets `listen` takes the image's design as it is).
+    let Some(own) = pool.all("listen").into_iter().rev().find(tree) else {
+        return;
     };
-    let d = cx.report(at.at.file(), at.span(), message);
+    if Listen::parse(&own.text) == Listen::parse(&listen.text) {
+        // The tree's `0.0.0.0:9000` binds what the image's `9000` binds.
+        return report_open(cx, pool, image, &own, port);
+    }
+    let name = listen
+        .at
+        .file()
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let message = format!(
+        "[pool {}] listen = {} never takes effect: {image}'s own \
+         /usr/local/etc/php-fpm.d/{name}, read after this file, sets listen = {}, so the pool \
+         accepts FastCGI on every interface of the container (any container on its network, \
+         and anyone outside if port {port} is published, can make php-fpm run a script of \
+         their choosing)",
+        pool.name,
+        own.text.trim(),
+        listen.text.trim(),
+    );
+    let d = cx.report(own.at.file(), own.span(), message);
     d.severity = Severity::Warning;
+    d.help = Some(CONTAINER_HELP.into());
+}
+
+/// The tree's own `listen` on every interface of an image's container.
+fn report_open(
+    cx: &mut Context<'_>,
+    pool: &PoolView<'_>,
+    image: &str,
+    listen: &Val<'_>,
+    port: u16,
+) {
+    let message = format!(
+        "[pool {}] listen = {} in {image} accepts FastCGI on every interface of the container: \
+         any container on its network (and anyone outside, if port {port} is published) can \
+         make php-fpm run a script of their choosing as the pool's user",
+        pool.name,
+        listen.text.trim(),
+    );
+    let d = cx.report(listen.at.file(), listen.span(), message);
+    d.severity = crate::diagnostic::Severity::Warning;
     d.help = Some(CONTAINER_HELP.into());
 }
 
