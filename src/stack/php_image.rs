@@ -106,21 +106,44 @@ fn words(rest: &str) -> Vec<String> {
 /// The last stage of a Dockerfile built from a php-fpm image: the image, and each
 /// `(source, target)` its `COPY`/`ADD` writes (not `--from` another stage).
 pub fn fpm_stage(text: &str) -> Option<(String, Vec<(String, String)>)> {
-    let mut stage: Option<(String, Vec<(String, String)>)> = None;
+    type Stage = (String, Vec<(String, String)>);
+    let mut stage: Option<Stage> = None;
     let mut found = None;
+    let mut aliases: Vec<(String, Stage)> = Vec::new();
+    let mut current_alias: Option<String> = None;
     for ins in instructions(text) {
+        // Each php-fpm stage as it stands, under its name, for the stages built on it.
+        if let (Some(a), Some(s)) = (&current_alias, &stage) {
+            match aliases.iter_mut().find(|(n, _)| n == a) {
+                Some(entry) => entry.1 = s.clone(),
+                None => aliases.push((a.clone(), s.clone())),
+            }
+        }
         let (cmd, rest) = ins.split_once(char::is_whitespace).unwrap_or((&ins, ""));
         if cmd.eq_ignore_ascii_case("from") {
             if let Some(s) = stage.take() {
                 found = Some(s);
             }
-            let image = rest
-                .split_whitespace()
-                .find(|w| !w.starts_with("--"))
-                .unwrap_or("");
-            if is_php_fpm_image(image) {
-                stage = Some((image.to_string(), Vec::new()));
-            }
+            let mut args = rest.split_whitespace().filter(|w| !w.starts_with("--"));
+            let image = args.next().unwrap_or("");
+            let alias = match (args.next(), args.next()) {
+                (Some(kw), Some(name)) if kw.eq_ignore_ascii_case("as") => {
+                    Some(name.to_ascii_lowercase())
+                }
+                _ => None,
+            };
+            // A stage built on an earlier php-fpm stage (`FROM base AS prod`) keeps its files.
+            let inherited = aliases
+                .iter()
+                .rev()
+                .find(|(a, _)| a.eq_ignore_ascii_case(image))
+                .map(|(_, s)| s.clone());
+            stage = match inherited {
+                Some(s) => Some(s),
+                None if is_php_fpm_image(image) => Some((image.to_string(), Vec::new())),
+                None => None,
+            };
+            current_alias = alias;
             continue;
         }
         let Some((_, copies)) = stage.as_mut() else {
@@ -442,6 +465,15 @@ mod tests {
         ] {
             assert!(!is_php_fpm_image(i), "{i}");
         }
+    }
+
+    #[test]
+    fn a_stage_built_on_a_php_fpm_stage_keeps_its_files() {
+        let text = "FROM php:8.3-fpm AS base\nCOPY www.conf /usr/local/etc/php-fpm.d/www.conf\n\
+                    FROM base AS prod\nCOPY zz-app.conf /usr/local/etc/php-fpm.d/\n";
+        let (image, copies) = fpm_stage(text).unwrap();
+        assert_eq!(image, "php:8.3-fpm");
+        assert_eq!(copies.len(), 2, "{copies:?}");
     }
 
     #[test]
