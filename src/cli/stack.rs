@@ -96,8 +96,13 @@ fn files(stack: &Stack) -> Vec<FileRow> {
                     let src = &cfg.files[file].source;
                     let item = &cfg.files[file].parsed.file.lines[line];
                     format!(
-                        "include from {}",
-                        at(&src.path, src.line_of(item.span.start))
+                        "include from {}{}",
+                        at(&src.path, src.line_of(item.span.start)),
+                        if cfg.image.is_some() {
+                            why(&f.source.path)
+                        } else {
+                            String::new()
+                        }
                     )
                 }
             };

@@ -109,6 +109,9 @@ pub struct FpmConfig {
     pub problems: Vec<IncludeProblem>,
     /// Loaded from a `php-fpm*.conf` master (false: a pool file nothing includes).
     pub has_master: bool,
+    /// The docker-library php-fpm image whose stock master reads these pool files (see
+    /// [`super::php_image`]): the master and the image's own pool files are synthetic.
+    pub image: Option<String>,
 }
 
 impl FpmConfig {
@@ -258,6 +261,7 @@ pub fn load(
         pools: Vec::new(),
         problems: Vec::new(),
         has_master: master,
+        image: None,
     };
     let mut seen: HashMap<FileKey, usize> = HashMap::new();
     seen.insert(fs.identity(path), 0);
@@ -270,6 +274,81 @@ pub fn load(
     visit(fs, &resolver, &mut cfg, &mut seen, 0, 0);
     assemble_pools(&mut cfg);
     Ok(cfg)
+}
+
+/// The pool files a Dockerfile copies into a docker-library php-fpm image, read as that
+/// image's php-fpm does: its stock master includes `php-fpm.d/*.conf` in name order, the
+/// image's own `docker.conf`, `www.conf` and `zz-docker.conf` (each unless a tree file takes
+/// its name) among the tree's. The image's files are synthetic, at their paths in the image.
+pub fn load_image(fs: &dyn Fs, image: &super::php_image::ImagePools) -> FpmConfig {
+    use super::php_image::{MASTER, POOL_DIR, STOCK};
+    let synthetic = |path: PathBuf, text: &str| {
+        let mut s = crate::source::SourceFile::new(path, text.as_bytes().to_vec());
+        s.synthetic = true;
+        s
+    };
+    let mut cfg = FpmConfig {
+        files: Vec::new(),
+        pools: Vec::new(),
+        problems: Vec::new(),
+        has_master: true,
+        image: Some(image.image.clone()),
+    };
+    let (master, parsed) = parse_fpm(synthetic(
+        PathBuf::from("/usr/local/etc/php-fpm.conf"),
+        MASTER,
+    ));
+    let include = parsed
+        .file
+        .includes(&master.text)
+        .map(|(i, _)| i)
+        .next()
+        .unwrap_or(0);
+    cfg.files.push(FpmFile {
+        source: Shared::new(master),
+        parsed,
+        included_from: None,
+    });
+    let mut members: Vec<(String, crate::source::SourceFile)> = Vec::new();
+    for (name, text) in STOCK {
+        if !image.replaces_dir && !image.files.iter().any(|(_, n)| n == name) {
+            members.push((
+                name.to_string(),
+                synthetic(Path::new(POOL_DIR).join(name), text),
+            ));
+        }
+    }
+    for (path, name) in &image.files {
+        match fs.source(path).1 {
+            Ok(source) => members.push((name.clone(), source)),
+            Err(e) => cfg.problems.push(IncludeProblem {
+                file: 0,
+                span: Span::new(0, 0),
+                message: format!("\"{}\" was not read: {e}", path.display()),
+                verifiable: true,
+                refused: refusal(&e),
+                over_budget: false,
+            }),
+        }
+    }
+    // php-fpm's glob(3) reads them sorted by name, byte by byte.
+    members.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    for (_, source) in members {
+        let (source, parsed) = parse_fpm(source);
+        cfg.files.push(FpmFile {
+            source: Shared::new(source),
+            parsed,
+            included_from: Some((0, include)),
+        });
+    }
+    assemble_pools(&mut cfg);
+    // Findings about a pool as a whole are reported at its first header: the tree's, not
+    // the image's (where nothing is reported).
+    for pool in &mut cfg.pools {
+        let files = &cfg.files;
+        pool.headers.sort_by_key(|h| files[h.file].source.synthetic);
+    }
+    cfg
 }
 
 /// Where php-fpm's prefix is: a directory of the tree, or a path of the server.

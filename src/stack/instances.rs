@@ -183,6 +183,16 @@ impl<'a> PoolView<'a> {
         Val::of(at, Some(&self.name))
     }
 
+    /// Every occurrence of `key` in reading order (the last one is php-fpm's).
+    pub fn all(&self, key: &str) -> Vec<Val<'a>> {
+        self.settings
+            .get(&key.to_ascii_lowercase())
+            .into_iter()
+            .flatten()
+            .filter_map(|&at| Val::of(at, Some(&self.name)))
+            .collect()
+    }
+
     /// The pool's own value of the PHP setting `name`, and whether it is an admin one.
     /// php-fpm applies `php_value`/`php_flag` first and `php_admin_value`/`php_admin_flag`
     /// after them (`fpm_php_apply_defines`), so an admin value wins; within a level the last

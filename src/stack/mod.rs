@@ -14,6 +14,7 @@ pub mod model;
 pub mod net;
 pub mod nginx;
 pub mod paths;
+pub mod php_image;
 pub mod php_ini;
 pub mod php_settings;
 pub mod platform;

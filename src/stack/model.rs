@@ -404,6 +404,9 @@ impl Stack {
             why_extra = why;
         }
         nginx.extend(roles.nginx_standalone());
+        let (images, why_image) = roles.image_pools();
+        fpm.extend(images);
+        why_extra.extend(why_image);
         fpm.extend(roles.lone_pools());
         supplied_at_deployment(fs, &files.deploy_scripts, &mut nginx);
         crate::timings::report(format_args!("nginx and php-fpm files"), t);
@@ -473,7 +476,13 @@ impl Stack {
     /// (a path of the server with no root to map it). When every master's includes were
     /// followed, a pool file none of them reads is not loaded: a leftover, or kept for later.
     pub fn lone_pools_run(&self) -> bool {
-        let mut masters = self.fpm.iter().filter(|c| c.has_master).peekable();
+        // An image's stock master reads only what the Dockerfile copies into it: it says
+        // nothing of the pool files of other containers or hosts.
+        let mut masters = self
+            .fpm
+            .iter()
+            .filter(|c| c.has_master && c.image.is_none())
+            .peekable();
         masters.peek().is_none()
             || masters.any(|c| {
                 c.problems
@@ -676,7 +685,8 @@ impl Claimed {
     }
 
     fn fpm(&mut self, fs: &dyn Fs, cfg: &super::fpm::FpmConfig) {
-        for f in &cfg.files {
+        // An image's own files are not in the tree: never looked up on this machine.
+        for f in cfg.files.iter().filter(|f| !f.source.synthetic) {
             self.add(&f.source.path, fs.identity(&f.source.path));
         }
     }
@@ -916,6 +926,53 @@ impl Roles<'_> {
             }
         }
         out
+    }
+
+    /// Pool files a Dockerfile copies into a docker-library php-fpm image (see
+    /// [`super::php_image`]), read inside the image's stock configuration, with what
+    /// `lemplint stack` says of the image's files and of where each tree file goes.
+    fn image_pools(&mut self) -> (Vec<super::fpm::FpmConfig>, Vec<(PathBuf, String)>) {
+        use super::php_image::{image_pools, POOL_DIR};
+        let (mut out, mut why) = (Vec::new(), Vec::new());
+        for mut image in image_pools(self.fs, &self.files.deploy_scripts) {
+            image
+                .files
+                .retain(|(p, _)| !self.claimed.has(self.fs, p) && self.fs.source(p).1.is_ok());
+            if image.files.is_empty() {
+                continue;
+            }
+            let cfg = super::fpm::load_image(self.fs, &image);
+            self.claimed.fpm(self.fs, &cfg);
+            for f in &cfg.files {
+                let path = f.source.path.clone();
+                let text = if !f.source.synthetic {
+                    match image.files.iter().find(|(p, _)| *p == path) {
+                        Some((_, name)) => {
+                            format!(
+                                "{} to {POOL_DIR}/{name} of {}",
+                                if image.mounted.contains(&path) {
+                                    "mounted by the compose file"
+                                } else {
+                                    "copied by the Dockerfile"
+                                },
+                                image.image
+                            )
+                        }
+                        None => continue,
+                    }
+                } else if f.included_from.is_none() {
+                    format!(
+                        "not in the tree: {}'s own php-fpm.conf, which includes php-fpm.d/*.conf in name order",
+                        image.image
+                    )
+                } else {
+                    format!("not in the tree: {}'s own file", image.image)
+                };
+                why.push((path, text));
+            }
+            out.push(cfg);
+        }
+        (out, why)
     }
 
     /// Pool files no master read, each on its own.

@@ -58,6 +58,9 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
     let Some(listen) = pool.get("listen").filter(|v| v.known) else {
         return;
     };
+    if let Some(image) = listen.at.cfg.image.as_deref() {
+        return check_image_pool(cx, pool, image, &listen);
+    }
     let Some(Listen::Tcp { host, port }) = Listen::parse(&listen.text) else {
         return;
     };
@@ -97,6 +100,87 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
             "empty: php-fpm accepts any client",
         );
     }
+}
+
+/// What a pool that listens on every interface of a container is open to, and what to do.
+const CONTAINER_HELP: &str = "FastCGI has no authentication: whoever reaches the port names \
+    the script to run (`SCRIPT_FILENAME`) and can set `PHP_VALUE auto_prepend_file=php://input` \
+    to run the request body as code. In a container, keep the port on a private network that \
+    only nginx joins and never publish 9000 (no `ports:`/`-p` for it), or listen on a unix \
+    socket in a volume shared with nginx (then the pool's file must be read after the \
+    image's zz-docker.conf, e.g. named zz-www.conf).";
+
+/// A pool of a docker-library php-fpm image: the image's `zz-docker.conf` sets
+/// `listen = 9000` for `[www]`, read after the repository's `www.conf`. A warning about the
+/// container's network, not an error with an address: lemplint cannot see the network.
+fn check_image_pool(cx: &mut Context<'_>, pool: &PoolView<'_>, image: &str, listen: &Val<'_>) {
+    use crate::diagnostic::Severity;
+    let Some(Listen::Tcp { host, port }) = Listen::parse(&listen.text) else {
+        return;
+    };
+    if host.as_deref().is_some_and(is_loopback) {
+        return;
+    }
+    let allowed = pool.get("listen.allowed_clients");
+    if allowed
+        .as_ref()
+        .is_some_and(|v: &Val<'_>| !v.known || !v.text.trim().is_empty())
+    {
+        return;
+    }
+    let tree = |v: &Val<'_>| !v.at.file().synthetic;
+    if tree(listen) {
+        return report_open(cx, pool, image, listen, port);
+    }
+    // The image's value: reported only where the tree's own `listen` loses to it (a pool
+    // that never sets `listen` takes the image's design as it is).
+    let Some(own) = pool.all("listen").into_iter().rev().find(tree) else {
+        return;
+    };
+    if Listen::parse(&own.text) == Listen::parse(&listen.text) {
+        // The tree's `0.0.0.0:9000` binds what the image's `9000` binds.
+        return report_open(cx, pool, image, &own, port);
+    }
+    let name = listen
+        .at
+        .file()
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let message = format!(
+        "[pool {}] listen = {} never takes effect: {image}'s own \
+         /usr/local/etc/php-fpm.d/{name}, read after this file, sets listen = {}, so the pool \
+         accepts FastCGI on every interface of the container (any container on its network, \
+         and anyone outside if port {port} is published, can make php-fpm run a script of \
+         their choosing)",
+        pool.name,
+        own.text.trim(),
+        listen.text.trim(),
+    );
+    let d = cx.report(own.at.file(), own.span(), message);
+    d.severity = Severity::Warning;
+    d.help = Some(CONTAINER_HELP.into());
+}
+
+/// The tree's own `listen` on every interface of an image's container.
+fn report_open(
+    cx: &mut Context<'_>,
+    pool: &PoolView<'_>,
+    image: &str,
+    listen: &Val<'_>,
+    port: u16,
+) {
+    let message = format!(
+        "[pool {}] listen = {} in {image} accepts FastCGI on every interface of the container: \
+         any container on its network (and anyone outside, if port {port} is published) can \
+         make php-fpm run a script of their choosing as the pool's user",
+        pool.name,
+        listen.text.trim(),
+    );
+    let d = cx.report(listen.at.file(), listen.span(), message);
+    d.severity = crate::diagnostic::Severity::Warning;
+    d.help = Some(CONTAINER_HELP.into());
 }
 
 #[cfg(test)]

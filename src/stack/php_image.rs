@@ -1,0 +1,520 @@
+//! The php-fpm configuration of the docker-library PHP images (`php:8.3-fpm-alpine`, …).
+//!
+//! A repository whose Dockerfile builds `FROM php:<version>-fpm…` and copies its pool file
+//! into `/usr/local/etc/php-fpm.d/` runs it inside the image's own configuration, which the
+//! repository does not hold: `/usr/local/etc/php-fpm.conf` (`[global]`,
+//! `include=etc/php-fpm.d/*.conf`) reads, in name order, the image's `docker.conf`,
+//! `www.conf` (the stock `[www]` pool) and `zz-docker.conf` (`listen = 9000`) with the
+//! repository's files among them. php-fpm merges sections of the same name in read order,
+//! so `zz-docker.conf` replaces the `listen` of a `www.conf` the repository copies. The
+//! image's files are synthetic (`SourceFile::synthetic`): nothing is reported in them.
+//! The image has no php.ini (only `php.ini-development` and `php.ini-production`).
+
+use super::fs::Fs;
+use std::path::{Path, PathBuf};
+
+/// Where the image's pool files are.
+pub const POOL_DIR: &str = "/usr/local/etc/php-fpm.d";
+
+/// The image's master, as its Dockerfile template leaves it (the parts that matter).
+pub const MASTER: &str = "[global]\n; pid = run/php-fpm.pid\n; error_log = log/php-fpm.log\ninclude=etc/php-fpm.d/*.conf\n";
+
+/// The image's own files in `php-fpm.d/` (docker-library/php, `Dockerfile-linux.template`).
+pub const STOCK: [(&str, &str); 3] = [
+    (
+        "docker.conf",
+        "[global]\nerror_log = /proc/self/fd/2\n\n; https://github.com/docker-library/php/pull/725#issuecomment-443540114\nlog_limit = 8192\n\n[www]\n; php-fpm closes STDOUT on startup, so sending logs to /proc/self/fd/1 does not work.\n; https://bugs.php.net/bug.php?id=73886\naccess.log = /proc/self/fd/2\n\nclear_env = no\n\n; Ensure worker stdout and stderr are sent to the main error log.\ncatch_workers_output = yes\ndecorate_workers_output = no\n",
+    ),
+    (
+        "www.conf",
+        "[www]\nuser = www-data\ngroup = www-data\nlisten = 127.0.0.1:9000\npm = dynamic\npm.max_children = 5\npm.start_servers = 2\npm.min_spare_servers = 1\npm.max_spare_servers = 3\n",
+    ),
+    (
+        "zz-docker.conf",
+        "[global]\ndaemonize = no\n\n[www]\nlisten = 9000\n",
+    ),
+];
+
+/// A php-fpm image a Dockerfile builds, and the tree's files it copies into `php-fpm.d/`.
+#[derive(Clone, Debug)]
+pub struct ImagePools {
+    /// The image as written (`php:8.3-fpm-alpine`).
+    pub image: String,
+    /// Each tree file and its name in `php-fpm.d/`.
+    pub files: Vec<(PathBuf, String)>,
+    /// A compose volume mounts a tree directory over `php-fpm.d/`: the image's own files
+    /// are hidden.
+    pub replaces_dir: bool,
+    /// The files a compose volume mounts (the others a Dockerfile copies).
+    pub mounted: Vec<PathBuf>,
+}
+
+/// Whether `image` (a `FROM` argument) is a docker-library php-fpm image: `php:fpm`,
+/// `php:8.3-fpm`, `php:8.2-fpm-alpine3.19`, `docker.io/library/php:…`, with a digest or not.
+pub fn is_php_fpm_image(image: &str) -> bool {
+    let image = image.split('@').next().unwrap_or(image);
+    let Some((repo, tag)) = image.rsplit_once(':') else {
+        return false;
+    };
+    let repo = repo.strip_prefix("docker.io/").unwrap_or(repo);
+    let repo = repo.strip_prefix("library/").unwrap_or(repo);
+    repo == "php" && tag.split('-').any(|w| w == "fpm")
+}
+
+/// Instructions of a Dockerfile: lines joined over `\` continuations, comments dropped.
+fn instructions(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if cur.is_empty() && (t.is_empty() || t.starts_with('#')) {
+            continue;
+        }
+        if let Some(head) = t.strip_suffix('\\') {
+            cur.push_str(head);
+            cur.push(' ');
+            continue;
+        }
+        cur.push_str(t);
+        out.push(std::mem::take(&mut cur));
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// The arguments of a `COPY`/`ADD`, flags kept: the shell form split on whitespace, the JSON
+/// form (`["a", "b"]`) unquoted.
+fn words(rest: &str) -> Vec<String> {
+    let rest = rest.trim();
+    if let Some(json) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        return json
+            .split(',')
+            .map(|w| w.trim().trim_matches('"').to_string())
+            .filter(|w| !w.is_empty())
+            .collect();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for w in rest.split_whitespace() {
+        // `--chown=a:b ["x", "y"]` is rare; the flags come first either way.
+        out.push(w.trim_matches('"').to_string());
+    }
+    out
+}
+
+/// The last stage of a Dockerfile built from a php-fpm image: the image, and each
+/// `(source, target)` its `COPY`/`ADD` writes (not `--from` another stage).
+pub fn fpm_stage(text: &str) -> Option<(String, Vec<(String, String)>)> {
+    type Stage = (String, Vec<(String, String)>);
+    let mut stage: Option<Stage> = None;
+    let mut found = None;
+    let mut aliases: Vec<(String, Stage)> = Vec::new();
+    let mut current_alias: Option<String> = None;
+    for ins in instructions(text) {
+        // Each php-fpm stage as it stands, under its name, for the stages built on it.
+        if let (Some(a), Some(s)) = (&current_alias, &stage) {
+            match aliases.iter_mut().find(|(n, _)| n == a) {
+                Some(entry) => entry.1 = s.clone(),
+                None => aliases.push((a.clone(), s.clone())),
+            }
+        }
+        let (cmd, rest) = ins.split_once(char::is_whitespace).unwrap_or((&ins, ""));
+        if cmd.eq_ignore_ascii_case("from") {
+            if let Some(s) = stage.take() {
+                found = Some(s);
+            }
+            let mut args = rest.split_whitespace().filter(|w| !w.starts_with("--"));
+            let image = args.next().unwrap_or("");
+            let alias = match (args.next(), args.next()) {
+                (Some(kw), Some(name)) if kw.eq_ignore_ascii_case("as") => {
+                    Some(name.to_ascii_lowercase())
+                }
+                _ => None,
+            };
+            // A stage built on an earlier php-fpm stage (`FROM base AS prod`) keeps its files.
+            let inherited = aliases
+                .iter()
+                .rev()
+                .find(|(a, _)| a.eq_ignore_ascii_case(image))
+                .map(|(_, s)| s.clone());
+            stage = match inherited {
+                Some(s) => Some(s),
+                None if is_php_fpm_image(image) => Some((image.to_string(), Vec::new())),
+                None => None,
+            };
+            current_alias = alias;
+            continue;
+        }
+        let Some((_, copies)) = stage.as_mut() else {
+            continue;
+        };
+        if !cmd.eq_ignore_ascii_case("copy") && !cmd.eq_ignore_ascii_case("add") {
+            continue;
+        }
+        let args = words(rest);
+        if args.iter().any(|a| a.starts_with("--from")) {
+            continue;
+        }
+        let args: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+        if let [srcs @ .., dst] = args.as_slice() {
+            for src in srcs {
+                copies.push((src.to_string(), dst.to_string()));
+            }
+        }
+    }
+    stage.or(found)
+}
+
+/// Whether a script is a Dockerfile by its name.
+fn is_dockerfile(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    name.starts_with("dockerfile")
+        || name.starts_with("containerfile")
+        || name.ends_with(".dockerfile")
+}
+
+/// The php-fpm image a Dockerfile builds, and its `(source, target)` copies.
+fn dockerfile_stage(fs: &dyn Fs, dockerfile: &Path) -> Option<(String, Vec<(String, String)>)> {
+    let text = fs.read(dockerfile).ok()?;
+    fpm_stage(&String::from_utf8_lossy(&text))
+}
+
+/// The tree files the Dockerfiles among `scripts` copy, and the compose files among them
+/// mount, into a php-fpm image's `php-fpm.d/` as `*.conf` (the names the image's `include`
+/// reads). A `COPY` source is looked for relative to the Dockerfile's directory, then each
+/// directory above it (the build context is often the repository's top); a volume's is
+/// relative to the compose file.
+pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
+    let mut out = Vec::new();
+    let mut built: Vec<PathBuf> = Vec::new();
+    for compose in scripts.iter().filter(|p| {
+        let n = p
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        (n.ends_with(".yml") || n.ends_with(".yaml")) && n.contains("compose")
+    }) {
+        let Ok(text) = fs.read(compose) else { continue };
+        let base = compose.parent().unwrap_or(Path::new(""));
+        for svc in services(&String::from_utf8_lossy(&text)) {
+            let dockerfile = svc.build.as_ref().map(|(ctx, file)| {
+                let ctx = base.join(ctx.trim_start_matches("./"));
+                ctx.join(file.as_deref().unwrap_or("Dockerfile"))
+            });
+            let stage = dockerfile.as_ref().and_then(|d| dockerfile_stage(fs, d));
+            let image = match (&stage, &svc.image) {
+                (Some((image, _)), _) => image.clone(),
+                (None, Some(image)) if is_php_fpm_image(image) => image.clone(),
+                _ => continue,
+            };
+            let mut pools = ImagePools {
+                image,
+                files: Vec::new(),
+                replaces_dir: false,
+                mounted: Vec::new(),
+            };
+            if let (Some(d), Some((_, copies))) = (&dockerfile, &stage) {
+                built.push(d.clone());
+                place(fs, &mut pools, copies, |src| locate(fs, d, src));
+            }
+            let mounts: Vec<(String, String)> = svc
+                .volumes
+                .iter()
+                .filter(|(src, _)| src.starts_with("./") || src.starts_with("../") || src == ".")
+                .cloned()
+                .collect();
+            if mounts
+                .iter()
+                .any(|(_, dst)| dst.trim_end_matches('/') == POOL_DIR)
+            {
+                // A directory mounted over php-fpm.d/: only its files are there.
+                pools.replaces_dir = true;
+                pools.files.clear();
+            }
+            pools.mounted = place(fs, &mut pools, &mounts, |src| {
+                let p = base.join(src.trim_start_matches("./"));
+                (fs.read(&p).is_ok() || is_dir(fs, &p)).then_some(p)
+            });
+            if !pools.files.is_empty() {
+                out.push(pools);
+            }
+        }
+    }
+    for script in scripts.iter().filter(|p| is_dockerfile(p)) {
+        if built.contains(script) {
+            continue;
+        }
+        let Some((image, copies)) = dockerfile_stage(fs, script) else {
+            continue;
+        };
+        let mut pools = ImagePools {
+            image,
+            files: Vec::new(),
+            replaces_dir: false,
+            mounted: Vec::new(),
+        };
+        place(fs, &mut pools, &copies, |src| locate(fs, script, src));
+        if !pools.files.is_empty() {
+            out.push(pools);
+        }
+    }
+    out
+}
+
+/// Whether a tree path is a directory with entries.
+fn is_dir(fs: &dyn Fs, path: &Path) -> bool {
+    fs.glob(&path.join("*")).is_ok_and(|l| !l.is_empty())
+}
+
+/// Adds to `pools` the tree files that `(source, target)` pairs put in `php-fpm.d/`: a file
+/// at its target name, a file or a directory's `*.conf` files into the directory.
+fn place(
+    fs: &dyn Fs,
+    pools: &mut ImagePools,
+    pairs: &[(String, String)],
+    find: impl Fn(&str) -> Option<PathBuf>,
+) -> Vec<PathBuf> {
+    let mut placed = Vec::new();
+    for (src, dst) in pairs {
+        let dst_dir = dst.trim_end_matches('/') == POOL_DIR;
+        let named = dst
+            .strip_prefix(POOL_DIR)
+            .and_then(|r| r.strip_prefix('/'))
+            .filter(|r| !r.is_empty() && !r.contains('/'));
+        if !dst_dir && named.is_none() {
+            continue;
+        }
+        if src.starts_with('/') || src.contains(['$', '*', '?']) || src.contains("://") {
+            continue;
+        }
+        let src = src.trim_end_matches('/');
+        let Some(found) = find(src) else { continue };
+        let mut add = |path: PathBuf, name: String| {
+            if name.ends_with(".conf") {
+                pools.files.retain(|(_, n)| *n != name);
+                placed.push(path.clone());
+                pools.files.push((path, name));
+            }
+        };
+        if named.is_none() && is_dir(fs, &found) {
+            // A directory copied into php-fpm.d/: its files, by their names.
+            for f in fs.glob(&found.join("*.conf")).unwrap_or_default() {
+                if let Some(n) = f.file_name() {
+                    let n = n.to_string_lossy().into_owned();
+                    add(f, n);
+                }
+            }
+            continue;
+        }
+        let name = match named {
+            Some(n) => n.to_string(),
+            None => match found.file_name() {
+                Some(n) => n.to_string_lossy().into_owned(),
+                None => continue,
+            },
+        };
+        add(found, name);
+    }
+    placed
+}
+
+/// A compose service, as far as the image's pools are concerned.
+#[derive(Default, Debug, PartialEq)]
+struct Service {
+    image: Option<String>,
+    /// The build context and the Dockerfile named in it.
+    build: Option<(String, Option<String>)>,
+    /// Short-syntax volumes `(source, target)`.
+    volumes: Vec<(String, String)>,
+}
+
+/// The services of a compose file, read by indentation (the shapes compose files use:
+/// `image:`, `build: dir` or `build:` with `context:`/`dockerfile:`, `volumes:` items
+/// `- ./src:/target[:mode]`).
+fn services(text: &str) -> Vec<Service> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let unquote = |v: &str| v.trim().trim_matches(['"', '\'']).to_string();
+    let mut out = Vec::new();
+    let mut in_services = false;
+    let mut svc_indent: Option<usize> = None;
+    let mut cur: Option<Service> = None;
+    let mut section = "";
+    let mut section_indent = 0;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let ind = indent(line);
+        if ind == 0 {
+            out.extend(cur.take());
+            in_services = t == "services:";
+            svc_indent = None;
+            continue;
+        }
+        if !in_services {
+            continue;
+        }
+        let si = *svc_indent.get_or_insert(ind);
+        if ind == si {
+            out.extend(cur.take());
+            cur = Some(Service::default());
+            section = "";
+            continue;
+        }
+        let Some(svc) = cur.as_mut() else { continue };
+        if ind <= section_indent {
+            section = "";
+        }
+        if let Some(item) = t.strip_prefix("- ") {
+            if section == "volumes" {
+                let item = unquote(item);
+                let mut parts = item.split(':');
+                if let (Some(src), Some(dst)) = (parts.next(), parts.next()) {
+                    svc.volumes.push((src.to_string(), dst.to_string()));
+                }
+            }
+            continue;
+        }
+        let Some((key, value)) = t.split_once(':') else {
+            continue;
+        };
+        let value = unquote(value.split(" #").next().unwrap_or(""));
+        match (section, key.trim()) {
+            ("build", "context") => {
+                if let Some(b) = svc.build.as_mut() {
+                    b.0 = value;
+                }
+            }
+            ("build", "dockerfile") => {
+                if let Some(b) = svc.build.as_mut() {
+                    b.1 = Some(value);
+                }
+            }
+            (_, "image") if ind == si + 2 || section.is_empty() => svc.image = Some(value),
+            (_, "build") => {
+                svc.build = Some((
+                    if value.is_empty() {
+                        ".".into()
+                    } else {
+                        value.clone()
+                    },
+                    None,
+                ));
+                if value.is_empty() {
+                    section = "build";
+                    section_indent = ind;
+                }
+            }
+            (_, "volumes") if value.is_empty() => {
+                section = "volumes";
+                section_indent = ind;
+            }
+            _ => {}
+        }
+    }
+    out.extend(cur);
+    out
+}
+
+/// The tree path of a `COPY` source: beside the Dockerfile, or in a directory above it.
+fn locate(fs: &dyn Fs, dockerfile: &Path, src: &str) -> Option<PathBuf> {
+    let src = src.trim_start_matches("./").trim_end_matches('/');
+    let mut dir = dockerfile.parent();
+    for _ in 0..4 {
+        let d = dir?;
+        let p = if d.as_os_str().is_empty() {
+            PathBuf::from(src)
+        } else {
+            d.join(src)
+        };
+        if fs.read(&p).is_ok() || is_dir(fs, &p) {
+            return Some(p);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn php_fpm_images() {
+        for i in [
+            "php:fpm",
+            "php:8.3-fpm-alpine",
+            "php:8.2-fpm-bookworm",
+            "php:7.4-fpm",
+            "docker.io/library/php:8.1-fpm",
+            "library/php:8.3-fpm@sha256:abc",
+        ] {
+            assert!(is_php_fpm_image(i), "{i}");
+        }
+        for i in [
+            "php:8.3-cli",
+            "php:8.3-apache",
+            "nginx:alpine",
+            "php",
+            "myphp:fpm",
+        ] {
+            assert!(!is_php_fpm_image(i), "{i}");
+        }
+    }
+
+    #[test]
+    fn a_stage_built_on_a_php_fpm_stage_keeps_its_files() {
+        let text = "FROM php:8.3-fpm AS base\nCOPY www.conf /usr/local/etc/php-fpm.d/www.conf\n\
+                    FROM base AS prod\nCOPY zz-app.conf /usr/local/etc/php-fpm.d/\n";
+        let (image, copies) = fpm_stage(text).unwrap();
+        assert_eq!(image, "php:8.3-fpm");
+        assert_eq!(copies.len(), 2, "{copies:?}");
+    }
+
+    #[test]
+    fn compose_services() {
+        let text = "version: '3'\nservices:\n  php:\n    image: php:8.2-fpm\n    volumes:\n      - ./docker/php/www.conf:/usr/local/etc/php-fpm.d/www.conf:ro\n      - app:/var/www\n  app:\n    build:\n      context: .\n      dockerfile: docker/Dockerfile\n  web:\n    build: ./nginx\n    image: nginx:alpine\nvolumes:\n  app:\n";
+        let s = services(text);
+        assert_eq!(s.len(), 3, "{s:?}");
+        assert_eq!(s[0].image.as_deref(), Some("php:8.2-fpm"));
+        assert_eq!(
+            s[0].volumes,
+            vec![
+                (
+                    "./docker/php/www.conf".to_string(),
+                    "/usr/local/etc/php-fpm.d/www.conf".to_string()
+                ),
+                ("app".to_string(), "/var/www".to_string())
+            ]
+        );
+        assert_eq!(
+            s[1].build,
+            Some((".".to_string(), Some("docker/Dockerfile".to_string())))
+        );
+        assert_eq!(s[2].build, Some(("./nginx".to_string(), None)));
+        assert_eq!(s[2].image.as_deref(), Some("nginx:alpine"));
+    }
+
+    #[test]
+    fn the_last_fpm_stage_counts() {
+        let text = "FROM composer:2 AS vendor\nCOPY composer.json /app/\n\
+                    FROM --platform=$BUILDPLATFORM php:8.3-fpm-alpine AS app\n\
+                    COPY --from=vendor /app/vendor /var/www/vendor\n\
+                    COPY --chown=www-data:www-data docker/www.conf \\\n  /usr/local/etc/php-fpm.d/www.conf\n\
+                    FROM nginx:alpine\nCOPY x.conf /etc/nginx/conf.d/\n";
+        let (image, copies) = fpm_stage(text).unwrap();
+        assert_eq!(image, "php:8.3-fpm-alpine");
+        assert_eq!(
+            copies,
+            vec![(
+                "docker/www.conf".to_string(),
+                "/usr/local/etc/php-fpm.d/www.conf".to_string()
+            )]
+        );
+    }
+}
