@@ -160,3 +160,25 @@ fn a_directory_mounted_over_php_fpm_d_hides_the_images_files() {
     let found = lint(dir);
     assert!(found.iter().all(|f| f.2 != "FPM100"), "{found:?}");
 }
+
+/// A pool file named `php-fpm.conf` in the repository and copied in as the image's
+/// `www.conf` is a pool of the image's master (not a master of its own, whose pool was
+/// judged alone): its loopback `listen` is replaced by `zz-docker.conf` all the same.
+#[test]
+fn a_file_named_like_a_master_copied_into_php_fpm_d_is_a_pool() {
+    let dir = "fixtures/templates/php-image-named-master";
+    let text = stack(dir);
+    assert!(
+        text.contains("copied by the Dockerfile to /usr/local/etc/php-fpm.d/www.conf"),
+        "{text}"
+    );
+    let found = lint(dir);
+    assert!(
+        found.iter().any(|f| f.0.ends_with("config/php-fpm.conf")
+            && f.1 == 5
+            && f.2 == "FPM100"
+            && f.3 == "warning"
+            && f.4.contains("never takes effect")),
+        "{found:?}"
+    );
+}

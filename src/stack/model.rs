@@ -396,6 +396,10 @@ impl Stack {
             skipped: Vec::new(),
         };
         let mut nginx = roles.nginx_entry_points();
+        // First the files a Dockerfile copies into a php-fpm image's php-fpm.d/: a
+        // `config/php-fpm.conf` copied there as `www.conf` is a pool of the image's master,
+        // whatever its name says (read as a master of its own, its pool was judged alone).
+        let (images, why_image) = roles.image_pools();
         let mut fpm = roles.fpm_masters();
         let mut why_extra = Vec::new();
         if nginx.is_empty() {
@@ -404,7 +408,6 @@ impl Stack {
             why_extra = why;
         }
         nginx.extend(roles.nginx_standalone());
-        let (images, why_image) = roles.image_pools();
         fpm.extend(images);
         why_extra.extend(why_image);
         fpm.extend(roles.lone_pools());
