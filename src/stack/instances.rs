@@ -353,7 +353,8 @@ fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
 }
 
 /// The section the first lines of file `file` are read in: `[global]` for a master, the
-/// includer's section at the `include` line for an included file, unknown for a pool file
+/// includer's section at the `include` line for the first file of an include, the section
+/// the file read before it by the same include ends in for the others, unknown for a pool file
 /// that no master reads.
 fn start_in(cfg: &FpmConfig, file: usize) -> Option<StartIn> {
     let mut f = file;
@@ -362,6 +363,22 @@ fn start_in(cfg: &FpmConfig, file: usize) -> Option<StartIn> {
             None => return cfg.has_master.then_some(StartIn::Global),
             Some(at) => at,
         };
+        // php-fpm's current section carries from one file of a glob include into the next
+        // (`php-fpm -tt`: a headerless `pm.max_children = 10` after a file ending in `[www]`
+        // is www's): the file read just before this one by the same `include` decides. It
+        // lies between the includer and this file (files are kept in read order).
+        if let Some(prev) = (includer + 1..f)
+            .rev()
+            .find(|&j| cfg.files[j].included_from == Some((includer, line)))
+        {
+            match last_section(cfg, prev) {
+                Some(end) => return Some(end),
+                None => {
+                    f = prev;
+                    continue;
+                }
+            }
+        }
         let inc = cfg.files.get(includer)?;
         let LineKind::Entry(e) = &inc.parsed.file.lines.get(line)?.kind else {
             return None;
@@ -381,6 +398,25 @@ fn start_in(cfg: &FpmConfig, file: usize) -> Option<StartIn> {
         }
     }
     None
+}
+
+/// The last section header of `file`, if it has one.
+fn last_section(cfg: &FpmConfig, file: usize) -> Option<StartIn> {
+    let f = cfg.files.get(file)?;
+    let src = &f.source.text;
+    f.parsed
+        .file
+        .lines
+        .iter()
+        .rev()
+        .find_map(|line| match &line.kind {
+            LineKind::Section(s) => Some(if s.is_global(src) {
+                StartIn::Global
+            } else {
+                StartIn::Pool
+            }),
+            _ => None,
+        })
 }
 
 /// Each entry of a file with where php-fpm reads it: `Some(true)` in a pool, `Some(false)` in
