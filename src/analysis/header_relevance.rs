@@ -82,14 +82,10 @@ const ASSET_EXTENSIONS: &[&str] = &[
 
 /// Whether the arguments of `block` (a location's pattern) hold a template placeholder.
 pub fn pattern_has_hole(block: Directive<'_>) -> bool {
-    let holes = &block.file().holes;
-    !holes.is_empty()
-        && block.args().any(|a| {
-            let s = a.raw();
-            holes
-                .iter()
-                .any(|h| h.span.start < s.end && s.start < h.span.end)
-        })
+    let file = block.file();
+    block
+        .args()
+        .any(|a| crate::syntax::template::touches(&file.holes, &file.text, a.raw()))
 }
 
 /// What `block` (a `server`, `location` or `if`) answers with.

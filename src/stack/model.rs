@@ -96,9 +96,18 @@ pub struct Stack {
 /// The largest deployment script read to see which files it supplies.
 const MAX_SCRIPT_SIZE: usize = 1 << 20;
 
-/// Includes of files the tree lacks but a deployment script of the tree names (a
-/// Dockerfile that downloads `globalblacklist.conf`, an entrypoint that writes
-/// `resolver.conf`): supplied at deployment, not missing ([`nginx::LoadProblemKind::Supplied`]).
+/// Includes of files the tree lacks that the deployment supplies
+/// ([`nginx::LoadProblemKind::Supplied`]), not missing:
+/// - certbot's own files (`/etc/letsencrypt/options-ssl-nginx.conf`, written by its nginx
+///   plugin beside the account keys and certificates, a directory no repository commits);
+/// - a file a deployment script of the tree names (a Dockerfile that downloads
+///   `globalblacklist.conf`, an entrypoint that writes `resolver.conf`, a task that renders
+///   `listen-443.conf.j2`);
+/// - an include written in an Ansible role's template or file (`roles/<role>/templates/…`):
+///   the role's tasks copy it to its place on the server, where a relative include reads
+///   from nginx's prefix, beside snippets other tasks or roles install; what is missing
+///   beside the template in the repository says nothing about the server.
+///
 /// The scripts are read only when some include is missing.
 fn supplied_at_deployment(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxInstance]) {
     let missing = nginx
@@ -106,16 +115,6 @@ fn supplied_at_deployment(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxIn
         .flat_map(|i| &i.config.problems)
         .any(|p| matches!(p.kind, nginx::LoadProblemKind::IncludeNotFound { .. }));
     if !missing {
-        return;
-    }
-    certbot_files(nginx);
-    named_by_scripts(fs, scripts, nginx);
-    ansible_role_files(nginx);
-}
-
-/// Includes a deployment script of the tree names: supplied by it.
-fn named_by_scripts(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxInstance]) {
-    if scripts.is_empty() {
         return;
     }
     let texts: Vec<(&PathBuf, Vec<u8>)> = scripts
@@ -127,77 +126,46 @@ fn named_by_scripts(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxInstance
         })
         .collect();
     for inst in nginx.iter_mut() {
+        let files = &inst.config.files;
         for p in &mut inst.config.problems {
             let nginx::LoadProblemKind::IncludeNotFound { path, .. } = &p.kind else {
                 continue;
             };
-            let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-                continue;
-            };
-            let by = texts
-                .iter()
-                .find(|(_, t)| names_file(t, name.as_bytes()))
-                .map(|(s, _)| (*s).clone());
-            if let Some(by) = by {
+            let includer = files
+                .get(p.file.0 as usize)
+                .map(|f| f.source.path.as_path());
+            if let Some(by) = supplier(path, includer, &texts) {
                 p.kind = nginx::LoadProblemKind::Supplied {
                     path: path.clone(),
-                    by: format!("{} names it", crate::escape::path(&by)),
+                    by,
                 };
             }
         }
     }
 }
 
-/// Includes of certbot's own files (`/etc/letsencrypt/options-ssl-nginx.conf`, written by
-/// its nginx plugin beside the account keys and certificates, a directory no repository
-/// commits): supplied at deployment, not missing.
-fn certbot_files(nginx: &mut [NginxInstance]) {
-    for inst in nginx.iter_mut() {
-        for p in &mut inst.config.problems {
-            let nginx::LoadProblemKind::IncludeNotFound { path, .. } = &p.kind else {
-                continue;
-            };
-            let under_letsencrypt = path
-                .ancestors()
-                .any(|a| a.ends_with("etc/letsencrypt") && a != path.as_path());
-            if under_letsencrypt {
-                p.kind = nginx::LoadProblemKind::Supplied {
-                    path: path.clone(),
-                    by: "certbot writes it".into(),
-                };
-            }
-        }
+/// Who supplies the missing `path` that `includer` includes, in words (see
+/// [`supplied_at_deployment`]).
+fn supplier(
+    path: &Path,
+    includer: Option<&Path>,
+    scripts: &[(&PathBuf, Vec<u8>)],
+) -> Option<String> {
+    if path
+        .ancestors()
+        .any(|a| a.ends_with("etc/letsencrypt") && a != path)
+    {
+        return Some("certbot writes it".into());
     }
-}
-
-/// Includes written in an Ansible role's template or file (`roles/<role>/templates/…`):
-/// the role's tasks copy it to its place on the server (`/etc/nginx/nginx.d/site.conf`),
-/// where a relative include reads from nginx's prefix, beside snippets other tasks or roles
-/// install. What is missing beside the template in the repository says nothing about the
-/// server: supplied at deployment, not missing.
-fn ansible_role_files(nginx: &mut [NginxInstance]) {
-    for inst in nginx.iter_mut() {
-        let files: Vec<PathBuf> = inst
-            .config
-            .files
-            .iter()
-            .map(|f| f.source.path.clone())
-            .collect();
-        for p in &mut inst.config.problems {
-            let nginx::LoadProblemKind::IncludeNotFound { path, .. } = &p.kind else {
-                continue;
-            };
-            let includer = files.get(p.file.0 as usize);
-            if includer.is_some_and(|f| in_ansible_role(f)) {
-                p.kind = nginx::LoadProblemKind::Supplied {
-                    path: path.clone(),
-                    by: "an Ansible role's tasks install the including template and its \
-                         snippets"
-                        .into(),
-                };
-            }
-        }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    if let Some((script, _)) =
+        name.and_then(|name| scripts.iter().find(|(_, t)| names_file(t, name.as_bytes())))
+    {
+        return Some(format!("{} names it", crate::escape::path(script)));
     }
+    includer
+        .filter(|f| in_ansible_role(f))
+        .map(|_| "an Ansible role's tasks install the including template and its snippets".into())
 }
 
 /// Whether `path` lies in `roles/<role>/templates/` or `roles/<role>/files/`.
@@ -245,55 +213,36 @@ const STALE_DIRS: &[&str] = &[
 /// The file names the loaded nginx files name in an `include` they have commented out
 /// (`#include /etc/nginx/wp-multisite-subdir;`): alternatives switched off on purpose.
 fn commented_includes(mains: &[&NginxInstance]) -> HashSet<Vec<u8>> {
-    let mut out = HashSet::new();
-    for m in mains {
-        for f in &m.config.files {
-            let text = &f.source.text;
-            if memchr::memmem::find(text, b"include").is_none() {
-                continue;
-            }
-            for line in text.split(|&b| b == b'\n') {
-                let t = line.trim_ascii_start();
-                let Some(rest) = t.strip_prefix(b"#") else {
-                    continue;
-                };
-                let rest = rest.trim_ascii_start().trim_start_matches_hash();
-                let Some(arg) = rest.strip_prefix(b"include") else {
-                    continue;
-                };
-                if !arg.first().is_some_and(|b| b.is_ascii_whitespace()) {
-                    continue;
-                }
-                let path = arg.trim_ascii().split(|&b| b == b';').next().unwrap_or(b"");
-                let name = path.rsplit(|&b| b == b'/').next().unwrap_or(b"");
-                let name = name.trim_ascii().trim_matches_quotes();
-                if !name.is_empty() {
-                    out.insert(name.to_vec());
-                }
-            }
-        }
-    }
-    out
+    mains
+        .iter()
+        .flat_map(|m| &m.config.files)
+        .map(|f| &f.source.text)
+        .filter(|text| memchr::memmem::find(text, b"include").is_some())
+        .flat_map(|text| text.split(|&b| b == b'\n'))
+        .filter_map(commented_include_name)
+        .collect()
 }
 
-/// Small byte-slice trims the comment scan needs.
-trait Trims {
-    fn trim_start_matches_hash(&self) -> &[u8];
-    fn trim_matches_quotes(&self) -> &[u8];
-}
-
-impl Trims for [u8] {
-    fn trim_start_matches_hash(&self) -> &[u8] {
-        let n = self.iter().take_while(|&&b| b == b'#').count();
-        self[n..].trim_ascii_start()
+/// `# include /etc/nginx/wp-multisite-subdir;` → `wp-multisite-subdir`.
+fn commented_include_name(line: &[u8]) -> Option<Vec<u8>> {
+    let rest = line.trim_ascii_start().strip_prefix(b"#")?;
+    let hashes = rest
+        .iter()
+        .take_while(|&&b| b == b'#' || b.is_ascii_whitespace());
+    let rest = &rest[hashes.count()..];
+    let arg = rest.strip_prefix(b"include")?;
+    if !arg.first()?.is_ascii_whitespace() {
+        return None;
     }
-
-    fn trim_matches_quotes(&self) -> &[u8] {
-        let q = |b: &u8| *b == b'"' || *b == b'\'';
-        let start = self.iter().take_while(|b| q(b)).count();
-        let end = self.len() - self[start..].iter().rev().take_while(|b| q(b)).count();
-        &self[start..end]
-    }
+    let path = arg.split(|&b| b == b';').next()?;
+    let name: Vec<u8> = path
+        .rsplit(|&b| b == b'/')
+        .next()?
+        .iter()
+        .copied()
+        .filter(|&b| !matches!(b, b'"' | b'\'') && !b.is_ascii_whitespace())
+        .collect();
+    (!name.is_empty()).then_some(name)
 }
 
 /// Why nothing the server starts from reads a file (see [`Stack::unloaded_files`]).

@@ -58,9 +58,6 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
     let Some(listen) = pool.get("listen").filter(|v| v.known) else {
         return;
     };
-    if let Some(image) = listen.at.cfg.image.as_deref() {
-        return check_image_pool(cx, pool, image, &listen);
-    }
     let Some(Listen::Tcp { host, port }) = Listen::parse(&listen.text) else {
         return;
     };
@@ -74,6 +71,9 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
         .is_some_and(|v: &Val<'_>| !v.known || !v.text.trim().is_empty())
     {
         return;
+    }
+    if let Some(image) = listen.at.cfg.image.as_deref() {
+        return check_image_pool(cx, pool, image, &listen, port);
     }
     let message = format!(
         "[pool {}] listen = {} accepts FastCGI on {} from any client (no \
@@ -113,21 +113,14 @@ const CONTAINER_HELP: &str = "FastCGI has no authentication: whoever reaches the
 /// A pool of a docker-library php-fpm image: the image's `zz-docker.conf` sets
 /// `listen = 9000` for `[www]`, read after the repository's `www.conf`. A warning about the
 /// container's network, not an error with an address: lemplint cannot see the network.
-fn check_image_pool(cx: &mut Context<'_>, pool: &PoolView<'_>, image: &str, listen: &Val<'_>) {
+fn check_image_pool(
+    cx: &mut Context<'_>,
+    pool: &PoolView<'_>,
+    image: &str,
+    listen: &Val<'_>,
+    port: u16,
+) {
     use crate::diagnostic::Severity;
-    let Some(Listen::Tcp { host, port }) = Listen::parse(&listen.text) else {
-        return;
-    };
-    if host.as_deref().is_some_and(is_loopback) {
-        return;
-    }
-    let allowed = pool.get("listen.allowed_clients");
-    if allowed
-        .as_ref()
-        .is_some_and(|v: &Val<'_>| !v.known || !v.text.trim().is_empty())
-    {
-        return;
-    }
     let tree = |v: &Val<'_>| !v.at.file().synthetic;
     if tree(listen) {
         return report_open(cx, pool, image, listen, port);
