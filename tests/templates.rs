@@ -327,3 +327,44 @@ fn fmt_leaves_templates_as_written() {
         );
     }
 }
+
+/// A file the main configuration names in an include it has commented out, or a copy kept
+/// in `old/`, was left out on purpose: its findings are info and marked not loaded. A file
+/// nothing includes and nothing explains keeps its severity (still marked).
+#[test]
+fn switched_off_and_stale_files_are_told_at_info() {
+    let out = run_lemplint(
+        root(),
+        &[
+            "lint",
+            "fixtures/templates/switched-off",
+            "--format",
+            "concise",
+            "--cpus",
+            "2",
+            "--memory",
+            "2GiB",
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.contains(name) && l.contains("[NGX104]"))
+            .unwrap_or_else(|| panic!("no NGX104 in {name}: {text}"))
+            .to_string()
+    };
+    for name in ["conf.d/site-multi.conf", "old/site.conf"] {
+        let l = line(name);
+        assert!(
+            l.contains("info[NGX104]") && l.ends_with("[not loaded]"),
+            "{l}"
+        );
+    }
+    let l = line("conf.d/extra.conf");
+    assert!(
+        l.contains("warning[NGX104]") && l.ends_with("[not loaded]"),
+        "{l}"
+    );
+    assert!(!text.contains("conf.d/site.conf:"), "{text}");
+}
