@@ -4,9 +4,13 @@
 //! into `/usr/local/etc/php-fpm.d/` runs it inside the image's own configuration, which the
 //! repository does not hold: `/usr/local/etc/php-fpm.conf` (`[global]`,
 //! `include=etc/php-fpm.d/*.conf`) reads, in name order, the image's `docker.conf`,
-//! `www.conf` (the stock `[www]` pool) and `zz-docker.conf` (`listen = 9000`) with the
-//! repository's files among them. php-fpm merges sections of the same name in read order,
-//! so `zz-docker.conf` replaces the `listen` of a `www.conf` the repository copies. The
+//! `www.conf` (the stock `[www]` pool, its `listen` commented out) and `zz-docker.conf`
+//! (`daemonize = no`) with the repository's files among them. php-fpm merges sections of
+//! the same name in read order. Since docker-library/php f26909cd (January 2026, php
+//! 8.3.30 and the other series' releases of that week) the image's `listen = 9000` is in
+//! `docker.conf`, read *before* the repository's `www.conf`, so a repository's own
+//! `listen` takes effect; before, `zz-docker.conf` set it and replaced the repository's. The
+//! files modelled are today's (the corpus's `docker-library-php` copy holds them). The
 //! image's files are synthetic (`SourceFile::synthetic`): nothing is reported in them.
 //! The image has no php.ini (only `php.ini-development` and `php.ini-production`).
 
@@ -19,19 +23,20 @@ pub const POOL_DIR: &str = "/usr/local/etc/php-fpm.d";
 /// The image's master, as its Dockerfile template leaves it (the parts that matter).
 pub const MASTER: &str = "[global]\n; pid = run/php-fpm.pid\n; error_log = log/php-fpm.log\ninclude=etc/php-fpm.d/*.conf\n";
 
-/// The image's own files in `php-fpm.d/` (docker-library/php, `Dockerfile-linux.template`).
+/// The image's own files in `php-fpm.d/` (docker-library/php, `Dockerfile-linux.template`,
+/// as built since January 2026).
 pub const STOCK: [(&str, &str); 3] = [
     (
         "docker.conf",
-        "[global]\nerror_log = /proc/self/fd/2\n\n; https://github.com/docker-library/php/pull/725#issuecomment-443540114\nlog_limit = 8192\n\n[www]\n; php-fpm closes STDOUT on startup, so sending logs to /proc/self/fd/1 does not work.\n; https://bugs.php.net/bug.php?id=73886\naccess.log = /proc/self/fd/2\n\nclear_env = no\n\n; Ensure worker stdout and stderr are sent to the main error log.\ncatch_workers_output = yes\ndecorate_workers_output = no\n",
+        "[global]\nerror_log = /proc/self/fd/2\n\n; https://github.com/docker-library/php/pull/725#issuecomment-443540114\nlog_limit = 8192\n\n[www]\n; php-fpm closes STDOUT on startup, so sending logs to /proc/self/fd/1 does not work.\n; https://bugs.php.net/bug.php?id=73886\naccess.log = /proc/self/fd/2\n\nclear_env = no\n\n; Ensure worker stdout and stderr are sent to the main error log.\ncatch_workers_output = yes\ndecorate_workers_output = no\n\n; default listen address for easy override in later php-fpm.d/*.conf files\nlisten = 9000\n",
     ),
     (
         "www.conf",
-        "[www]\nuser = www-data\ngroup = www-data\nlisten = 127.0.0.1:9000\npm = dynamic\npm.max_children = 5\npm.start_servers = 2\npm.min_spare_servers = 1\npm.max_spare_servers = 3\n",
+        "[www]\nuser = www-data\ngroup = www-data\n;listen = 127.0.0.1:9000\npm = dynamic\npm.max_children = 5\npm.start_servers = 2\npm.min_spare_servers = 1\npm.max_spare_servers = 3\n",
     ),
     (
         "zz-docker.conf",
-        "[global]\ndaemonize = no\n\n[www]\nlisten = 9000\n",
+        "[global]\ndaemonize = no\n\n; the [www] ini section below is for backwards compatibility and will be removed in 8.6+\n[www]\n",
     ),
 ];
 

@@ -107,12 +107,13 @@ const CONTAINER_HELP: &str = "FastCGI has no authentication: whoever reaches the
     the script to run (`SCRIPT_FILENAME`) and can set `PHP_VALUE auto_prepend_file=php://input` \
     to run the request body as code. In a container, keep the port on a private network that \
     only nginx joins and never publish 9000 (no `ports:`/`-p` for it), or listen on a unix \
-    socket in a volume shared with nginx (then the pool's file must be read after the \
-    image's zz-docker.conf, e.g. named zz-www.conf).";
+    socket in a volume shared with nginx (set in a file read after the image's docker.conf, \
+    such as www.conf, which holds the image's `listen = 9000`).";
 
-/// A pool of a docker-library php-fpm image: the image's `zz-docker.conf` sets
-/// `listen = 9000` for `[www]`, read after the repository's `www.conf`. A warning about the
-/// container's network, not an error with an address: lemplint cannot see the network.
+/// A pool of a docker-library php-fpm image: the image's `docker.conf` sets `listen = 9000`
+/// for `[www]` (in `zz-docker.conf` before January 2026), replacing the `listen` of a
+/// repository file read before it. A warning about the container's network, not an error
+/// with an address: lemplint cannot see the network.
 fn check_image_pool(
     cx: &mut Context<'_>,
     pool: &PoolView<'_>,
