@@ -131,6 +131,10 @@ pub struct SourceFile {
     /// A file lemplint wrote for context, not in the tree (a platform's stock nginx.conf,
     /// see `stack::platform`): nothing is reported in it and nothing edits it.
     pub synthetic: bool,
+    /// For a file rendered from its template with known values (see
+    /// [`crate::syntax::render`]): the template as read, and each placeholder that got a
+    /// value. Findings are shown in the template and fixes edit it.
+    pub rendered: Option<std::sync::Arc<crate::syntax::render::Rendering>>,
     /// Built on the first line or column asked for: most files of a large configuration
     /// have no finding and never need one.
     index: std::sync::OnceLock<LineIndex>,
@@ -240,6 +244,7 @@ impl SourceFile {
             holes: Vec::new(),
             unsure: Vec::new(),
             synthetic: false,
+            rendered: None,
             index: std::sync::OnceLock::new(),
         }
     }

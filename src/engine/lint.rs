@@ -153,6 +153,7 @@ pub fn collect_cancellable(
     let after = std::time::Instant::now();
     let mut diagnostics = super::suppress::apply(diagnostics, &ws, &ran);
     super::holes::apply(&mut diagnostics);
+    super::rendered::apply(&mut diagnostics);
     crate::timings::report(format_args!("suppressions"), after);
     let after = std::time::Instant::now();
     diagnostics.retain(|d| {
@@ -202,6 +203,7 @@ pub fn stack_input_errors(ws: &Workspace, stack: &Stack) -> Vec<Diagnostic> {
     };
     let mut out = rules::run(stack, &selection, &ws.options).diagnostics;
     super::holes::apply(&mut out);
+    super::rendered::apply(&mut out);
     out.retain(|d| ws.file_in_focus(&d.file));
     sort_by_place(&mut out);
     out

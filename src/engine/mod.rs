@@ -10,6 +10,7 @@
 pub mod fix_loop;
 pub mod holes;
 pub mod lint;
+pub mod rendered;
 pub mod summary;
 pub mod suppress;
 pub mod workspace;

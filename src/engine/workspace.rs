@@ -44,6 +44,12 @@ pub struct StackArgs {
     /// Also read files in DIR, outside the linted tree (a shared include directory)
     #[arg(long, value_name = "DIR")]
     pub allow_outside: Vec<PathBuf>,
+    /// Value of a template placeholder (`nginx_port=8080`, `@PHP_MAX_CHILDREN=20`); repeatable
+    #[arg(long = "var", value_name = "NAME=VALUE")]
+    pub vars: Vec<String>,
+    /// Values of template placeholders from a file (TOML, YAML, or NAME=value lines); repeatable
+    #[arg(long = "vars", value_name = "FILE")]
+    pub var_files: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -201,6 +207,11 @@ impl Workspace {
                 .root
                 .clone()
                 .or_else(|| config.config.paths.root.clone()),
+        };
+        // Templates are rendered with the values known for them (see `stack::values`).
+        let fs = &crate::stack::fs::WithValues {
+            inner: fs,
+            values: crate::stack::values::Values::from_args(&args.vars, &args.var_files)?,
         };
         let mut stacks = Vec::new();
         for files in stack_files.iter().filter(|s| !s.is_empty()) {

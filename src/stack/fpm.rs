@@ -232,8 +232,12 @@ fn placeholder_glob(source: &crate::source::SourceFile, value: Span) -> Option<P
 
 /// A php-fpm file's syntax, its placeholders read as holes (see
 /// [`crate::syntax::template`]).
-fn parse_fpm(mut source: crate::source::SourceFile) -> (crate::source::SourceFile, fpm::Parsed) {
-    let masked = template::prepare(&mut source, template::Lang::Fpm);
+/// Known placeholders are rendered first when `fs` has values (see [`super::values`]).
+fn parse_fpm(
+    fs: &dyn Fs,
+    mut source: crate::source::SourceFile,
+) -> (crate::source::SourceFile, fpm::Parsed) {
+    let masked = super::values::prepare(fs, &mut source, template::Lang::Fpm);
     let parsed = fpm::parse(masked.as_deref().unwrap_or(&source.text));
     (source, parsed)
 }
@@ -265,7 +269,7 @@ pub fn load(
     };
     let mut seen: HashMap<FileKey, usize> = HashMap::new();
     seen.insert(fs.identity(path), 0);
-    let (source, parsed) = parse_fpm(source);
+    let (source, parsed) = parse_fpm(fs, source);
     cfg.files.push(FpmFile {
         source: Shared::new(source),
         parsed,
@@ -294,10 +298,10 @@ pub fn load_image(fs: &dyn Fs, image: &super::php_image::ImagePools) -> FpmConfi
         has_master: true,
         image: Some(image.image.clone()),
     };
-    let (master, parsed) = parse_fpm(synthetic(
-        PathBuf::from("/usr/local/etc/php-fpm.conf"),
-        MASTER,
-    ));
+    let (master, parsed) = parse_fpm(
+        fs,
+        synthetic(PathBuf::from("/usr/local/etc/php-fpm.conf"), MASTER),
+    );
     let include = parsed
         .file
         .includes(&master.text)
@@ -334,7 +338,7 @@ pub fn load_image(fs: &dyn Fs, image: &super::php_image::ImagePools) -> FpmConfi
     // php-fpm's glob(3) reads them sorted by name, byte by byte.
     members.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     for (_, source) in members {
-        let (source, parsed) = parse_fpm(source);
+        let (source, parsed) = parse_fpm(fs, source);
         cfg.files.push(FpmFile {
             source: Shared::new(source),
             parsed,
@@ -456,7 +460,7 @@ fn visit(
                 Ok(source) => {
                     let idx = cfg.files.len();
                     seen.insert(id, idx);
-                    let (source, parsed) = parse_fpm(source);
+                    let (source, parsed) = parse_fpm(fs, source);
                     cfg.files.push(FpmFile {
                         source: Shared::new(source),
                         parsed,

@@ -16,11 +16,75 @@ const FLATTENED_LINK_MAX: u64 = 512;
 
 /// An nginx file's shared source and its syntax tree, parsed now.
 /// Placeholders a deployment fills in are read as holes (see [`crate::syntax::template`]).
-pub fn parse_nginx(mut source: SourceFile) -> (Shared, Arc<Parsed>) {
+pub fn parse_nginx(source: SourceFile) -> (Shared, Arc<Parsed>) {
+    parse_nginx_with(None, source)
+}
+
+/// [`parse_nginx`], with the known placeholders rendered first when `fs` has values (see
+/// [`super::values`]).
+pub fn parse_nginx_with(fs: Option<&dyn Fs>, mut source: SourceFile) -> (Shared, Arc<Parsed>) {
     use crate::syntax::template;
-    let masked = template::prepare(&mut source, template::Lang::Nginx);
+    let masked = match fs {
+        Some(fs) => super::values::prepare(fs, &mut source, template::Lang::Nginx),
+        None => template::prepare(&mut source, template::Lang::Nginx),
+    };
     let parsed = crate::syntax::nginx::parse(masked.as_deref().unwrap_or(&source.text));
     (Shared::new(source), Arc::new(parsed))
+}
+
+/// A file system whose reads render templates with `values` (see [`super::values`]).
+pub struct WithValues<'a> {
+    pub inner: &'a dyn Fs,
+    pub values: super::values::Values,
+}
+
+impl Fs for WithValues<'_> {
+    fn load(&self, path: &Path) -> (FileKey, io::Result<Loaded>) {
+        self.inner.load(path)
+    }
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.inner.read(path)
+    }
+    fn read_keyed(&self, path: &Path) -> (FileKey, io::Result<Vec<u8>>) {
+        self.inner.read_keyed(path)
+    }
+    fn head(&self, path: &Path, limit: usize) -> io::Result<Vec<u8>> {
+        self.inner.head(path, limit)
+    }
+    fn source(&self, path: &Path) -> (FileKey, io::Result<SourceFile>) {
+        self.inner.source(path)
+    }
+    fn nginx_tree(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
+        // The editor's file system keeps trees of unchanged files; rendering is a whole
+        // run's, so a file with placeholders is parsed here.
+        if crate::syntax::template::find(&source.text, crate::syntax::template::Lang::Nginx)
+            .is_empty()
+        {
+            return self.inner.nginx_tree(source);
+        }
+        parse_nginx_with(Some(self), source)
+    }
+    fn values(&self) -> Option<&super::values::Values> {
+        Some(&self.values)
+    }
+    fn glob(&self, pattern: &Path) -> io::Result<Vec<PathBuf>> {
+        self.inner.glob(pattern)
+    }
+    fn created(&self) -> Vec<PathBuf> {
+        self.inner.created()
+    }
+    fn identity(&self, path: &Path) -> FileKey {
+        self.inner.identity(path)
+    }
+    fn exists(&self, path: &Path) -> bool {
+        self.inner.exists(path)
+    }
+    fn check_dir(&self, path: &Path) -> io::Result<()> {
+        self.inner.check_dir(path)
+    }
+    fn contains(&self, path: &Path) -> bool {
+        self.inner.contains(path)
+    }
 }
 
 pub trait Fs: Sync {
@@ -65,6 +129,12 @@ pub trait Fs: Sync {
     /// keystroke parses one file, not the stack; everywhere else it parses.
     fn nginx_tree(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
         parse_nginx(source)
+    }
+
+    /// The values templates are rendered with (see [`super::values`]): none but where a
+    /// run wraps its file system in [`WithValues`].
+    fn values(&self) -> Option<&super::values::Values> {
+        None
     }
 
     /// Expands a glob the way nginx does (`glob(3)` with no flags, see [`super::glob`]):

@@ -21,3 +21,4 @@ pub mod platform;
 pub mod sizing;
 pub mod sysctl;
 pub mod systemd;
+pub mod values;

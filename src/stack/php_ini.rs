@@ -244,7 +244,7 @@ pub fn load(
             }
         };
         use crate::syntax::template;
-        let masked = template::prepare(&mut source, template::Lang::PhpIni);
+        let masked = super::values::prepare(fs, &mut source, template::Lang::PhpIni);
         let parsed = phpini::parse(masked.as_deref().unwrap_or(&source.text));
         let file = IniFile {
             source: Shared::new(source),

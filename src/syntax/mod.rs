@@ -6,6 +6,7 @@ pub mod fpm;
 pub mod lines;
 pub mod nginx;
 pub mod phpini;
+pub mod render;
 pub mod sysctl;
 pub mod template;
 

@@ -94,6 +94,23 @@ fn keep_holes(plan: &mut Plan) {
             let at = r.file.line_start(r.line);
             template::touches(&r.file.holes, &r.file.text, crate::source::Span::empty(at))
         });
+        let rendered_value = r.edits.iter().find_map(|e| {
+            let rendering = e.file.rendered.as_ref()?;
+            rendering.subs_in(e.range).next().cloned()
+        });
+        if let Some(sub) = rendered_value {
+            notes.push(format!(
+                "{}:{}: {} comes from `{}` = {} ({}); not tuned in the template (recommended: {})",
+                crate::escape::path(&r.file.path),
+                r.line,
+                r.setting,
+                sub.placeholder,
+                sub.value,
+                crate::escape::text(&sub.origin),
+                r.recommended
+            ));
+            return false;
+        }
         if on_hole {
             notes.push(format!(
                 "{}:{}: {} is a placeholder the deployment fills in; not tuned (recommended: {})",
@@ -105,6 +122,18 @@ fn keep_holes(plan: &mut Plan) {
         }
         !on_hole
     });
+    // The other edits in rendered files go to their templates.
+    for r in plan.recommendations.iter_mut() {
+        if let Some(t) = r.file.rendered.as_ref().map(|x| x.template.clone()) {
+            r.file = t;
+        }
+        for e in r.edits.iter_mut() {
+            if let Some((file, range)) = crate::engine::rendered::to_template(&e.file, e.range) {
+                e.file = file;
+                e.range = range;
+            }
+        }
+    }
     plan.notes.extend(notes);
 }
 
