@@ -113,6 +113,7 @@ pub fn collect_cancellable(
     let mut skipped: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
     for stack in &ws.stacks {
         summary.files += stack.file_count();
+        summary.note_rendered(stack);
         let ran = std::time::Instant::now();
         let result = rules::run_cancellable(stack, &selection, &ws.options, cancelled);
         if cancelled() {

@@ -19,9 +19,39 @@ pub struct Summary {
     pub host: Vec<String>,
     /// Rules skipped because they need host facts and none were given.
     pub skipped_for_host: Vec<String>,
+    /// Templates rendered with known values, one "file: N values from …" line each (see
+    /// [`crate::syntax::render`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rendered: Vec<String>,
 }
 
 impl Summary {
+    /// Notes each rendered file of `stack`: how many placeholders got a value, and from where.
+    pub fn note_rendered(&mut self, stack: &crate::stack::model::Stack) {
+        for (source, _, _) in stack.sources() {
+            let Some(r) = source.rendered.as_ref() else {
+                continue;
+            };
+            let mut origins: Vec<String> = Vec::new();
+            for s in &r.subs {
+                let o = crate::escape::text(&s.origin).into_owned();
+                if !origins.contains(&o) {
+                    origins.push(o);
+                }
+            }
+            let line = format!(
+                "{}: {} value{} from {}",
+                crate::escape::path(&source.path),
+                r.subs.len(),
+                if r.subs.len() == 1 { "" } else { "s" },
+                origins.join(", ")
+            );
+            if !self.rendered.contains(&line) {
+                self.rendered.push(line);
+            }
+        }
+    }
+
     /// Counts anew after findings were left out.
     pub fn recount(&mut self, diagnostics: &[Diagnostic]) {
         (self.errors, self.warnings, self.infos) = (0, 0, 0);

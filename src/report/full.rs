@@ -207,6 +207,9 @@ pub fn summary_text(s: &super::Summary) -> String {
     if !s.host.is_empty() {
         text.push_str(&format!("Host: {}.\n", s.host.join(", ")));
     }
+    for r in &s.rendered {
+        text.push_str(&format!("Rendered {r}.\n"));
+    }
     if !s.skipped_for_host.is_empty() {
         text.push_str(&format!(
             "Skipped {} rule{} that need{} host facts ({}): pass --cpus N --memory SIZE, set [host] in lemplint.toml, or use --host local on the server itself.\n",

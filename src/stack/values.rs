@@ -117,6 +117,11 @@ impl Values {
         if let Some(v) = names.iter().find_map(|n| find(&self.given, n)) {
             return Some(v);
         }
+        // Standard input (`engine::STDIN`) has no place in the tree: only the command line's
+        // values apply.
+        if path == Path::new("<stdin>") {
+            return None;
+        }
         let dir = path.parent()?;
         let layers = self.layers_for(fs, dir);
         match e.engine {
