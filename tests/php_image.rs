@@ -180,3 +180,58 @@ fn a_file_named_like_a_master_copied_into_php_fpm_d_is_a_pool() {
     let found = lint(dir);
     assert!(found.iter().all(|f| f.2 != "FPM100"), "{found:?}");
 }
+
+/// The image's `listen = 9000` is the two-container design; a compose `ports:` entry that
+/// publishes 9000 on every address of the host opens FastCGI to the world: an error, at the
+/// pool's header in the repository's file, naming the compose file and the entry. Bound to
+/// the host's loopback it is not.
+#[test]
+fn a_published_fastcgi_port_is_an_error_and_a_loopback_one_is_not() {
+    let found = lint("fixtures/templates/php-image-published");
+    let f = found
+        .iter()
+        .find(|f| f.2 == "FPM100")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert_eq!((f.1, f.3.as_str()), (2, "error"), "{f:?}");
+    assert!(f.0.ends_with("docker/php/www.conf"), "{f:?}");
+    assert!(
+        f.4.contains("docker-compose.yml publishes it on the host (`ports: - \"9000:9000\"`)"),
+        "{f:?}"
+    );
+    let found = lint("fixtures/templates/php-image-published-loopback");
+    assert!(found.iter().all(|f| f.2 != "FPM100"), "{found:?}");
+}
+
+/// A pool on a bare port that nginx reaches by another container's name (`app:9000`), or
+/// whose file is an image's own `docker.conf`, runs in a container: FPM100 is a warning about
+/// the container's network, with no address to hard-code.
+#[test]
+fn a_pool_in_another_container_gets_a_warning_about_its_network() {
+    let found = lint("fixtures/templates/container-pool");
+    let f = found
+        .iter()
+        .find(|f| f.2 == "FPM100")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert_eq!(f.3, "warning", "{f:?}");
+    assert!(f.4.contains("nginx reaches it as app:9000"), "{f:?}");
+    // The same pool on a host (nginx on 127.0.0.1) stays an error.
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("php-fpm.conf");
+    let text =
+        std::fs::read_to_string(root().join("fixtures/templates/container-pool/php/php-fpm.conf"))
+            .unwrap();
+    std::fs::write(&conf, text).unwrap();
+    let out = run_lemplint(
+        root(),
+        &[
+            "lint",
+            conf.to_str().unwrap(),
+            "--format",
+            "concise",
+            "--isolated",
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("error[FPM100]"), "{text}");
+}

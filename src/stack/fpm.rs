@@ -112,6 +112,10 @@ pub struct FpmConfig {
     /// The docker-library php-fpm image whose stock master reads these pool files (see
     /// [`super::php_image`]): the master and the image's own pool files are synthetic.
     pub image: Option<String>,
+    /// For an image's configuration: the ports its compose service publishes on the host, as
+    /// written, and the compose file (see [`super::php_image::published_on_host`]).
+    pub published: Vec<String>,
+    pub compose: Option<PathBuf>,
 }
 
 impl FpmConfig {
@@ -266,6 +270,8 @@ pub fn load(
         problems: Vec::new(),
         has_master: master,
         image: None,
+        published: Vec::new(),
+        compose: None,
     };
     let mut seen: HashMap<FileKey, usize> = HashMap::new();
     seen.insert(fs.identity(path), 0);
@@ -297,6 +303,8 @@ pub fn load_image(fs: &dyn Fs, image: &super::php_image::ImagePools) -> FpmConfi
         problems: Vec::new(),
         has_master: true,
         image: Some(image.image.clone()),
+        published: image.published.clone(),
+        compose: image.compose.clone(),
     };
     let (master, parsed) = parse_fpm(
         fs,

@@ -52,6 +52,10 @@ pub struct ImagePools {
     pub replaces_dir: bool,
     /// The files a compose volume mounts (the others a Dockerfile copies).
     pub mounted: Vec<PathBuf>,
+    /// The ports the compose service running the image publishes on the host, as written
+    /// (`"9000:9000"`), and the compose file.
+    pub published: Vec<String>,
+    pub compose: Option<PathBuf>,
 }
 
 /// Whether `image` (a `FROM` argument) is a docker-library php-fpm image: `php:fpm`,
@@ -221,6 +225,8 @@ pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
                 files: Vec::new(),
                 replaces_dir: false,
                 mounted: Vec::new(),
+                published: svc.ports.clone(),
+                compose: Some(compose.clone()),
             };
             if let (Some(d), Some((_, copies))) = (&dockerfile, &stage) {
                 built.push(d.clone());
@@ -261,6 +267,8 @@ pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
             files: Vec::new(),
             replaces_dir: false,
             mounted: Vec::new(),
+            published: Vec::new(),
+            compose: None,
         };
         place(fs, &mut pools, &copies, |src| locate(fs, script, src));
         if !pools.files.is_empty() {
@@ -268,6 +276,25 @@ pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
         }
     }
     out
+}
+
+/// The item of `ports` that publishes the container's `port` on every address of the host
+/// (`"9000:9000"`, `"8000:9000"`, `9000`, `0.0.0.0:9000:9000`, a range holding it); one bound
+/// to a loopback address (`127.0.0.1:9000:9000`) reaches only the host itself.
+pub fn published_on_host(ports: &[String], port: u16) -> Option<&str> {
+    ports.iter().map(String::as_str).find(|item| {
+        let spec = item.split('/').next().unwrap_or(item);
+        let parts: Vec<&str> = spec.rsplitn(3, ':').collect();
+        let container = parts[0];
+        let ip = parts.get(2).map(|ip| ip.trim_matches(['[', ']']));
+        if ip.is_some_and(|ip| ip == "localhost" || ip == "::1" || ip.starts_with("127.")) {
+            return false;
+        }
+        match container.split_once('-') {
+            Some((a, b)) => matches!((a.parse::<u16>(), b.parse::<u16>()), (Ok(a), Ok(b)) if a <= port && port <= b),
+            None => container.parse::<u16>() == Ok(port),
+        }
+    })
 }
 
 /// Whether a tree path is a directory with entries.
@@ -335,6 +362,8 @@ struct Service {
     build: Option<(String, Option<String>)>,
     /// Short-syntax volumes `(source, target)`.
     volumes: Vec<(String, String)>,
+    /// Short-syntax published ports (`"9000:9000"`, `127.0.0.1:9000:9000`, `9000`).
+    ports: Vec<String>,
 }
 
 /// The services of a compose file, read by indentation (the shapes compose files use:
@@ -376,6 +405,10 @@ fn services(text: &str) -> Vec<Service> {
             section = "";
         }
         if let Some(item) = t.strip_prefix("- ") {
+            if section == "ports" {
+                svc.ports
+                    .push(unquote(item.split(" #").next().unwrap_or("")));
+            }
             if section == "volumes" {
                 let item = unquote(item);
                 let mut parts = item.split(':');
@@ -417,6 +450,10 @@ fn services(text: &str) -> Vec<Service> {
             }
             (_, "volumes") if value.is_empty() => {
                 section = "volumes";
+                section_indent = ind;
+            }
+            (_, "ports") if value.is_empty() => {
+                section = "ports";
                 section_indent = ind;
             }
             _ => {}

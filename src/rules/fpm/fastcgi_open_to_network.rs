@@ -75,6 +75,9 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
     if let Some(image) = listen.at.cfg.image.as_deref() {
         return check_image_pool(cx, pool, image, &listen, port);
     }
+    if let Some(why) = in_container(cx, listen.at.cfg, port) {
+        return report_container(cx, pool, &listen, port, &why);
+    }
     let message = format!(
         "[pool {}] listen = {} accepts FastCGI on {} from any client (no \
          listen.allowed_clients): anyone who reaches port {port} can make php-fpm run PHP code \
@@ -102,6 +105,99 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
     }
 }
 
+/// Why a pool of a configuration lemplint reads outside an image model runs in a container,
+/// where a bare port is how nginx in another container reaches it: the file is an image's
+/// own `docker.conf`, its logs go to the container's output, or nginx names the pool's
+/// port on another host name (a compose service, `php:9000`).
+fn in_container(cx: &Context<'_>, cfg: &crate::stack::fpm::FpmConfig, port: u16) -> Option<String> {
+    use crate::stack::net::{fastcgi_targets, Addr};
+    for f in &cfg.files {
+        let path = &f.source.path;
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let in_pool_dir = path
+            .parent()
+            .and_then(|d| d.file_name())
+            .is_some_and(|d| d == "php-fpm.d");
+        if in_pool_dir && (name == "docker.conf" || name == "zz-docker.conf") {
+            return Some(format!("{name} is a php-fpm container image's own file"));
+        }
+        if memchr::memmem::find(&f.source.text, b"/proc/self/fd/").is_some() {
+            return Some("its logs go to /proc/self/fd, a container's output".into());
+        }
+    }
+    for inst in crate::analysis::stack_links::active_nginx(cx.stack) {
+        for t in fastcgi_targets(inst).iter() {
+            if let Addr::Tcp {
+                host: Some(h),
+                port: p,
+            } = &t.addr
+            {
+                let named = h.parse::<std::net::IpAddr>().is_err()
+                    && !h.eq_ignore_ascii_case("localhost")
+                    && !h.contains('$');
+                if named && *p == port {
+                    return Some(format!(
+                        "nginx reaches it as {h}:{port}, the name of another container"
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A pool in a container on every interface: a warning about the container's network.
+fn report_container(
+    cx: &mut Context<'_>,
+    pool: &PoolView<'_>,
+    listen: &Val<'_>,
+    port: u16,
+    why: &str,
+) {
+    let message = format!(
+        "[pool {}] listen = {} accepts FastCGI on every interface of its container ({why}): \
+         any container on its network (and anyone outside, if port {port} is published) can \
+         make php-fpm run a script of their choosing as the pool's user",
+        pool.name,
+        listen.text.trim(),
+    );
+    let d = cx.report(listen.at.file(), listen.span(), message);
+    d.severity = crate::diagnostic::Severity::Warning;
+    d.help = Some(
+        "FastCGI has no authentication: whoever reaches the port names the script to run \
+         (`SCRIPT_FILENAME`) and can set `PHP_VALUE auto_prepend_file=php://input` to run the \
+         request body as code. Keep the port on a private network only nginx joins and never \
+         publish it (no `ports:`/`-p` for it), set `listen.allowed_clients` to nginx's \
+         address, or listen on a unix socket in a volume shared with nginx."
+            .into(),
+    );
+}
+
+/// The image's port published on the host by its compose service: reachable from outside.
+fn published<'c>(cfg: &'c crate::stack::fpm::FpmConfig, port: u16) -> Option<(&'c str, String)> {
+    let item = crate::stack::php_image::published_on_host(&cfg.published, port)?;
+    let compose = cfg
+        .compose
+        .as_deref()
+        .map(|p| crate::escape::path(p))
+        .unwrap_or_else(|| "the compose file".into());
+    Some((item, compose))
+}
+
+/// What the compose file's `ports:` item does to the pool.
+fn published_message(item: &str, compose: &str, port: u16) -> String {
+    format!(
+        "{compose} publishes it on the host (`ports: - \"{item}\"`): anyone who reaches port \
+         {port} of the host can make php-fpm run a script of their choosing as the pool's user"
+    )
+}
+
+const PUBLISHED_HELP: &str = "FastCGI has no authentication: whoever reaches the port names \
+    the script to run (`SCRIPT_FILENAME`) and can set `PHP_VALUE auto_prepend_file=php://input` \
+    to run the request body as code. nginx in the same compose project reaches php-fpm over \
+    the project's network without any `ports:` entry: remove it, or bind it to the host's \
+    loopback (`127.0.0.1:9000:9000`) if something on the host needs it.";
+
 /// What a pool that listens on every interface of a container is open to, and what to do.
 const CONTAINER_HELP: &str = "FastCGI has no authentication: whoever reaches the port names \
     the script to run (`SCRIPT_FILENAME`) and can set `PHP_VALUE auto_prepend_file=php://input` \
@@ -127,9 +223,10 @@ fn check_image_pool(
         return report_open(cx, pool, image, listen, port);
     }
     // The image's value: reported only where the tree's own `listen` loses to it (a pool
-    // that never sets `listen` takes the image's design as it is).
+    // that never sets `listen` takes the image's design as it is), or where compose
+    // publishes the port on the host.
     let Some(own) = pool.all("listen").into_iter().rev().find(tree) else {
-        return;
+        return report_published_default(cx, pool, image, listen, port);
     };
     if Listen::parse(&own.text) == Listen::parse(&listen.text) {
         // The tree's `0.0.0.0:9000` binds what the image's `9000` binds.
@@ -155,6 +252,47 @@ fn check_image_pool(
     let d = cx.report(own.at.file(), own.span(), message);
     d.severity = Severity::Warning;
     d.help = Some(CONTAINER_HELP.into());
+    if let Some((item, compose)) = published(listen.at.cfg, port) {
+        d.severity = Severity::Error;
+        d.message = format!("{}; {}", d.message, published_message(item, &compose, port));
+        d.help = Some(PUBLISHED_HELP.into());
+    }
+}
+
+/// A pool that leaves `listen` to the image, whose port compose publishes on the host:
+/// reported at the pool's header in the tree (or the first tree file of the image).
+fn report_published_default(
+    cx: &mut Context<'_>,
+    pool: &PoolView<'_>,
+    image: &str,
+    listen: &Val<'_>,
+    port: u16,
+) {
+    let Some((item, compose)) = published(listen.at.cfg, port) else {
+        return;
+    };
+    let header = pool
+        .headers
+        .iter()
+        .find(|h| !h.file().synthetic)
+        .and_then(|h| Some((h.file(), h.header_span()?)));
+    let first_tree_file = || {
+        let f = listen.at.cfg.files.iter().find(|f| !f.source.synthetic)?;
+        let end = memchr::memchr(b'\n', &f.source.text).unwrap_or(f.source.text.len());
+        Some((&f.source, crate::source::Span::new(0, end as u32)))
+    };
+    let Some((file, span)) = header.or_else(first_tree_file) else {
+        return;
+    };
+    let message = format!(
+        "[pool {}] listens on port {port} of every interface of the container ({image}'s \
+         listen = {}), and {}",
+        pool.name,
+        listen.text.trim(),
+        published_message(item, &compose, port),
+    );
+    let d = cx.report(file, span, message);
+    d.help = Some(PUBLISHED_HELP.into());
 }
 
 /// The tree's own `listen` on every interface of an image's container.
@@ -175,6 +313,11 @@ fn report_open(
     let d = cx.report(listen.at.file(), listen.span(), message);
     d.severity = crate::diagnostic::Severity::Warning;
     d.help = Some(CONTAINER_HELP.into());
+    if let Some((item, compose)) = published(listen.at.cfg, port) {
+        d.severity = crate::diagnostic::Severity::Error;
+        d.message = format!("{}; {}", d.message, published_message(item, &compose, port));
+        d.help = Some(PUBLISHED_HELP.into());
+    }
 }
 
 #[cfg(test)]
@@ -188,6 +331,30 @@ mod tests {
         }
         for h in ["0.0.0.0", "[::]", "10.0.0.5", "php", "192.168.1.2"] {
             assert!(!is_loopback(h), "{h}");
+        }
+    }
+
+    #[test]
+    fn published_ports() {
+        use crate::stack::php_image::published_on_host;
+        let p = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for open in [
+            &["9000:9000"][..],
+            &["9000"],
+            &["8000:9000"],
+            &["0.0.0.0:9000:9000/tcp"],
+            &["9000-9001:9000-9001"],
+            &["80:80", "9000:9000"],
+        ] {
+            assert!(published_on_host(&p(open), 9000).is_some(), "{open:?}");
+        }
+        for closed in [
+            &["127.0.0.1:9000:9000"][..],
+            &["9000:80"],
+            &["[::1]:9000:9000"],
+            &[],
+        ] {
+            assert!(published_on_host(&p(closed), 9000).is_none(), "{closed:?}");
         }
     }
 }
