@@ -174,12 +174,12 @@ fn report_container(
 }
 
 /// The image's port published on the host by its compose service: reachable from outside.
-fn published<'c>(cfg: &'c crate::stack::fpm::FpmConfig, port: u16) -> Option<(&'c str, String)> {
+fn published(cfg: &crate::stack::fpm::FpmConfig, port: u16) -> Option<(&str, String)> {
     let item = crate::stack::php_image::published_on_host(&cfg.published, port)?;
     let compose = cfg
         .compose
         .as_deref()
-        .map(|p| crate::escape::path(p))
+        .map(crate::escape::path)
         .unwrap_or_else(|| "the compose file".into());
     Some((item, compose))
 }
