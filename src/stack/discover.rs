@@ -291,7 +291,7 @@ pub enum Content {
 fn directory_kind<'p>(dirs: &[&'p str]) -> Option<(FileKind, Content, &'p str)> {
     dirs.iter().rev().find_map(|&d| {
         let (kind, content) = match d {
-            "sysctl.d" => (FileKind::Sysctl, Content::Trusted),
+            "sysctl.d" | "sysctl" => (FileKind::Sysctl, Content::Trusted),
             "pool.d" | "php-fpm.d" => (FileKind::FpmPool, Content::UnlessNginx),
             "sites-enabled" | "sites-available" => (FileKind::Nginx, Content::Trusted),
             // A generic name: nginx's own snippets, or a documentation site's.
@@ -303,7 +303,9 @@ fn directory_kind<'p>(dirs: &[&'p str]) -> Option<(FileKind, Content, &'p str)> 
             _ if d.contains("php-fpm") || d.contains("phpfpm") => {
                 (FileKind::FpmPool, Content::Confirmed)
             }
-            _ if d.contains("sysctl") => (FileKind::Sysctl, Content::Trusted),
+            // `sysctl-hardening/` may hold anything a repository about the kernel holds
+            // (a dnsmasq file, a php-fpm pool): only what reads like sysctl.
+            _ if d.contains("sysctl") => (FileKind::Sysctl, Content::Confirmed),
             _ => return None,
         };
         Some((kind, content, d))
