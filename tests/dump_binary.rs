@@ -1,5 +1,6 @@
 //! `nginx -T | lemplint lint -`: a dump written by the real nginx gives the findings the
-//! tree it was written from gives, at the dump's own lines (a dump saved to a file too).
+//! tree it was written from gives (a dump saved to a file too), at the tree's files where they
+//! hold the dump's bytes and at the dump's own lines where they do not.
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
 
 mod common;
@@ -78,6 +79,21 @@ fn a_dump_of_the_real_nginx_gives_the_trees_findings() {
         );
         assert_eq!(run.status.code(), tree.status.code(), "{name}");
     }
-    // At the dump's own lines: the saved dump's findings name it.
-    assert!(String::from_utf8_lossy(&saved.stdout).contains("nginx-T.txt:"));
+    // The dump's files are in the tree with the same bytes: findings are shown there.
+    let saved_text = String::from_utf8_lossy(&saved.stdout).into_owned();
+    assert!(!saved_text.contains("nginx-T.txt:"), "{saved_text}");
+    assert!(saved_text.contains("nginx/sites-enabled/"), "{saved_text}");
+    // A file edited since the dump is not the dump's: its findings stay at the dump's lines.
+    let main = tmp.path().join("nginx/nginx.conf");
+    let mut text = std::fs::read(&main).unwrap();
+    text.extend_from_slice(b"# edited after the dump\n");
+    std::fs::write(&main, text).unwrap();
+    let edited = run_lemplint(
+        tmp.path(),
+        &[&["lint", "nginx-T.txt"][..], &args].concat(),
+        None,
+    );
+    let edited = String::from_utf8_lossy(&edited.stdout);
+    assert!(edited.contains("nginx-T.txt:"), "{edited}");
+    assert!(edited.contains("nginx/sites-enabled/"), "{edited}");
 }

@@ -161,6 +161,8 @@ pub fn collect_cancellable(
         ws.file_in_focus(&d.file) || d.labels.iter().any(|l| ws.file_in_focus(&l.file))
     });
     diagnostics.retain(|d| rules::is_input_error(d.code) || !per_file_ignored(&ws, d));
+    let roots: Vec<_> = ws.stacks.iter().map(|s| s.root.clone()).collect();
+    super::dump_files::apply(&mut diagnostics, &super::real_fs(stack_args), &roots);
     sort_by_place(&mut diagnostics);
     // The same finding reached through two configurations that share a file.
     diagnostics.dedup_by(|a, b| {

@@ -7,6 +7,7 @@
 //! Layers (a test keeps them, `tests/layers.rs`): syntax → model → analysis → rules → engine
 //! → report / fix writing / tune → cli, each importing only from its own layer and below.
 
+pub mod dump_files;
 pub mod fix_loop;
 pub mod holes;
 pub mod lint;
