@@ -79,6 +79,34 @@ impl SourceCode for FrameSource {
     }
 }
 
+/// A file's frame source named for one finding: `path:line:column` with lemplint's own line
+/// and column (columns count characters). miette would count the column itself, in bytes of
+/// the display text, where `é` is two and a control character several (`\x01`), so the
+/// `full` format is rendered without miette's position and with this name instead.
+pub struct At {
+    pub source: Arc<FrameSource>,
+    pub name: String,
+}
+
+impl SourceCode for At {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let c = self.source.read_span(span, before, after)?;
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            c.data(),
+            *c.span(),
+            c.line(),
+            c.column(),
+            c.line_count(),
+        )))
+    }
+}
+
 /// The last file's frame source, kept while its findings are rendered (they come sorted
 /// by file).
 #[derive(Default)]

@@ -1,5 +1,6 @@
 //! The human format: miette's graphical report with a code frame.
 
+use super::frame_source::At;
 pub use super::frame_source::Frames;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
@@ -43,6 +44,9 @@ pub fn render(diag: &Diagnostic, color: bool, frames: &mut Frames) -> String {
         .any(|o| line_len(file, o) > MAX_FRAMED_LINE);
     if too_long {
         return render_unframed(diag);
+    }
+    if crate::syntax::encoding::is_binary(&file.text) {
+        return render_binary(diag);
     }
     let severity = match diag.severity {
         Severity::Error => miette::Severity::Error,
@@ -104,10 +108,19 @@ pub fn render(diag: &Diagnostic, color: bool, frames: &mut Frames) -> String {
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
-    // miette prints the name before its own line:column, which is what editors and
-    // terminals turn into a link.
-    let report = miette::Report::new(report).with_source_code(source);
+    // The frame's header names the place as `file:line:column`, which is what editors and
+    // terminals turn into a link: lemplint's own line and column, the ones every other
+    // format prints (miette's own column counts bytes of the display text).
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(100)
+        .without_primary_span_start();
+    let name = format!(
+        "{}:{}:{}",
+        escape::path(file.shown_path()),
+        lc.line,
+        lc.column
+    );
+    let report = miette::Report::new(report).with_source_code(At { source, name });
     let mut out = String::new();
     if handler.render_report(&mut out, report.as_ref()).is_err() {
         out = format!(
@@ -121,6 +134,21 @@ pub fn render(diag: &Diagnostic, color: bool, frames: &mut Frames) -> String {
         );
     }
     out
+}
+
+/// A finding in a binary file, in one line: its bytes are no configuration and framing
+/// them would print control-character garbage.
+fn render_binary(diag: &Diagnostic) -> String {
+    let lc = diag.file.line_col(diag.span.start);
+    format!(
+        "{}:{}:{}: {}[{}] {}\n",
+        escape::path(diag.file.shown_path()),
+        lc.line,
+        lc.column,
+        diag.severity.as_str(),
+        diag.code,
+        escape::text(&diag.message)
+    )
 }
 
 /// The same information without a code frame, for a line too long to show.

@@ -32,6 +32,44 @@ pub fn is_utf16(text: &[u8]) -> bool {
     nul_at(0) * 10 >= half * 9 || nul_at(1) * 10 >= half * 9
 }
 
+/// How much of a file's start [`is_binary`] looks at (git looks at 8,000 bytes).
+const BINARY_HEAD: usize = 8000;
+
+/// Whether `text` is binary data rather than text (UTF-16 text is not binary: see
+/// [`is_utf16`]): a NUL byte in its first 8,000 bytes, as git decides,
+/// or control characters (not tab, line breaks, form feed or escape) making up more than
+/// 30% of them. A compiled program, an image or an archive put where a configuration is
+/// expected gets one message instead of a syntax error framed in its bytes.
+pub fn is_binary(text: &[u8]) -> bool {
+    if is_utf16(text) {
+        return false;
+    }
+    let head = &text[..text.len().min(BINARY_HEAD)];
+    if memchr::memchr(0, head).is_some() {
+        return true;
+    }
+    let controls = head
+        .iter()
+        .filter(|&&b| (b < 0x20 && !b"\t\n\x0b\x0c\r\x1b".contains(&b)) || b == 0x7f)
+        .count();
+    head.len() >= 16 && controls * 10 > head.len() * 3
+}
+
+/// The message a binary file gets.
+pub const BINARY: &str = "binary file, not a configuration";
+
+/// The one error a file gets that no program of the stack reads as text (UTF-16 or binary
+/// data), at its start, or none.
+pub fn not_text_error(text: &[u8]) -> Option<SyntaxError> {
+    if is_utf16(text) {
+        Some(utf16_error(text))
+    } else if is_binary(text) {
+        Some(SyntaxError::new(BINARY, Span::empty(0)))
+    } else {
+        None
+    }
+}
+
 /// The one error a UTF-16 file gets.
 pub fn utf16_error(text: &[u8]) -> SyntaxError {
     SyntaxError::new(
@@ -58,5 +96,35 @@ mod tests {
         assert!(is_utf16(b"\xFF\xFEe\0v\0"));
         assert!(!is_utf16(b"events {}\n"));
         assert!(!is_utf16(b"caf\xc3\xa9 \x00 binary junk here"));
+    }
+
+    #[test]
+    fn binary_data_is_recognised_and_text_with_a_few_controls_is_not() {
+        // A program's start, an image's header, a NUL anywhere in the head.
+        assert!(is_binary(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0"));
+        assert!(is_binary(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"));
+        assert!(is_binary(b"events {}\nhttp { server_tokens off\0; }\n"));
+        // Mostly control characters, no NUL.
+        assert!(is_binary(&[
+            1u8, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 17, b'a', b'b', 18, 19, 20
+        ]));
+        // UTF-16 text has its own message.
+        assert!(!is_binary(b"\xFF\xFEe\0v\0") && not_text_error(b"\xFF\xFEe\0v\0").is_some());
+        // Text, UTF-8, CRLF, tabs, form feeds, a stray control or escape sequence.
+        for text in [
+            &b"events {}\r\nhttp {\n\tserver_tokens off;\x0c\n}\n"[..],
+            "xx \"\u{e9}\u{e9}\u{e9}\" }\n".as_bytes(),
+            b"http {\nxx \"\x01\x02\" }\n",
+            b"log_format x \"\x1b[31m$remote_addr\x1b[0m\";\n",
+            b"",
+            b"\x01",
+        ] {
+            assert!(!is_binary(text), "{:?}", String::from_utf8_lossy(text));
+            assert!(not_text_error(text).is_none());
+        }
+        assert_eq!(
+            not_text_error(b"\x7fELF\0\0").map(|e| e.message.to_string()),
+            Some(BINARY.to_string())
+        );
     }
 }
