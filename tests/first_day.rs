@@ -294,3 +294,48 @@ fn a_tree_with_nothing_of_ours_warns_and_passes_in_every_command() {
     let out = run(empty.path(), &["stack", "missing"], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `scripts/test` run as root installed libnginx-mod-http-lua, whose package enables the
+/// module in the machine's own /etc/nginx (a symlink in modules-enabled/). What the scripts
+/// install with apt must hold no nginx module package, nor one that depends on one
+/// (lua-resty-core); the modules are unpacked under target/ instead.
+#[test]
+fn the_test_scripts_install_no_nginx_module_package() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut installed = Vec::new();
+    for script in ["scripts/test", "scripts/nginx-modules.sh"] {
+        let body = std::fs::read_to_string(root.join(script)).unwrap();
+        for line in body.lines().map(str::trim) {
+            if let Some(pkg) = line
+                .split("missing+=(")
+                .nth(1)
+                .and_then(|r| r.split(')').next())
+            {
+                installed.push(pkg.to_string());
+            }
+            if let Some(rest) = line.split("apt-get install").nth(1) {
+                installed.extend(
+                    rest.split_whitespace()
+                        .filter(|w| {
+                            !w.starts_with('-') && !w.starts_with('"') && *w != ">/dev/null"
+                        })
+                        .map(str::to_string),
+                );
+            }
+        }
+    }
+    assert!(
+        installed.iter().any(|p| p == "nginx-light"),
+        "{installed:?}"
+    );
+    for p in &installed {
+        assert!(
+            !p.starts_with("libnginx-mod")
+                && !p.starts_with("lua-resty")
+                && !p.contains("nginx-extras"),
+            "{p} would enable a module in /etc/nginx: {installed:?}"
+        );
+    }
+    let modules = std::fs::read_to_string(root.join("scripts/nginx-modules.sh")).unwrap();
+    assert!(modules.contains("apt-get download") && modules.contains("dpkg-deb -x"));
+}
