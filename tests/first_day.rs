@@ -339,3 +339,86 @@ fn the_test_scripts_install_no_nginx_module_package() {
     let modules = std::fs::read_to_string(root.join("scripts/nginx-modules.sh")).unwrap();
     assert!(modules.contains("apt-get download") && modules.contains("dpkg-deb -x"));
 }
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+}
+
+/// The first `lemplint …` command of the README that starts with `prefix`, as words (up to
+/// the end of its line or its closing backquote).
+fn readme_command(readme: &str, prefix: &str) -> Vec<String> {
+    let at = readme
+        .find(prefix)
+        .unwrap_or_else(|| panic!("README: no `{prefix}`"));
+    let rest = &readme[at..];
+    let end = rest.find(['\n', '`']).unwrap_or(rest.len());
+    rest[..end]
+        .split_whitespace()
+        .skip(1)
+        .map(str::to_string)
+        .collect()
+}
+
+fn run_args(args: &[String]) -> Output {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(Path::new(env!("CARGO_MANIFEST_DIR")), &args, None)
+}
+
+/// What the README says about its first commands holds: the Debian stack it calls clean has
+/// no problem (it had three), the first command exits 1 as the README now says, and tune
+/// takes a pool's `memory_limit` as the worker size, as quoted.
+#[test]
+fn the_readmes_first_commands_do_what_it_says() {
+    let readme = readme();
+    let clean = readme_command(&readme, "lemplint lint fixtures/stacks/debian-php");
+    let at = readme
+        .find("lemplint lint fixtures/stacks/debian-php")
+        .unwrap();
+    assert!(readme[at..at + 150].contains("for a clean Debian stack (no\nproblems found, exit 0)"));
+    let out = run_args(&clean);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{clean:?}: {stdout}");
+    assert!(
+        stdout.starts_with("No problems found"),
+        "{clean:?}: {stdout}"
+    );
+
+    let first = readme_command(&readme, "lemplint lint fixtures/tune/field-report");
+    let out = run_args(&first);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{first:?}: {}",
+        text(&out.stdout)
+    );
+    assert!(
+        readme.contains("It reports what the field reports found")
+            && readme.contains(
+                "and exits 1, as\nit does whenever there are findings at warning or above"
+            )
+    );
+
+    // The worker size a pool's memory_limit gives, in the words the README quotes.
+    let quoted = readme
+        .split("is larger (`")
+        .nth(1)
+        .and_then(|r| r.split("…`").next())
+        .expect("README quotes tune's assumed worker size");
+    let d = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/tune/field-report");
+    common::copy_tree(&fixture, d.path());
+    let pool = d.path().join("etc/php/8.2/fpm/pool.d/www.conf");
+    let mut body = std::fs::read_to_string(&pool).unwrap();
+    body.push_str("php_admin_value[memory_limit] = 256M\n");
+    std::fs::write(&pool, body).unwrap();
+    let out = run(
+        d.path(),
+        &["tune", ".", "--cpus", "1", "--memory", "613MiB"],
+        None,
+    );
+    let stdout = text(&out.stdout).replace('\n', " ");
+    assert!(
+        stdout.contains(quoted.replace('\n', " ").trim()),
+        "{quoted:?} not in: {stdout}"
+    );
+}
