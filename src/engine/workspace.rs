@@ -26,7 +26,7 @@ pub struct StackArgs {
     /// Number of CPUs of the server the configuration is for
     #[arg(long, value_name = "N")]
     pub cpus: Option<u32>,
-    /// Memory of the server (613MiB, 2GiB, 2G, bytes)
+    /// Memory of the server (613MiB, 2GiB, 2G, bytes; at least 16MiB)
     #[arg(long, value_name = "SIZE")]
     pub memory: Option<String>,
     /// Kernel version of the server (e.g. 6.1)
