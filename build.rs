@@ -1,4 +1,5 @@
-//! Tells the integration tests whether the configuration corpus is there.
+//! Tells the integration tests whether the configuration corpus (and the judged stacks of
+//! `../shared/field`) are there.
 //!
 //! The corpus tests read `../shared/corpus` (see `tests/common/mod.rs`), which a fresh clone
 //! does not have. Without it they are marked ignored, so that the summary line of
@@ -10,6 +11,7 @@ use std::path::PathBuf;
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(lemplint_no_corpus)");
+    println!("cargo:rustc-check-cfg=cfg(lemplint_no_field)");
     println!("cargo:rerun-if-env-changed=CI");
     println!("cargo:rerun-if-env-changed=LEMPLINT_CORPUS");
     println!("cargo:rerun-if-changed=build.rs");
@@ -27,5 +29,12 @@ fn main() {
     let ci = std::env::var("CI").as_deref() == Ok("true");
     if !corpus.is_dir() && !ci {
         println!("cargo:rustc-cfg=lemplint_no_corpus");
+    }
+    // The judged stacks `tests/precision.rs` measures against, alike.
+    let expected = std::path::Path::new("../shared/field/EXPECTED.tsv");
+    if expected.is_file() {
+        println!("cargo:rerun-if-changed={}", expected.display());
+    } else if !ci {
+        println!("cargo:rustc-cfg=lemplint_no_field");
     }
 }

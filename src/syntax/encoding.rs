@@ -36,23 +36,24 @@ pub fn is_utf16(text: &[u8]) -> bool {
 const BINARY_HEAD: usize = 8000;
 
 /// Whether `text` is binary data rather than text (UTF-16 text is not binary: see
-/// [`is_utf16`]): a NUL byte in its first 8,000 bytes, as git decides,
-/// or control characters (not tab, line breaks, form feed or escape) making up more than
-/// 30% of them. A compiled program, an image or an archive put where a configuration is
-/// expected gets one message instead of a syntax error framed in its bytes.
+/// [`is_utf16`]). In its first 8,000 bytes, control characters (NUL and the others but tab,
+/// line breaks, form feed and escape) make up more than 30%, or there is a NUL among at
+/// least 5% of them (a program, an image, an archive: their headers hold NULs, and
+/// compressed data is about 10% control bytes). A few NULs in text are not enough: php-fpm
+/// and procps read one as the end of its line, and the parsers model that.
+/// A compiled program, an image or an archive put where a configuration is expected gets
+/// one message instead of a syntax error framed in its bytes.
 pub fn is_binary(text: &[u8]) -> bool {
-    if is_utf16(text) {
-        return false;
-    }
     let head = &text[..text.len().min(BINARY_HEAD)];
-    if memchr::memchr(0, head).is_some() {
-        return true;
+    if head.len() < 64 || is_utf16(text) {
+        return false;
     }
     let controls = head
         .iter()
         .filter(|&&b| (b < 0x20 && !b"\t\n\x0b\x0c\r\x1b".contains(&b)) || b == 0x7f)
         .count();
-    head.len() >= 16 && controls * 10 > head.len() * 3
+    let nul = memchr::memchr(0, head).is_some();
+    controls * 10 > head.len() * 3 || nul && controls * 20 >= head.len()
 }
 
 /// The message a binary file gets.
@@ -100,16 +101,29 @@ mod tests {
 
     #[test]
     fn binary_data_is_recognised_and_text_with_a_few_controls_is_not() {
-        // A program's start, an image's header, a NUL anywhere in the head.
-        assert!(is_binary(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0"));
-        assert!(is_binary(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"));
-        assert!(is_binary(b"events {}\nhttp { server_tokens off\0; }\n"));
+        // A program's start, an image's header, and compressed data after them.
+        let noise = |head: &[u8]| {
+            let mut b = head.to_vec();
+            b.extend((0..2000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+            b
+        };
+        assert!(is_binary(&noise(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0")));
+        assert!(is_binary(&noise(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")));
         // Mostly control characters, no NUL.
-        assert!(is_binary(&[
-            1u8, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 17, b'a', b'b', 18, 19, 20
-        ]));
+        assert!(is_binary(
+            &[1u8, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 17, b'a', 18, 19, 20].repeat(5)
+        ));
         // UTF-16 text has its own message.
-        assert!(!is_binary(b"\xFF\xFEe\0v\0") && not_text_error(b"\xFF\xFEe\0v\0").is_some());
+        let utf16: Vec<u8> = "events {}\n"
+            .repeat(10)
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert!(!is_binary(&utf16) && not_text_error(&utf16).is_some());
+        // Stray NULs in text: php-fpm and procps end the line there.
+        let stray = "[www]\nuser = a\0 = b\npm = static\npm.max_children = 5\n".repeat(3);
+        assert!(!is_binary(stray.as_bytes()));
+        assert!(!is_binary(b"[www]\nuser = a\0 = b\nx\0\non \0\n"));
         // Text, UTF-8, CRLF, tabs, form feeds, a stray control or escape sequence.
         for text in [
             &b"events {}\r\nhttp {\n\tserver_tokens off;\x0c\n}\n"[..],
@@ -123,7 +137,7 @@ mod tests {
             assert!(not_text_error(text).is_none());
         }
         assert_eq!(
-            not_text_error(b"\x7fELF\0\0").map(|e| e.message.to_string()),
+            not_text_error(&noise(b"\x7fELF\0\0")).map(|e| e.message.to_string()),
             Some(BINARY.to_string())
         );
     }
