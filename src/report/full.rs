@@ -1,6 +1,5 @@
 //! The human format: miette's graphical report with a code frame.
 
-use super::frame_source::At;
 pub use super::frame_source::Frames;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
@@ -108,19 +107,11 @@ pub fn render(diag: &Diagnostic, color: bool, frames: &mut Frames) -> String {
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    // The frame's header names the place as `file:line:column`, which is what editors and
-    // terminals turn into a link: lemplint's own line and column, the ones every other
-    // format prints (miette's own column counts bytes of the display text).
-    let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(100)
-        .without_primary_span_start();
-    let name = format!(
-        "{}:{}:{}",
-        escape::path(file.shown_path()),
-        lc.line,
-        lc.column
-    );
-    let report = miette::Report::new(report).with_source_code(At { source, name });
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
+    // miette prints the name before its own line:column (counted in characters by the
+    // frame source, as every other format counts), which is what editors and terminals turn
+    // into a link.
+    let report = miette::Report::new(report).with_source_code(source);
     let mut out = String::new();
     if handler.render_report(&mut out, report.as_ref()).is_err() {
         out = format!(
