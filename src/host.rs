@@ -129,6 +129,14 @@ impl SizeValue {
             SizeValue::Text(t) => crate::size::parse_size(t),
         }
     }
+
+    /// A server's memory: at least 16 MiB, so that a unit left out (`2`) is refused.
+    pub fn memory(&self) -> Result<u64, String> {
+        match self {
+            SizeValue::Bytes(b) => crate::size::check_memory(*b, &b.to_string()).map(|()| *b),
+            SizeValue::Text(t) => crate::size::parse_memory(t),
+        }
+    }
 }
 
 impl HostFacts {
@@ -147,7 +155,7 @@ impl HostFacts {
         if spec.cpus == Some(0) {
             return Err("cpus must be at least 1".into());
         }
-        let memory = spec.memory.as_ref().map(SizeValue::bytes).transpose()?;
+        let memory = spec.memory.as_ref().map(SizeValue::memory).transpose()?;
         let kernel = match &spec.kernel {
             Some(k) => Some(
                 KernelVersion::parse(k)

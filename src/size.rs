@@ -41,6 +41,50 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+/// The least memory a server is believed to have: below it, a size is a unit left out
+/// (`--memory 2` is 2 bytes), not a machine.
+pub const MIN_MEMORY: u64 = 16 << 20;
+
+/// Parses a server's memory (`--memory`, `[host] memory`): a size of at least
+/// [`MIN_MEMORY`]. `2` is refused with the sizes it probably meant, never read as 2 bytes.
+pub fn parse_memory(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    check_memory(bytes, text)?;
+    Ok(bytes)
+}
+
+/// Refuses a server memory below [`MIN_MEMORY`]; `text` is how it was written.
+pub fn check_memory(bytes: u64, text: &str) -> Result<(), String> {
+    if bytes >= MIN_MEMORY {
+        return Ok(());
+    }
+    let t = text.trim();
+    let hint = if t.bytes().all(|b| b.is_ascii_digit()) {
+        format!(": a number without a unit counts bytes; write the unit, e.g. {t}GiB or {t}MiB")
+    } else {
+        " (use e.g. 2GiB or 613MiB)".to_string()
+    };
+    Err(format!(
+        "memory {t:?} is {}, less than the {} any server has{hint}",
+        human(bytes),
+        human(MIN_MEMORY)
+    ))
+}
+
+/// Parses a size given as a part of memory kept aside (`--reserve`, `[host] reserve`): `0`,
+/// or a size with a unit, or a byte count of at least [`MIN_MEMORY`]. A small bare number
+/// (`512`) is a unit left out and is refused with the size it probably meant.
+pub fn parse_reserve_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    let t = text.trim();
+    if bytes != 0 && bytes < MIN_MEMORY && t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "invalid reserve {t:?}: a number without a unit counts bytes; write the unit (e.g. {t}MiB) or a percentage (25%)"
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Sizes for the message: `10.6 GiB`, `460 MiB`, `64 KiB`, `512 B` (MiB rounded to whole
 /// numbers, GiB to one decimal).
 pub fn human(bytes: u64) -> String {
@@ -96,5 +140,28 @@ mod tests {
         assert!(parse_size("1.5").is_err());
         assert_eq!(format_size(613 << 20), "613MiB");
         assert_eq!(format_size(1536), "1.5KiB");
+    }
+
+    /// `--memory 2` was read as 2 bytes ("1.2 GiB > 1 B available").
+    #[test]
+    fn a_memory_without_a_unit_or_below_a_server_is_refused() {
+        let e = parse_memory("2").unwrap_err();
+        assert!(e.contains("without a unit") && e.contains("2GiB"), "{e}");
+        let e = parse_memory("1MiB").unwrap_err();
+        assert!(e.contains("1 MiB") && e.contains("16 MiB"), "{e}");
+        assert_eq!(parse_memory("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_memory("613MiB"), Ok(613 << 20));
+        assert_eq!(parse_memory("2147483648"), Ok(2 << 30));
+        assert!(check_memory(2, "2").is_err() && check_memory(16 << 20, "16777216").is_ok());
+    }
+
+    #[test]
+    fn a_reserve_without_a_unit_is_refused_unless_zero_or_large() {
+        let e = parse_reserve_size("512").unwrap_err();
+        assert!(e.contains("512MiB") && e.contains("25%"), "{e}");
+        assert_eq!(parse_reserve_size("0"), Ok(0));
+        assert_eq!(parse_reserve_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_reserve_size("64K"), Ok(64 << 10));
+        assert_eq!(parse_reserve_size("268435456"), Ok(256 << 20));
     }
 }

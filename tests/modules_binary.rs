@@ -90,11 +90,8 @@ fn a_module_nginx_lacks_is_unknown_where_nginx_says_and_load_module_brings_it_in
     let Some(bin) = common::nginx_binary() else {
         return missing("nginx");
     };
-    let Some(echo) = common::nginx_modules_path(&bin)
-        .map(|d| d.join("ngx_http_echo_module.so"))
-        .filter(|p| p.is_file())
-    else {
-        return missing("the nginx echo module (libnginx-mod-http-echo)");
+    let Some(echo) = common::nginx_module(&bin, "ngx_http_echo_module.so") else {
+        return missing("the nginx echo module (scripts/nginx-modules.sh)");
     };
     let modules = configure_arguments(&bin);
     let tmp = tempfile::tempdir().unwrap();

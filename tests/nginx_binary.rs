@@ -334,22 +334,20 @@ enum Verdict {
 
 struct Nginx {
     bin: PathBuf,
-    modules: PathBuf,
 }
 
 impl Nginx {
     fn find() -> Option<Nginx> {
         let bin = common::nginx_binary()?;
-        let modules = common::nginx_modules_path(&bin)?;
-        Some(Nginx { bin, modules })
+        Some(Nginx { bin })
     }
 
+    /// From the tests' own copy (`scripts/nginx-modules.sh`), else the machine's.
     fn lua_modules(&self) -> Option<[PathBuf; 2]> {
-        let m = [
-            self.modules.join("ndk_http_module.so"),
-            self.modules.join("ngx_http_lua_module.so"),
-        ];
-        m.iter().all(|p| p.is_file()).then_some(m)
+        Some([
+            common::nginx_module(&self.bin, "ndk_http_module.so")?,
+            common::nginx_module(&self.bin, "ngx_http_lua_module.so")?,
+        ])
     }
 
     fn run(&self, case: &[u8], lua: bool) -> Verdict {
@@ -367,7 +365,7 @@ impl Nginx {
         writeln!(main, "error_log {}/error.log;", prefix.display()).unwrap();
         writeln!(main, "include {};", case_path.display()).unwrap();
         std::fs::write(prefix.join("nginx.conf"), main).unwrap();
-        let out = Command::new(&self.bin)
+        let out = common::lua_env(&mut Command::new(&self.bin))
             .arg("-t")
             .arg("-p")
             .arg(format!("{}/", prefix.display()))
@@ -556,7 +554,7 @@ fn parser_agrees_with_nginx() {
         return;
     };
     let has_lua = nginx.lua_modules().is_some()
-        || missing("lua-nginx-module (ndk_http_module.so + ngx_http_lua_module.so)");
+        || missing("lua-nginx-module (ndk_http_module.so + ngx_http_lua_module.so: scripts/nginx-modules.sh)");
 
     // Every fixture and generated case has a row in TABLE, and every row a case.
     let mut cases: Vec<(String, Vec<u8>, Expect)> = Vec::new();
@@ -698,7 +696,7 @@ fn random_cases_agree_with_nginx() {
         return;
     };
     let has_lua = nginx.lua_modules().is_some()
-        || missing("lua-nginx-module (ndk_http_module.so + ngx_http_lua_module.so)");
+        || missing("lua-nginx-module (ndk_http_module.so + ngx_http_lua_module.so: scripts/nginx-modules.sh)");
     let setting = std::env::var("LEMPLINT_NGINX_RANDOM").unwrap_or_default();
     let mut parts = setting.split(':');
     let count: usize = parts.next().and_then(|c| c.parse().ok()).unwrap_or(200);

@@ -52,6 +52,10 @@ const FPM_LOAD_FAILURES: &[(&str, &str)] = &[
 ];
 
 #[test]
+#[cfg_attr(
+    lemplint_no_corpus,
+    ignore = "../shared/corpus is missing (a fresh clone: see the README's corpus note; after adding it, touch build.rs)"
+)]
 fn fpm_corpus_round_trips() {
     if common::corpus("php-fpm").is_none() {
         return;
@@ -70,6 +74,10 @@ fn fpm_corpus_round_trips() {
 }
 
 #[test]
+#[cfg_attr(
+    lemplint_no_corpus,
+    ignore = "../shared/corpus is missing (a fresh clone: see the README's corpus note; after adding it, touch build.rs)"
+)]
 fn fpm_corpus_xml_files_get_one_diagnostic() {
     if common::corpus("php-fpm").is_none() {
         return;
@@ -94,6 +102,10 @@ fn fpm_corpus_xml_files_get_one_diagnostic() {
 }
 
 #[test]
+#[cfg_attr(
+    lemplint_no_corpus,
+    ignore = "../shared/corpus is missing (a fresh clone: see the README's corpus note; after adding it, touch build.rs)"
+)]
 fn fpm_corpus_has_no_errors_where_php_fpm_has_none() {
     if common::corpus("php-fpm").is_none() {
         return;
@@ -132,6 +144,10 @@ fn fpm_corpus_has_no_errors_where_php_fpm_has_none() {
 }
 
 #[test]
+#[cfg_attr(
+    lemplint_no_corpus,
+    ignore = "../shared/corpus is missing (a fresh clone: see the README's corpus note; after adding it, touch build.rs)"
+)]
 fn fpm_corpus_spans_are_sane() {
     if common::corpus("php-fpm").is_none() {
         return;
@@ -157,6 +173,10 @@ fn fpm_corpus_spans_are_sane() {
 }
 
 #[test]
+#[cfg_attr(
+    lemplint_no_corpus,
+    ignore = "../shared/corpus is missing (a fresh clone: see the README's corpus note; after adding it, touch build.rs)"
+)]
 fn sysctl_corpus_round_trips_without_errors() {
     if common::corpus("sysctl").is_none() {
         return;
@@ -181,6 +201,10 @@ fn sysctl_corpus_round_trips_without_errors() {
 }
 
 #[test]
+#[cfg_attr(
+    lemplint_no_corpus,
+    ignore = "../shared/corpus is missing (a fresh clone: see the README's corpus note; after adding it, touch build.rs)"
+)]
 fn sysctl_corpus_features() {
     if common::corpus("sysctl").is_none() {
         return;

@@ -27,6 +27,10 @@ const ASKED: &[&str] = &[
 ];
 
 #[test]
+#[cfg_attr(
+    lemplint_no_corpus,
+    ignore = "../shared/corpus is missing (a fresh clone: see the README's corpus note; after adding it, touch build.rs)"
+)]
 fn every_corpus_argument_gets_an_explained_answer_quickly() {
     let Some(dir) = common::corpus("nginx") else {
         return;

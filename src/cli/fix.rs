@@ -60,10 +60,7 @@ pub fn run(mut args: FixArgs) -> i32 {
     };
     let outcome = match run_fixes(&req) {
         Ok(o) => o,
-        Err(msg) => {
-            eprintln!("error: {msg}");
-            return EXIT_ERROR;
-        }
+        Err(msg) => return super::load_failed(&msg, "fix"),
     };
     for p in &outcome.unparsable {
         eprintln!(

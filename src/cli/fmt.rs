@@ -61,10 +61,7 @@ pub fn run(args: FmtArgs) -> i32 {
     };
     let ws = match Workspace::load(&stack) {
         Ok(ws) => ws,
-        Err(msg) => {
-            eprintln!("error: {msg}");
-            return EXIT_ERROR;
-        }
+        Err(msg) => return super::load_failed(&msg, "format"),
     };
     let style = style(&args, &ws.config.config.format);
     let mut changes = Changes::new();

@@ -72,7 +72,7 @@ pub fn run(mut args: LintArgs) -> i32 {
         // an application without server files) passes, as ruff passes a tree without Python:
         // a gate that fails with nothing to fix would be switched off. The report is still
         // written, empty, for the tools that read it.
-        Err(msg) if msg.starts_with("no configuration files found") => {
+        Err(msg) if msg.starts_with(crate::engine::NOTHING_FOUND) => {
             eprintln!("warning: {msg}: nothing to lint");
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             let summary = crate::engine::Summary::default();

@@ -19,6 +19,21 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_ERROR: i32 = 2;
 
+/// The exit code of a command whose workspace failed to load with `msg`. Paths that hold
+/// no configuration of ours (an empty directory, an application without server files) are
+/// not an error, as ruff treats a tree without Python: a warning on standard error, and
+/// exit 0, so a gate run on every repository does not fail where there is nothing to check.
+/// Anything else is an error (exit 2).
+fn load_failed(msg: &str, what: &str) -> i32 {
+    if msg.starts_with(crate::engine::NOTHING_FOUND) {
+        eprintln!("warning: {msg}: nothing to {what}");
+        EXIT_OK
+    } else {
+        eprintln!("error: {msg}");
+        EXIT_ERROR
+    }
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "lemplint",

@@ -412,12 +412,28 @@ fn stack_text(stack: &Stack) -> String {
     out
 }
 
-pub fn run(args: StackCmdArgs) -> i32 {
-    let ws = match Workspace::load(&args.stack) {
+pub fn run(mut args: StackCmdArgs) -> i32 {
+    // `-` reads standard input, as `lint -` does.
+    let overlay = match crate::engine::stdin_overlay(&mut args.stack) {
+        Ok(o) => o,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return EXIT_ERROR;
+        }
+    };
+    let real = crate::engine::real_fs(&args.stack);
+    let fs: &dyn crate::stack::fs::Fs = match &overlay {
+        Some(o) => o,
+        None => &real,
+    };
+    let ws = match Workspace::load_with(&args.stack, fs) {
         Ok(ws) => ws,
         Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_ERROR;
+            let code = super::load_failed(&e, "show");
+            if code == EXIT_OK && args.format == StackFormat::Json {
+                println!("{}", json!({"version": 1, "stacks": []}));
+            }
+            return code;
         }
     };
     match args.format {

@@ -230,10 +230,7 @@ pub fn run(args: TuneArgs) -> i32 {
     let confine = fs.confinement().clone();
     let ws = match Workspace::load_with(&args.stack, &fs) {
         Ok(ws) => ws,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_ERROR;
-        }
+        Err(e) => return super::load_failed(&e, "tune"),
     };
     let mut plans = Vec::new();
     let mut reports = Vec::new();

@@ -168,6 +168,7 @@ pub fn collect_cancellable(
     diagnostics.dedup_by(|a, b| {
         a.file.path == b.file.path && a.span == b.span && a.code == b.code && a.message == b.message
     });
+    drop_read_into_binary(&mut diagnostics);
     summary.count(&diagnostics);
     crate::timings::report(format_args!("focus, sort and dedup"), after);
     let fail_on = fail_on.or(cfg.fail_on).unwrap_or(Severity::Warning);
@@ -184,6 +185,26 @@ pub fn collect_cancellable(
 /// The findings that mean the input could not be read or parsed as a whole (syntax errors,
 /// missing includes, unreadable files, paths out of the tree): what `tune` and `fix` refuse
 /// to edit on. No selection or suppression applies to them.
+/// A binary file is no configuration: its one finding says so (see
+/// [`crate::syntax::encoding::is_binary`]), and what the rules made of its bytes (php-fpm's
+/// "unknown entry" for every line) is noise. `diagnostics` are sorted by file.
+fn drop_read_into_binary(diagnostics: &mut Vec<crate::diagnostic::Diagnostic>) {
+    use crate::syntax::encoding;
+    let mut last: Option<(*const crate::source::SourceFile, bool)> = None;
+    diagnostics.retain(|d| {
+        let file = std::sync::Arc::as_ptr(&d.file);
+        let binary = match last {
+            Some((f, binary)) if f == file => binary,
+            _ => {
+                let binary = encoding::is_binary(&d.file.text);
+                last = Some((file, binary));
+                binary
+            }
+        };
+        !binary || d.message == encoding::BINARY
+    });
+}
+
 pub fn input_errors(ws: &Workspace) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = ws
         .stacks

@@ -21,4 +21,6 @@ pub use lint::{
     Findings,
 };
 pub use summary::Summary;
-pub use workspace::{confinement, real_fs, stdin_overlay, StackArgs, Workspace, STDIN};
+pub use workspace::{
+    confinement, real_fs, stdin_overlay, StackArgs, Workspace, NOTHING_FOUND, STDIN,
+};

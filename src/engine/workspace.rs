@@ -26,7 +26,7 @@ pub struct StackArgs {
     /// Number of CPUs of the server the configuration is for
     #[arg(long, value_name = "N")]
     pub cpus: Option<u32>,
-    /// Memory of the server (613MiB, 2GiB, 2G, bytes)
+    /// Memory of the server (613MiB, 2GiB, 2G, bytes; at least 16MiB)
     #[arg(long, value_name = "SIZE")]
     pub memory: Option<String>,
     /// Kernel version of the server (e.g. 6.1)
@@ -57,6 +57,9 @@ pub enum HostSource {
     /// Detect CPUs, memory and kernel on this machine
     Local,
 }
+
+/// How [`Workspace::load`]'s message begins when the paths hold no configuration of ours.
+pub const NOTHING_FOUND: &str = "no configuration files found";
 
 /// The name standard input goes by (`lemplint lint -` reads it into a file of this name).
 pub const STDIN: &str = "<stdin>";
@@ -190,7 +193,7 @@ impl Workspace {
         }
         if stack_files.iter().all(StackFiles::is_empty) {
             return Err(format!(
-                "no configuration files found in {}",
+                "{NOTHING_FOUND} in {}",
                 paths
                     .iter()
                     .map(|p| crate::escape::path(p))
@@ -296,8 +299,34 @@ fn normalize(p: &Path) -> PathBuf {
 
 /// The live system: files under the real `/etc`.
 fn is_live_system(root: &Path) -> bool {
-    root == Path::new("/")
-        || root.as_os_str().is_empty() && std::env::current_dir().is_ok_and(|d| d == Path::new("/"))
+    let cwd = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .unwrap_or_else(|_| PathBuf::from("/"));
+    is_live_root(root, &cwd)
+}
+
+/// Whether a stack's root, relative to `cwd` when it is not absolute, is this machine's
+/// own configuration: `/`, or `/etc` or a directory in it (`lemplint lint /etc`,
+/// `lemplint lint /etc/nginx`), named without following symlinks (as
+/// [`confine::lexical`] names it). A copy of `/etc` elsewhere (`./etc`, `/srv/backup/etc`)
+/// is not.
+pub fn is_live_root(root: &Path, cwd: &Path) -> bool {
+    use std::path::Component;
+    let mut abs = if root.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        cwd.to_path_buf()
+    };
+    for c in root.components() {
+        match c {
+            Component::Normal(n) => abs.push(n),
+            Component::ParentDir => {
+                abs.pop();
+            }
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+        }
+    }
+    abs == Path::new("/") || abs.starts_with("/etc")
 }
 
 /// Named files (pre-commit): each file's whole stack, found from its server root (the
@@ -480,5 +509,44 @@ fn release_freed_memory() {
     // SAFETY: malloc_trim only returns free pages to the kernel; no live allocation moves.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_live_root;
+    use std::path::Path;
+
+    /// `lemplint lint /etc` on a server detected no host facts: only `/` did.
+    #[test]
+    fn the_machines_own_etc_or_root_is_the_live_host() {
+        let cwd = Path::new("/home/me/repo");
+        for live in [
+            "/",
+            "/etc",
+            "/etc/",
+            "/etc/nginx",
+            "/etc/php/8.2/fpm",
+            "/etc/../etc",
+        ] {
+            assert!(is_live_root(Path::new(live), cwd), "{live}");
+        }
+        // Relative to where lemplint runs.
+        assert!(is_live_root(Path::new("etc"), Path::new("/")));
+        assert!(is_live_root(Path::new(""), Path::new("/")));
+        assert!(is_live_root(Path::new("nginx"), Path::new("/etc")));
+        assert!(is_live_root(Path::new("../.."), Path::new("/home/me")));
+        // Copies of a server's /etc, and names that only begin like it.
+        for not in [
+            "etc",
+            "./etc",
+            "/srv/backup/etc",
+            "/etcetera",
+            "/home/me/etc/nginx",
+            "",
+        ] {
+            assert!(!is_live_root(Path::new(not), cwd), "{not}");
+        }
+        assert!(!is_live_root(Path::new("/etc/../srv"), cwd));
     }
 }

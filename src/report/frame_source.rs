@@ -66,6 +66,19 @@ impl SourceCode for FrameSource {
         let window = &self.text[from..to];
         let local = SourceSpan::new((start - from).into(), span.len());
         let c = window.read_span(&local, before, after)?;
+        // The column miette prints in a frame's header (`file:line:column`) comes from a read
+        // without context; miette counts it in bytes of the display text, where `é` is two
+        // and a control character's symbol three. Every other format counts characters of
+        // the file, and each character of the file is one of the display text (see
+        // [`display_text`]): count them here.
+        let column = if before == 0 && after == 0 {
+            let line_start = self.starts[self.line_of(start)];
+            self.text
+                .get(line_start..start)
+                .map_or(c.column(), |s| s.chars().count())
+        } else {
+            c.column()
+        };
         // Numbered as a scan of the whole text numbers them: `line_count` counts every line
         // break from the start of the text (miette merges two frames by it).
         Ok(Box::new(MietteSpanContents::new_named(
@@ -73,7 +86,7 @@ impl SourceCode for FrameSource {
             c.data(),
             SourceSpan::new((c.span().offset() + from).into(), c.span().len()),
             c.line() + first + self.lines_before,
-            c.column(),
+            column,
             c.line_count() + first,
         )))
     }
@@ -103,7 +116,30 @@ impl Frames {
 mod tests {
     use super::*;
 
-    /// Every span, with every context, reads as miette reads it from the whole text.
+    /// A frame's header counts columns in characters of the file, as the other formats do:
+    /// `é` is one column (miette counted two), a control character one (shown as a symbol).
+    #[test]
+    fn the_headers_column_counts_characters() {
+        let text = "http {\nxx \"\u{e9}\u{e9}\u{e9}\" }\ny \x01\x02 }\n";
+        let file = SourceFile::new("t.conf", text.as_bytes().to_vec());
+        let source = FrameSource::new(&file);
+        for (at, want) in [
+            (text.find(" }").unwrap() + 1, 9),
+            (text.rfind('}').unwrap(), 5),
+        ] {
+            let lc = file.line_col(at as u32);
+            assert_eq!(lc.column as usize, want + 1);
+            let shown = source.shifts.map(at);
+            let c = source
+                .read_span(&SourceSpan::new(shown.into(), 1), 0, 0)
+                .unwrap();
+            assert_eq!(c.column() + 1, lc.column as usize, "at {at}");
+        }
+    }
+
+    /// Every span, with every context, reads as miette reads it from the whole text, but
+    /// for the header's column (a read without context), which counts characters from the
+    /// line's start: miette counts bytes and also starts a line after a lone `\r`.
     #[test]
     fn windows_read_as_the_whole_text() {
         let text = "a\n\nbb ccc\r\nd\te\n\nlast line\nx";
@@ -117,8 +153,18 @@ mod tests {
                     let got = source.read_span(&span, before, after);
                     match (want, got) {
                         (Ok(w), Ok(g)) => {
+                            let header = (before, after) == (0, 0);
+                            let column = |c: &dyn SpanContents| {
+                                if header {
+                                    let offset = c.span().offset();
+                                    let line_start = source.starts[source.line_of(offset)];
+                                    text[line_start..offset].chars().count()
+                                } else {
+                                    c.column()
+                                }
+                            };
                             assert_eq!(
-                                (w.data(), w.span(), w.line(), w.column(), w.line_count()),
+                                (w.data(), w.span(), w.line(), column(&*w), w.line_count()),
                                 (g.data(), g.span(), g.line(), g.column(), g.line_count()),
                                 "{start}+{len} ({before}, {after})"
                             );

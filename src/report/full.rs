@@ -44,6 +44,9 @@ pub fn render(diag: &Diagnostic, color: bool, frames: &mut Frames) -> String {
     if too_long {
         return render_unframed(diag);
     }
+    if crate::syntax::encoding::is_binary(&file.text) {
+        return render_binary(diag);
+    }
     let severity = match diag.severity {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
@@ -105,8 +108,9 @@ pub fn render(diag: &Diagnostic, color: bool, frames: &mut Frames) -> String {
         GraphicalTheme::unicode_nocolor()
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
-    // miette prints the name before its own line:column, which is what editors and
-    // terminals turn into a link.
+    // miette prints the name before its own line:column (counted in characters by the
+    // frame source, as every other format counts), which is what editors and terminals turn
+    // into a link.
     let report = miette::Report::new(report).with_source_code(source);
     let mut out = String::new();
     if handler.render_report(&mut out, report.as_ref()).is_err() {
@@ -121,6 +125,21 @@ pub fn render(diag: &Diagnostic, color: bool, frames: &mut Frames) -> String {
         );
     }
     out
+}
+
+/// A finding in a binary file, in one line: its bytes are no configuration and framing
+/// them would print control-character garbage.
+fn render_binary(diag: &Diagnostic) -> String {
+    let lc = diag.file.line_col(diag.span.start);
+    format!(
+        "{}:{}:{}: {}[{}] {}\n",
+        escape::path(diag.file.shown_path()),
+        lc.line,
+        lc.column,
+        diag.severity.as_str(),
+        diag.code,
+        escape::text(&diag.message)
+    )
 }
 
 /// The same information without a code frame, for a line too long to show.

@@ -30,7 +30,7 @@ impl Reserve {
                     "invalid reserve {text:?}: a percentage must be at least 0% and below 100%"
                 )),
             },
-            None => parse_size(t).map(Reserve::Bytes),
+            None => crate::size::parse_reserve_size(t).map(Reserve::Bytes),
         }
     }
 

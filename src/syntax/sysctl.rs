@@ -228,8 +228,8 @@ pub fn parse(src: &[u8]) -> Parsed {
             out.errors.push(e);
         }
     }
-    if super::encoding::is_utf16(src) {
-        out.errors = vec![super::encoding::utf16_error(src)];
+    if let Some(e) = super::encoding::not_text_error(src) {
+        out.errors = vec![e];
     }
     out
 }

@@ -4,16 +4,20 @@
 
 use std::path::{Path, PathBuf};
 
-/// `../shared/corpus/<kind>`, read in place.
+/// `../shared/corpus/<kind>` (or `$LEMPLINT_CORPUS/<kind>`), read in place.
 pub fn corpus_dir(kind: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(kind)
+    let root = match std::env::var_os("LEMPLINT_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+    };
+    root.join(kind)
 }
 
 /// `../shared/corpus/<kind>` when it is there. A fresh clone of the repository has no
-/// `../shared`: the test says it was skipped and why, and passes; under `CI=true` the corpus
-/// is required and its absence fails the test.
+/// `../shared`: `build.rs` then sets `lemplint_no_corpus`, and the tests that need the corpus
+/// are marked ignored with [`NO_CORPUS`] (`cargo test`'s summary counts them); a test that
+/// reads it anyway says it was skipped. Under `CI=true` the corpus is required and its
+/// absence fails the test.
 pub fn corpus(kind: &str) -> Option<PathBuf> {
     let dir = corpus_dir(kind);
     if dir.is_dir() {
@@ -30,6 +34,10 @@ pub fn corpus(kind: &str) -> Option<PathBuf> {
     );
     None
 }
+
+/// Why a corpus test is ignored (see [`corpus`]).
+pub const NO_CORPUS: &str =
+    "../shared/corpus is missing (a fresh clone; see the README's \"The corpus\"); CI=true requires it";
 
 /// The parser fixtures `fixtures/parser/<kind>/*.conf`, sorted by name, as (file stem,
 /// contents).
@@ -146,9 +154,41 @@ pub fn nginx_modules_path(bin: &Path) -> Option<PathBuf> {
     ))
 }
 
+/// Where `scripts/nginx-modules.sh` (run by `scripts/test`) unpacks Debian's ndk, lua and
+/// echo modules, and the Lua libraries the lua module needs (`lua/`):
+/// `$LEMPLINT_NGINX_MODULES`, else `target/nginx-modules`. The packages are unpacked there,
+/// never installed, so the tests never enable a module in the machine's own /etc/nginx.
+pub fn test_modules_dir() -> PathBuf {
+    std::env::var_os("LEMPLINT_NGINX_MODULES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/nginx-modules"))
+}
+
+/// The dynamic module `name` (`ngx_http_echo_module.so`) for `bin`: the tests' own copy
+/// (see [`test_modules_dir`]), else one installed where `bin` loads modules from.
+pub fn nginx_module(bin: &Path, name: &str) -> Option<PathBuf> {
+    let own = test_modules_dir().join(name);
+    if own.is_file() {
+        return Some(own);
+    }
+    nginx_modules_path(bin)
+        .map(|d| d.join(name))
+        .filter(|p| p.is_file())
+}
+
+/// Sets `LUA_PATH` for an nginx that may load the lua module, so that the module finds
+/// `resty.core` in the tests' own copy before the machine's.
+pub fn lua_env(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    let lua = test_modules_dir().join("lua");
+    if lua.is_dir() {
+        cmd.env("LUA_PATH", format!("{}/?.lua;;", lua.display()));
+    }
+    cmd
+}
+
 /// `nginx -t` on `<prefix>/nginx.conf`, errors to stderr: its output.
 pub fn nginx_test(bin: &Path, prefix: &Path) -> std::process::Output {
-    std::process::Command::new(bin)
+    lua_env(&mut std::process::Command::new(bin))
         .arg("-t")
         .arg("-p")
         .arg(format!("{}/", prefix.display()))

@@ -19,8 +19,8 @@ pub fn parse(src: &[u8]) -> Parsed {
     for (start, end) in physical_lines(src) {
         parse_physical_line(src, start, end, &mut file, &mut errors, &mut section);
     }
-    if crate::syntax::encoding::is_utf16(src) {
-        errors = vec![crate::syntax::encoding::utf16_error(src)];
+    if let Some(e) = crate::syntax::encoding::not_text_error(src) {
+        errors = vec![e];
     }
     Parsed { file, errors }
 }
@@ -66,8 +66,8 @@ pub fn parse_php_ini(src: &[u8]) -> Parsed {
         }
         i += take;
     }
-    if crate::syntax::encoding::is_utf16(src) {
-        errors = vec![crate::syntax::encoding::utf16_error(src)];
+    if let Some(e) = crate::syntax::encoding::not_text_error(src) {
+        errors = vec![e];
     }
     Parsed { file, errors }
 }

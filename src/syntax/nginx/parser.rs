@@ -69,8 +69,8 @@ pub fn parse(src: &[u8]) -> Parsed {
 /// What nginx's reader makes of a file that is not text (see [`crate::syntax::encoding`]).
 fn encoding_errors(src: &[u8], parsed: &mut Parsed) {
     use crate::syntax::encoding;
-    if encoding::is_utf16(src) {
-        parsed.errors = vec![encoding::utf16_error(src)];
+    if let Some(e) = encoding::not_text_error(src) {
+        parsed.errors = vec![e];
     }
 }
 
