@@ -7,8 +7,8 @@
 //! The arithmetic is the sizing model's (`crate::stack::sizing`), the one `tune` uses:
 //! memory available to PHP = host memory − a reserve for the OS, nginx, databases and caches
 //! (`[rules.FPM004] reserve`, else `[host] reserve`: a percentage or a size, default 25%);
-//! per-worker memory is `[rules.FPM004] worker-rss`, else the largest `memory_limit` written
-//! for the running pools (the most one request may use), else 64MiB.
+//! per-worker memory is `[rules.FPM004] worker-rss`, else each pool's own `memory_limit` (the
+//! most one of its requests may use) when above 64MiB, else 64MiB.
 //!
 //! Every php-fpm master of the stack shares the host's memory, so the pools of all of them
 //! are summed (and the pool files no master loads are not). Pools of different masters that
@@ -40,6 +40,35 @@ declare_rule! {
     options: crate::stack::sizing::MemoryOptions,
 }
 
+/// A pool counted in the sum: its children and the memory each may hold.
+struct Counted<'a> {
+    name: String,
+    children: i64,
+    at: Val<'a>,
+    rss: u64,
+    /// The size is the pool's `memory_limit` (else the default or `worker-rss`).
+    from_limit: bool,
+}
+
+impl Counted<'_> {
+    fn need(&self) -> u64 {
+        (self.children as u64).saturating_mul(self.rss)
+    }
+}
+
+/// A pool's name for a label: a name the deployment fills in (`[{{username}}]`) is not
+/// quoted as if it were the pool's.
+fn display_name(name: &str) -> String {
+    let templated = ["{{", "{%", "<%", "${", "@", "%%", "SED", "__"]
+        .iter()
+        .any(|m| name.contains(m));
+    if templated {
+        "(named at deployment)".into()
+    } else {
+        name.to_string()
+    }
+}
+
 impl Rule for PmMaxChildrenExceedsMemory {
     fn check(&self, cx: &mut Context<'_>) {
         let Some(memory) = cx.host.memory.as_ref().map(|f| f.value) else {
@@ -47,8 +76,26 @@ impl Rule for PmMaxChildrenExceedsMemory {
         };
         let lone_run = cx.stack.lone_pools_run();
         let insts = cx.fpm_instances();
-        // Pool files no master loads take no memory.
-        let mut pools: Vec<(String, i64, Val<'_>)> = Vec::new();
+        let base = match MemoryModel::from_options(cx.options(self), cx.host) {
+            Ok(m) => m,
+            Err(e) => {
+                let first = insts
+                    .iter()
+                    .flat_map(|i| i.pools.iter())
+                    .find_map(|p| p.get("pm.max_children"));
+                if let Some(v) = first {
+                    cx.report(
+                        v.at.file(),
+                        v.span(),
+                        format!("{e}; the memory check is skipped"),
+                    );
+                }
+                return;
+            }
+        };
+        // Pool files no master loads take no memory. Each pool's workers are sized by its
+        // own `memory_limit` (a pool of 128M next to one of 512M does not hold 512M a worker).
+        let mut pools: Vec<Counted<'_>> = Vec::new();
         // Listen address → index in `pools` of the largest pool listening there.
         let mut by_listen: HashMap<Listen, usize> = HashMap::new();
         for i in insts.iter().filter(|i| i.master || lone_run) {
@@ -59,14 +106,22 @@ impl Rule for PmMaxChildrenExceedsMemory {
                 let Some(n) = v.int().filter(|n| *n > 0) else {
                     continue;
                 };
-                let pool = (p.name.clone(), i64::from(n), v);
+                let model = base.clone().bounded_by_memory_limit(std::iter::once(p));
+                let from_limit = model.worker_rss_source.starts_with("memory_limit");
+                let pool = Counted {
+                    name: display_name(&p.name),
+                    children: i64::from(n),
+                    at: v,
+                    rss: model.worker_rss,
+                    from_limit,
+                };
                 let listen = p.get("listen").filter(|l| l.known);
                 let Some(addr) = listen.and_then(|l| Listen::parse(&l.text)) else {
                     pools.push(pool);
                     continue;
                 };
                 match by_listen.get(&addr) {
-                    Some(&k) if pools[k].1 >= pool.1 => {}
+                    Some(&k) if pools[k].need() >= pool.need() => {}
                     Some(&k) => pools[k] = pool,
                     None => {
                         by_listen.insert(addr, pools.len());
@@ -79,66 +134,63 @@ impl Rule for PmMaxChildrenExceedsMemory {
         let Some(largest) = pools
             .iter()
             .enumerate()
-            .max_by_key(|(k, (_, n, _))| (*n, std::cmp::Reverse(*k)))
+            .max_by_key(|(k, c)| (c.children, std::cmp::Reverse(*k)))
             .map(|(k, _)| k)
         else {
             return;
         };
-        let running = insts
-            .iter()
-            .filter(|i| i.master || lone_run)
-            .flat_map(|i| i.pools.iter());
-        let model = match MemoryModel::from_options(cx.options(self), cx.host) {
-            Ok(m) => m.bounded_by_memory_limit(running),
-            Err(e) => {
-                let (_, _, v) = &pools[0];
-                cx.report(
-                    v.at.file(),
-                    v.span(),
-                    format!("{e}; the memory check is skipped"),
-                );
-                return;
-            }
-        };
-        let rss = model.worker_rss;
-        let total: u64 = pools.iter().map(|(_, n, _)| *n as u64).sum();
-        let need = total.saturating_mul(rss);
-        let available = model.available(memory);
+        let need: u64 = pools.iter().map(Counted::need).sum();
+        let available = base.available(memory);
         if need <= available {
             return;
         }
-        let sum = if pools.len() == 1 {
-            format!("pm.max_children {total}")
-        } else {
-            let terms: Vec<String> = pools.iter().map(|(_, n, _)| n.to_string()).collect();
-            format!("{} pools: {} children", pools.len(), terms.join(" + "))
+        let size = |c: &Counted<'_>| {
+            if c.from_limit {
+                format!("{} (memory_limit)", human(c.rss))
+            } else {
+                human(c.rss)
+            }
         };
-        let per_worker = if model.worker_rss_source.starts_with("memory_limit") {
-            format!("{} (memory_limit)", human(rss))
+        let same_size = pools.iter().all(|c| c.rss == pools[0].rss);
+        let total: u64 = pools.iter().map(|c| c.children as u64).sum();
+        let product = if pools.len() == 1 {
+            format!("pm.max_children {total} × {}", size(&pools[0]))
+        } else if same_size {
+            let terms: Vec<String> = pools.iter().map(|c| c.children.to_string()).collect();
+            format!(
+                "{} pools: {} children × {}",
+                pools.len(),
+                terms.join(" + "),
+                size(&pools[0])
+            )
         } else {
-            human(rss)
+            let terms: Vec<String> = pools
+                .iter()
+                .map(|c| format!("{} × {}", c.children, size(c)))
+                .collect();
+            format!("{} pools: {}", pools.len(), terms.join(" + "))
         };
         let msg = format!(
-            "{sum} × {per_worker} = {} > {} available ({})",
+            "{product} = {} > {} available ({})",
             human(need),
             human(available),
-            model.reserve.describe(memory)
+            base.reserve.describe(memory)
         );
-        let (_, _, at) = &pools[largest];
+        let at = &pools[largest].at;
         let d = cx.report(at.at.file(), at.span(), msg);
-        for (k, (name, n, v)) in pools.iter().enumerate() {
+        for (k, c) in pools.iter().enumerate() {
             if k != largest {
                 d.label(
-                    v.at.file().clone(),
-                    v.span(),
-                    format!("+ {n} children in pool {name}"),
+                    c.at.at.file().clone(),
+                    c.at.span(),
+                    format!("+ {} children in pool {}", c.children, c.name),
                 );
             }
         }
         d.help = Some(format!(
             "this host can give PHP about {} workers of {} in total: lower pm.max_children (`lemplint tune` splits them), or measure a worker's memory (ps -o rss -C php-fpm8.2) and set [rules.FPM004] worker-rss",
-            model.workers(memory),
-            human(rss)
+            available / pools[largest].rss.max(1),
+            human(pools[largest].rss)
         ));
     }
 }
