@@ -19,6 +19,11 @@ pub struct Summary {
     pub host: Vec<String>,
     /// Rules skipped because they need host facts and none were given.
     pub skipped_for_host: Vec<String>,
+    /// The repository root that the code-scanning formats (`sarif`, `gitlab`) and the
+    /// baseline make paths relative to: the git work tree above the linted paths, set by
+    /// the command line (`None`: the current directory). Not part of the JSON contract.
+    #[serde(skip)]
+    pub root: Option<std::path::PathBuf>,
 }
 
 impl Summary {
