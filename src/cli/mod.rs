@@ -8,6 +8,7 @@ mod fix;
 mod fmt;
 mod input;
 pub mod lint;
+mod noqa;
 mod parse;
 pub mod rule;
 mod stack;
