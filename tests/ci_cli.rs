@@ -354,3 +354,134 @@ fn baseline_reports_only_new_findings_and_counts_fixed_ones() {
     let out = lemplint(dir, &["lint", "--baseline", "bad.json", "."]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn add_noqa_suppresses_every_finding_once_and_is_idempotent() {
+    let d = repo();
+    let dir = d.path();
+    let out = lemplint(dir, &["lint", "--add-noqa", "."]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("Added 4 suppression comments to 2 files"),
+        "{}",
+        text(&out.stderr)
+    );
+    let nginx = std::fs::read_to_string(dir.join("srv/etc/nginx/nginx.conf")).unwrap();
+    assert_eq!(
+        nginx,
+        NGINX
+            .replace(
+                "    server_tokens on;",
+                "    # lemplint: ignore NGX022 -- TODO: reason\n    server_tokens on;"
+            )
+            .replace(
+                "        autoindex on;",
+                "        # lemplint: ignore NGX104 -- TODO: reason\n        autoindex on;"
+            )
+    );
+    // php.ini comments start with `;`.
+    let ini = std::fs::read_to_string(dir.join("srv/etc/php/8.2/fpm/php.ini")).unwrap();
+    assert_eq!(
+        ini,
+        "[PHP]\n; lemplint: ignore FPM103 -- TODO: reason\nallow_url_include = On\n; lemplint: ignore FPM103 -- TODO: reason\nexpose_php = On\n"
+    );
+    // Everything is suppressed (the placeholder is a reason: no LINT002), and a second run
+    // changes nothing.
+    let out = lemplint(dir, &["lint", "--format", "concise", "."]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let out = lemplint(dir, &["lint", "--add-noqa", "."]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stderr).contains("No suppression comments to add."));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("srv/etc/nginx/nginx.conf")).unwrap(),
+        nginx
+    );
+    // Two findings on one line share one comment; CRLF files get CRLF.
+    write(
+        dir,
+        "srv/etc/nginx/nginx.conf",
+        "events {}\r\nhttp {\r\n    server_tokens on; server_tokens on;\r\n}\r\n",
+    );
+    let out = lemplint(dir, &["lint", "--add-noqa", "srv/etc/nginx/nginx.conf"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let nginx = std::fs::read_to_string(dir.join("srv/etc/nginx/nginx.conf")).unwrap();
+    assert!(
+        nginx.contains("http {\r\n    # lemplint: ignore NGX022,NGX023 -- TODO: reason\r\n    server_tokens on; server_tokens on;\r\n"),
+        "{nginx:?}"
+    );
+}
+
+#[test]
+fn statistics_count_findings_per_rule() {
+    let d = repo();
+    let out = lemplint(d.path(), &["lint", "--statistics", "."]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the gate still follows the findings"
+    );
+    assert_eq!(
+        text(&out.stdout),
+        "2  FPM103  insecure-php-setting\n1  NGX022  server-tokens-on [1 fixable]\n1  NGX104  autoindex-on\nFound 4 problems.\n"
+    );
+    let out = lemplint(d.path(), &["lint", "--statistics", "--format", "json", "."]);
+    let v = json(&out);
+    assert_eq!(v[0]["code"], "FPM103");
+    assert_eq!(v[0]["count"], 2);
+    assert_eq!(v.as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn output_file_is_written_whole_instead_of_stdout() {
+    let d = repo();
+    let out = lemplint(
+        d.path(),
+        &[
+            "lint",
+            "--format",
+            "sarif",
+            "--output-file",
+            "results.sarif",
+            ".",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    let log: Value =
+        serde_json::from_slice(&std::fs::read(d.path().join("results.sarif")).unwrap()).unwrap();
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 4);
+    // No temporary file is left beside it.
+    let names: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("lemplint-"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+    // A directory that does not exist: exit 2 and a message, not a report on stdout.
+    let out = lemplint(
+        d.path(),
+        &["lint", "--output-file", "no/such/dir/x.txt", "."],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no/such/dir/x.txt"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn color_always_never_and_no_color() {
+    let d = repo();
+    let esc = |o: &Output| o.stdout.contains(&0x1b);
+    let always = lemplint(d.path(), &["lint", "--color", "always", "."]);
+    assert!(esc(&always), "--color always colours a pipe");
+    let never = lemplint(d.path(), &["lint", "--color", "never", "."]);
+    assert!(!esc(&never));
+    // auto: stdout is a pipe here, so no colour, NO_COLOR or not.
+    let auto = lemplint(d.path(), &["lint", "."]);
+    assert!(!esc(&auto));
+    assert_eq!(auto.stdout, never.stdout);
+    let bad = lemplint(d.path(), &["lint", "--color", "sometimes", "."]);
+    assert_eq!(bad.status.code(), Some(2));
+}

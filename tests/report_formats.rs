@@ -982,3 +982,48 @@ fn sarif_validates_against_the_official_schema() {
         errors[2]
     );
 }
+
+/// A real run, from a subdirectory of a git repository with an absolute path: the log
+/// GitHub code scanning gets (repository-relative URIs, `originalUriBaseIds`, `helpUri`,
+/// `security-severity`, `partialFingerprints`) is valid SARIF 2.1.0.
+#[test]
+fn sarif_of_a_run_in_a_subdirectory_validates() {
+    let Some((python, schema)) = sarif_validator() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(d.path()).unwrap();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::create_dir_all(root.join("deploy/etc/nginx")).unwrap();
+    std::fs::write(
+        root.join("deploy/etc/nginx/nginx.conf"),
+        "events {}\nhttp {\n    server_tokens on;\n    server {\n        listen 80;\n        root /srv/www;\n        autoindex on;\n    }\n}\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args(["lint", "--format", "sarif"])
+        .arg(root.join("deploy/etc"))
+        .current_dir(root.join("deploy"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &log["runs"][0];
+    assert_eq!(
+        run["originalUriBaseIds"]["%SRCROOT%"]["uri"],
+        format!("file://{}/", root.display())
+    );
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for r in results {
+        let loc = &r["locations"][0]["physicalLocation"]["artifactLocation"];
+        assert_eq!(loc["uri"], "deploy/etc/nginx/nginx.conf");
+        assert!(r["partialFingerprints"]["lemplint/v1"].is_string());
+    }
+    for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
+        assert!(rule["helpUri"].as_str().unwrap().ends_with(".md"));
+        assert!(rule["properties"]["security-severity"].is_string());
+    }
+    let errors = validate(&python, &schema, &[log]);
+    assert_eq!(errors, [Vec::<String>::new()], "the SARIF log is invalid");
+}
