@@ -485,3 +485,108 @@ fn color_always_never_and_no_color() {
     let bad = lemplint(d.path(), &["lint", "--color", "sometimes", "."]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn rule_did_you_mean() {
+    let d = tempfile::tempdir().unwrap();
+    for (typed, meant) in [
+        ("server-token", "server-tokens-on (NGX022)"),
+        ("ngx22", "server-tokens-on (NGX022)"),
+        ("autoindx-on", "autoindex-on (NGX104)"),
+    ] {
+        let out = lemplint(d.path(), &["rule", typed]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(&format!("did you mean {meant}?")),
+            "{typed}: {err}"
+        );
+    }
+    let out = lemplint(d.path(), &["rule", "no-such-thing-at-all"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!text(&out.stderr).contains("did you mean"));
+}
+
+/// A tool the test needs: its absence skips the check with a note, except under CI=true.
+fn have(tool: &str) -> bool {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{tool} is required when CI=true"
+        );
+        eprintln!("note: {tool} is not installed: that check is skipped");
+    }
+    found
+}
+
+#[test]
+fn man_page_renders() {
+    let d = tempfile::tempdir().unwrap();
+    for (args, title, must) in [
+        (&["man"][..], "lemplint(1)", "lemplint-lint(1)"),
+        (&["man", "lint"][..], "lemplint-lint(1)", "--baseline"),
+    ] {
+        let out = lemplint(d.path(), args);
+        assert_eq!(out.status.code(), Some(0));
+        let roff = text(&out.stdout);
+        assert!(roff.starts_with(".ie"), "{roff}");
+        if !have("groff") {
+            continue;
+        }
+        let path = d.path().join("page.1");
+        std::fs::write(&path, &out.stdout).unwrap();
+        let rendered = Command::new("groff")
+            .args(["-man", "-Tascii", "-ww", "-P-c", "-P-b", "-P-u"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(rendered.status.success());
+        assert_eq!(text(&rendered.stderr), "", "groff warns about the page");
+        let page = text(&rendered.stdout);
+        assert!(page.starts_with(title), "{page}");
+        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", must] {
+            assert!(page.contains(section), "{section} missing:\n{page}");
+        }
+    }
+    let out = lemplint(d.path(), &["man", "lnt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("did you mean `lint`?"));
+}
+
+#[test]
+fn shell_completions() {
+    let d = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let out = lemplint(d.path(), &["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = text(&out.stdout);
+        for word in ["lint", "baseline", "add-noqa", "completions"] {
+            assert!(script.contains(word), "{shell}: {word}");
+        }
+    }
+    if !have("bash") {
+        return;
+    }
+    // bash itself completes `lemplint li` to `lint` and `lemplint lint --base` to
+    // `--baseline` with the script loaded.
+    let script = d.path().join("lemplint.bash");
+    std::fs::write(&script, lemplint(d.path(), &["completions", "bash"]).stdout).unwrap();
+    let complete = |words: &str| -> String {
+        let cmd = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+             COMP_LINE=\"{words}\"; COMP_POINT=${{#COMP_LINE}}; \
+             _lemplint lemplint \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; \
+             printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            script.display()
+        );
+        let out = Command::new("bash").args(["-c", &cmd]).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    assert_eq!(complete("lemplint li").trim(), "lint");
+    assert!(complete("lemplint lint --base").contains("--baseline"));
+}

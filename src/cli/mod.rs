@@ -11,6 +11,7 @@ pub mod lint;
 mod noqa;
 mod parse;
 pub mod rule;
+mod shell;
 mod stack;
 pub(crate) mod tune;
 
@@ -40,6 +41,10 @@ enum Command {
     Fix(fix::FixArgs),
     /// Run the stack on loopback from private copies and measure it as it is and tuned
     Bench(crate::bench::BenchArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell)
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff): `lemplint man | man -l -`
+    Man(shell::ManArgs),
     /// Expand an OpenSSL cipher string as `openssl ciphers -v` does, and say what is weak
     Ciphers(ciphers::CiphersArgs),
     /// Lay out nginx files: one statement per line, indented by block (tokens unchanged)
@@ -89,6 +94,8 @@ pub fn run() -> i32 {
         Command::Lint(args) => lint::run(args),
         Command::Bench(args) => crate::bench::run(args),
         Command::Ciphers(args) => ciphers::run(args),
+        Command::Completions(args) => shell::completions(args),
+        Command::Man(args) => shell::man(args),
         Command::Fix(args) => fix::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Parse(args) => parse::run(args),
