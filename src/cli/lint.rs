@@ -112,7 +112,10 @@ pub fn run(mut args: LintArgs) -> i32 {
         // written, empty, for the tools that read it.
         Err(msg) if msg.starts_with("no configuration files found") => {
             eprintln!("warning: {msg}: nothing to lint");
-            let summary = crate::engine::Summary::default();
+            let summary = crate::engine::Summary {
+                root: Some(report::fingerprint::Root::detect(&args.stack.paths)),
+                ..Default::default()
+            };
             return match emit(&args, &[], &summary) {
                 Ok(()) => EXIT_OK,
                 Err(code) => code,
