@@ -93,6 +93,12 @@ pub fn run(mut args: LintArgs) -> i32 {
             return EXIT_ERROR;
         }
     };
+    // `--add-noqa` writes: the tree's lock is held from before anything is read, as `fix`
+    // holds it.
+    let _lock = match super::lock_for_writing(&args.stack, args.add_noqa) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
     let real = crate::engine::real_fs(&args.stack);
     let fs: &dyn crate::stack::fs::Fs = match &overlay {
         Some(o) => o,
@@ -134,10 +140,6 @@ pub fn run(mut args: LintArgs) -> i32 {
         findings.summary.recount(&findings.diagnostics);
     }
     if args.add_noqa {
-        let _lock = match super::lock_for_writing(&args.stack, true) {
-            Ok(l) => l,
-            Err(code) => return code,
-        };
         return super::noqa::run(&args.stack, &workspace, &findings.diagnostics);
     }
     findings.summary.root = Some(report::fingerprint::Root::detect(&args.stack.paths));
