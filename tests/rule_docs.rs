@@ -65,3 +65,35 @@ fn every_rule_has_a_page_that_help_uri_names() {
         "the index links every rule once"
     );
 }
+
+/// `security-severity` in a rule's TOML is for security rules only, on GitHub's scale, and
+/// every security rule outside lemplint's own gets a score.
+#[test]
+fn security_severity_is_for_security_rules_on_githubs_scale() {
+    for r in lemplint::rules::RULES.iter() {
+        let security = r.category.as_str() == "security";
+        if let Some(score) = r.meta().security_severity {
+            assert!(
+                security,
+                "{}: security-severity on a non-security rule",
+                r.code
+            );
+            assert!((0.1..=10.0).contains(&score), "{}: {score}", r.code);
+        }
+        let written = lemplint::report::sarif::security_severity(r);
+        assert_eq!(
+            written.is_some(),
+            security && r.lang != "lint",
+            "{}",
+            r.code
+        );
+    }
+    let by = |code: &str| {
+        lemplint::report::sarif::security_severity(lemplint::rules::by_code(code).unwrap())
+    };
+    assert_eq!(by("STK008").as_deref(), Some("9.8"));
+    assert_eq!(by("NGX002").as_deref(), Some("8.0"));
+    assert_eq!(by("NGX104").as_deref(), Some("5.0"));
+    assert_eq!(by("NGX114").as_deref(), Some("2.0"));
+    assert_eq!(by("NGX023"), None);
+}
