@@ -41,10 +41,6 @@ enum Command {
     Fix(fix::FixArgs),
     /// Run the stack on loopback from private copies and measure it as it is and tuned
     Bench(crate::bench::BenchArgs),
-    /// Print shell completions (bash, zsh, fish, elvish, powershell)
-    Completions(shell::CompletionsArgs),
-    /// Print the man page (roff): `lemplint man | man -l -`
-    Man(shell::ManArgs),
     /// Expand an OpenSSL cipher string as `openssl ciphers -v` does, and say what is weak
     Ciphers(ciphers::CiphersArgs),
     /// Lay out nginx files: one statement per line, indented by block (tokens unchanged)
@@ -61,6 +57,10 @@ enum Command {
     Stack(stack::StackCmdArgs),
     /// Derive worker, pool, backlog and kernel settings from the host (and apply them)
     Tune(tune::TuneArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell)
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff): `lemplint man | man -l -`
+    Man(shell::ManArgs),
 }
 
 /// For a command that will write (`writes`): the tree's lock, held from before anything is
