@@ -159,6 +159,10 @@ fn json_snapshot() {
 #[test]
 fn sarif_snapshot() {
     let mut log: Value = serde_json::from_str(&rendered(Format::Sarif)).unwrap();
+    // `%SRCROOT%` is the directory the test runs in (no repository root was set).
+    let base = &mut log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"];
+    assert!(base.as_str().unwrap().starts_with("file:///"));
+    *base = "[file URI of the current directory]/".into();
     let driver = &mut log["runs"][0]["tool"]["driver"];
     driver["version"] = "[version]".into();
     driver["semanticVersion"] = "[version]".into();
@@ -435,20 +439,67 @@ fn gitlab_issues_have_the_code_quality_fields() {
 }
 
 #[test]
-fn gitlab_fingerprints_are_fnv1a_and_stable() {
-    use lemplint::report::gitlab::{fingerprint, fnv1a64};
-    // Published FNV-1a 64 test vectors.
-    assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-    assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-    assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+fn fingerprints_are_fnv1a_of_content_not_line() {
+    use lemplint::report::fingerprint::{fingerprint, fnv1a64};
     assert_eq!(
-        fingerprint("NGX022", "a.conf", "m", 3, 1),
-        format!("{:016x}", fnv1a64(b"NGX022\x00a.conf\x00m\x003\x00"))
+        fingerprint("NGX022", "a.conf", "server_tokens on;", "m", 1),
+        format!(
+            "{:016x}",
+            fnv1a64(b"NGX022\x00a.conf\x00server_tokens on;\x00m\x00")
+        )
     );
-    assert_ne!(
-        fingerprint("NGX022", "a.conf", "m", 3, 1),
-        fingerprint("NGX022", "a.conf", "m", 4, 1)
+    assert_eq!(
+        fingerprint("NGX022", "a.conf", "x;", "m", 2),
+        format!("{:016x}", fnv1a64(b"NGX022\x00a.conf\x00x;\x00m\x00#2\x00"))
     );
+    // A message naming another line hashes the same whatever that line's number.
+    assert_eq!(
+        fingerprint("SYS010", "a.conf", "x;", "shadowed by line 3", 1),
+        fingerprint("SYS010", "a.conf", "x;", "shadowed by line 30", 1)
+    );
+}
+
+/// The gitlab fingerprints and SARIF `partialFingerprints` of one finding in `text`.
+fn fingerprints_of(text: &str, needle: &str) -> (String, String) {
+    let file: Shared = Arc::new(SourceFile::new("conf/nginx.conf", text.as_bytes().to_vec()));
+    let d = Diagnostic::new(
+        "NGX022",
+        Severity::Warning,
+        file.clone(),
+        span_of(&file, needle, 0),
+        "`server_tokens on` discloses the nginx version",
+    );
+    let gitlab: Value = serde_json::from_str(&render(
+        Format::Gitlab,
+        std::slice::from_ref(&d),
+        &Summary::default(),
+    ))
+    .unwrap();
+    let sarif: Value =
+        serde_json::from_str(&render(Format::Sarif, &[d], &Summary::default())).unwrap();
+    (
+        gitlab[0]["fingerprint"].as_str().unwrap().to_string(),
+        sarif["runs"][0]["results"][0]["partialFingerprints"]["lemplint/v1"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+}
+
+#[test]
+fn fingerprints_survive_lines_added_above_and_change_with_the_line() {
+    let before = fingerprints_of("http {\n    server_tokens on;\n}\n", "server_tokens");
+    assert_eq!(before.0, before.1, "gitlab and SARIF share the fingerprint");
+    // Comment lines (and re-indentation) above and on the line: the same fingerprint.
+    let shifted = fingerprints_of(
+        "# a comment\n# another\n\nhttp {\n  server_tokens   on;\n}\n",
+        "server_tokens",
+    );
+    assert_eq!(before, shifted);
+    // The flagged line itself changed: a new fingerprint.
+    let changed = fingerprints_of("http {\n    server_tokens on; # x\n}\n", "server_tokens");
+    assert_ne!(before.0, changed.0);
+    assert_ne!(before.1, changed.1);
 }
 
 #[test]
@@ -693,7 +744,24 @@ fn sarif_structure() {
             rule["properties"]["tags"],
             serde_json::json!([entry.category.as_str()])
         );
+        // GitHub code scanning: the rule's page, and a security severity for security rules.
+        assert_eq!(
+            rule["helpUri"],
+            format!(
+                "https://github.com/lemplint/lemplint/blob/main/docs/rules/{}.md",
+                entry.code
+            )
+        );
+        let score = &rule["properties"]["security-severity"];
+        if entry.category.as_str() == "security" {
+            let n: f64 = score.as_str().unwrap().parse().unwrap();
+            assert!((0.1..=10.0).contains(&n), "{n}");
+        } else {
+            assert!(score.is_null(), "{}: {score}", entry.code);
+        }
     }
+    // NGX022 only discloses a version: Low on GitHub's scale, from its rules/*.toml.
+    assert_eq!(rules[2]["properties"]["security-severity"], "3.1");
 
     let results = run["results"].as_array().unwrap();
     assert_eq!(results.len(), 4);
@@ -713,6 +781,8 @@ fn sarif_structure() {
         let uri = physical["artifactLocation"]["uri"].as_str().unwrap();
         assert!(!uri.contains(['\\', ' ', ',', ':']), "{uri}");
         assert_eq!(physical["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        let fp = r["partialFingerprints"]["lemplint/v1"].as_str().unwrap();
+        assert!(fp.len() == 16 && fp.bytes().all(|b| b.is_ascii_hexdigit()));
         let region = &physical["region"];
         for key in ["startLine", "startColumn", "endLine", "endColumn"] {
             assert!(region[key].as_u64().unwrap() >= 1, "{key}");
@@ -911,4 +981,49 @@ fn sarif_validates_against_the_official_schema() {
         "the validator accepted an invalid level: {:?}",
         errors[2]
     );
+}
+
+/// A real run, from a subdirectory of a git repository with an absolute path: the log
+/// GitHub code scanning gets (repository-relative URIs, `originalUriBaseIds`, `helpUri`,
+/// `security-severity`, `partialFingerprints`) is valid SARIF 2.1.0.
+#[test]
+fn sarif_of_a_run_in_a_subdirectory_validates() {
+    let Some((python, schema)) = sarif_validator() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(d.path()).unwrap();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::create_dir_all(root.join("deploy/etc/nginx")).unwrap();
+    std::fs::write(
+        root.join("deploy/etc/nginx/nginx.conf"),
+        "events {}\nhttp {\n    server_tokens on;\n    server {\n        listen 80;\n        root /srv/www;\n        autoindex on;\n    }\n}\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args(["lint", "--format", "sarif"])
+        .arg(root.join("deploy/etc"))
+        .current_dir(root.join("deploy"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &log["runs"][0];
+    assert_eq!(
+        run["originalUriBaseIds"]["%SRCROOT%"]["uri"],
+        format!("file://{}/", root.display())
+    );
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for r in results {
+        let loc = &r["locations"][0]["physicalLocation"]["artifactLocation"];
+        assert_eq!(loc["uri"], "deploy/etc/nginx/nginx.conf");
+        assert!(r["partialFingerprints"]["lemplint/v1"].is_string());
+    }
+    for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
+        assert!(rule["helpUri"].as_str().unwrap().ends_with(".md"));
+        assert!(rule["properties"]["security-severity"].is_string());
+    }
+    let errors = validate(&python, &schema, &[log]);
+    assert_eq!(errors, [Vec::<String>::new()], "the SARIF log is invalid");
 }

@@ -142,6 +142,7 @@ pub fn run(mut args: FixArgs) -> i32 {
     let color = report::full::use_color(std::io::stdout().is_terminal());
     let mut out = std::io::stdout().lock();
     let mut remaining = outcome.remaining;
+    remaining.summary.root = Some(report::fingerprint::Root::detect(&args.stack.paths));
     if failed.is_empty() {
         if fixed > 0 {
             let _ = writeln!(
@@ -161,7 +162,10 @@ pub fn run(mut args: FixArgs) -> i32 {
         // The findings on the fixed contents would describe files that were not written:
         // report what is on disk now.
         match crate::engine::collect(&args.stack, &args.select, &args.ignore, None) {
-            Ok((_, found)) => remaining = found,
+            Ok((_, found)) => {
+                remaining = found;
+                remaining.summary.root = Some(report::fingerprint::Root::detect(&args.stack.paths));
+            }
             Err(msg) => eprintln!("error: {msg}"),
         }
     }

@@ -8,8 +8,10 @@ mod fix;
 mod fmt;
 mod input;
 pub mod lint;
+mod noqa;
 mod parse;
 pub mod rule;
+mod shell;
 mod stack;
 pub(crate) mod tune;
 
@@ -70,6 +72,10 @@ enum Command {
     Stack(stack::StackCmdArgs),
     /// Derive worker, pool, backlog and kernel settings from the host (and apply them)
     Tune(tune::TuneArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell)
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff): `lemplint man | man -l -`
+    Man(shell::ManArgs),
 }
 
 /// For a command that will write (`writes`): the tree's lock, held from before anything is
@@ -103,6 +109,8 @@ pub fn run() -> i32 {
         Command::Lint(args) => lint::run(args),
         Command::Bench(args) => crate::bench::run(args),
         Command::Ciphers(args) => ciphers::run(args),
+        Command::Completions(args) => shell::completions(args),
+        Command::Man(args) => shell::man(args),
         Command::Fix(args) => fix::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Parse(args) => parse::run(args),

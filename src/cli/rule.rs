@@ -103,10 +103,21 @@ pub fn run_rule(args: RuleArgs) -> i32 {
             EXIT_OK
         }
         None => {
-            eprintln!(
-                "error: no rule named {:?} (see `lemplint rules`)",
-                args.rule
-            );
+            let near = crate::edit_distance::closest(
+                &args.rule,
+                rules::RULES.iter().flat_map(|r| [r.code, r.name]),
+            )
+            .and_then(rules::lookup);
+            match near {
+                Some(r) => eprintln!(
+                    "error: no rule named {:?}: did you mean {} ({})? (`lemplint rules` lists them all)",
+                    args.rule, r.name, r.code
+                ),
+                None => eprintln!(
+                    "error: no rule named {:?} (see `lemplint rules`)",
+                    args.rule
+                ),
+            }
             EXIT_ERROR
         }
     }

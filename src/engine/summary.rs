@@ -23,6 +23,11 @@ pub struct Summary {
     /// [`crate::syntax::render`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rendered: Vec<String>,
+    /// The repository root that the code-scanning formats (`sarif`, `gitlab`) and the
+    /// baseline make paths relative to: the git work tree above the linted paths, set by
+    /// the command line (`None`: the current directory). Not part of the JSON contract.
+    #[serde(skip)]
+    pub root: Option<std::path::PathBuf>,
 }
 
 impl Summary {

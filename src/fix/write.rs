@@ -365,6 +365,43 @@ impl WriteLock {
     }
 }
 
+/// Writes a file the user named on the command line (`--output-file`, a baseline) whole or
+/// not at all: a temporary file beside it (`O_EXCL`), flushed, then renamed over it. An
+/// existing file keeps its mode; a new one gets 0644 less the umask. Not confined to the
+/// linted tree: the path is the user's own choice, as a shell redirection would be.
+pub fn output(path: &Path, contents: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::other("not a file name"))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mode = std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.permissions().mode() & 0o7777);
+    let tmp = dir.join(temp_name(name));
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o666)
+            .open(&tmp)?;
+        if let Some(mode) = mode {
+            file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        }
+        file.write_all(contents)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

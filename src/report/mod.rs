@@ -3,14 +3,17 @@
 //! Every format receives the same input: the diagnostics (sorted by file and position) and
 //! a [`Summary`] of the run. Formats never re-run rules or read files.
 
+pub mod baseline;
 pub mod checkstyle;
 pub mod concise;
+pub mod fingerprint;
 mod frame_source;
 pub mod full;
 pub mod github;
 pub mod gitlab;
 pub mod json;
 pub mod junit;
+pub mod rule_docs;
 pub mod sarif;
 mod xml;
 

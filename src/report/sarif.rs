@@ -6,13 +6,24 @@
 //! scanning needs the rules that found nothing (`lemplint rules` lists them all).
 //!
 //! Columns count Unicode code points (`run.columnKind = "unicodeCodePoints"`), as
-//! [`SourceFile::line_col`] does; ends are exclusive, as SARIF's `endColumn` is. A relative
-//! path becomes a relative URI with `uriBaseId: "%SRCROOT%"` (forward slashes,
-//! percent-encoded); an absolute one a `file://` URI. Labels become `relatedLocations`;
-//! a fix becomes `fixes[0]`, its edits `replacements` whose `deletedRegion` gives the byte
-//! range as `charOffset`/`charLength` counted in code points (the same numbers for ASCII),
-//! with its line and column too.
+//! [`SourceFile::line_col`] does; ends are exclusive, as SARIF's `endColumn` is. A file
+//! inside the repository root (the git work tree above the linted paths, else the current
+//! directory; see [`super::fingerprint::Root`]) gets a URI relative to it with
+//! `uriBaseId: "%SRCROOT%"` (forward slashes, percent-encoded), also when it was named by
+//! an absolute path, and `run.originalUriBaseIds` says where `%SRCROOT%` is; a file
+//! outside the root gets a `file://` URI. Labels become `relatedLocations`; a fix becomes
+//! `fixes[0]`, its edits `replacements` whose `deletedRegion` gives the byte range as
+//! `charOffset`/`charLength` counted in code points (the same numbers for ASCII), with its
+//! line and column too.
+//!
+//! For GitHub code scanning: each rule has a `helpUri` (its page of the rule docs in the
+//! repository, [`super::rule_docs::help_uri`]); a rule of the `security` category has
+//! `properties.security-severity` ([`security_severity`]), so GitHub ranks its alerts
+//! Critical, High, Medium or Low; and each result has `partialFingerprints`
+//! (`lemplint/v1`: the content fingerprint of [`super::fingerprint`], the same as the
+//! GitLab report's), which do not change when lines are added above the finding.
 
+use super::fingerprint::{self, Root};
 use super::Summary;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::RuleEntry;
@@ -41,18 +52,60 @@ pub fn level(severity: Severity) -> &'static str {
     }
 }
 
-/// `artifactLocation` for a file: relative URI against `%SRCROOT%`, or a `file://` URI.
-pub fn artifact_location(path: &Path) -> Value {
+/// The key of `partialFingerprints` (versioned: a new way of computing them is a new key).
+pub const FINGERPRINT_KEY: &str = "lemplint/v1";
+
+/// `artifactLocation` for a file: a URI relative to `%SRCROOT%` (the repository root) when
+/// the file is inside it, else a `file://` URI.
+pub fn artifact_location(root: &Root, path: &Path) -> Value {
     use std::os::unix::ffi::OsStrExt;
     // The name's own bytes, percent-encoded: a `\\` or a byte that is not UTF-8 is part of
     // the file's name and stays exactly that.
-    let bytes = path.as_os_str().as_bytes();
-    if path.is_absolute() {
-        json!({ "uri": format!("file://{}", percent_encode(bytes)) })
-    } else {
-        let relative = bytes.strip_prefix(b"./").unwrap_or(bytes);
-        json!({ "uri": percent_encode(relative), "uriBaseId": "%SRCROOT%" })
+    match root.relative(path) {
+        Some(rel) => json!({
+            "uri": percent_encode(rel.as_os_str().as_bytes()),
+            "uriBaseId": "%SRCROOT%",
+        }),
+        None => json!({ "uri": file_uri(path) }),
     }
+}
+
+fn file_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    format!("file://{}", percent_encode(abs.as_os_str().as_bytes()))
+}
+
+/// `run.originalUriBaseIds`: where `%SRCROOT%` is (a directory URI ends with `/`).
+fn original_uri_base_ids(root: &Root) -> Value {
+    let mut uri = file_uri(&root.root);
+    if !uri.ends_with('/') {
+        uri.push('/');
+    }
+    json!({ "%SRCROOT%": {
+        "uri": uri,
+        "description": { "text": "The repository root: the git work tree above the linted paths, or the directory lemplint ran in" },
+    } })
+}
+
+/// GitHub's `security-severity` for a rule of the `security` category (`None` for other
+/// rules and for lemplint's own `LINT` rules): the rule's `security-severity` in its
+/// `rules/*.toml` when set, else from its default severity — error 8.0 (High), warning
+/// 5.0 (Medium), info 2.0 (Low). GitHub's scale: over 9.0 Critical, 7.0 to 8.9 High, 4.0
+/// to 6.9 Medium, 0.1 to 3.9 Low.
+pub fn security_severity(entry: &RuleEntry) -> Option<String> {
+    if entry.category.as_str() != "security" || entry.lang == "lint" {
+        return None;
+    }
+    let score = entry
+        .meta()
+        .security_severity
+        .unwrap_or(match entry.severity() {
+            Severity::Error => 8.0,
+            Severity::Warning => 5.0,
+            Severity::Info => 2.0,
+        });
+    Some(format!("{score:.1}"))
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters and `/`.
@@ -155,21 +208,26 @@ fn rule_descriptor(code: &str) -> Value {
         });
     };
     let meta = entry.meta();
+    let mut properties = json!({ "tags": [entry.category.as_str()] });
+    if let Some(score) = security_severity(entry) {
+        properties["security-severity"] = score.into();
+    }
     json!({
         "id": entry.code,
         "name": entry.name,
         "shortDescription": { "text": meta.summary.trim() },
         "fullDescription": { "text": meta.docs.what_it_does.trim() },
+        "helpUri": super::rule_docs::help_uri(entry.code),
         "help": {
             "text": help(entry, HelpFormat::Text),
             "markdown": help(entry, HelpFormat::Markdown),
         },
         "defaultConfiguration": { "level": level(entry.severity()) },
-        "properties": { "tags": [entry.category.as_str()] },
+        "properties": properties,
     })
 }
 
-fn fix(f: &crate::fix::Fix) -> Value {
+fn fix(root: &Root, f: &crate::fix::Fix) -> Value {
     // One artifactChange per file, in the order the files first appear among the edits.
     let mut changes: Vec<(&crate::source::Shared, Vec<Value>)> = Vec::new();
     for e in &f.edits {
@@ -193,7 +251,7 @@ fn fix(f: &crate::fix::Fix) -> Value {
     json!({
         "description": { "text": f.title },
         "artifactChanges": changes.into_iter().map(|(file, replacements)| json!({
-            "artifactLocation": artifact_location(file.real_path()),
+            "artifactLocation": artifact_location(root, file.real_path()),
             "replacements": replacements,
         })).collect::<Vec<_>>(),
         "properties": {
@@ -202,7 +260,7 @@ fn fix(f: &crate::fix::Fix) -> Value {
     })
 }
 
-fn result(d: &Diagnostic, rule_index: Option<usize>) -> Value {
+fn result(root: &Root, d: &Diagnostic, rule_index: Option<usize>, fp: String) -> Value {
     let mut r = Map::new();
     r.insert("ruleId".into(), d.code.into());
     if let Some(i) = rule_index {
@@ -216,7 +274,7 @@ fn result(d: &Diagnostic, rule_index: Option<usize>) -> Value {
         "locations".into(),
         json!([{
             "physicalLocation": {
-                "artifactLocation": artifact_location(d.file.real_path()),
+                "artifactLocation": artifact_location(root, d.file.real_path()),
                 "region": region(&d.file, d.span),
             }
         }]),
@@ -229,7 +287,7 @@ fn result(d: &Diagnostic, rule_index: Option<usize>) -> Value {
             json!({
                 "id": i,
                 "physicalLocation": {
-                    "artifactLocation": artifact_location(l.file.real_path()),
+                    "artifactLocation": artifact_location(root, l.file.real_path()),
                     "region": region(&l.file, l.span),
                 },
                 "message": { "text": l.text },
@@ -240,7 +298,7 @@ fn result(d: &Diagnostic, rule_index: Option<usize>) -> Value {
         related.push(json!({
             "id": related.len(),
             "physicalLocation": {
-                "artifactLocation": artifact_location(&d.file.path),
+                "artifactLocation": artifact_location(root, &d.file.path),
             },
             "message": { "text": format!("read through the symlink {}", d.file.path.display()) },
         }));
@@ -248,8 +306,9 @@ fn result(d: &Diagnostic, rule_index: Option<usize>) -> Value {
     if !related.is_empty() {
         r.insert("relatedLocations".into(), related.into());
     }
+    r.insert("partialFingerprints".into(), json!({ FINGERPRINT_KEY: fp }));
     if let Some(f) = &d.fix {
-        r.insert("fixes".into(), json!([fix(f)]));
+        r.insert("fixes".into(), json!([fix(root, f)]));
     }
     let mut properties = serde_json::Map::new();
     if let Some(h) = &d.help {
@@ -286,18 +345,21 @@ fn tool(codes: &[&str]) -> Value {
     })
 }
 
-/// The whole SARIF log.
-pub fn document(diagnostics: &[Diagnostic]) -> Value {
+/// The whole SARIF log, with paths relative to `root`.
+pub fn document(diagnostics: &[Diagnostic], root: &Root) -> Value {
     let codes = reported_codes(diagnostics);
+    let fingerprints = fingerprint::fingerprints(root, diagnostics);
     let results: Vec<Value> = diagnostics
         .iter()
-        .map(|d| result(d, codes.binary_search(&d.code).ok()))
+        .zip(fingerprints)
+        .map(|(d, fp)| result(root, d, codes.binary_search(&d.code).ok(), fp))
         .collect();
     json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": tool(&codes),
+            "originalUriBaseIds": original_uri_base_ids(root),
             "columnKind": "unicodeCodePoints",
             "results": results,
         }]
@@ -308,7 +370,7 @@ pub fn document(diagnostics: &[Diagnostic]) -> Value {
 pub fn write(
     out: &mut dyn std::io::Write,
     diagnostics: &[Diagnostic],
-    _summary: &Summary,
+    summary: &Summary,
 ) -> std::io::Result<()> {
     #[derive(serde::Serialize)]
     struct Log<R> {
@@ -321,18 +383,29 @@ pub fn write(
     #[serde(rename_all = "camelCase")]
     struct Run<R> {
         tool: Value,
+        original_uri_base_ids: Value,
         column_kind: &'static str,
         results: R,
     }
+    let root = Root::new(summary.root.as_deref());
     let codes = reported_codes(diagnostics);
-    let result_of = |d: &Diagnostic| result(d, codes.binary_search(&d.code).ok());
+    // The fingerprints number identical findings, so they are computed for the whole run
+    // first (a short string each); the results are still built one at a time.
+    let pairs: Vec<(&Diagnostic, String)> = diagnostics
+        .iter()
+        .zip(fingerprint::fingerprints(&root, diagnostics))
+        .collect();
+    let result_of = |(d, fp): &(&Diagnostic, String)| {
+        result(&root, d, codes.binary_search(&d.code).ok(), fp.clone())
+    };
     let log = Log {
         schema: SCHEMA,
         version: "2.1.0",
         runs: [Run {
             tool: tool(&codes),
+            original_uri_base_ids: original_uri_base_ids(&root),
             column_kind: "unicodeCodePoints",
-            results: super::Streamed(diagnostics, result_of),
+            results: super::Streamed(&pairs, result_of),
         }],
     };
     serde_json::to_writer_pretty(&mut *out, &log)?;

@@ -113,6 +113,11 @@ pub struct RuleMeta {
     /// One line, shown in `lemplint rules` and the README's table.
     pub summary: String,
     pub docs: Docs,
+    /// GitHub code scanning's `security-severity` (0.1 to 10.0) for a rule of the
+    /// `security` category, when its default severity does not say it well (see
+    /// `report::sarif::security_severity`).
+    #[serde(default)]
+    pub security_severity: Option<f64>,
     #[serde(default)]
     pub options: std::collections::BTreeMap<String, OptionDoc>,
 }
