@@ -589,6 +589,13 @@ impl std::fmt::Debug for Word<'_> {
 
 impl<'a> Word<'a> {
     /// The value nginx sees: quotes removed, escapes resolved, invalid UTF-8 replaced.
+    /// Whether a placeholder the deployment fills in is in the word (see
+    /// [`crate::syntax::template`]): its text is not the value the server will read.
+    pub fn is_templated(self) -> bool {
+        let f = self.file;
+        crate::syntax::template::touches(&f.holes, &f.text, self.raw())
+    }
+
     pub fn value(self) -> Cow<'a, str> {
         self.word.text(&self.file.text)
     }

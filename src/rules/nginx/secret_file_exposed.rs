@@ -88,12 +88,14 @@ impl Rule for SecretFileExposed {
                 } else {
                     format!("`location {}`", location_label(*block))
                 };
-                let path = dir
-                    .arg(0)
-                    .map(|a| a.value().into_owned())
-                    .unwrap_or_default();
+                // A root the deployment fills in is named as such, not by its placeholder.
+                let path = match dir.arg(0) {
+                    Some(a) if a.is_templated() => "the root the deployment sets".to_string(),
+                    Some(a) => format!("`{}`", a.value()),
+                    None => "``".to_string(),
+                };
                 let message = format!(
-                    "{} {} served as files from `{path}` by {where_}",
+                    "{} {} served as files from {path} by {where_}",
                     all.join(", "),
                     if all.len() == 1 { "is" } else { "are" },
                 );

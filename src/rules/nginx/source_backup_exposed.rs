@@ -79,8 +79,13 @@ impl Rule for SourceBackupExposed {
                 } else {
                     format!("`location {}`", label(first.block))
                 };
+                // A root the deployment fills in is named as such, not by its placeholder.
+                let from = match serving::directory(php).and_then(|d| d.arg(0)) {
+                    Some(a) if a.is_templated() => "the root the deployment sets".to_string(),
+                    _ => format!("`{scripts}`"),
+                };
                 let message = format!(
-                    "{} {} sent as plain text by {by} from `{scripts}`, where `location {}` runs \
+                    "{} {} sent as plain text by {by} from {from}, where `location {}` runs \
                      the scripts: a backup of a script shows its source",
                     uris.join(", "),
                     if uris.len() == 1 { "is" } else { "are" },

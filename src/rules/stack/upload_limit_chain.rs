@@ -178,6 +178,21 @@ impl Rule for UploadLimitChain {
             }
         }
         for set in &cx.stack.php_ini.sets {
+            // A php.ini whose limits every pool reading it replaces with its own never
+            // limits an upload (the CLI takes none): the pools' values were judged above.
+            let readers: Vec<&PoolView<'_>> = instances
+                .iter()
+                .flat_map(|i| i.pools.iter())
+                .filter(|p| p.ini.is_some_and(|s| std::ptr::eq(s, set)))
+                .collect();
+            let overridden = |p: &PoolView<'_>| {
+                ["post_max_size", "upload_max_filesize"]
+                    .iter()
+                    .all(|n| p.php(n).is_some_and(|e| matches!(e.origin, Origin::Pool { .. })))
+            };
+            if !readers.is_empty() && readers.iter().all(|p| overridden(p)) {
+                continue;
+            }
             if let Some(l) = PhpLimits::of_set(set) {
                 check_php(cx, &l);
             }
