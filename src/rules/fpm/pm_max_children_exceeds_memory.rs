@@ -98,6 +98,7 @@ impl Rule for PmMaxChildrenExceedsMemory {
         let mut pools: Vec<Counted<'_>> = Vec::new();
         // Listen address → index in `pools` of the largest pool listening there.
         let mut by_listen: HashMap<Listen, usize> = HashMap::new();
+        let mut lone_by_name: HashMap<String, usize> = HashMap::new();
         for i in insts.iter().filter(|i| i.master || lone_run) {
             for p in &i.pools {
                 let Some(v) = p.get("pm.max_children") else {
@@ -115,18 +116,31 @@ impl Rule for PmMaxChildrenExceedsMemory {
                     rss: model.worker_rss,
                     from_limit,
                 };
+                // Pool files no master reads that name the same pool are versions of one
+                // pool (php-fpm reads a repeated `[name]` into the pool it names), not two;
+                // pools of masters on one address are alternatives (see above).
                 let listen = p.get("listen").filter(|l| l.known);
-                let Some(addr) = listen.and_then(|l| Listen::parse(&l.text)) else {
-                    pools.push(pool);
-                    continue;
-                };
-                match by_listen.get(&addr) {
-                    Some(&k) if pools[k].need() >= pool.need() => {}
-                    Some(&k) => pools[k] = pool,
-                    None => {
-                        by_listen.insert(addr, pools.len());
-                        pools.push(pool);
+                let addr = listen.and_then(|l| Listen::parse(&l.text));
+                let same = (!i.master)
+                    .then(|| lone_by_name.get(&p.name).copied())
+                    .flatten()
+                    .or_else(|| addr.as_ref().and_then(|a| by_listen.get(a).copied()));
+                let k = match same {
+                    Some(k) if pools[k].need() >= pool.need() => k,
+                    Some(k) => {
+                        pools[k] = pool;
+                        k
                     }
+                    None => {
+                        pools.push(pool);
+                        pools.len() - 1
+                    }
+                };
+                if !i.master {
+                    lone_by_name.entry(p.name.clone()).or_insert(k);
+                }
+                if let Some(a) = addr {
+                    by_listen.entry(a).or_insert(k);
                 }
             }
         }

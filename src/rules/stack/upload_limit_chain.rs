@@ -186,9 +186,10 @@ impl Rule for UploadLimitChain {
                 .filter(|p| p.ini.is_some_and(|s| std::ptr::eq(s, set)))
                 .collect();
             let overridden = |p: &PoolView<'_>| {
-                ["post_max_size", "upload_max_filesize"]
-                    .iter()
-                    .all(|n| p.php(n).is_some_and(|e| matches!(e.origin, Origin::Pool { .. })))
+                ["post_max_size", "upload_max_filesize"].iter().all(|n| {
+                    p.php(n)
+                        .is_some_and(|e| matches!(e.origin, Origin::Pool { .. }))
+                })
             };
             if !readers.is_empty() && readers.iter().all(|p| overridden(p)) {
                 continue;
