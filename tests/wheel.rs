@@ -2,20 +2,41 @@
 //! `lemplint` with no Rust toolchain: maturin builds the wheel from this checkout, a fresh venv
 //! `pip install`s it from the file alone (`--no-index`), and the installed `lemplint` lints the
 //! field-report stack with `cargo` and `rustc` nowhere on PATH, printing what the binary built
-//! by cargo prints.
+//! by cargo prints. The pre-commit hooks of `pre-commit-mirror/` (`language: python`) install
+//! from that wheel in a scratch repository and block a commit with a finding.
 //!
 //! maturin is `$LEMPLINT_MATURIN`, else `target/maturin-venv/bin/maturin`, which
-//! `scripts/maturin-venv.sh` creates (`scripts/test` runs it). Without it the test is skipped
-//! with a note, except under `CI=true`, where it fails. The wheel is built with the `dev`
-//! profile, whose binary `cargo test` has just built, so the build costs no compilation; a
-//! release wheel is built with the `dist` profile (`maturin build`, the pyproject default).
+//! `scripts/maturin-venv.sh` creates; pre-commit and the setuptools wheel come from
+//! `target/pre-commit-venv` (`scripts/pre-commit-venv.sh`); `scripts/test` runs both. Without
+//! them the tests are skipped with a note, except under `CI=true`, where they fail. The wheel
+//! is built once, with the `dev` profile, whose binary `cargo test` has just built, so the
+//! build costs no compilation; a release wheel is built with the `dist` profile (`maturin
+//! build`, the pyproject default).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `tool` when it runs (`--version`); else None with a note, or a failure under `CI=true`.
+fn required(tool: PathBuf, how: &str) -> Option<PathBuf> {
+    let works = Command::new(&tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if works {
+        return Some(tool);
+    }
+    let msg = format!("{} is not runnable ({how})", tool.display());
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{msg}");
+    }
+    eprintln!("note: skipping: {msg}");
+    None
 }
 
 fn maturin() -> Option<PathBuf> {
@@ -23,22 +44,49 @@ fn maturin() -> Option<PathBuf> {
         .filter(|p| !p.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| root().join("target/maturin-venv/bin/maturin"));
-    let works = Command::new(&candidate)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if works {
-        return Some(candidate);
-    }
-    let msg = format!(
-        "maturin is not runnable at {} (set LEMPLINT_MATURIN, or run scripts/maturin-venv.sh)",
-        candidate.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{msg}");
-    }
-    eprintln!("note: skipping the wheel test: {msg}");
-    None
+    required(
+        candidate,
+        "set LEMPLINT_MATURIN, or run scripts/maturin-venv.sh",
+    )
+}
+
+/// The wheel, built once for all tests of this file.
+fn wheel() -> Option<&'static Path> {
+    static WHEEL: OnceLock<Option<(tempfile::TempDir, PathBuf)>> = OnceLock::new();
+    WHEEL
+        .get_or_init(|| {
+            let maturin = maturin()?;
+            let dist = tempfile::tempdir().unwrap();
+            let started = std::time::Instant::now();
+            run(Command::new(&maturin)
+                .args([
+                    "build",
+                    "--profile",
+                    "dev",
+                    "--compression-method",
+                    "stored",
+                ])
+                .arg("--manifest-path")
+                .arg(root().join("Cargo.toml"))
+                .arg("--out")
+                .arg(dist.path()));
+            let wheels: Vec<PathBuf> = std::fs::read_dir(dist.path())
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "whl"))
+                .collect();
+            assert_eq!(wheels.len(), 1, "one wheel: {wheels:?}");
+            let wheel = wheels[0].clone();
+            eprintln!(
+                "wheel {}: {} MB, built in {:.1} s",
+                wheel.file_name().unwrap().to_string_lossy(),
+                std::fs::metadata(&wheel).unwrap().len() / 1_000_000,
+                started.elapsed().as_secs_f64()
+            );
+            Some((dist, wheel))
+        })
+        .as_ref()
+        .map(|(_, wheel)| wheel.as_path())
 }
 
 fn run(cmd: &mut Command) -> Output {
@@ -70,37 +118,8 @@ fn path_without_rust(first: &Path) -> OsString {
 
 #[test]
 fn wheel_installs_a_working_lemplint_without_rust() {
-    let Some(maturin) = maturin() else { return };
+    let Some(wheel) = wheel() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let dist = tmp.path().join("dist");
-
-    // The wheel, from this checkout (the dev binary `cargo test` built: no compilation).
-    let started = std::time::Instant::now();
-    run(Command::new(&maturin)
-        .args([
-            "build",
-            "--profile",
-            "dev",
-            "--compression-method",
-            "stored",
-        ])
-        .arg("--manifest-path")
-        .arg(root().join("Cargo.toml"))
-        .arg("--out")
-        .arg(&dist));
-    let built = started.elapsed();
-    let wheels: Vec<PathBuf> = std::fs::read_dir(&dist)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "whl"))
-        .collect();
-    assert_eq!(
-        wheels.len(),
-        1,
-        "one wheel in {}: {wheels:?}",
-        dist.display()
-    );
-    let wheel = &wheels[0];
     let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
     let version = env!("CARGO_PKG_VERSION");
     assert!(
@@ -125,12 +144,7 @@ fn wheel_installs_a_working_lemplint_without_rust() {
     let installed = started.elapsed();
     let bin = venv.join("bin/lemplint");
     assert!(bin.is_file(), "pip put lemplint in {}", bin.display());
-    eprintln!(
-        "wheel {name}: {} MB, built in {:.1} s, installed in {:.1} s",
-        std::fs::metadata(wheel).unwrap().len() / 1_000_000,
-        built.as_secs_f64(),
-        installed.as_secs_f64()
-    );
+    eprintln!("pip installed {name} in {:.1} s", installed.as_secs_f64());
 
     // The installed lemplint, found on a PATH with no Rust toolchain, run from the checkout.
     let path = path_without_rust(&venv.join("bin"));
@@ -210,5 +224,198 @@ fn wheel_installs_a_working_lemplint_without_rust() {
     assert_eq!(
         String::from_utf8_lossy(&shown.stdout).trim(),
         format!("lemplint {version}")
+    );
+}
+
+fn git(dir: &Path, args: &[&str], path: &OsString) -> Output {
+    Command::new("git")
+        .args([
+            "-c",
+            "user.name=lemplint test",
+            "-c",
+            "user.email=test@lemplint.invalid",
+        ])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .unwrap()
+}
+
+fn ok(out: Output, what: &str) -> Output {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// pre-commit-mirror/ as the hook repository a team points at (tagged `v<version>`), a
+/// scratch project using its `lemplint` hook, and pip restricted to a wheelhouse holding only
+/// the lemplint wheel and setuptools: the hook's environment installs without an index and
+/// without a Rust toolchain, and `git commit` of a file with a warning is refused.
+#[test]
+fn pre_commit_python_hook_installs_from_the_wheel_and_blocks_a_bad_commit() {
+    let venv = root().join("target/pre-commit-venv");
+    let Some(pre_commit) = required(
+        venv.join("bin/pre-commit"),
+        "run scripts/pre-commit-venv.sh",
+    ) else {
+        return;
+    };
+    let Some(wheel) = wheel() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let path = path_without_rust(pre_commit.parent().unwrap());
+    let version = env!("CARGO_PKG_VERSION");
+
+    // The wheelhouse: the lemplint wheel and setuptools (the hook project's build backend).
+    let wheelhouse = tmp.path().join("wheelhouse");
+    std::fs::create_dir(&wheelhouse).unwrap();
+    std::fs::copy(wheel, wheelhouse.join(wheel.file_name().unwrap())).unwrap();
+    let setuptools: Vec<PathBuf> = std::fs::read_dir(venv.join("wheelhouse"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(setuptools.len(), 1, "the setuptools wheel: {setuptools:?}");
+    std::fs::copy(
+        &setuptools[0],
+        wheelhouse.join(setuptools[0].file_name().unwrap()),
+    )
+    .unwrap();
+
+    // The hook repository, tagged as a release is.
+    let hooks = tmp.path().join("hooks");
+    std::fs::create_dir(&hooks).unwrap();
+    for entry in std::fs::read_dir(root().join("pre-commit-mirror")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), hooks.join(entry.file_name())).unwrap();
+    }
+    ok(git(&hooks, &["init", "-q"], &path), "git init");
+    ok(git(&hooks, &["add", "-A"], &path), "git add");
+    ok(
+        git(&hooks, &["commit", "-q", "-m", "hooks"], &path),
+        "git commit",
+    );
+    let tag = format!("v{version}");
+    ok(git(&hooks, &["tag", &tag], &path), "git tag");
+
+    // The project that uses the hook.
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join("etc/nginx")).unwrap();
+    ok(git(&project, &["init", "-q"], &path), "git init");
+    std::fs::write(
+        project.join(".pre-commit-config.yaml"),
+        format!(
+            "repos:\n  - repo: {}\n    rev: {tag}\n    hooks:\n      - id: lemplint\n",
+            hooks.display()
+        ),
+    )
+    .unwrap();
+    let pre_commit_cmd = |args: &[&str]| {
+        Command::new(&pre_commit)
+            .args(args)
+            .current_dir(&project)
+            .env("PATH", &path)
+            .env("PRE_COMMIT_HOME", tmp.path().join("cache"))
+            .env("PIP_NO_INDEX", "1")
+            .env("PIP_FIND_LINKS", &wheelhouse)
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+            .env_remove("GIT_DIR")
+            .output()
+            .unwrap()
+    };
+    ok(pre_commit_cmd(&["install"]), "pre-commit install");
+    let started = std::time::Instant::now();
+    ok(
+        pre_commit_cmd(&["install-hooks"]),
+        "pre-commit install-hooks",
+    );
+    eprintln!(
+        "pre-commit installed the lemplint hook from the wheel in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    // A bad commit is refused, with the finding.
+    let conf = project.join("etc/nginx/nginx.conf");
+    std::fs::write(
+        &conf,
+        "events {}\nhttp {\n    server_tokens on;\n    server {\n        listen 80;\n    }\n}\n",
+    )
+    .unwrap();
+    ok(git(&project, &["add", "-A"], &path), "git add");
+    let commit = |message: &str| {
+        Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@lemplint.invalid"])
+            .args(["commit", "-m", message])
+            .current_dir(&project)
+            .env("PATH", &path)
+            .env("PRE_COMMIT_HOME", tmp.path().join("cache"))
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_INDEX_FILE")
+            .output()
+            .unwrap()
+    };
+    let refused = commit("bad");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&refused.stdout),
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert!(
+        !refused.status.success(),
+        "the commit went through:\n{said}"
+    );
+    assert!(
+        said.contains("lemplint") && said.contains("Failed") && said.contains("NGX022"),
+        "the hook failed with the finding:\n{said}"
+    );
+    let log = git(&project, &["rev-parse", "--verify", "-q", "HEAD"], &path);
+    assert!(!log.status.success(), "no commit was made");
+
+    // Fixed, it goes through.
+    std::fs::write(
+        &conf,
+        "events {}\nhttp {\n    server_tokens off;\n    server {\n        listen 80;\n    }\n}\n",
+    )
+    .unwrap();
+    ok(git(&project, &["add", "-A"], &path), "git add");
+    let accepted = commit("good");
+    ok(accepted, "the commit of the fixed file");
+}
+
+/// The mirror's hooks are the main repository's, installed from the wheel: same ids, entries
+/// and patterns, `language: python` for `language: rust`; its pin follows Cargo.toml.
+#[test]
+fn pre_commit_mirror_agrees_with_the_main_hooks() {
+    let hooks = |path: &str| -> String {
+        let text = std::fs::read_to_string(root().join(path)).unwrap();
+        let start = text.find("\n- id:").unwrap();
+        text[start + 1..].to_string()
+    };
+    let main = hooks(".pre-commit-hooks.yaml");
+    let mirror = hooks("pre-commit-mirror/.pre-commit-hooks.yaml");
+    assert!(main.contains("language: rust"));
+    assert_eq!(
+        mirror,
+        main.replace("language: rust", "language: python"),
+        "pre-commit-mirror/.pre-commit-hooks.yaml follows .pre-commit-hooks.yaml"
+    );
+    let version = env!("CARGO_PKG_VERSION");
+    let project = std::fs::read_to_string(root().join("pre-commit-mirror/pyproject.toml")).unwrap();
+    assert!(
+        project.contains(&format!("\nversion = \"{version}\"\n"))
+            && project.contains(&format!("dependencies = [\"lemplint=={version}\"]")),
+        "pre-commit-mirror/pyproject.toml pins lemplint {version}:\n{project}"
     );
 }
