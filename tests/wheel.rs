@@ -419,3 +419,305 @@ fn pre_commit_mirror_agrees_with_the_main_hooks() {
         "pre-commit-mirror/pyproject.toml pins lemplint {version}:\n{project}"
     );
 }
+
+/// action.yml as JSON, read by PyYAML (pre-commit's dependency, in target/pre-commit-venv).
+fn action() -> Option<serde_json::Value> {
+    let python = required(
+        root().join("target/pre-commit-venv/bin/python"),
+        "run scripts/pre-commit-venv.sh",
+    )?;
+    let out = run(Command::new(python)
+        .args([
+            "-c",
+            "import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))",
+        ])
+        .arg(root().join("action.yml")));
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// A runner's view of one composite action run: the files and variables GitHub sets.
+struct Runner {
+    action: serde_json::Value,
+    workspace: PathBuf,
+    temp: PathBuf,
+    github_path: PathBuf,
+    summary: PathBuf,
+    inputs: Vec<(String, String)>,
+    /// Outputs of the steps run so far, by step id.
+    outputs: std::collections::HashMap<String, Vec<(String, String)>>,
+}
+
+impl Runner {
+    fn new(action: serde_json::Value, dir: &Path) -> Runner {
+        let workspace = dir.join("workspace");
+        let temp = dir.join("runner-temp");
+        std::fs::create_dir_all(&workspace).unwrap();
+        std::fs::create_dir_all(&temp).unwrap();
+        Runner {
+            action,
+            github_path: dir.join("github_path"),
+            summary: dir.join("step_summary"),
+            workspace,
+            temp,
+            inputs: Vec::new(),
+            outputs: Default::default(),
+        }
+    }
+
+    fn step(&self, id_or_name: &str) -> &serde_json::Value {
+        self.action["runs"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id_or_name || s["name"] == id_or_name)
+            .unwrap_or_else(|| panic!("no step {id_or_name} in action.yml"))
+    }
+
+    /// The value of `${{ … }}` as the runner would give it: an input (its default when the
+    /// workflow gives none) or an earlier step's output. Anything else is not expected.
+    fn expression(&self, text: &str) -> String {
+        let Some(inner) = text
+            .strip_prefix("${{")
+            .and_then(|t| t.strip_suffix("}}"))
+            .map(str::trim)
+        else {
+            return text.to_string();
+        };
+        if let Some(name) = inner.strip_prefix("inputs.") {
+            let declared = &self.action["inputs"][name];
+            assert!(declared.is_object(), "input {name} is declared");
+            return self
+                .inputs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| declared["default"].as_str().unwrap_or("").to_string());
+        }
+        if let Some(rest) = inner.strip_prefix("steps.") {
+            let (id, output) = rest.split_once(".outputs.").unwrap();
+            return self
+                .outputs
+                .get(id)
+                .and_then(|o| o.iter().find(|(k, _)| k == output))
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
+        }
+        panic!("an expression the test does not model: {text}");
+    }
+
+    /// Runs a `run:` step as GitHub does (`bash --noprofile --norc -eo pipefail`, in the
+    /// workspace, its env from the step, PATH with what earlier steps added to GITHUB_PATH),
+    /// and records its outputs. Returns its exit code and what it printed.
+    fn run_step(&mut self, id_or_name: &str) -> (i32, String) {
+        let step = self.step(id_or_name).clone();
+        assert_eq!(step["shell"], "bash", "{id_or_name}: a bash step");
+        let script = step["run"].as_str().unwrap();
+        assert!(
+            !script.contains("${{"),
+            "{id_or_name}: no expression inside the script (inputs come through env)"
+        );
+        let script_file = self.temp.join("step.sh");
+        std::fs::write(&script_file, script).unwrap();
+        let output_file = self.temp.join(format!("output-{id_or_name}"));
+        std::fs::write(&output_file, "").unwrap();
+        let added = std::fs::read_to_string(&self.github_path).unwrap_or_default();
+        let mut path: Vec<PathBuf> = added.lines().rev().map(PathBuf::from).collect();
+        path.extend(std::env::split_paths(&path_without_rust(Path::new(
+            "/usr/bin",
+        ))));
+        let mut cmd = Command::new("bash");
+        cmd.args(["--noprofile", "--norc", "-eo", "pipefail"])
+            .arg(&script_file)
+            .current_dir(&self.workspace)
+            .env_clear()
+            .env("PATH", std::env::join_paths(path).unwrap())
+            .env("HOME", self.temp.join("home"))
+            .env("CI", "true")
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_WORKSPACE", &self.workspace)
+            .env("RUNNER_TEMP", &self.temp)
+            .env("GITHUB_OUTPUT", &output_file)
+            .env("GITHUB_PATH", &self.github_path)
+            .env("GITHUB_STEP_SUMMARY", &self.summary)
+            .env("GITHUB_ACTION_PATH", root())
+            // The test's pip reads only the wheel it is given.
+            .env("PIP_NO_INDEX", "1");
+        if let Some(env) = step["env"].as_object() {
+            for (k, v) in env {
+                cmd.env(k, self.expression(v.as_str().unwrap()));
+            }
+        }
+        let out = cmd.output().unwrap();
+        let outputs: Vec<(String, String)> = std::fs::read_to_string(&output_file)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let (k, v) = l.split_once('=').expect("name=value");
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        if let Some(id) = step["id"].as_str() {
+            self.outputs.insert(id.to_string(), outputs);
+        }
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code().unwrap_or(-1), said)
+    }
+
+    fn output(&self, id: &str, name: &str) -> Option<String> {
+        let value = self.expression(&format!("${{{{ steps.{id}.outputs.{name} }}}}"));
+        (!value.is_empty()).then_some(value)
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The composite action's shell steps, run in order with the variables a runner sets: the
+/// install step puts the wheel's lemplint on GITHUB_PATH, the lint step writes SARIF where
+/// the upload step reads it and fails only on errors of use, the last step gates on findings.
+#[test]
+fn github_action_steps_run_as_on_a_runner() {
+    let Some(action) = action() else { return };
+    let Some(wheel) = wheel() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut runner = Runner::new(action, tmp.path());
+    copy_tree(
+        &root().join("fixtures/tune/field-report"),
+        &runner.workspace,
+    );
+    assert_eq!(runner.action["runs"]["using"], "composite");
+
+    // The upload step reads the lint step's report.
+    let upload = runner.step("Upload to code scanning").clone();
+    assert!(upload["uses"]
+        .as_str()
+        .unwrap()
+        .starts_with("github/codeql-action/upload-sarif@"));
+    assert_eq!(
+        upload["with"]["sarif_file"],
+        "${{ steps.lint.outputs.sarif-file }}"
+    );
+    assert_eq!(upload["if"], "${{ inputs.upload == 'true' }}");
+
+    // Install.
+    runner
+        .inputs
+        .push(("package".into(), wheel.to_str().unwrap().into()));
+    let (code, said) = runner.run_step("install");
+    assert_eq!(code, 0, "install:\n{said}");
+    assert_eq!(
+        runner.output("install", "version").as_deref(),
+        Some(env!("CARGO_PKG_VERSION"))
+    );
+
+    // Findings: the report is written, the lint step passes (so the upload runs), the gate
+    // fails with lemplint's exit code.
+    runner
+        .inputs
+        .push(("args".into(), "--cpus 1  --memory 613MiB".into()));
+    let (code, said) = runner.run_step("lint");
+    assert_eq!(code, 0, "lint:\n{said}");
+    let sarif = runner.temp.join("lemplint.sarif");
+    assert_eq!(
+        runner.output("lint", "sarif-file"),
+        Some(sarif.to_str().unwrap().to_string())
+    );
+    assert_eq!(runner.output("lint", "exit-code").as_deref(), Some("1"));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&sarif).unwrap()).unwrap();
+    assert_eq!(report["version"], "2.1.0");
+    let rules: Vec<&str> = report["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules.len(), 9, "the field report's 9 findings: {rules:?}");
+    assert!(
+        rules.contains(&"FPM004"),
+        "the host facts reached lemplint: {rules:?}"
+    );
+    assert!(
+        said.contains("lemplint: 9 finding(s), exit code 1"),
+        "{said}"
+    );
+    assert!(std::fs::read_to_string(&runner.summary)
+        .unwrap()
+        .contains("### lemplint: 9 finding(s)"));
+    let (code, said) = runner.run_step("Fail on findings");
+    assert_eq!(code, 1, "the gate fails:\n{said}");
+    assert!(said.contains("::error title=lemplint::"), "{said}");
+
+    // Several paths, a report path of one's own, a gate at errors: exit 0, the gate passes;
+    // with fail-on-findings false, findings do not fail the job either.
+    runner.inputs.clear();
+    runner.inputs.extend([
+        (
+            "paths".to_string(),
+            "etc/nginx/nginx.conf\n  etc/sysctl.d\n".to_string(),
+        ),
+        ("args".to_string(), "--fail-on error".to_string()),
+        ("sarif-file".to_string(), "report.sarif".to_string()),
+    ]);
+    let (code, said) = runner.run_step("lint");
+    assert_eq!(code, 0, "lint:\n{said}");
+    assert_eq!(runner.output("lint", "exit-code").as_deref(), Some("0"));
+    assert_eq!(
+        runner.output("lint", "sarif-file").as_deref(),
+        Some("report.sarif")
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(runner.workspace.join("report.sarif")).unwrap())
+            .unwrap();
+    let files: std::collections::BTreeSet<&str> = report["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert!(
+        files.iter().all(|f| f.contains("nginx.conf")),
+        "only the named nginx file's findings: {files:?}"
+    );
+    let (code, said) = runner.run_step("Fail on findings");
+    assert_eq!(code, 0, "the gate passes:\n{said}");
+    runner
+        .inputs
+        .push(("fail-on-findings".into(), "false".into()));
+    runner
+        .outputs
+        .insert("lint".into(), vec![("exit-code".into(), "1".into())]);
+    let (code, said) = runner.run_step("Fail on findings");
+    assert_eq!(code, 0, "fail-on-findings: false:\n{said}");
+
+    // An error of use (a path that does not exist) fails the lint step: nothing to upload.
+    runner.inputs.clear();
+    runner
+        .inputs
+        .push(("paths".into(), "no-such-directory".into()));
+    let (code, said) = runner.run_step("lint");
+    assert_eq!(code, 2, "lint of a missing path:\n{said}");
+    assert!(
+        said.contains("::error title=lemplint::lemplint lint exited with 2"),
+        "{said}"
+    );
+    assert_eq!(runner.output("lint", "sarif-file"), None);
+}
