@@ -12,6 +12,7 @@
 mod allowlist;
 mod classify;
 mod load;
+mod netns;
 mod plot;
 mod prefix;
 mod procs;
@@ -203,6 +204,14 @@ pub fn run(mut args: BenchArgs) -> i32 {
     if root && args.no_sandbox && !args.allow_root {
         eprintln!("error: lemplint runs as root with --no-sandbox: pass --allow-root to let PHP-FPM run its workers as root in the private prefix (php-fpm -R), or run as another user");
         return EXIT_ERROR;
+    }
+    // Refused before anything is written when the namespaces cannot be made (a container
+    // without user namespaces, max_user_namespaces = 0).
+    if !args.no_sandbox {
+        if let Err(e) = sandbox::probe() {
+            eprintln!("error: {e}");
+            return EXIT_ERROR;
+        }
     }
     // The load runs here: the host is this machine unless the command line says otherwise.
     if args.stack.cpus.is_none() && args.stack.memory.is_none() && args.stack.host.is_none() {
@@ -420,6 +429,7 @@ fn run_once(
 ) -> Result<(load::Outcome, u64, u64, Vec<String>), String> {
     // Declared first, dropped last: the servers stop before their namespace goes.
     let sb = sandboxed(p, args, &[])?;
+    let net = net_of(sb.as_ref());
     let mut running: Vec<Proc> = Vec::new();
     for (k, conf) in p.fpm_conf.iter().enumerate() {
         let log = p.dir.join(format!("php-fpm-{k}.stderr"));
@@ -438,19 +448,15 @@ fn run_once(
     if let Some(fpm) = running.first_mut() {
         let log = p.dir.join("php-fpm-0.stderr");
         procs::wait_ready(fpm, || {
-            in_net(sb.as_ref(), || p.pools.iter().all(|(_, a)| a.ready()))
+            in_net(sb.as_ref(), || p.pools.iter().all(|(_, a)| a.ready(&net)))
         })
         .map_err(|e| told(p, e, "php-fpm", &[&log, &p.dir.join("php-fpm.log")]))?;
     }
     let log = p.dir.join("nginx.stderr");
     let mut nginx = start_nginx(p, bins, sb.as_ref())?;
     let port = p.port;
-    procs::wait_ready(&mut nginx, || {
-        in_net(sb.as_ref(), || {
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-        })
-    })
-    .map_err(|e| told(p, e, "nginx", &[&log, &p.dir.join("error.log")]))?;
+    procs::wait_ready(&mut nginx, || in_net(sb.as_ref(), || connects(&net, port)))
+        .map_err(|e| told(p, e, "nginx", &[&log, &p.dir.join("error.log")]))?;
     running.push(nginx);
     // What the copy really listens on: loopback only, or the run stops here.
     let groups: Vec<i32> = running.iter().map(Proc::group).collect();
@@ -475,7 +481,7 @@ fn run_once(
         keep_alive: !args.no_keep_alive,
         timeout: Duration::from_secs(10),
         ramp_from: None,
-        net: sb.as_ref().and_then(sandbox::Sandbox::net_fd),
+        net: net.clone(),
     };
     // One request first: a copy that does not serve the target would only measure errors.
     let probe = load::run(
@@ -640,21 +646,18 @@ fn dhe(
             m.dropped = private.dropped.clone();
             m.notes = private.notes.clone();
             let sb = sandboxed(&private, args, std::slice::from_ref(&openssl_dir))?;
+            let net = net_of(sb.as_ref());
             let mut nginx = start_nginx(&private, bins, sb.as_ref())?;
             let log = private.dir.join("nginx.stderr");
-            procs::wait_ready(&mut nginx, || {
-                in_net(sb.as_ref(), || {
-                    std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-                })
-            })
-            .map_err(|e| {
-                told(
-                    &private,
-                    e,
-                    "nginx",
-                    &[&log, &private.dir.join("error.log")],
-                )
-            })?;
+            procs::wait_ready(&mut nginx, || in_net(sb.as_ref(), || connects(&net, port)))
+                .map_err(|e| {
+                    told(
+                        &private,
+                        e,
+                        "nginx",
+                        &[&log, &private.dir.join("error.log")],
+                    )
+                })?;
             let listening = procs::listening(&[nginx.group()]);
             if !procs::all_loopback(&listening) {
                 return Err(format!(
@@ -667,7 +670,9 @@ fn dhe(
             let children: Vec<std::process::Child> = (0..clients)
                 .map(|_| {
                     let mut c = Command::new(&openssl);
-                    sandbox::child_in_net(&mut c, sb.as_ref().and_then(sandbox::Sandbox::net_fd));
+                    if let Some(sb) = &sb {
+                        sb.child_in_net(&mut c);
+                    }
                     c.args(["s_time", "-new", "-connect"])
                         .arg(format!("127.0.0.1:{port}"))
                         .arg("-time")
@@ -833,6 +838,18 @@ fn server_command(sb: Option<&sandbox::Sandbox>, program: &Path) -> Command {
             cmd
         }
     }
+}
+
+/// How this process reaches the servers' network.
+fn net_of(sb: Option<&sandbox::Sandbox>) -> netns::Net {
+    sb.map_or(netns::Net::Here, sandbox::Sandbox::net)
+}
+
+/// Whether a connection to the loopback `port` of the servers' network succeeds (from a
+/// thread [`in_net`] runs).
+fn connects(net: &netns::Net, port: u16) -> bool {
+    net.connect(([127, 0, 0, 1], port).into(), Duration::from_secs(2))
+        .is_ok()
 }
 
 /// `f` inside the sandbox's network (where the servers' loopback is).
@@ -1134,8 +1151,7 @@ fn sandbox_line(args: &BenchArgs) -> String {
     if args.no_sandbox {
         "no sandbox (--no-sandbox): the servers ran as lemplint's user".into()
     } else {
-        let root = sandbox::is_root();
-        sandbox::describe(root, sandbox::Sandbox::owner().0)
+        sandbox::describe(sandbox::Sandbox::owner().0)
     }
 }
 
