@@ -11,6 +11,7 @@
 
 mod allowlist;
 mod classify;
+mod explain;
 mod load;
 mod netns;
 mod plot;
@@ -155,6 +156,8 @@ struct Measured {
     listening: Vec<String>,
     /// PHP-FPM masters the copy ran.
     fpm_masters: usize,
+    /// What `tune` changed to make this configuration (the tuned one), as the report says it.
+    changes: Vec<String>,
 }
 
 impl Measured {
@@ -168,6 +171,7 @@ impl Measured {
             dropped: Vec::new(),
             listening: Vec::new(),
             fpm_masters: 0,
+            changes: Vec::new(),
         }
     }
 }
@@ -299,29 +303,27 @@ fn measure(args: &BenchArgs, bins: &Binaries, root: bool) -> Result<Vec<Measured
         None => {
             out.push(run("current".into(), stack, prefix::Overrides::default())?);
             if !args.current_only && !INTERRUPTED.load(Ordering::SeqCst) {
-                let tuned_ws = tuned(args, &ws, stack)?;
+                let (tuned_ws, changes) = tuned(args, &ws, stack)?;
                 let tuned_stack = tuned_ws
                     .stacks
                     .iter()
                     .find(|s| !s.nginx.is_empty())
                     .ok_or("the tuned stack has no nginx configuration")?;
-                out.push(run(
-                    "tuned".into(),
-                    tuned_stack,
-                    prefix::Overrides::default(),
-                )?);
+                let mut m = run("tuned".into(), tuned_stack, prefix::Overrides::default())?;
+                m.changes = changes;
+                out.push(m);
             }
         }
     }
     Ok(out)
 }
 
-/// The workspace as `tune --write` would leave it (in memory only).
+/// The workspace as `tune --write` would leave it (in memory only), and what it changed.
 fn tuned(
     args: &BenchArgs,
     ws: &Workspace,
     stack: &crate::stack::model::Stack,
-) -> Result<Workspace, String> {
+) -> Result<(Workspace, Vec<String>), String> {
     let targs = crate::cli::tune::TuneArgs {
         stack: args.stack.clone(),
         reserve: None,
@@ -333,12 +335,18 @@ fn tuned(
     };
     let a = crate::cli::tune::assumptions(&targs, ws, stack)?;
     let plan = crate::tune::plan(stack, &a)?;
+    let said = plan
+        .recommendations
+        .iter()
+        .filter(|r| !r.edits.is_empty())
+        .map(explain::change)
+        .collect();
     let changes = crate::cli::tune::apply(std::slice::from_ref(&plan));
     let mut fs = crate::stack::fs::OverlayFs::new(crate::engine::real_fs(&args.stack));
     for (path, change) in changes {
         fs.insert(path, change.new);
     }
-    Workspace::load_with(&args.stack, &fs)
+    Ok((Workspace::load_with(&args.stack, &fs)?, said))
 }
 
 /// A fresh private directory under the system's temporary directory.
@@ -952,7 +960,8 @@ fn report(args: &BenchArgs, results: &[Measured]) {
                 "errors": all.errors, "nginx_queue_full": m.queue_full,
                 "fpm_max_children_reached": m.max_children, "notes": m.notes,
                 "listening": m.listening, "series": all.series, "dropped": m.dropped,
-                "php_fpm_masters": m.fpm_masters,
+                "php_fpm_masters": m.fpm_masters, "tuned_changes": m.changes,
+                "errors_from": explain::errors_start(m).map(|(second, connections)| json!({"second": second, "connections": connections})),
             })
         })
         .collect();
@@ -968,6 +977,7 @@ fn report(args: &BenchArgs, results: &[Measured]) {
         let out = json!({
             "target": match args.target { Target::Php => prefix::SCRIPT, Target::Static => prefix::STATIC },
             "concurrency": args.concurrency, "keep_alive": !args.no_keep_alive,
+            "ramp": args.ramp.map(|(from, to, d)| json!({"from": from, "to": to, "seconds": d.as_secs_f64()})),
             "somaxconn": somaxconn, "sandbox": sandbox_line(args), "results": rows,
         });
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
@@ -980,10 +990,17 @@ fn report(args: &BenchArgs, results: &[Measured]) {
             if args.runs.max(1) == 1 { "" } else { "s" }
         );
     } else {
+        // A ramp runs its own numbers of connections, not --concurrency's.
+        let connections = match args.ramp {
+            Some((from, to, d)) => format!(
+                "{from} → {to} connections over {:.0} s (a ramp)",
+                d.as_secs_f64()
+            ),
+            None => format!("{} connections", args.concurrency),
+        };
         println!(
-        "lemplint bench: {} × {} connections{}, {} run{} per configuration, kernel somaxconn {} (not changed by the bench)",
+        "lemplint bench: {} × {connections}{}, {} run{} per configuration, kernel somaxconn {} (not changed by the bench)",
         match args.target { Target::Php => prefix::SCRIPT, Target::Static => prefix::STATIC },
-        args.concurrency,
         if args.no_keep_alive { ", a new connection per request" } else { ", keep-alive" },
         args.runs.max(1),
         if args.runs.max(1) == 1 { "" } else { "s" },
@@ -1125,6 +1142,7 @@ fn finish_report(args: &BenchArgs, results: &[Measured]) {
             Err(e) => eprintln!("error: cannot write {}: {e}", path.display()),
         }
     }
+    explain::print(args, results);
     let mut seen = std::collections::HashSet::new();
     for n in results.iter().flat_map(|m| &m.notes) {
         if seen.insert(n) {

@@ -93,12 +93,13 @@ impl Maker {
         // so it may change user namespace.
         unsafe {
             cmd.pre_exec(move || {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 if libc::setns(user, libc::CLONE_NEWUSER) != 0
                     || libc::setns(net, libc::CLONE_NEWNET) != 0
                 {
                     return Err(io::Error::last_os_error());
                 }
+                // After the setns: gaining the namespace's capabilities clears it.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 Ok(())
             });
         }
