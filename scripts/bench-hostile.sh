@@ -2,7 +2,9 @@
 # The input shapes that once made lemplint quadratic or blew up its memory, each generated at
 # a base size and at 10x, linted, and timed: the last column is time(10x) / time(1x), which
 # stays near 10 for a linear cost. Times are CPU seconds (user + system), the median of three
-# runs: on a shared machine wall time measures the neighbours as much as lemplint. Base sizes
+# runs: on a shared machine wall time measures the neighbours as much as lemplint. The last
+# column is the same ratio of user time alone: system time (page faults of a heap ten times
+# larger) is the noisiest part on a shared machine. Base sizes
 # make every 1x run take at least about 0.2 s, so that start-up (about 10 ms) does not pull
 # the ratio down.
 #
@@ -79,26 +81,27 @@ for scale in (1, 10):
         for i in range(80000 * k)) + "}\n")
 EOF
 
-measure() { # dir [format] -> "cpu_seconds rss_kb": the median of three runs, the largest RSS
+measure() { # dir [format] -> "cpu_seconds rss_kb user_seconds": medians of three runs, the largest RSS
   local t runs=()
   t=$(mktemp)
   for _ in 1 2 3; do
     /usr/bin/time -o "$t" -f "%U %S %M" "$bin" lint --isolated --cpus 2 --memory 4GiB --format "${2:-concise}" "$1" >/dev/null 2>&1 || true
-    runs+=("$(tail -1 "$t" | awk '{ print $1 + $2, $3 }')")
+    runs+=("$(tail -1 "$t" | awk '{ print $1 + $2, $3, $1 }')")
   done
   rm -f "$t"
-  printf '%s\n' "${runs[@]}" | sort -n | awk '{ s[NR] = $1; if ($2 > m) m = $2 } END { print s[2], m }'
+  printf '%s\n' "${runs[@]}" | sort -n | awk '{ s[NR] = $1; if ($2 > m) m = $2 } END { print s[2], m }' | tr '\n' ' '
+  printf '%s\n' "${runs[@]}" | awk '{ print $3 }' | sort -n | sed -n 2p
 }
 
-printf '%-16s %10s %10s %12s %12s %8s\n' shape "1x MB" "10x MB" "1x cpu s (RSS)" "10x cpu s (RSS)" ratio
+printf '%-16s %10s %10s %12s %12s %8s %8s\n' shape "1x MB" "10x MB" "1x cpu s (RSS)" "10x cpu s (RSS)" ratio "user"
 for shape in ngx008-pairs ngx008-redos ngx023-one-line pools sysctl-lines sysctl-unknown gzip-lines \
   map-prefix no-root full-report ngx137-distinct fan-out template-inserts; do
   format=concise
   [ "$shape" = full-report ] && format=full
-  read -r s1 r1 < <(measure "$work/1/$shape" "$format")
-  read -r s10 r10 < <(measure "$work/10/$shape" "$format")
+  read -r s1 r1 u1 < <(measure "$work/1/$shape" "$format")
+  read -r s10 r10 u10 < <(measure "$work/10/$shape" "$format")
   b1=$(du -sb "$work/1/$shape" | cut -f1)
   b10=$(du -sb "$work/10/$shape" | cut -f1)
-  awk -v n="$shape" -v b1="$b1" -v b10="$b10" -v s1="$s1" -v s10="$s10" -v r1="$r1" -v r10="$r10" 'BEGIN {
-    printf "%-16s %10.2f %10.2f %6.2f (%3.0fM) %6.2f (%4.0fM) %8.1f\n", n, b1/1e6, b10/1e6, s1, r1/1024, s10, r10/1024, (s1 > 0 ? s10/s1 : 0) }'
+  awk -v n="$shape" -v b1="$b1" -v b10="$b10" -v s1="$s1" -v s10="$s10" -v r1="$r1" -v r10="$r10" -v u1="$u1" -v u10="$u10" 'BEGIN {
+    printf "%-16s %10.2f %10.2f %6.2f (%3.0fM) %6.2f (%4.0fM) %8.1f %8.1f\n", n, b1/1e6, b10/1e6, s1, r1/1024, s10, r10/1024, (s1 > 0 ? s10/s1 : 0), (u1 > 0 ? u10/u1 : 0) }'
 done
