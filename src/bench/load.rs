@@ -24,9 +24,9 @@ pub struct Load {
     /// Connections rising linearly from this many to `concurrency` over `duration` (the
     /// first field report's 1→250 users in 60 s); `None`: all at once.
     pub ramp_from: Option<usize>,
-    /// The network namespace the servers listen in (the sandbox's), entered by every
-    /// connection's thread; `None`: this one.
-    pub net: Option<i32>,
+    /// The network the servers listen in (the sandbox's), as each connection's thread
+    /// reaches it.
+    pub net: super::netns::Net,
 }
 
 /// One second of a run.
@@ -83,7 +83,7 @@ pub fn run(load: &Load, stop: &std::sync::atomic::AtomicBool) -> Outcome {
             let results = results.clone();
             let delay = start_at(i);
             s.spawn(move || {
-                super::sandbox::enter_net(load.net);
+                load.net.enter_thread();
                 // (second, latency µs, ok) of every request, for the series.
                 let mut samples: Vec<(u32, u32, bool)> = Vec::new();
                 while started.elapsed() < delay {
@@ -204,7 +204,10 @@ fn request(
     load: &Load,
 ) -> Result<u16, &'static str> {
     if conn.is_none() {
-        let s = TcpStream::connect_timeout(&addr, load.timeout).map_err(|e| classify(&e))?;
+        let s = load
+            .net
+            .connect(addr, load.timeout)
+            .map_err(|e| classify(&e))?;
         s.set_read_timeout(Some(load.timeout)).ok();
         s.set_write_timeout(Some(load.timeout)).ok();
         s.set_nodelay(true).ok();

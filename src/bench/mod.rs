@@ -11,7 +11,9 @@
 
 mod allowlist;
 mod classify;
+mod explain;
 mod load;
+mod netns;
 mod plot;
 mod prefix;
 mod procs;
@@ -154,6 +156,8 @@ struct Measured {
     listening: Vec<String>,
     /// PHP-FPM masters the copy ran.
     fpm_masters: usize,
+    /// What `tune` changed to make this configuration (the tuned one), as the report says it.
+    changes: Vec<String>,
 }
 
 impl Measured {
@@ -167,6 +171,7 @@ impl Measured {
             dropped: Vec::new(),
             listening: Vec::new(),
             fpm_masters: 0,
+            changes: Vec::new(),
         }
     }
 }
@@ -203,6 +208,14 @@ pub fn run(mut args: BenchArgs) -> i32 {
     if root && args.no_sandbox && !args.allow_root {
         eprintln!("error: lemplint runs as root with --no-sandbox: pass --allow-root to let PHP-FPM run its workers as root in the private prefix (php-fpm -R), or run as another user");
         return EXIT_ERROR;
+    }
+    // Refused before anything is written when the namespaces cannot be made (a container
+    // without user namespaces, max_user_namespaces = 0).
+    if !args.no_sandbox {
+        if let Err(e) = sandbox::probe() {
+            eprintln!("error: {e}");
+            return EXIT_ERROR;
+        }
     }
     // The load runs here: the host is this machine unless the command line says otherwise.
     if args.stack.cpus.is_none() && args.stack.memory.is_none() && args.stack.host.is_none() {
@@ -290,29 +303,27 @@ fn measure(args: &BenchArgs, bins: &Binaries, root: bool) -> Result<Vec<Measured
         None => {
             out.push(run("current".into(), stack, prefix::Overrides::default())?);
             if !args.current_only && !INTERRUPTED.load(Ordering::SeqCst) {
-                let tuned_ws = tuned(args, &ws, stack)?;
+                let (tuned_ws, changes) = tuned(args, &ws, stack)?;
                 let tuned_stack = tuned_ws
                     .stacks
                     .iter()
                     .find(|s| !s.nginx.is_empty())
                     .ok_or("the tuned stack has no nginx configuration")?;
-                out.push(run(
-                    "tuned".into(),
-                    tuned_stack,
-                    prefix::Overrides::default(),
-                )?);
+                let mut m = run("tuned".into(), tuned_stack, prefix::Overrides::default())?;
+                m.changes = changes;
+                out.push(m);
             }
         }
     }
     Ok(out)
 }
 
-/// The workspace as `tune --write` would leave it (in memory only).
+/// The workspace as `tune --write` would leave it (in memory only), and what it changed.
 fn tuned(
     args: &BenchArgs,
     ws: &Workspace,
     stack: &crate::stack::model::Stack,
-) -> Result<Workspace, String> {
+) -> Result<(Workspace, Vec<String>), String> {
     let targs = crate::cli::tune::TuneArgs {
         stack: args.stack.clone(),
         reserve: None,
@@ -324,12 +335,18 @@ fn tuned(
     };
     let a = crate::cli::tune::assumptions(&targs, ws, stack)?;
     let plan = crate::tune::plan(stack, &a)?;
+    let said = plan
+        .recommendations
+        .iter()
+        .filter(|r| !r.edits.is_empty())
+        .map(explain::change)
+        .collect();
     let changes = crate::cli::tune::apply(std::slice::from_ref(&plan));
     let mut fs = crate::stack::fs::OverlayFs::new(crate::engine::real_fs(&args.stack));
     for (path, change) in changes {
         fs.insert(path, change.new);
     }
-    Workspace::load_with(&args.stack, &fs)
+    Ok((Workspace::load_with(&args.stack, &fs)?, said))
 }
 
 /// A fresh private directory under the system's temporary directory.
@@ -420,6 +437,7 @@ fn run_once(
 ) -> Result<(load::Outcome, u64, u64, Vec<String>), String> {
     // Declared first, dropped last: the servers stop before their namespace goes.
     let sb = sandboxed(p, args, &[])?;
+    let net = net_of(sb.as_ref());
     let mut running: Vec<Proc> = Vec::new();
     for (k, conf) in p.fpm_conf.iter().enumerate() {
         let log = p.dir.join(format!("php-fpm-{k}.stderr"));
@@ -438,19 +456,15 @@ fn run_once(
     if let Some(fpm) = running.first_mut() {
         let log = p.dir.join("php-fpm-0.stderr");
         procs::wait_ready(fpm, || {
-            in_net(sb.as_ref(), || p.pools.iter().all(|(_, a)| a.ready()))
+            in_net(sb.as_ref(), || p.pools.iter().all(|(_, a)| a.ready(&net)))
         })
         .map_err(|e| told(p, e, "php-fpm", &[&log, &p.dir.join("php-fpm.log")]))?;
     }
     let log = p.dir.join("nginx.stderr");
     let mut nginx = start_nginx(p, bins, sb.as_ref())?;
     let port = p.port;
-    procs::wait_ready(&mut nginx, || {
-        in_net(sb.as_ref(), || {
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-        })
-    })
-    .map_err(|e| told(p, e, "nginx", &[&log, &p.dir.join("error.log")]))?;
+    procs::wait_ready(&mut nginx, || in_net(sb.as_ref(), || connects(&net, port)))
+        .map_err(|e| told(p, e, "nginx", &[&log, &p.dir.join("error.log")]))?;
     running.push(nginx);
     // What the copy really listens on: loopback only, or the run stops here.
     let groups: Vec<i32> = running.iter().map(Proc::group).collect();
@@ -475,7 +489,7 @@ fn run_once(
         keep_alive: !args.no_keep_alive,
         timeout: Duration::from_secs(10),
         ramp_from: None,
-        net: sb.as_ref().and_then(sandbox::Sandbox::net_fd),
+        net: net.clone(),
     };
     // One request first: a copy that does not serve the target would only measure errors.
     let probe = load::run(
@@ -640,21 +654,18 @@ fn dhe(
             m.dropped = private.dropped.clone();
             m.notes = private.notes.clone();
             let sb = sandboxed(&private, args, std::slice::from_ref(&openssl_dir))?;
+            let net = net_of(sb.as_ref());
             let mut nginx = start_nginx(&private, bins, sb.as_ref())?;
             let log = private.dir.join("nginx.stderr");
-            procs::wait_ready(&mut nginx, || {
-                in_net(sb.as_ref(), || {
-                    std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-                })
-            })
-            .map_err(|e| {
-                told(
-                    &private,
-                    e,
-                    "nginx",
-                    &[&log, &private.dir.join("error.log")],
-                )
-            })?;
+            procs::wait_ready(&mut nginx, || in_net(sb.as_ref(), || connects(&net, port)))
+                .map_err(|e| {
+                    told(
+                        &private,
+                        e,
+                        "nginx",
+                        &[&log, &private.dir.join("error.log")],
+                    )
+                })?;
             let listening = procs::listening(&[nginx.group()]);
             if !procs::all_loopback(&listening) {
                 return Err(format!(
@@ -667,7 +678,9 @@ fn dhe(
             let children: Vec<std::process::Child> = (0..clients)
                 .map(|_| {
                     let mut c = Command::new(&openssl);
-                    sandbox::child_in_net(&mut c, sb.as_ref().and_then(sandbox::Sandbox::net_fd));
+                    if let Some(sb) = &sb {
+                        sb.child_in_net(&mut c);
+                    }
                     c.args(["s_time", "-new", "-connect"])
                         .arg(format!("127.0.0.1:{port}"))
                         .arg("-time")
@@ -835,6 +848,18 @@ fn server_command(sb: Option<&sandbox::Sandbox>, program: &Path) -> Command {
     }
 }
 
+/// How this process reaches the servers' network.
+fn net_of(sb: Option<&sandbox::Sandbox>) -> netns::Net {
+    sb.map_or(netns::Net::Here, sandbox::Sandbox::net)
+}
+
+/// Whether a connection to the loopback `port` of the servers' network succeeds (from a
+/// thread [`in_net`] runs).
+fn connects(net: &netns::Net, port: u16) -> bool {
+    net.connect(([127, 0, 0, 1], port).into(), Duration::from_secs(2))
+        .is_ok()
+}
+
 /// `f` inside the sandbox's network (where the servers' loopback is).
 fn in_net<T: Send>(sb: Option<&sandbox::Sandbox>, f: impl FnOnce() -> T + Send) -> T {
     match sb {
@@ -935,7 +960,8 @@ fn report(args: &BenchArgs, results: &[Measured]) {
                 "errors": all.errors, "nginx_queue_full": m.queue_full,
                 "fpm_max_children_reached": m.max_children, "notes": m.notes,
                 "listening": m.listening, "series": all.series, "dropped": m.dropped,
-                "php_fpm_masters": m.fpm_masters,
+                "php_fpm_masters": m.fpm_masters, "tuned_changes": m.changes,
+                "errors_from": explain::errors_start(m).map(|(second, connections)| json!({"second": second, "connections": connections})),
             })
         })
         .collect();
@@ -951,6 +977,7 @@ fn report(args: &BenchArgs, results: &[Measured]) {
         let out = json!({
             "target": match args.target { Target::Php => prefix::SCRIPT, Target::Static => prefix::STATIC },
             "concurrency": args.concurrency, "keep_alive": !args.no_keep_alive,
+            "ramp": args.ramp.map(|(from, to, d)| json!({"from": from, "to": to, "seconds": d.as_secs_f64()})),
             "somaxconn": somaxconn, "sandbox": sandbox_line(args), "results": rows,
         });
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
@@ -963,10 +990,17 @@ fn report(args: &BenchArgs, results: &[Measured]) {
             if args.runs.max(1) == 1 { "" } else { "s" }
         );
     } else {
+        // A ramp runs its own numbers of connections, not --concurrency's.
+        let connections = match args.ramp {
+            Some((from, to, d)) => format!(
+                "{from} → {to} connections over {:.0} s (a ramp)",
+                d.as_secs_f64()
+            ),
+            None => format!("{} connections", args.concurrency),
+        };
         println!(
-        "lemplint bench: {} × {} connections{}, {} run{} per configuration, kernel somaxconn {} (not changed by the bench)",
+        "lemplint bench: {} × {connections}{}, {} run{} per configuration, kernel somaxconn {} (not changed by the bench)",
         match args.target { Target::Php => prefix::SCRIPT, Target::Static => prefix::STATIC },
-        args.concurrency,
         if args.no_keep_alive { ", a new connection per request" } else { ", keep-alive" },
         args.runs.max(1),
         if args.runs.max(1) == 1 { "" } else { "s" },
@@ -1108,6 +1142,7 @@ fn finish_report(args: &BenchArgs, results: &[Measured]) {
             Err(e) => eprintln!("error: cannot write {}: {e}", path.display()),
         }
     }
+    explain::print(args, results);
     let mut seen = std::collections::HashSet::new();
     for n in results.iter().flat_map(|m| &m.notes) {
         if seen.insert(n) {
@@ -1134,8 +1169,7 @@ fn sandbox_line(args: &BenchArgs) -> String {
     if args.no_sandbox {
         "no sandbox (--no-sandbox): the servers ran as lemplint's user".into()
     } else {
-        let root = sandbox::is_root();
-        sandbox::describe(root, sandbox::Sandbox::owner().0)
+        sandbox::describe(sandbox::Sandbox::owner().0)
     }
 }
 

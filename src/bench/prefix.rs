@@ -78,10 +78,15 @@ impl PoolAddr {
     }
 
     /// Whether PHP-FPM accepts connections there yet.
-    pub fn ready(&self) -> bool {
+    pub fn ready(&self, net: &super::netns::Net) -> bool {
         match self {
             PoolAddr::Unix(p) => p.exists(),
-            PoolAddr::Tcp(port) => std::net::TcpStream::connect(("127.0.0.1", *port)).is_ok(),
+            PoolAddr::Tcp(port) => net
+                .connect(
+                    ([127, 0, 0, 1], *port).into(),
+                    std::time::Duration::from_secs(2),
+                )
+                .is_ok(),
         }
     }
 }

@@ -7,11 +7,12 @@
 //! ```text
 //! lemplint ─ watchdog (lemplint __bench-sandbox init; lemplint's uid, own process group;
 //!            │          maps the holder's user from outside)
-//!            └─ holder (new user, mount, PID, IPC, UTS and — when lemplint is root —
-//!                 │      network namespaces; makes the mounts as lemplint's user, then
+//!            └─ holder (new user, mount, PID, IPC, UTS and network namespaces; makes
+//!                 │      the mounts and brings up loopback as lemplint's user, then
 //!                 │      becomes the sandbox's for good)
 //!                 └─ init (PID 1 of the namespace: a fresh /proc, reaps, dies with the holder)
 //! lemplint ─ joiner (lemplint __bench-sandbox join PID) ─ nginx / php-fpm (in the namespaces)
+//! lemplint ─ socket maker (lemplint __bench-sandbox sockets; lemplint not root: see netns)
 //! ```
 //!
 //! - **User**: the servers run as uid/gid 1000 of a user namespace that maps only that id,
@@ -26,10 +27,11 @@
 //!   every process of the namespace. Each link has `PR_SET_PDEATHSIG`: SIGKILL of lemplint
 //!   takes the joiners, the holder and so the whole namespace with it; the watchdog, which
 //!   sees lemplint's end as end-of-file on its stdin, then removes the private prefix.
-//! - **Network** (lemplint as root): only a loopback interface. lemplint's load threads and
-//!   `openssl s_time` enter it with setns(2) (which needs CAP_SYS_ADMIN, hence root only);
-//!   without root the servers share the host's loopback, and bench checks they listen on
-//!   nothing else.
+//! - **Network**: only a loopback interface, whoever runs lemplint (an unprivileged user
+//!   may make a network namespace inside the user namespace it makes). lemplint as root
+//!   enters it from its load threads with setns(2); any other user cannot (that needs
+//!   CAP_SYS_ADMIN in lemplint's own user namespace), and reaches it through sockets made
+//!   inside ([`super::netns`]). `openssl s_time` starts in it either way.
 
 use std::ffi::CString;
 use std::io::{BufRead, BufReader, Write};
@@ -51,19 +53,57 @@ pub struct Sandbox {
     stdin: Option<ChildStdin>,
     /// The namespace's init, as the host numbers it.
     init: i32,
-    /// Its network namespace, when it has its own.
-    net: Option<OwnedFd>,
+    /// Its network namespace.
+    net: OwnedFd,
+    /// Its user namespace (lemplint not root: entered before the network).
+    user: Option<OwnedFd>,
+    /// The socket maker (lemplint not root).
+    maker: Option<std::sync::Arc<super::netns::Maker>>,
     /// The host uid the servers run as.
     pub uid: u32,
 }
 
-/// What the sandbox isolates here, for the report.
-pub fn describe(net: bool, uid: u32) -> String {
+/// What the sandbox isolates, for the report.
+pub fn describe(uid: u32) -> String {
     format!(
-        "servers sandboxed: user{} namespaces, uid {uid} on the host, only the private prefix writable, killed with lemplint{}",
-        if net { ", mount, PID and network (loopback only)" } else { ", mount and PID" },
-        if net { "" } else { " (no network namespace: lemplint is not root and could not enter one; the servers share the host's loopback and listen on nothing else)" }
+        "servers sandboxed: user, mount, PID and network (loopback only) namespaces, uid {uid} on the host, only the private prefix writable, killed with lemplint"
     )
+}
+
+/// The namespaces every sandbox makes.
+const NAMESPACES: i32 = libc::CLONE_NEWUSER
+    | libc::CLONE_NEWNS
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWNET;
+
+/// The refusal when the namespaces cannot be made (`why`: the system's error).
+fn refusal(why: &str) -> String {
+    format!(
+        "cannot set up the sandbox (user, mount, PID and network namespaces): {}; run bench where namespaces are allowed, or pass --no-sandbox to run the servers without one",
+        crate::escape::line(why.trim())
+    )
+}
+
+/// Whether this process may make the sandbox's namespaces: asked of a helper (unshare(2)
+/// with a user namespace needs a single-threaded process), before bench writes anything.
+pub fn probe() -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find lemplint: {e}"))?;
+    let out = Command::new(exe)
+        .arg(HELPER)
+        .arg("probe")
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| refusal(&e.to_string()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(refusal(&String::from_utf8_lossy(&out.stderr)))
+    }
 }
 
 fn errno() -> std::io::Error {
@@ -82,13 +122,13 @@ impl Sandbox {
     pub fn start(prefix: &Path, also: &[PathBuf], keep: bool) -> Result<Sandbox, String> {
         let root = is_root();
         let uid = Self::owner().0;
+        let keep_arg = if keep { "keep" } else { "remove" };
         let exe = std::env::current_exe().map_err(|e| format!("cannot find lemplint: {e}"))?;
         let mut cmd = Command::new(&exe);
         cmd.arg(HELPER)
             .arg("init")
             .arg(prefix)
-            .arg(if root { "net" } else { "no-net" })
-            .arg(if keep { "keep" } else { "remove" })
+            .arg(keep_arg)
             .args(also)
             .env_clear()
             .stdin(Stdio::piped())
@@ -109,25 +149,29 @@ impl Sandbox {
         let Some(init) = init else {
             let _ = watchdog.kill();
             let out = watchdog.wait_with_output().map_err(|e| e.to_string())?;
-            return Err(format!(
-                "cannot set up the sandbox (user, mount and PID namespaces): {}; run bench where namespaces are allowed, or pass --no-sandbox to run the servers without one",
-                crate::escape::line(String::from_utf8_lossy(&out.stderr).trim())
-            ));
+            return Err(refusal(&String::from_utf8_lossy(&out.stderr)));
         };
-        let net = if root {
-            let f = std::fs::File::open(format!("/proc/{init}/ns/net"))
-                .map_err(|e| format!("cannot open the sandbox's network: {e}"))?;
-            Some(OwnedFd::from(f))
-        } else {
-            None
+        let ns = |name: &str| -> Result<OwnedFd, String> {
+            std::fs::File::open(format!("/proc/{init}/ns/{name}"))
+                .map(OwnedFd::from)
+                .map_err(|e| format!("cannot open the sandbox's {name} namespace: {e}"))
         };
-        Ok(Sandbox {
+        let mut sb = Sandbox {
             watchdog,
             stdin,
             init,
-            net,
+            net: ns("net")?,
+            user: None,
+            maker: None,
             uid,
-        })
+        };
+        if !root {
+            let user = ns("user")?;
+            let maker = super::netns::Maker::start(user.as_raw_fd(), sb.net.as_raw_fd())?;
+            sb.user = Some(user);
+            sb.maker = Some(std::sync::Arc::new(maker));
+        }
+        Ok(sb)
     }
 
     /// The host uid and gid the sandbox's processes run as (and own the prefix as).
@@ -140,14 +184,12 @@ impl Sandbox {
         }
     }
 
-    /// Whether the servers have their own network namespace.
-    pub fn has_net(&self) -> bool {
-        self.net.is_some()
-    }
-
-    /// The network namespace's descriptor, for threads and children to enter.
-    pub fn net_fd(&self) -> Option<i32> {
-        self.net.as_ref().map(AsRawFd::as_raw_fd)
+    /// How lemplint's threads reach the servers' network.
+    pub fn net(&self) -> super::netns::Net {
+        match &self.maker {
+            Some(m) => super::netns::Net::Made(m.clone()),
+            None => super::netns::Net::Enter(self.net.as_raw_fd()),
+        }
     }
 
     /// A command that runs `program` inside the sandbox.
@@ -162,23 +204,50 @@ impl Sandbox {
         cmd
     }
 
-    /// Runs `f` on a thread inside the sandbox's network (here, when it has none).
+    /// Runs `f` on a thread inside the sandbox's network when threads enter it (lemplint
+    /// is root), here otherwise (where `f` connects with [`Sandbox::net`]'s sockets).
     pub fn in_net<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
-        match self.net_fd() {
-            None => f(),
-            Some(fd) => std::thread::scope(|s| {
-                s.spawn(move || {
-                    enter_net(Some(fd));
-                    f()
-                })
-                .join()
-                .expect("a thread in the sandbox's network")
-            }),
+        if self.maker.is_some() {
+            return f();
+        }
+        let fd = self.net.as_raw_fd();
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                enter_net(Some(fd));
+                f()
+            })
+            .join()
+            .expect("a thread in the sandbox's network")
+        })
+    }
+
+    /// Lets a child process (`openssl s_time`) start inside the network namespace: after
+    /// the fork it is single-threaded, so it may enter the user namespace first when
+    /// lemplint is not root (and so gain the right to enter the network).
+    pub fn child_in_net(&self, cmd: &mut Command) {
+        let net = self.net.as_raw_fd();
+        let user = self.user.as_ref().map(AsRawFd::as_raw_fd);
+        // SAFETY: setns is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(move || {
+                if let Some(user) = user {
+                    if libc::setns(user, libc::CLONE_NEWUSER) != 0 {
+                        return Err(errno());
+                    }
+                }
+                if libc::setns(net, libc::CLONE_NEWNET) != 0 {
+                    return Err(errno());
+                }
+                Ok(())
+            });
         }
     }
 
     /// Stops everything in it; the prefix stays for lemplint to read and remove.
     pub fn stop(&mut self) {
+        // The maker first: it ends when its socket closes (threads still holding a `Net`
+        // keep only a reference, and none runs after the load).
+        self.maker = None;
         if let Some(mut s) = self.stdin.take() {
             let _ = s.write_all(b"stop\n");
         }
@@ -199,21 +268,6 @@ pub fn enter_net(fd: Option<i32>) {
         // SAFETY: setns on a namespace descriptor affects only the calling thread.
         if unsafe { libc::setns(fd, libc::CLONE_NEWNET) } != 0 {
             panic!("cannot enter the sandbox's network: {}", errno());
-        }
-    }
-}
-
-/// Lets a child process (`openssl s_time`) start inside the network namespace.
-pub fn child_in_net(cmd: &mut Command, fd: Option<i32>) {
-    if let Some(fd) = fd {
-        // SAFETY: setns is async-signal-safe.
-        unsafe {
-            cmd.pre_exec(move || {
-                if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
-                    return Err(errno());
-                }
-                Ok(())
-            });
         }
     }
 }
@@ -254,7 +308,13 @@ pub fn helper_main() -> Option<i32> {
     let code = match args.get(2).and_then(|a| a.to_str()) {
         Some("init") => watchdog(&args[3..]),
         Some("join") => join(&args[3..]),
-        _ => Err("usage: lemplint __bench-sandbox init|join …".into()),
+        Some("sockets") => super::netns::sockets_main(),
+        // SAFETY: this helper process is single-threaded and exits right after.
+        Some("probe") => match unsafe { libc::unshare(NAMESPACES) } {
+            0 => Ok(0),
+            _ => Err(format!("unshare: {}", errno())),
+        },
+        _ => Err("usage: lemplint __bench-sandbox init|join|sockets|probe …".into()),
     };
     Some(code.unwrap_or_else(|e| {
         eprintln!("{e}");
@@ -264,11 +324,10 @@ pub fn helper_main() -> Option<i32> {
 
 /// The watchdog: starts the holder, then waits for lemplint to say stop or to go away.
 fn watchdog(args: &[std::ffi::OsString]) -> Result<i32, String> {
-    let [prefix, net, keep, also @ ..] = args else {
-        return Err("init PREFIX net|no-net keep|remove [PATH…]".into());
+    let [prefix, keep, also @ ..] = args else {
+        return Err("init PREFIX keep|remove [PATH…]".into());
     };
     let prefix = PathBuf::from(prefix);
-    let net = net == "net";
     let keep = keep == "keep";
     // Two pipes: the holder says it has its namespaces, the watchdog that it has mapped
     // their user.
@@ -288,7 +347,7 @@ fn watchdog(args: &[std::ffi::OsString]) -> Result<i32, String> {
             libc::close(unshared[0]);
             libc::close(mapped[1]);
         }
-        let code = match hold(&prefix, net, unshared[1], mapped[0]) {
+        let code = match hold(&prefix, unshared[1], mapped[0]) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("{e}");
@@ -378,7 +437,7 @@ fn watchdog(args: &[std::ffi::OsString]) -> Result<i32, String> {
 
 /// The holder: becomes the sandbox's user, makes the namespaces, and stays while the
 /// namespace's init runs. Prints `ready INIT-PID` when the sandbox can be joined.
-fn hold(prefix: &Path, net: bool, unshared: i32, mapped: i32) -> Result<(), String> {
+fn hold(prefix: &Path, unshared: i32, mapped: i32) -> Result<(), String> {
     let blocked = blocked(prefix);
     // SAFETY: plain syscalls on this (single-threaded) process.
     unsafe {
@@ -387,15 +446,7 @@ fn hold(prefix: &Path, net: bool, unshared: i32, mapped: i32) -> Result<(), Stri
         if libc::getppid() != watchdog {
             return Err("the watchdog is gone".into());
         }
-        let mut flags = libc::CLONE_NEWUSER
-            | libc::CLONE_NEWNS
-            | libc::CLONE_NEWPID
-            | libc::CLONE_NEWIPC
-            | libc::CLONE_NEWUTS;
-        if net {
-            flags |= libc::CLONE_NEWNET;
-        }
-        if libc::unshare(flags) != 0 {
+        if libc::unshare(NAMESPACES) != 0 {
             return Err(format!("unshare: {}", errno()));
         }
     }
@@ -411,9 +462,7 @@ fn hold(prefix: &Path, net: bool, unshared: i32, mapped: i32) -> Result<(), Stri
     // the prefix, which the sandbox's user may not), with every capability inside: the
     // mounts and the loopback first, then the sandbox's user, for good.
     mounts(prefix, blocked.as_deref())?;
-    if net {
-        loopback_up()?;
-    }
+    loopback_up()?;
     // SAFETY: plain syscalls. The capabilities go with the change to a user other than the
     // namespace's root (and the servers' exec drops whatever is left).
     unsafe {

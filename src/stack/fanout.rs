@@ -27,9 +27,13 @@ pub const FACTOR: u64 = 64;
 /// location (1,000 locations × a 200-directive snippet), and this expands in well under a
 /// second.
 pub const FLOOR: u64 = 1_000_000;
-/// Occurrences never exceeded, whatever the size: ten times the directives of a 100 MB
-/// configuration (each costs about 30 bytes in the indexes).
+/// Where the factor stops (ten times the directives of a 100 MB configuration; each
+/// occurrence costs about 30 bytes in the indexes): past it a configuration may still expand
+/// to twice its own directives, so that the budget stays proportional to the input and a
+/// configuration larger than that, included once, is never refused.
 pub const CEILING: u64 = 25_000_000;
+/// Occurrences per directive always allowed, past the ceiling too.
+pub const ALWAYS: u64 = 2;
 
 /// A configuration that expands past its budget.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,7 +53,10 @@ pub struct Overflow {
 
 /// The budget for a configuration holding `directives` directives.
 pub fn budget(directives: u64) -> u64 {
-    directives.saturating_mul(FACTOR).clamp(FLOOR, CEILING)
+    directives
+        .saturating_mul(FACTOR)
+        .clamp(FLOOR, CEILING)
+        .max(directives.saturating_mul(ALWAYS))
 }
 
 /// Per file: the directives it holds, and the occurrences it expands to.
@@ -205,6 +212,9 @@ mod tests {
     fn the_budget_grows_with_the_input() {
         assert_eq!(budget(10), FLOOR);
         assert_eq!(budget(100_000), 6_400_000);
-        assert_eq!(budget(u64::MAX), CEILING);
+        assert_eq!(budget(1_000_000), CEILING);
+        // Never below twice the input: proportional at any size.
+        assert_eq!(budget(20_000_000), 40_000_000);
+        assert_eq!(budget(u64::MAX), u64::MAX);
     }
 }

@@ -203,41 +203,59 @@ pub enum Listing {
     Missing,
 }
 
-/// At most this many paths per glob: as many as a configuration may read files
-/// ([`super::nginx::MAX_FILES`]), so a glob past it could not be followed anyway.
-pub const MAX_MATCHES: usize = super::nginx::MAX_FILES;
-/// At most this many directories listed per glob: `*/*/*/*.conf` over a large tree lists
-/// every directory three levels down, matches or not.
-pub const MAX_LISTINGS: usize = 100_000;
+// A glob's cost is bounded by the tree it walks, not by a fixed number: without links a
+// walk lists each directory and names each entry once, and only links to a directory from
+// several places (a loop is never entered: see [`expand`]) make it list the same directory,
+// and name the same files, over and over. So a glob may list each distinct directory it
+// reached PER_DISTINCT times and name each distinct entry PER_DISTINCT times (with floors
+// for small trees): linear in the tree's size whatever its links, and a large tree without
+// such links is never refused.
 
-/// A glob that would match or list more than its caps allow: an input error naming the
-/// glob, never a silently shortened list (a file left out can hide a finding).
+/// Listings and paths allowed per distinct directory and entry the walk reached.
+pub const PER_DISTINCT: usize = 16;
+/// Directories any glob may list, whatever the tree.
+pub const MIN_LISTINGS: usize = 10_000;
+/// Paths any glob may name, whatever the tree.
+pub const MIN_MATCHES: usize = 10_000;
+/// Never more paths than a configuration may read files ([`super::nginx::MAX_FILES`]): a
+/// glob past it could not be followed anyway.
+pub const MAX_MATCHES: usize = super::nginx::MAX_FILES;
+
+/// A glob that would list or match more than its budget: an input error naming the glob,
+/// never a silently shortened list (a file left out can hide a finding).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TooLarge {
+    /// `directories` (listed) or `paths` (matched).
     pub what: &'static str,
+    /// The budget exceeded.
     pub limit: usize,
+    /// The distinct directories or entries of the tree it was proportional to.
+    pub distinct: usize,
 }
 
 impl std::fmt::Display for TooLarge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verb = if self.what == "paths" {
+            "matches"
+        } else {
+            "lists"
+        };
+        let of = if self.what == "paths" {
+            "entries"
+        } else {
+            "directories"
+        };
         write!(
             f,
-            "{} more than {} {}",
-            self.what_verb(),
-            self.limit,
-            self.what
+            "{verb} more than {} {}: links reach the tree's {} distinct {of} over and over (a glob may take {PER_DISTINCT} times the tree it walks)",
+            self.limit, self.what, self.distinct
         )
     }
 }
 
-impl TooLarge {
-    fn what_verb(&self) -> &'static str {
-        if self.what == "paths" {
-            "matches"
-        } else {
-            "lists"
-        }
-    }
+/// The budget for `distinct` things of the tree: PER_DISTINCT each, at least `floor`.
+fn budget(distinct: usize, floor: usize, ceiling: usize) -> usize {
+    distinct.saturating_mul(PER_DISTINCT).clamp(floor, ceiling)
 }
 
 impl std::error::Error for TooLarge {}
@@ -249,6 +267,10 @@ struct Walk<'a> {
     listings: usize,
     /// Device and inode of each directory from the first listed down to the current one.
     path: Vec<(u64, u64)>,
+    /// Every directory listed (by device and inode), and the entries they hold together:
+    /// the size of the tree the budgets are proportional to.
+    distinct: std::collections::HashSet<(u64, u64)>,
+    entries: usize,
 }
 
 /// Expands `pattern` with `list` answering for directories, as `glob(3)` would: sorted, only
@@ -256,8 +278,8 @@ struct Walk<'a> {
 ///
 /// Unlike `glob(3)`, a directory is not descended into from below itself (eight links to
 /// `.` under `*/*/*/*/*/*/*/*/*/*` are 8¹⁰ paths to the same files): the paths through such
-/// a loop name files reached without it. Past [`MAX_MATCHES`] paths or [`MAX_LISTINGS`]
-/// directories the glob is refused.
+/// a loop name files reached without it. Past its budget (proportional to the distinct
+/// directories and entries it reached) the glob is refused.
 pub fn expand(
     pattern: &Path,
     list: &mut dyn FnMut(&Path) -> Listing,
@@ -283,6 +305,8 @@ pub fn expand(
         out: Vec::new(),
         listings: 0,
         path: Vec::new(),
+        distinct: std::collections::HashSet::new(),
+        entries: 0,
     };
     w.walk(&base, &comps)?;
     let mut out = w.out;
@@ -292,10 +316,12 @@ pub fn expand(
 
 impl Walk<'_> {
     fn push(&mut self, path: PathBuf) -> Result<(), TooLarge> {
-        if self.out.len() >= MAX_MATCHES {
+        let limit = budget(self.entries, MIN_MATCHES, MAX_MATCHES);
+        if self.out.len() >= limit {
             return Err(TooLarge {
                 what: "paths",
-                limit: MAX_MATCHES,
+                limit,
+                distinct: self.entries,
             });
         }
         self.out.push(path);
@@ -312,10 +338,13 @@ impl Walk<'_> {
             base
         };
         self.listings += 1;
-        if self.listings > MAX_LISTINGS {
+        // Counted before this listing: a directory first met here may not pay for itself.
+        let limit = budget(self.distinct.len(), MIN_LISTINGS, usize::MAX);
+        if self.listings > limit {
             return Err(TooLarge {
                 what: "directories",
-                limit: MAX_LISTINGS,
+                limit,
+                distinct: self.distinct.len(),
             });
         }
         let (entries, id) = match (self.list)(dir) {
@@ -332,6 +361,11 @@ impl Walk<'_> {
                 return Ok(());
             }
             self.path.push(id);
+            // A directory without identity (none is, read from disk) cannot be told apart
+            // from one listed before: it adds nothing to the budget.
+            if self.distinct.insert(id) {
+                self.entries += entries.len();
+            }
         }
         let c = c.as_bytes();
         let literal = (!has_magic(c)).then(|| unescape(c));
@@ -471,6 +505,81 @@ mod tests {
             )
         };
         let err = expand(Path::new("/c/*/*/*/*/*/*/*/*/*/*/*.conf"), &mut list).unwrap_err();
-        assert_eq!(err.to_string(), "lists more than 100000 directories");
+        assert_eq!(
+            err,
+            TooLarge {
+                what: "directories",
+                limit: MIN_LISTINGS,
+                distinct: 0
+            }
+        );
+    }
+
+    /// `/t` holds `n` directories `dk`, each holding a directory `s` with a file `a.conf`,
+    /// and then a directory `zz` of `m` links `xj` to `d(j mod n)`.
+    fn linked(n: u64, m: u64) -> impl FnMut(&Path) -> Listing {
+        move |d: &Path| {
+            let rel: Vec<String> = d
+                .strip_prefix("/t")
+                .unwrap()
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let num = |c: &str| c[1..].parse::<u64>().unwrap();
+            let dir = |name: String| Entry {
+                name: name.into(),
+                dir: None,
+            };
+            let (id, entries): (u64, Vec<Entry>) = match rel.as_slice() {
+                [] => (
+                    0,
+                    (0..n)
+                        .map(|k| dir(format!("d{k}")))
+                        .chain([dir("zz".into())])
+                        .collect(),
+                ),
+                [zz] if zz == "zz" => (2 * n + 1, (0..m).map(|j| dir(format!("x{j}"))).collect()),
+                [zz, x] if zz == "zz" => (1 + num(x) % n, vec![dir("s".into())]),
+                [dk] => (1 + num(dk), vec![dir("s".into())]),
+                [dk, _] => (
+                    1 + n + num(dk),
+                    vec![Entry {
+                        name: "a.conf".into(),
+                        dir: Some(false),
+                    }],
+                ),
+                _ => return Listing::Missing,
+            };
+            Listing::Entries(entries, Some((1, id)))
+        }
+    }
+
+    /// The budgets follow the tree: a large tree walked once is never refused, however far
+    /// past the floors; links that list a tree over and over are, at a limit proportional
+    /// to the tree (ten times the tree, ten times the limit).
+    #[test]
+    fn the_budgets_are_proportional_to_the_tree() {
+        let glob = Path::new("/t/*/*/*.conf");
+        // 60,000 directories and their 60,000 subdirectories, each listed once: twelve
+        // times the floor of listings.
+        let got = expand(glob, &mut linked(60_000, 0)).unwrap();
+        assert_eq!(got.len(), 60_000);
+        // 1,000 directories (2,002 distinct with their subdirectories, `/t` and `zz`):
+        // links that list them 30,000 times more stay within 16 times the tree…
+        let got = expand(glob, &mut linked(1_000, 30_000)).unwrap();
+        assert_eq!(got.len(), 1_000);
+        // …40,000 times more do not.
+        let err = expand(glob, &mut linked(1_000, 40_000)).unwrap_err();
+        assert_eq!((err.what, err.distinct), ("directories", 2_002));
+        assert_eq!(err.limit, 2_002 * PER_DISTINCT);
+        // Ten times the tree, ten times the limit.
+        let got = expand(glob, &mut linked(10_000, 300_000)).unwrap();
+        assert_eq!(got.len(), 10_000);
+        let err = expand(glob, &mut linked(10_000, 400_000)).unwrap_err();
+        assert_eq!(err.limit, 20_002 * PER_DISTINCT);
+        assert_eq!(
+            err.to_string(),
+            "lists more than 320032 directories: links reach the tree's 20002 distinct directories over and over (a glob may take 16 times the tree it walks)"
+        );
     }
 }
