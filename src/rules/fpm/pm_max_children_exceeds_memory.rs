@@ -56,13 +56,17 @@ impl Counted<'_> {
     }
 }
 
+/// Whether a pool name holds a placeholder the deployment fills in.
+fn is_templated(name: &str) -> bool {
+    ["{{", "{%", "<%", "${", "@", "%%", "SED", "__"]
+        .iter()
+        .any(|m| name.contains(m))
+}
+
 /// A pool's name for a label: a name the deployment fills in (`[{{username}}]`) is not
 /// quoted as if it were the pool's.
 fn display_name(name: &str) -> String {
-    let templated = ["{{", "{%", "<%", "${", "@", "%%", "SED", "__"]
-        .iter()
-        .any(|m| name.contains(m));
-    if templated {
+    if is_templated(name) {
         "(named at deployment)".into()
     } else {
         name.to_string()
@@ -121,7 +125,10 @@ impl Rule for PmMaxChildrenExceedsMemory {
                 // pools of masters on one address are alternatives (see above).
                 let listen = p.get("listen").filter(|l| l.known);
                 let addr = listen.and_then(|l| Listen::parse(&l.text));
-                let same = (!i.master)
+                // A name the deployment fills in (`[{{username}}]`) names a different pool
+                // in each file an installer renames: never merged by it.
+                let by_name = !i.master && !is_templated(&p.name);
+                let same = by_name
                     .then(|| lone_by_name.get(&p.name).copied())
                     .flatten()
                     .or_else(|| addr.as_ref().and_then(|a| by_listen.get(a).copied()));
@@ -136,7 +143,7 @@ impl Rule for PmMaxChildrenExceedsMemory {
                         pools.len() - 1
                     }
                 };
-                if !i.master {
+                if by_name {
                     lone_by_name.entry(p.name.clone()).or_insert(k);
                 }
                 if let Some(a) = addr {
