@@ -217,7 +217,6 @@ fn check_image_pool(
     listen: &Val<'_>,
     port: u16,
 ) {
-    use crate::diagnostic::Severity;
     let tree = |v: &Val<'_>| !v.at.file().synthetic;
     if tree(listen) {
         return report_open(cx, pool, image, listen, port);
@@ -250,13 +249,7 @@ fn check_image_pool(
         listen.text.trim(),
     );
     let d = cx.report(own.at.file(), own.span(), message);
-    d.severity = Severity::Warning;
-    d.help = Some(CONTAINER_HELP.into());
-    if let Some((item, compose)) = published(listen.at.cfg, port) {
-        d.severity = Severity::Error;
-        d.message = format!("{}; {}", d.message, published_message(item, &compose, port));
-        d.help = Some(PUBLISHED_HELP.into());
-    }
+    container_network(d, listen.at.cfg, port);
 }
 
 /// A pool that leaves `listen` to the image, whose port compose publishes on the host:
@@ -311,10 +304,21 @@ fn report_open(
         listen.text.trim(),
     );
     let d = cx.report(listen.at.file(), listen.span(), message);
-    d.severity = crate::diagnostic::Severity::Warning;
+    container_network(d, listen.at.cfg, port);
+}
+
+/// A finding about a pool open on the container's network: a warning about that network,
+/// or an error when compose publishes the port on the host.
+fn container_network(
+    d: &mut crate::diagnostic::Diagnostic,
+    cfg: &crate::stack::fpm::FpmConfig,
+    port: u16,
+) {
+    use crate::diagnostic::Severity;
+    d.severity = Severity::Warning;
     d.help = Some(CONTAINER_HELP.into());
-    if let Some((item, compose)) = published(listen.at.cfg, port) {
-        d.severity = crate::diagnostic::Severity::Error;
+    if let Some((item, compose)) = published(cfg, port) {
+        d.severity = Severity::Error;
         d.message = format!("{}; {}", d.message, published_message(item, &compose, port));
         d.help = Some(PUBLISHED_HELP.into());
     }
