@@ -7,7 +7,7 @@
 # The packages are fetched with `apt-get download` and unpacked with `dpkg-deb -x`, never
 # installed: installing libnginx-mod-http-lua (or lua-resty-core, which depends on it) drops
 # a symlink in the machine's own /etc/nginx/modules-enabled/, which would enable the module
-# in the system's nginx. Only libluajit (a plain shared library the lua module links to) is
+# in the system's nginx. Only libluajit2 (OpenResty's LuaJIT, which the lua module links to) is
 # installed when it is missing. Idempotent; runs from any cwd.
 set -euo pipefail
 
@@ -27,10 +27,16 @@ have_all() {
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 
-if ! ldconfig -p 2>/dev/null | grep -q 'libluajit-5\.1\.so\.2 '; then
-    echo "scripts/nginx-modules.sh: installing libluajit-5.1-2" >&2
+# Debian's lua module calls OpenResty's LuaJIT extensions (`lua_setexdata`): it needs
+# libluajit2-5.1-2, not the plain libluajit-5.1-2 that provides the same soname. The status is
+# read into a variable first: `dpkg-query | grep -q` under pipefail fails at random when grep
+# exits before dpkg-query has written everything (SIGPIPE), and a wrong "missing" here once
+# replaced the machine's libluajit2 (and with it its own lua module package).
+status=$(dpkg-query -W -f='${Status}' libluajit2-5.1-2 2>/dev/null || true)
+if [ "$status" != "install ok installed" ]; then
+    echo "scripts/nginx-modules.sh: installing libluajit2-5.1-2" >&2
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libluajit-5.1-2 >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libluajit2-5.1-2 >/dev/null
 fi
 
 if have_all; then
