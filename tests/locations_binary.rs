@@ -39,7 +39,7 @@ use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// How many servers, and how many request targets each.
@@ -298,33 +298,8 @@ impl Gen {
     }
 }
 
-/// nginx in the foreground, one process, killed when dropped.
-struct Nginx(Child);
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The nginx binary: `$LEMPLINT_NGINX`, else `/usr/sbin/nginx`, else on `PATH`. `None`
-/// (after a note) when there is none; under `CI=true` that fails the test.
 fn nginx_binary() -> Option<PathBuf> {
-    let found = common::nginx_binary().filter(|bin| {
-        Command::new(bin)
-            .arg("-v")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if found.is_none() {
-        let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{what} is required on CI (CI=true) for tests/locations_binary.rs");
-        }
-        eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
-    }
-    found
+    common::required_nginx("tests/locations_binary.rs")
 }
 
 /// One raw HTTP/1.0 request; the answer as `status x-loc [location-path]`.
@@ -462,35 +437,6 @@ fn check(nginx: &Path, prefix: &Path, conf: &str) -> Result<(), String> {
     }
 }
 
-/// nginx serving `prefix/nginx.conf`, once it listens on every port.
-fn start(nginx: &Path, prefix: &Path, ports: &[u16]) -> Nginx {
-    let running = Nginx(
-        Command::new(nginx)
-            .arg("-p")
-            .arg(prefix)
-            .arg("-c")
-            .arg(prefix.join("nginx.conf"))
-            .args(["-g", "daemon off; master_process off;"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start nginx"),
-    );
-    let ready = Instant::now();
-    while ports
-        .iter()
-        .any(|&p| TcpStream::connect(("127.0.0.1", p)).is_err())
-    {
-        assert!(
-            ready.elapsed() < Duration::from_secs(10),
-            "nginx did not start listening: {}",
-            std::fs::read_to_string(prefix.join("error.log")).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    running
-}
-
 #[test]
 fn location_selection_agrees_with_nginx() {
     let Some(nginx) = nginx_binary() else {
@@ -555,7 +501,12 @@ fn location_selection_agrees_with_nginx() {
     if let Err(e) = check(&nginx, prefix, &conf) {
         panic!("nginx -t refuses the generated configuration:\n{e}\n{conf}");
     }
-    let _nginx = start(&nginx, prefix, &[port_on, port_off]);
+    let _nginx = common::start_nginx_on(
+        &nginx,
+        prefix,
+        &prefix.join("nginx.conf"),
+        &[port_on, port_off],
+    );
 
     let (mut total, mut agree, mut unknown) = (0usize, 0usize, 0usize);
     let mut kinds: HashMap<&'static str, usize> = HashMap::new();
@@ -800,7 +751,7 @@ fn corpus_location_sets_agree_with_nginx() {
     let all = Locations::build(&view);
     assert_eq!(all.servers().len(), servers.len());
     let ids = ids(&view, &all);
-    let _running = start(&nginx, prefix, &[port]);
+    let _running = common::start_nginx_on(&nginx, prefix, &prefix.join("nginx.conf"), &[port]);
 
     let (mut total, mut agree, mut unknown) = (0usize, 0usize, 0usize);
     let mut disagreements = Vec::new();

@@ -16,34 +16,11 @@ use common::free_port;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// nginx in the foreground, one process, killed when dropped.
-struct Nginx(Child);
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use std::process::Command;
+use std::time::Duration;
 
 fn nginx_binary() -> Option<PathBuf> {
-    let found = common::nginx_binary().filter(|bin| {
-        Command::new(bin)
-            .arg("-v")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if found.is_none() {
-        let what = "nginx (/usr/sbin/nginx, PATH, or $LEMPLINT_NGINX)";
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{what} is required on CI (CI=true) for tests/paths_binary.rs");
-        }
-        eprintln!("note: {what} not found; skipping (set CI=true to make this an error)");
-    }
-    found
+    common::required_nginx("tests/paths_binary.rs")
 }
 
 /// One raw HTTP/1.0 request: the status and the body.
@@ -131,7 +108,7 @@ fn path_findings_are_what_nginx_serves() {
     assert!(findings.contains("`/static../`"), "{findings}");
     assert!(findings.contains("`/.git/config`") && findings.contains("`/.env`"));
 
-    let _nginx = start(&nginx, prefix, &conf_path, &[open, closed]);
+    let _nginx = common::start_nginx_on(&nginx, prefix, &conf_path, &[open, closed]);
     // What the findings say is read, is.
     assert_eq!(
         get(open, "/static../secret.txt"),
@@ -150,32 +127,4 @@ fn path_findings_are_what_nginx_serves() {
     );
     assert_eq!(get(closed, "/.git/config").0, "403");
     assert_eq!(get(closed, "/.env").0, "403");
-}
-
-fn start(nginx: &Path, prefix: &Path, conf: &Path, ports: &[u16]) -> Nginx {
-    let running = Nginx(
-        Command::new(nginx)
-            .arg("-p")
-            .arg(prefix)
-            .arg("-c")
-            .arg(conf)
-            .args(["-g", "daemon off; master_process off;"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start nginx"),
-    );
-    let ready = Instant::now();
-    while ports
-        .iter()
-        .any(|&p| TcpStream::connect(("127.0.0.1", p)).is_err())
-    {
-        assert!(
-            ready.elapsed() < Duration::from_secs(10),
-            "nginx did not start listening: {}",
-            std::fs::read_to_string(prefix.join("error.log")).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    running
 }

@@ -259,6 +259,11 @@ impl Drop for RunningNginx {
 /// master), and waits until it accepts on `port` (ten seconds, then the error log is the
 /// failure).
 pub fn start_nginx(bin: &Path, prefix: &Path, conf: &Path, port: u16) -> RunningNginx {
+    start_nginx_on(bin, prefix, conf, &[port])
+}
+
+/// [`start_nginx`], ready once it listens on every one of `ports`.
+pub fn start_nginx_on(bin: &Path, prefix: &Path, conf: &Path, ports: &[u16]) -> RunningNginx {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
     let running = RunningNginx(
@@ -274,7 +279,10 @@ pub fn start_nginx(bin: &Path, prefix: &Path, conf: &Path, port: u16) -> Running
             .expect("start nginx"),
     );
     let ready = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+    while ports
+        .iter()
+        .any(|&p| std::net::TcpStream::connect(("127.0.0.1", p)).is_err())
+    {
         assert!(
             ready.elapsed() < Duration::from_secs(10),
             "nginx did not start: {}",
