@@ -41,9 +41,6 @@ fn tree_file(fs: &dyn Fs, roots: &[PathBuf], member: &Shared) -> Option<Shared> 
 /// Moves findings, labels and fix edits from dump sections to the tree files they were
 /// taken from, where those hold the same bytes.
 pub fn apply(diagnostics: &mut [Diagnostic], fs: &dyn Fs, roots: &[PathBuf]) {
-    if !diagnostics.iter().any(|d| d.file.member.is_some()) {
-        return;
-    }
     // By the dump and the section's name: every finding in a section shares one answer.
     let mut found: HashMap<(PathBuf, PathBuf), Option<Shared>> = HashMap::new();
     let mut swap = |file: &mut Shared| {

@@ -161,8 +161,11 @@ pub fn collect_cancellable(
         ws.file_in_focus(&d.file) || d.labels.iter().any(|l| ws.file_in_focus(&l.file))
     });
     diagnostics.retain(|d| rules::is_input_error(d.code) || !per_file_ignored(&ws, d));
-    let roots: Vec<_> = ws.stacks.iter().map(|s| s.root.clone()).collect();
-    super::dump_files::apply(&mut diagnostics, &super::real_fs(stack_args), &roots);
+    // Only a run that read an `nginx -T` dump opens the tree to look for its files.
+    if diagnostics.iter().any(|d| d.file.member.is_some()) {
+        let roots: Vec<_> = ws.stacks.iter().map(|s| s.root.clone()).collect();
+        super::dump_files::apply(&mut diagnostics, &super::real_fs(stack_args), &roots);
+    }
     sort_by_place(&mut diagnostics);
     // The same finding reached through two configurations that share a file.
     diagnostics.dedup_by(|a, b| {

@@ -57,8 +57,9 @@ impl Fs for WithValues<'_> {
     fn nginx_tree(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
         // The editor's file system keeps trees of unchanged files; rendering is a whole
         // run's, so a file with placeholders is parsed here.
-        if crate::syntax::template::find(&source.text, crate::syntax::template::Lang::Nginx)
-            .is_empty()
+        // A file with no placeholder marker at all (nearly every file) is the inner file
+        // system's to parse, without scanning it for holes twice.
+        if !crate::syntax::template::has_marker(&source.text, crate::syntax::template::Lang::Nginx)
         {
             return self.inner.nginx_tree(source);
         }

@@ -146,12 +146,10 @@ impl Values {
     }
 }
 
-fn read_yaml(fs: &dyn Fs, path: &Path, prefix: &str) -> Vec<(String, Value)> {
-    let Ok(bytes) = fs.read(path) else {
-        return Vec::new();
-    };
+/// The values of a YAML file already read.
+fn yaml_layer(path: &Path, bytes: &[u8], prefix: &str) -> Vec<(String, Value)> {
     let origin = path.display().to_string();
-    yaml_values(&String::from_utf8_lossy(&bytes))
+    yaml_values(&String::from_utf8_lossy(bytes))
         .into_iter()
         .map(|(k, text, boolean)| {
             (
@@ -166,12 +164,12 @@ fn read_yaml(fs: &dyn Fs, path: &Path, prefix: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// The first of `names` in `dir` that can be read.
-fn first_of(fs: &dyn Fs, dir: &Path, names: &[&str]) -> Option<PathBuf> {
-    names
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| fs.read(p).is_ok())
+/// The first of `names` in `dir` that can be read, with its bytes (read once).
+fn first_of(fs: &dyn Fs, dir: &Path, names: &[&str]) -> Option<(PathBuf, Vec<u8>)> {
+    names.iter().find_map(|n| {
+        let p = dir.join(n);
+        fs.read(&p).ok().map(|b| (p, b))
+    })
 }
 
 fn read_layers(fs: &dyn Fs, dir: &Path) -> Layers {
@@ -185,8 +183,8 @@ fn read_layers(fs: &dyn Fs, dir: &Path) -> Layers {
                 let role_vars = first_of(fs, home, &["vars/main.yml", "vars/main.yaml"]);
                 let defaults = first_of(fs, home, &["defaults/main.yml", "defaults/main.yaml"]);
                 if role_vars.is_some() || defaults.is_some() {
-                    if let Some(p) = role_vars {
-                        out.jinja.extend(read_yaml(fs, &p, ""));
+                    if let Some((p, b)) = &role_vars {
+                        out.jinja.extend(yaml_layer(p, b, ""));
                     }
                     // A playbook beside `roles/`: its group_vars/all applies to every host.
                     let playbook = home
@@ -205,38 +203,36 @@ fn read_layers(fs: &dyn Fs, dir: &Path) -> Layers {
                             ],
                         )
                     }) {
-                        out.jinja.extend(read_yaml(fs, &p, ""));
+                        out.jinja.extend(yaml_layer(&p.0, &p.1, ""));
                     }
-                    if let Some(p) = defaults {
-                        out.jinja.extend(read_yaml(fs, &p, ""));
+                    if let Some((p, b)) = &defaults {
+                        out.jinja.extend(yaml_layer(p, b, ""));
                     }
                 }
             }
             if out.helm.is_empty() {
-                if let Some(p) = first_of(fs, home, &["values.yaml", "values.yml"]) {
-                    out.helm.extend(read_yaml(fs, &p, "Values."));
+                if let Some((p, b)) = first_of(fs, home, &["values.yaml", "values.yml"]) {
+                    out.helm.extend(yaml_layer(&p, &b, "Values."));
                 }
             }
         }
         if out.env.is_empty() {
-            if let Some(p) = first_of(fs, d, &["Dockerfile"]) {
-                if let Ok(bytes) = fs.read(&p) {
-                    let origin = p.display().to_string();
-                    out.env.extend(
-                        dockerfile_env(&String::from_utf8_lossy(&bytes))
-                            .into_iter()
-                            .map(|(k, text)| {
-                                (
-                                    k,
-                                    Value {
-                                        text,
-                                        origin: origin.clone(),
-                                        boolean: None,
-                                    },
-                                )
-                            }),
-                    );
-                }
+            if let Some((p, bytes)) = first_of(fs, d, &["Dockerfile"]) {
+                let origin = p.display().to_string();
+                out.env.extend(
+                    dockerfile_env(&String::from_utf8_lossy(&bytes))
+                        .into_iter()
+                        .map(|(k, text)| {
+                            (
+                                k,
+                                Value {
+                                    text,
+                                    origin: origin.clone(),
+                                    boolean: None,
+                                },
+                            )
+                        }),
+                );
             }
         }
         up = d.parent();
@@ -248,18 +244,19 @@ fn read_layers(fs: &dyn Fs, dir: &Path) -> Layers {
 /// remaining placeholders as holes: the masked text its parser reads, as
 /// [`template::prepare`].
 pub fn prepare(fs: &dyn Fs, source: &mut SourceFile, lang: Lang) -> Option<Vec<u8>> {
-    if let Some(values) = fs.values() {
-        let holes = template::find(&source.text, lang);
-        if !holes.is_empty() {
-            let path = source.path.clone();
-            let lookup = |e: &Expr| values.lookup(fs, &path, e);
-            if let Some((text, subs)) = render::render(&source.text, &holes, &lookup) {
-                let template = std::sync::Arc::new(source.clone());
-                source.text = text;
-                source.rendered = Some(std::sync::Arc::new(render::Rendering { template, subs }));
-            }
-        }
-    }
+    let holes = template::find(&source.text, lang);
+    let Some(values) = fs.values().filter(|_| !holes.is_empty()) else {
+        return template::prepare_found(source, holes, lang);
+    };
+    let path = source.path.clone();
+    let lookup = |e: &Expr| values.lookup(fs, &path, e);
+    let Some((text, subs)) = render::render(&source.text, &holes, &lookup) else {
+        return template::prepare_found(source, holes, lang);
+    };
+    let template = std::sync::Arc::new(source.clone());
+    source.text = text;
+    source.rendered = Some(std::sync::Arc::new(render::Rendering { template, subs }));
+    // The rendering's own holes: the placeholders no value was known for.
     template::prepare(source, lang)
 }
 

@@ -75,7 +75,7 @@ pub fn find(text: &[u8], lang: Lang) -> Vec<Hole> {
 
 /// Whether any byte that starts a placeholder is there: most files have none, and are done
 /// in a few vectorised passes (this runs on every file read).
-fn has_marker(text: &[u8], lang: Lang) -> bool {
+pub fn has_marker(text: &[u8], lang: Lang) -> bool {
     let find = |pat: &[u8]| memchr::memmem::find(text, pat).is_some();
     if find(b"{{") || find(b"{%") || find(b"<%") || find(b"%%") || find(b"SED") || find(b"__") {
         return true;
@@ -533,7 +533,11 @@ pub struct Read {
 
 /// Finds the holes of `text` and masks them.
 pub fn read(text: &[u8], lang: Lang) -> Read {
-    let holes = find(text, lang);
+    read_found(text, find(text, lang), lang)
+}
+
+/// [`read`] with the holes [`find`] gave for `text`.
+pub fn read_found(text: &[u8], holes: Vec<Hole>, lang: Lang) -> Read {
     if holes.is_empty() {
         return Read {
             holes,
@@ -553,7 +557,17 @@ pub fn read(text: &[u8], lang: Lang) -> Read {
 /// Reads the placeholders of `source` in `lang` into it ([`crate::source::SourceFile::holes`]
 /// and `unsure`), and returns the masked text its parser reads when it has any.
 pub fn prepare(source: &mut crate::source::SourceFile, lang: Lang) -> Option<Vec<u8>> {
-    let r = read(&source.text, lang);
+    let holes = find(&source.text, lang);
+    prepare_found(source, holes, lang)
+}
+
+/// [`prepare`] with the holes [`find`] gave for the source's text.
+pub fn prepare_found(
+    source: &mut crate::source::SourceFile,
+    holes: Vec<Hole>,
+    lang: Lang,
+) -> Option<Vec<u8>> {
+    let r = read_found(&source.text, holes, lang);
     source.holes = r.holes;
     source.unsure = r.unsure;
     r.masked

@@ -56,21 +56,14 @@ impl Counted<'_> {
     }
 }
 
-/// Whether a pool name holds a placeholder the deployment fills in.
-fn is_templated(name: &str) -> bool {
-    ["{{", "{%", "<%", "${", "@", "%%", "SED", "__"]
-        .iter()
-        .any(|m| name.contains(m))
-}
-
-/// A pool's name for a label: a name the deployment fills in (`[{{username}}]`) is not
-/// quoted as if it were the pool's.
-fn display_name(name: &str) -> String {
-    if is_templated(name) {
-        "(named at deployment)".into()
-    } else {
-        name.to_string()
-    }
+/// Whether the pool's name is a placeholder the deployment fills in (`[{{username}}]`): a
+/// hole of the template layer in one of its headers.
+fn named_at_deployment(pool: &crate::stack::instances::PoolView<'_>) -> bool {
+    pool.headers.iter().any(|h| {
+        let f = h.file();
+        h.header_span()
+            .is_some_and(|span| crate::syntax::template::touches(&f.holes, &f.text, span))
+    })
 }
 
 impl Rule for PmMaxChildrenExceedsMemory {
@@ -111,10 +104,16 @@ impl Rule for PmMaxChildrenExceedsMemory {
                 let Some(n) = v.int().filter(|n| *n > 0) else {
                     continue;
                 };
+                let templated = named_at_deployment(p);
                 let model = base.clone().bounded_by_memory_limit(std::iter::once(p));
                 let from_limit = model.worker_rss_source.starts_with("memory_limit");
                 let pool = Counted {
-                    name: display_name(&p.name),
+                    // A name the deployment fills in is not quoted as if it were the pool's.
+                    name: if templated {
+                        "(named at deployment)".into()
+                    } else {
+                        p.name.clone()
+                    },
                     children: i64::from(n),
                     at: v,
                     rss: model.worker_rss,
@@ -127,7 +126,7 @@ impl Rule for PmMaxChildrenExceedsMemory {
                 let addr = listen.and_then(|l| Listen::parse(&l.text));
                 // A name the deployment fills in (`[{{username}}]`) names a different pool
                 // in each file an installer renames: never merged by it.
-                let by_name = !i.master && !is_templated(&p.name);
+                let by_name = !i.master && !templated;
                 let same = by_name
                     .then(|| lone_by_name.get(&p.name).copied())
                     .flatten()
