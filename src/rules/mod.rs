@@ -453,11 +453,7 @@ impl Selection {
     }
 }
 
-/// At most this many findings of one rule are kept per file; the rest are counted and
-/// reported as one finding. No real file comes close, but a generated one can hold millions
-/// (a 63 MB file of `gzip on;`), and keeping a finding each would take gigabytes. `fix`
-/// still fixes them all: it repeats until nothing changes.
-pub const MAX_FINDINGS_PER_FILE: u32 = 1000;
+pub use crate::diagnostic::MAX_FINDINGS_PER_FILE;
 
 /// The message under which [`Context::claim`] records a place: not a message any rule writes.
 const CLAIMED: &str = "\0claimed";
@@ -651,6 +647,18 @@ impl<'a> Context<'a> {
         self.per_file
             .get(&std::sync::Arc::as_ptr(file))
             .is_some_and(|&n| n >= MAX_FINDINGS_PER_FILE)
+    }
+
+    /// Counts `n` more findings in `file` that an analysis counted without building them
+    /// (past the cap, a finding is only counted): they are told in the one finding that says
+    /// how many were not shown. For an analysis that stops building findings of a file once
+    /// [`MAX_FINDINGS_PER_FILE`] were built.
+    pub fn count_more(&mut self, file: &Shared, n: u32) {
+        let count = self
+            .per_file
+            .entry(std::sync::Arc::as_ptr(file))
+            .or_insert(0);
+        *count = count.saturating_add(n);
     }
 
     /// One finding per file whose findings passed the cap, saying how many were not shown.
