@@ -6,6 +6,7 @@ pub mod advisory_report;
 pub mod catalogue;
 pub mod cursor;
 pub mod fastcgi_params;
+pub mod fpm_status;
 pub mod header_lists;
 pub mod header_relevance;
 pub mod https_servers;

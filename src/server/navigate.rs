@@ -100,7 +100,10 @@ pub fn hover(a: Option<&Analysis>, p: &lsp::HoverParams) -> Option<lsp::Hover> {
     // A rule code in a `lemplint: ignore` comment.
     if let Some(code) = code_in_suppression(&source.text, offset) {
         if let Some(rule) = crate::rules::lookup(&code) {
-            parts.push(format!("```text\n{}```", crate::cli::rule::render(rule)));
+            parts.push(format!(
+                "```text\n{}```",
+                crate::report::rule_docs::text(rule)
+            ));
         }
     }
     if let Some(place) = &place {

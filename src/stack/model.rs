@@ -664,7 +664,11 @@ impl Roles<'_> {
     fn load_opts(&self, path: &Path) -> LoadOptions {
         LoadOptions {
             prefix: self.opts.prefix.clone(),
-            root: self.opts.root.clone().or_else(|| nginx::detect_root(path)),
+            root: self
+                .opts
+                .root
+                .clone()
+                .or_else(|| super::paths::detect_root(path)),
             single_file: false,
             max_files: 0,
         }
