@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 
 /// One nginx configuration: a main file with everything it includes.
 pub struct NginxInstance {
+    /// Its position in [`Stack::nginx`], set when the stack is built.
+    pub id: super::ids::NginxId,
     pub config: NginxConfig,
     pub expanded: Expanded,
     /// True for a file nothing includes that is not an `nginx.conf` (a vhost kept in
@@ -371,6 +373,9 @@ impl Stack {
             .collect();
         let mut unreadable = roles.unreadable;
         let skipped = roles.skipped;
+        for (i, inst) in nginx.iter_mut().enumerate() {
+            inst.id = super::ids::NginxId::new(i);
+        }
         let distinct_nginx = distinct_files(&nginx);
         let sysctl = super::sysctl::load(fs, &files.root, &sysctl_paths, &mut unreadable);
         let php_ini = super::php_ini::load(fs, &files.root, &ini_paths, &mut unreadable);
@@ -1057,6 +1062,7 @@ fn config_instance(config: NginxConfig, standalone: bool) -> NginxInstance {
         t,
     );
     NginxInstance {
+        id: Default::default(),
         config,
         expanded,
         standalone,
