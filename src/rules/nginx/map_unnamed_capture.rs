@@ -52,8 +52,7 @@ impl Rule for MapUnnamedCapture {
             return;
         };
         // Per configuration: the variables of maps with a capturing regex key.
-        let mut regex_maps: crate::fxhash::FxHashSet<(NginxId, String)> =
-            Default::default();
+        let mut regex_maps: crate::fxhash::FxHashSet<(NginxId, String)> = Default::default();
         for m in cx.nginx_directives("map") {
             let Some(var) = m.arg(1) else {
                 continue;

@@ -13,8 +13,8 @@ use crate::analysis::php_writes::{php_writes, Scope};
 use crate::analysis::stack_links::{pool_links, pool_view};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
-use crate::stack::instances::php_bool;
 use crate::stack::ids::PoolId;
+use crate::stack::instances::php_bool;
 use crate::stack::instances::PoolView;
 use std::collections::HashMap;
 
@@ -50,12 +50,7 @@ impl Rule for SessionCookieNotSecure {
             let tls = l.pass.enclosing("server").is_some_and(tls_only);
             *tls_only_of.entry(pool.id).or_insert(true) &= tls;
         }
-        let https_only = |p: &PoolView<'_>| {
-            tls_only_of
-                .get(&p.id)
-                .copied()
-                .unwrap_or(false)
-        };
+        let https_only = |p: &PoolView<'_>| tls_only_of.get(&p.id).copied().unwrap_or(false);
         for w in php_writes(cx.stack, instances, "session.cookie_secure") {
             if php_bool(&w.text) {
                 continue;

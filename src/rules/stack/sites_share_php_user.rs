@@ -104,10 +104,7 @@ impl Rule for SitesSharePhpUser {
                 let Some(user) = pool.get("user").filter(|u| u.known) else {
                     continue;
                 };
-                let names = names_of
-                    .get(&pool.id)
-                    .cloned()
-                    .unwrap_or_default();
+                let names = names_of.get(&pool.id).cloned().unwrap_or_default();
                 if names.is_empty() {
                     continue;
                 }

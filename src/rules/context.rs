@@ -1,0 +1,275 @@
+//! What a rule sees while it runs: the stack, its options, and where it reports. Findings
+//! are kept once per place and message, and at most [`MAX_FINDINGS_PER_FILE`] per file;
+//! what several rules derive from one configuration is built once per run and shared.
+
+use super::{Declared, RuleEntry};
+use crate::analysis::cursor::Directive;
+use crate::diagnostic::Diagnostic;
+use crate::host::HostFacts;
+use crate::source::{Shared, Span};
+use crate::stack::instances::{instances, Instance};
+use crate::stack::model::Stack;
+use std::sync::OnceLock;
+
+/// At most this many findings of one rule are kept per file; the rest are counted and
+/// reported as one finding. No real file comes close, but a generated one can hold millions
+/// (a 63 MB file of `gzip on;`), and keeping a finding each would take gigabytes. `fix`
+/// still fixes them all: it repeats until nothing changes.
+pub const MAX_FINDINGS_PER_FILE: u32 = 1000;
+
+/// The message under which [`Context::claim`] records a place: not a message any rule writes.
+const CLAIMED: &str = "\0claimed";
+
+/// What a rule sees while it runs.
+pub struct Context<'a> {
+    pub stack: &'a Stack,
+    pub host: &'a HostFacts,
+    /// The rule's `[rules.CODE]` options, parsed when lemplint.toml was loaded.
+    options: &'a (dyn std::any::Any + Send + Sync),
+    entry: &'static RuleEntry,
+    out: Vec<Diagnostic>,
+    /// Findings per file so far (by the source's address), and the first one past the cap.
+    per_file: crate::fxhash::FxHashMap<*const crate::source::SourceFile, u32>,
+    /// Where findings past the cap, and repeated ones, go: overwritten by each, never kept.
+    discard: Option<Diagnostic>,
+    /// Every (file, span, message) reported so far. A directive reached through two
+    /// configurations, or a snippet included in two places, is reported once, without each
+    /// rule keeping its own set; different problems at one place (a pool header missing
+    /// several settings) are each kept. Files are told apart by path: one file read by two
+    /// configurations is one. Messages are kept as hashes.
+    reported: crate::fxhash::FxHashSet<(u32, Span, u64)>,
+    /// Ids of the files that are not nginx files of the stack ([`FileIds`] numbers those
+    /// once for every rule): by source, then by the path's bytes.
+    file_ids: crate::fxhash::FxHashMap<*const crate::source::SourceFile, u32>,
+    path_ids: crate::fxhash::FxHashMap<Box<[u8]>, u32>,
+    cache: &'a RunCache<'a>,
+}
+
+/// What the rules of one run share, built on first use by whichever rule asks first.
+#[derive(Default)]
+pub(super) struct RunCache<'a> {
+    fpm: OnceLock<Vec<Instance<'a>>>,
+    files: OnceLock<FileIds>,
+}
+
+/// An id per path for every nginx file of the stack, by source (a file two configurations
+/// read is two sources, one path, one id). Numbered once per run: each rule that reports
+/// in thousands of vhosts numbering them again was a copy of every path per rule.
+struct FileIds {
+    /// By the source's address (as an integer, so the map may be shared between threads).
+    by_source: crate::fxhash::FxHashMap<usize, u32>,
+    /// By the path's bytes (hashing a `Path` walks its components, several times slower).
+    by_path: crate::fxhash::FxHashMap<Box<[u8]>, u32>,
+}
+
+impl FileIds {
+    fn of(stack: &Stack) -> FileIds {
+        let mut ids = FileIds {
+            by_source: Default::default(),
+            by_path: Default::default(),
+        };
+        for inst in &stack.nginx {
+            for file in &inst.config.files {
+                let next = ids.by_path.len() as u32;
+                let id = *ids
+                    .by_path
+                    .entry(path_bytes(&file.source).into())
+                    .or_insert(next);
+                ids.by_source
+                    .insert(std::sync::Arc::as_ptr(&file.source) as usize, id);
+            }
+        }
+        ids
+    }
+}
+
+fn path_bytes(file: &Shared) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    file.path.as_os_str().as_bytes()
+}
+
+impl<'a> Context<'a> {
+    /// The context `entry` runs in, with its parsed options and the run's shared cache.
+    pub(super) fn new(
+        stack: &'a Stack,
+        options: &'a (dyn std::any::Any + Send + Sync),
+        entry: &'static RuleEntry,
+        cache: &'a RunCache<'a>,
+    ) -> Context<'a> {
+        Context {
+            stack,
+            host: &stack.host,
+            options,
+            entry,
+            out: Vec::new(),
+            per_file: Default::default(),
+            discard: None,
+            reported: Default::default(),
+            file_ids: Default::default(),
+            path_ids: Default::default(),
+            cache,
+        }
+    }
+
+    /// Every directive named `name` in every nginx configuration of the stack, in order: a
+    /// lookup by name, never a tree walk. A file read by two configurations yields its
+    /// directives twice; `report` keeps each finding once.
+    pub fn nginx_directives(&self, name: &'a str) -> impl Iterator<Item = Directive<'a>> + 'a {
+        self.stack
+            .nginx
+            .iter()
+            .flat_map(move |inst| crate::analysis::cursor::named(inst, name))
+    }
+
+    /// The stack's php-fpm instances (pools merged per master), built once per run.
+    pub fn fpm_instances(&self) -> &'a [Instance<'a>] {
+        let stack = self.stack;
+        self.cache.fpm.get_or_init(|| instances(stack))
+    }
+
+    /// The nginx release `[host] nginx` names, when it gives one that parses.
+    pub fn nginx_version(&self) -> Option<crate::analysis::tls_settings::NginxVersion> {
+        let fact = self.host.nginx.as_ref()?;
+        crate::analysis::tls_settings::NginxVersion::parse(&fact.value)
+    }
+}
+
+impl<'a> Context<'a> {
+    /// The running rule's options, as its [`declare_rule!`] typed them: a rule passes
+    /// itself (`cx.options(self)`). Asking for another rule's is a defect, reported loudly.
+    pub fn options<R: Declared>(&self, _rule: &R) -> &'a R::Options {
+        assert_eq!(
+            R::DECL.code,
+            self.entry.code,
+            "a rule reads only its own options"
+        );
+        self.options
+            .downcast_ref()
+            .expect("the registry parsed these options with the rule's declared type")
+    }
+
+    /// Reports a problem with the rule's code and default severity; returns it so the rule
+    /// can add labels, help or a fix.
+    pub fn report(
+        &mut self,
+        file: &Shared,
+        span: Span,
+        message: impl Into<String>,
+    ) -> &mut Diagnostic {
+        let d = Diagnostic::new(
+            self.entry.code,
+            self.entry.severity(),
+            file.clone(),
+            span,
+            message,
+        );
+        if !self.first_report(file, span, &d.message) {
+            return self.discard.insert(d);
+        }
+        let n = self
+            .per_file
+            .entry(std::sync::Arc::as_ptr(file))
+            .or_insert(0);
+        *n += 1;
+        if *n > MAX_FINDINGS_PER_FILE {
+            return self.discard.insert(d);
+        }
+        self.out.push(d);
+        self.out.last_mut().expect("just pushed")
+    }
+
+    /// Whether `message` was not reported at `span` of `file` yet (and records it).
+    fn first_report(&mut self, file: &Shared, span: Span, message: &str) -> bool {
+        let stack = self.stack;
+        let shared = self.cache.files.get_or_init(|| FileIds::of(stack));
+        let id = match shared
+            .by_source
+            .get(&(std::sync::Arc::as_ptr(file) as usize))
+        {
+            Some(&id) => id,
+            None => self.other_file_id(file, shared),
+        };
+        let hash = std::hash::BuildHasher::hash_one(
+            &std::hash::BuildHasherDefault::<crate::fxhash::FxHasher>::default(),
+            message,
+        );
+        self.reported.insert((id, span, hash))
+    }
+
+    /// The id of a file that is not one of the stack's nginx files (a pool, a sysctl file):
+    /// numbered after those, and theirs when the path is one of theirs.
+    fn other_file_id(&mut self, file: &Shared, shared: &FileIds) -> u32 {
+        let next = (shared.by_path.len() + self.path_ids.len()) as u32;
+        *self
+            .file_ids
+            .entry(std::sync::Arc::as_ptr(file))
+            .or_insert_with(|| {
+                let bytes = path_bytes(file);
+                if let Some(&id) = shared
+                    .by_path
+                    .get(bytes)
+                    .or_else(|| self.path_ids.get(bytes))
+                {
+                    return id;
+                }
+                self.path_ids.insert(bytes.into(), next);
+                next
+            })
+    }
+
+    /// Claims a place for the rule's one finding there, whatever its message: false when it
+    /// was claimed before. For a rule whose message at one directive depends on the
+    /// configuration it was reached through (the pools it was compared with), so that the
+    /// first configuration's finding is the one kept.
+    pub fn claim(&mut self, file: &Shared, span: Span) -> bool {
+        self.first_report(file, span, CLAIMED)
+    }
+
+    /// Whether `file` has reached the cap: what is reported now is only counted, so a rule
+    /// may skip work it would spend on the finding (a suggestion, a fix).
+    pub fn is_full(&self, file: &Shared) -> bool {
+        self.per_file
+            .get(&std::sync::Arc::as_ptr(file))
+            .is_some_and(|&n| n >= MAX_FINDINGS_PER_FILE)
+    }
+
+    /// One finding per file whose findings passed the cap, saying how many were not shown.
+    pub(super) fn finish(mut self) -> Vec<Diagnostic> {
+        let mut over: Vec<_> = self
+            .per_file
+            .iter()
+            .filter(|(_, &n)| n > MAX_FINDINGS_PER_FILE)
+            .map(|(&f, &n)| (f, n - MAX_FINDINGS_PER_FILE))
+            .collect();
+        over.sort_by_key(|&(f, _)| f as usize);
+        for (ptr, more) in over {
+            let Some(file) = self
+                .out
+                .iter()
+                .find(|d| std::sync::Arc::as_ptr(&d.file) == ptr)
+                .map(|d| d.file.clone())
+            else {
+                continue;
+            };
+            let last = self
+                .out
+                .iter()
+                .rev()
+                .find(|d| std::sync::Arc::ptr_eq(&d.file, &file))
+                .map_or(Span::empty(0), |d| d.span);
+            let code = self.entry.code;
+            let d = Diagnostic::new(
+                code,
+                self.entry.severity(),
+                file,
+                last,
+                format!(
+                    "{more} more {code} finding{} in this file are not shown (at most {MAX_FINDINGS_PER_FILE} per rule and file)",
+                    if more == 1 { "" } else { "s" }
+                ),
+            );
+            self.out.push(d);
+        }
+        self.out
+    }
+}
