@@ -28,8 +28,8 @@ pub struct Context<'a> {
     options: &'a (dyn std::any::Any + Send + Sync),
     entry: &'static RuleEntry,
     out: Vec<Diagnostic>,
-    /// Findings per file so far (by the source's address), and the first one past the cap.
-    per_file: crate::fxhash::FxHashMap<*const crate::source::SourceFile, u32>,
+    /// Findings per file so far, by the file's id: how many, and the file.
+    per_file: crate::fxhash::FxHashMap<u32, (u32, Shared)>,
     /// Where findings past the cap, and repeated ones, go: overwritten by each, never kept.
     discard: Option<Diagnostic>,
     /// Every (file, span, message) reported so far. A directive reached through two
@@ -39,8 +39,7 @@ pub struct Context<'a> {
     /// configurations is one. Messages are kept as hashes.
     reported: crate::fxhash::FxHashSet<(u32, Span, u64)>,
     /// Ids of the files that are not nginx files of the stack ([`FileIds`] numbers those
-    /// once for every rule): by source, then by the path's bytes.
-    file_ids: crate::fxhash::FxHashMap<*const crate::source::SourceFile, u32>,
+    /// once for every rule), by the path's bytes.
     path_ids: crate::fxhash::FxHashMap<Box<[u8]>, u32>,
     cache: &'a RunCache<'a>,
 }
@@ -52,34 +51,25 @@ pub(super) struct RunCache<'a> {
     files: OnceLock<FileIds>,
 }
 
-/// An id per path for every nginx file of the stack, by source (a file two configurations
-/// read is two sources, one path, one id). Numbered once per run: each rule that reports
-/// in thousands of vhosts numbering them again was a copy of every path per rule.
+/// An id per path for every nginx file of the stack (a file two configurations read is two
+/// sources, one path, one id): findings are told apart by path. Numbered once per run: each
+/// rule that reports in thousands of vhosts numbering them again was a copy of every path
+/// per rule. By the path's bytes (hashing a `Path` walks its components, several times
+/// slower).
 struct FileIds {
-    /// By the source's address (as an integer, so the map may be shared between threads).
-    by_source: crate::fxhash::FxHashMap<usize, u32>,
-    /// By the path's bytes (hashing a `Path` walks its components, several times slower).
     by_path: crate::fxhash::FxHashMap<Box<[u8]>, u32>,
 }
 
 impl FileIds {
     fn of(stack: &Stack) -> FileIds {
-        let mut ids = FileIds {
-            by_source: Default::default(),
-            by_path: Default::default(),
-        };
+        let mut by_path = crate::fxhash::FxHashMap::default();
         for inst in &stack.nginx {
             for file in &inst.config.files {
-                let next = ids.by_path.len() as u32;
-                let id = *ids
-                    .by_path
-                    .entry(path_bytes(&file.source).into())
-                    .or_insert(next);
-                ids.by_source
-                    .insert(std::sync::Arc::as_ptr(&file.source) as usize, id);
+                let next = by_path.len() as u32;
+                by_path.entry(path_bytes(&file.source).into()).or_insert(next);
             }
         }
-        ids
+        FileIds { by_path }
     }
 }
 
@@ -105,7 +95,6 @@ impl<'a> Context<'a> {
             per_file: Default::default(),
             discard: None,
             reported: Default::default(),
-            file_ids: Default::default(),
             path_ids: Default::default(),
             cache,
         }
@@ -163,13 +152,11 @@ impl<'a> Context<'a> {
             span,
             message,
         );
-        if !self.first_report(file, span, &d.message) {
+        let id = self.file_id(file);
+        if !self.first_report(id, span, &d.message) {
             return self.discard.insert(d);
         }
-        let n = self
-            .per_file
-            .entry(std::sync::Arc::as_ptr(file))
-            .or_insert(0);
+        let (n, _) = self.per_file.entry(id).or_insert_with(|| (0, file.clone()));
         *n += 1;
         if *n > MAX_FINDINGS_PER_FILE {
             return self.discard.insert(d);
@@ -178,17 +165,8 @@ impl<'a> Context<'a> {
         self.out.last_mut().expect("just pushed")
     }
 
-    /// Whether `message` was not reported at `span` of `file` yet (and records it).
-    fn first_report(&mut self, file: &Shared, span: Span, message: &str) -> bool {
-        let stack = self.stack;
-        let shared = self.cache.files.get_or_init(|| FileIds::of(stack));
-        let id = match shared
-            .by_source
-            .get(&(std::sync::Arc::as_ptr(file) as usize))
-        {
-            Some(&id) => id,
-            None => self.other_file_id(file, shared),
-        };
+    /// Whether `message` was not reported at `span` of file `id` yet (and records it).
+    fn first_report(&mut self, id: u32, span: Span, message: &str) -> bool {
         let hash = std::hash::BuildHasher::hash_one(
             &std::hash::BuildHasherDefault::<crate::fxhash::FxHasher>::default(),
             message,
@@ -196,25 +174,28 @@ impl<'a> Context<'a> {
         self.reported.insert((id, span, hash))
     }
 
-    /// The id of a file that is not one of the stack's nginx files (a pool, a sysctl file):
-    /// numbered after those, and theirs when the path is one of theirs.
-    fn other_file_id(&mut self, file: &Shared, shared: &FileIds) -> u32 {
+    /// The id of `file`'s path: the stack's nginx files are numbered once per run
+    /// ([`FileIds`]), the others (a pool, a sysctl file) after those, by this rule.
+    fn file_id(&mut self, file: &Shared) -> u32 {
+        let stack = self.stack;
+        let shared = self.cache.files.get_or_init(|| FileIds::of(stack));
+        let bytes = path_bytes(file);
+        if let Some(&id) = shared.by_path.get(bytes) {
+            return id;
+        }
         let next = (shared.by_path.len() + self.path_ids.len()) as u32;
-        *self
-            .file_ids
-            .entry(std::sync::Arc::as_ptr(file))
-            .or_insert_with(|| {
-                let bytes = path_bytes(file);
-                if let Some(&id) = shared
-                    .by_path
-                    .get(bytes)
-                    .or_else(|| self.path_ids.get(bytes))
-                {
-                    return id;
-                }
-                self.path_ids.insert(bytes.into(), next);
-                next
-            })
+        *self.path_ids.entry(bytes.into()).or_insert(next)
+    }
+
+    /// The id of `file`'s path, if a finding was reported in it.
+    fn known_file_id(&self, file: &Shared) -> Option<u32> {
+        let bytes = path_bytes(file);
+        let shared = self.cache.files.get()?;
+        shared
+            .by_path
+            .get(bytes)
+            .or_else(|| self.path_ids.get(bytes))
+            .copied()
     }
 
     /// Claims a place for the rule's one finding there, whatever its message: false when it
@@ -222,15 +203,16 @@ impl<'a> Context<'a> {
     /// configuration it was reached through (the pools it was compared with), so that the
     /// first configuration's finding is the one kept.
     pub fn claim(&mut self, file: &Shared, span: Span) -> bool {
-        self.first_report(file, span, CLAIMED)
+        let id = self.file_id(file);
+        self.first_report(id, span, CLAIMED)
     }
 
     /// Whether `file` has reached the cap: what is reported now is only counted, so a rule
     /// may skip work it would spend on the finding (a suggestion, a fix).
     pub fn is_full(&self, file: &Shared) -> bool {
-        self.per_file
-            .get(&std::sync::Arc::as_ptr(file))
-            .is_some_and(|&n| n >= MAX_FINDINGS_PER_FILE)
+        self.known_file_id(file)
+            .and_then(|id| self.per_file.get(&id))
+            .is_some_and(|&(n, _)| n >= MAX_FINDINGS_PER_FILE)
     }
 
     /// One finding per file whose findings passed the cap, saying how many were not shown.
@@ -238,24 +220,17 @@ impl<'a> Context<'a> {
         let mut over: Vec<_> = self
             .per_file
             .iter()
-            .filter(|(_, &n)| n > MAX_FINDINGS_PER_FILE)
-            .map(|(&f, &n)| (f, n - MAX_FINDINGS_PER_FILE))
+            .filter(|(_, (n, _))| *n > MAX_FINDINGS_PER_FILE)
+            .map(|(&id, (n, file))| (id, n - MAX_FINDINGS_PER_FILE, file.clone()))
             .collect();
-        over.sort_by_key(|&(f, _)| f as usize);
-        for (ptr, more) in over {
-            let Some(file) = self
-                .out
-                .iter()
-                .find(|d| std::sync::Arc::as_ptr(&d.file) == ptr)
-                .map(|d| d.file.clone())
-            else {
-                continue;
-            };
+        over.sort_by_key(|&(id, _, _)| id);
+        for (_, more, file) in over {
+            let path = path_bytes(&file);
             let last = self
                 .out
                 .iter()
                 .rev()
-                .find(|d| std::sync::Arc::ptr_eq(&d.file, &file))
+                .find(|d| path_bytes(&d.file) == path)
                 .map_or(Span::empty(0), |d| d.span);
             let code = self.entry.code;
             let d = Diagnostic::new(
