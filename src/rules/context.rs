@@ -66,7 +66,9 @@ impl FileIds {
         for inst in &stack.nginx {
             for file in &inst.config.files {
                 let next = by_path.len() as u32;
-                by_path.entry(path_bytes(&file.source).into()).or_insert(next);
+                by_path
+                    .entry(path_bytes(&file.source).into())
+                    .or_insert(next);
             }
         }
         FileIds { by_path }
@@ -146,7 +148,7 @@ impl<'a> Context<'a> {
         message: impl Into<String>,
     ) -> &mut Diagnostic {
         let d = Diagnostic::new(
-            self.entry.code,
+            self.entry.id,
             self.entry.severity(),
             file.clone(),
             span,
@@ -234,7 +236,7 @@ impl<'a> Context<'a> {
                 .map_or(Span::empty(0), |d| d.span);
             let code = self.entry.code;
             let d = Diagnostic::new(
-                code,
+                self.entry.id,
                 self.entry.severity(),
                 file,
                 last,

@@ -4,7 +4,7 @@
 
 use super::meta::{Category, FixAvailability, Group};
 use super::{options, Context};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{RuleId, Severity};
 
 /// Declares a rule: the unit struct and every fact about it, in the rule's own file.
 ///
@@ -53,6 +53,7 @@ macro_rules! declare_rule {
 
         impl $crate::rules::Declared for $rule {
             const DECL: $crate::rules::Decl = $crate::rules::Decl {
+                id: $crate::diagnostic::rule_ids::$code,
                 code: stringify!($code),
                 name: $name,
                 lang: stringify!($lang),
@@ -98,6 +99,9 @@ pub trait Declared: Rule + Sized + 'static {
 /// What [`declare_rule!`] records about a rule.
 #[derive(Clone, Copy, Debug)]
 pub struct Decl {
+    /// What its findings carry (generated from its docs file's name: a code with no
+    /// `rules/<lang>/<CODE>.toml` does not compile).
+    pub id: RuleId,
     pub code: &'static str,
     pub name: &'static str,
     /// `nginx`, `fpm`, `sysctl`, `stack` or `lint`: the folder of its docs and fixtures.

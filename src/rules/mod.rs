@@ -35,7 +35,8 @@ pub mod tls;
 pub use context::{Context, MAX_FINDINGS_PER_FILE};
 pub use declare::{Decl, Declared, Rule};
 pub use options::{NoOptions, RuleOptions};
-use registry::index;
-pub use registry::{blocks_fixes, by_code, is_input_error, lookup, lookup_exact, RuleEntry, RULES};
+pub use registry::{
+    blocks_fixes, by_code, entry, is_input_error, lookup, lookup_exact, RuleEntry, RULES,
+};
 pub use run::{run, run_cancellable, RunResult};
 pub use selection::{ignore_specificity, specificity, Selection};

@@ -3,7 +3,7 @@
 
 use super::meta::RuleMeta;
 use super::{fpm, lifecycle, lint, nginx, options, stack, sysctl, tls, Decl, Declared, Rule};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{RuleId, Severity};
 use std::sync::OnceLock;
 
 /// A registered rule: its declaration as its file wrote it, its docs (parsed on first use)
@@ -176,28 +176,28 @@ registry! {
     lint::PathOutsideTree,
 }
 
-/// Whether findings of `code` mean the input could not be read as a whole (exit code 2):
-/// the rule's declared `input_error`.
-pub fn is_input_error(code: &str) -> bool {
-    by_code(code).is_some_and(|r| r.input_error)
+/// The entry of a rule id (findings carry the id): the registry is in id order
+/// (`tests/registry.rs` keeps it so).
+pub fn entry(id: RuleId) -> &'static RuleEntry {
+    &RULES[id.index()]
 }
 
-/// Whether a finding of `code` means its file is never written by `fix` (its tree may be
+/// Whether findings of rule `id` mean the input could not be read as a whole (exit code 2):
+/// the rule's declared `input_error`.
+pub fn is_input_error(id: RuleId) -> bool {
+    entry(id).input_error
+}
+
+/// Whether a finding of rule `id` means its file is never written by `fix` (its tree may be
 /// wrong): the rule's declared `blocks_fixes` (the input errors, but a missing include,
 /// NGX020, which is the includer's problem, not its file's).
-pub fn blocks_fixes(code: &str) -> bool {
-    by_code(code).is_some_and(|r| r.blocks_fixes)
+pub fn blocks_fixes(id: RuleId) -> bool {
+    entry(id).blocks_fixes
 }
 
-/// The position of each code in [`RULES`], built on first use (findings are looked up by
-/// code once or twice each).
-pub(super) fn index() -> &'static crate::fxhash::FxHashMap<&'static str, usize> {
-    static INDEX: OnceLock<crate::fxhash::FxHashMap<&'static str, usize>> = OnceLock::new();
-    INDEX.get_or_init(|| RULES.iter().enumerate().map(|(i, r)| (r.code, i)).collect())
-}
-
+/// The rule of a code as written (upper case).
 pub fn by_code(code: &str) -> Option<&'static RuleEntry> {
-    index().get(code).map(|&i| &RULES[i])
+    RuleId::of_code(code).map(entry)
 }
 
 /// Finds a rule by code (case-insensitive) or name.
@@ -240,8 +240,10 @@ mod tests {
             blocking,
             ["NGX000", "NGX021", "FPM000", "SYS000", "LINT003", "LINT004"]
         );
-        assert!(is_input_error("NGX020") && !blocks_fixes("NGX020"));
-        assert!(!is_input_error("NGX022") && !is_input_error("NGX999"));
+        use crate::diagnostic::rule_ids::{NGX020, NGX022};
+        assert!(is_input_error(NGX020) && !blocks_fixes(NGX020));
+        assert!(!is_input_error(NGX022));
+        assert!(by_code("NGX999").is_none());
         // Input errors always run, whatever the selection.
         let none = Selection {
             select: vec!["SYS001".into()],
@@ -294,6 +296,18 @@ mod tests {
             .collect();
         declared.sort();
         assert_eq!(declared, asking);
+    }
+
+    /// The registry is in the order of the generated ids, so that a finding's id indexes
+    /// it: a line out of code order, or a rule without its docs file, fails here.
+    #[test]
+    fn the_registry_is_indexed_by_rule_id() {
+        use crate::diagnostic::rule_ids::CODES;
+        assert_eq!(RULES.len(), CODES.len());
+        for (i, r) in RULES.iter().enumerate() {
+            assert_eq!((r.id.index(), r.id.as_str()), (i, r.code), "{}", r.code);
+            assert!(std::ptr::eq(entry(r.id), r));
+        }
     }
 
     #[test]

@@ -89,11 +89,10 @@ pub fn hover(a: Option<&Analysis>, p: &lsp::HoverParams) -> Option<lsp::Hover> {
     let offset = LineIndex::new(&source.text).offset(pos);
     for d in &a.diagnostics {
         if real_of(&d.file) == path && d.span.start <= offset && offset <= d.span.end {
-            if let Some(rule) = crate::rules::lookup(d.code) {
-                let line = format!("**{}** `{}`: {}", rule.code, rule.name, rule.meta().summary);
-                if !parts.contains(&line) {
-                    parts.push(line);
-                }
+            let rule = crate::rules::entry(d.code);
+            let line = format!("**{}** `{}`: {}", rule.code, rule.name, rule.meta().summary);
+            if !parts.contains(&line) {
+                parts.push(line);
             }
         }
     }
