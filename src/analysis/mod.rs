@@ -1,5 +1,5 @@
-//! Shared knowledge rules ask for (DESIGN.md, "Layers"): it reads the syntax and the model,
-//! never rules, the CLI or the renderers.
+//! Shared knowledge rules ask for (ARCHITECTURE.md, "Code map"): it reads the syntax and the
+//! model, never rules, the engine, the CLI or the renderers.
 
 pub mod access;
 pub mod advisory_report;
