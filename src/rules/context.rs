@@ -4,12 +4,14 @@
 
 use super::{Declared, RuleEntry};
 use crate::analysis::cursor::Directive;
+use crate::analysis::variables::{Provenance, ProvenanceIndex};
 use crate::diagnostic::Diagnostic;
 use crate::host::HostFacts;
 use crate::source::{Shared, Span};
 use crate::stack::instances::{instances, Instance};
+use crate::stack::model::NginxInstance;
 use crate::stack::model::Stack;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// At most this many findings of one rule are kept per file; the rest are counted and
 /// reported as one finding. No real file comes close, but a generated one can hold millions
@@ -49,6 +51,9 @@ pub struct Context<'a> {
 pub(super) struct RunCache<'a> {
     fpm: OnceLock<Vec<Instance<'a>>>,
     files: OnceLock<FileIds>,
+    /// Per nginx configuration (by id): where its variables are defined, built by the first
+    /// rule that asks (four rules ask, and each built its own).
+    provenance: OnceLock<Box<[OnceLock<Arc<ProvenanceIndex>>]>>,
 }
 
 /// An id per path for every nginx file of the stack (a file two configurations read is two
@@ -116,6 +121,29 @@ impl<'a> Context<'a> {
     pub fn fpm_instances(&self) -> &'a [Instance<'a>] {
         let stack = self.stack;
         self.cache.fpm.get_or_init(|| instances(stack))
+    }
+
+    /// Provenance questions about `inst` (where a variable's value comes from), on the
+    /// configuration's index built once per run for every rule that asks.
+    pub fn provenance(&self, inst: &'a NginxInstance) -> Provenance<'a> {
+        let stack = self.stack;
+        let i = inst.id.index();
+        // An instance of another stack (none today) gets an index of its own.
+        if !stack
+            .nginx
+            .get(i)
+            .is_some_and(|own| std::ptr::eq(own, inst))
+        {
+            return Provenance::new(inst.view());
+        }
+        let slots = self
+            .cache
+            .provenance
+            .get_or_init(|| stack.nginx.iter().map(|_| OnceLock::new()).collect());
+        let index = slots[i]
+            .get_or_init(|| Arc::new(ProvenanceIndex::build(inst.view())))
+            .clone();
+        Provenance::with_index(inst.view(), index)
     }
 
     /// The nginx release `[host] nginx` names, when it gives one that parses.

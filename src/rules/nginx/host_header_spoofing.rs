@@ -89,7 +89,7 @@ impl Rule for HostHeaderSpoofing {
                         None => {
                             let inst = d.instance();
                             if prov.as_ref().is_none_or(|(i, _)| *i != inst.id) {
-                                prov = Some((inst.id, Provenance::new(inst.view())));
+                                prov = Some((inst.id, cx.provenance(inst)));
                             }
                             let p = &prov.as_ref().expect("just built").1;
                             let one = Script {
