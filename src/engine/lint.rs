@@ -224,7 +224,7 @@ pub fn stack_input_errors(ws: &Workspace, stack: &Stack) -> Vec<Diagnostic> {
     let selection = Selection {
         select: rules::RULES
             .iter()
-            .filter(|r| rules::is_input_error(r.code))
+            .filter(|r| r.input_error)
             .map(|r| r.code.to_string())
             .collect(),
         ignore: Vec::new(),
@@ -262,7 +262,13 @@ fn sort_by_place(diagnostics: &mut [Diagnostic]) {
     }
     let keys: Vec<(u32, u32, &'static str)> = diagnostics
         .iter()
-        .map(|d| (rank[&std::sync::Arc::as_ptr(&d.file)], d.span.start, d.code))
+        .map(|d| {
+            (
+                rank[&std::sync::Arc::as_ptr(&d.file)],
+                d.span.start,
+                d.code.as_str(),
+            )
+        })
         .collect();
     drop(rank);
     let mut order: Vec<usize> = (0..diagnostics.len()).collect();
@@ -289,9 +295,7 @@ fn per_file_ignored(ws: &Workspace, d: &Diagnostic) -> bool {
     if ws.config.per_file.is_empty() {
         return false;
     }
-    let Some(rule) = rules::by_code(d.code) else {
-        return false;
-    };
+    let rule = rules::entry(d.code);
     let rel = crate::config::relative_to_config(ws.config.path.as_deref(), &d.file.path);
     ws.config.per_file.iter().any(|(glob, sels)| {
         (glob.matches(&rel) || glob.matches(&d.file.path))

@@ -371,7 +371,7 @@ fn stacks_of_files(
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let root = crate::stack::nginx::detect_root(f).or_else(|| {
+        let root = crate::stack::paths::detect_root(f).or_else(|| {
             dir.ancestors()
                 .take(4)
                 .find(|d| !d.as_os_str().is_empty() && d.join("nginx.conf").is_file())

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 
 /// One nginx configuration: a main file with everything it includes.
 pub struct NginxInstance {
+    /// Its position in [`Stack::nginx`], set when the stack is built.
+    pub id: super::ids::NginxId,
     pub config: NginxConfig,
     pub expanded: Expanded,
     /// True for a file nothing includes that is not an `nginx.conf` (a vhost kept in
@@ -389,6 +391,9 @@ impl Stack {
             .collect();
         let mut unreadable = roles.unreadable;
         let skipped = roles.skipped;
+        for (i, inst) in nginx.iter_mut().enumerate() {
+            inst.id = super::ids::NginxId::new(i);
+        }
         let distinct_nginx = distinct_files(&nginx);
         let sysctl = super::sysctl::load(fs, &files.root, &sysctl_paths, &mut unreadable);
         let php_ini = super::php_ini::load(fs, &files.root, &ini_paths, &mut unreadable);
@@ -682,7 +687,11 @@ impl Roles<'_> {
     fn load_opts(&self, path: &Path) -> LoadOptions {
         LoadOptions {
             prefix: self.opts.prefix.clone(),
-            root: self.opts.root.clone().or_else(|| nginx::detect_root(path)),
+            root: self
+                .opts
+                .root
+                .clone()
+                .or_else(|| super::paths::detect_root(path)),
             single_file: false,
             max_files: 0,
         }
@@ -1071,6 +1080,7 @@ fn config_instance(config: NginxConfig, standalone: bool) -> NginxInstance {
         t,
     );
     NginxInstance {
+        id: Default::default(),
         config,
         expanded,
         standalone,

@@ -38,6 +38,7 @@ use crate::fxhash::FxHashSet;
 use crate::rules::{Context, Rule};
 use crate::source::{FileId, Span};
 use crate::stack::expanded::OccId;
+use crate::stack::ids::NginxId;
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::known;
 use std::collections::{HashMap, HashSet};
@@ -124,12 +125,12 @@ const KINDS: &[Kind] = &[
 impl Rule for HeaderLostByInheritance {
     fn check(&self, cx: &mut Context<'_>) {
         // What each configuration says once for every kind and block.
-        let mut configs: HashMap<*const NginxInstance, PerConfig> = HashMap::new();
+        let mut configs: HashMap<NginxId, PerConfig> = HashMap::new();
         let mut pending: Vec<Pending<'_>> = Vec::new();
-        let mut places: HashMap<(*const crate::source::SourceFile, Span), usize> = HashMap::new();
+        let mut places: HashMap<(NginxId, FileId, Span), usize> = HashMap::new();
         for kind in KINDS {
             // One judgement per level of each configuration.
-            let mut judged: FxHashSet<(*const NginxInstance, OccId)> = FxHashSet::default();
+            let mut judged: FxHashSet<(NginxId, OccId)> = FxHashSet::default();
             let written: Vec<Directive<'_>> = cx.nginx_directives(kind.name).collect();
             let help = help_for(kind);
             let mut last = None;
@@ -139,7 +140,7 @@ impl Rule for HeaderLostByInheritance {
                 };
                 // Entries of one block mostly come one after another: the set is asked only
                 // when the block changes.
-                let here = (block.instance() as *const NginxInstance, block.occ());
+                let here = (block.instance().id, block.occ());
                 if last == Some(here) || !judged.insert(here) {
                     continue;
                 }
@@ -149,12 +150,13 @@ impl Rule for HeaderLostByInheritance {
                     continue;
                 }
                 let config = configs
-                    .entry(block.instance())
+                    .entry(block.instance().id)
                     .or_insert_with(|| PerConfig::new(block.instance()));
                 if let Some(p) = judge(kind, block, config, &help) {
                     // A block whose entries of two kinds come from snippets gets one finding
                     // on the block for both: each kind's loss is named in it.
-                    let key = (std::sync::Arc::as_ptr(p.at.file()), p.at.span());
+                    let at = p.at.instance().expanded.get(p.at.occ()).file;
+                    let key = (p.at.instance().id, at, p.at.span());
                     match places.get(&key) {
                         Some(&i) => merge(&mut pending[i], p),
                         None => {
