@@ -51,30 +51,17 @@ impl Rule for MapUnnamedCapture {
         let Some((severity, version_note)) = verdict(advisory(), cx.host) else {
             return;
         };
-        // Per configuration: the variables of maps with a capturing regex key.
-        let mut regex_maps: crate::fxhash::FxHashSet<(NginxId, String)> = Default::default();
-        for m in cx.nginx_directives("map") {
-            let Some(var) = m.arg(1) else {
-                continue;
-            };
-            let captures = m.entries().iter().any(|(key, _)| {
-                let k = key.value();
-                let (p, ci) = match (k.strip_prefix("~*"), k.strip_prefix('~')) {
-                    (Some(p), _) => (p.to_string(), true),
-                    (None, Some(p)) => (p.to_string(), false),
-                    _ => return false,
-                };
-                Regex::parse(&p, ci).is_ok_and(|re| re.capture_table().count() > 0)
-            });
-            if captures {
-                let name = var.value().trim_start_matches('$').to_ascii_lowercase();
-                regex_maps.insert((m.instance().id, name));
-            }
-        }
-        if regex_maps.is_empty() {
-            return;
-        }
-        let mut found: Vec<(Directive<'_>, crate::analysis::cursor::Word<'_>, String)> = Vec::new();
+        // Words where a variable follows a capture, with those variables in order: found
+        // first, without parsing any regex (a stack can hold hundreds of kilobytes of regex
+        // maps, and most words hold no capture). When files are named, words in the other
+        // files are not looked at: the finding is at the word, with no label.
+        let focus = cx.focus();
+        type Candidate<'a> = (
+            Directive<'a>,
+            crate::analysis::cursor::Word<'a>,
+            Vec<String>,
+        );
+        let mut candidates: Vec<Candidate<'_>> = Vec::new();
         let mut files: Option<(NginxId, std::sync::Arc<CaptureFiles>)> = None;
         for name in EXPRESSIONS {
             for d in cx.nginx_directives(name) {
@@ -88,28 +75,73 @@ impl Rule for MapUnnamedCapture {
                 if !files.as_ref().is_some_and(|(_, f)| f.may_hold(file)) {
                     continue;
                 }
+                if focus.is_some_and(|f| !f.shows(d.file())) {
+                    continue;
+                }
                 for w in d.args() {
                     // A capture has to come first: words without one are not parsed.
                     if !may_reference_capture(w.raw_bytes()) {
                         continue;
                     }
                     let mut capture_seen = false;
+                    let mut after: Vec<String> = Vec::new();
                     for p in &w.variables().parts {
                         match &p.kind {
                             PartKind::Capture(_) => capture_seen = true,
                             PartKind::Variable { .. } if capture_seen => {
-                                let key = p.kind.key().unwrap_or_default();
-                                if regex_maps.contains(&(inst, key.clone())) {
-                                    found.push((d, w, key));
-                                    break;
-                                }
+                                after.push(p.kind.key().unwrap_or_default());
                             }
                             _ => {}
                         }
                     }
+                    if !after.is_empty() {
+                        candidates.push((d, w, after));
+                    }
                 }
             }
         }
+        if candidates.is_empty() {
+            return;
+        }
+        let wanted: crate::fxhash::FxHashSet<(NginxId, &str)> = candidates
+            .iter()
+            .flat_map(|(d, _, after)| after.iter().map(|k| (d.instance().id, k.as_str())))
+            .collect();
+        // Per configuration: the variables of maps with a capturing regex key, among those a
+        // candidate word uses.
+        let mut regex_maps: crate::fxhash::FxHashSet<(NginxId, String)> = Default::default();
+        for m in cx.nginx_directives("map") {
+            let Some(var) = m.arg(1) else {
+                continue;
+            };
+            let name = var.value().trim_start_matches('$').to_ascii_lowercase();
+            if !wanted.contains(&(m.instance().id, name.as_str())) {
+                continue;
+            }
+            let captures = m.entries().iter().any(|(key, _)| {
+                let k = key.value();
+                let (p, ci) = match (k.strip_prefix("~*"), k.strip_prefix('~')) {
+                    (Some(p), _) => (p.to_string(), true),
+                    (None, Some(p)) => (p.to_string(), false),
+                    _ => return false,
+                };
+                Regex::parse(&p, ci).is_ok_and(|re| re.capture_table().count() > 0)
+            });
+            if captures {
+                regex_maps.insert((m.instance().id, name));
+            }
+        }
+        // The first variable after a capture that a regex map sets, per word.
+        let found: Vec<_> = candidates
+            .into_iter()
+            .filter_map(|(d, w, after)| {
+                let inst = d.instance().id;
+                let key = after
+                    .into_iter()
+                    .find(|k| regex_maps.contains(&(inst, k.clone())))?;
+                Some((d, w, key))
+            })
+            .collect();
         for (d, w, var) in found {
             let file = d.file().clone();
             let diag = cx.report(

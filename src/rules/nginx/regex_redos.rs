@@ -50,7 +50,14 @@ impl Rule for RegexRedos {
         // value, caseless, what it matches). The many location and rewrite patterns are not
         // unescaped here: they are analysed once per distinct raw text below.
         let mut sites: Vec<Site<'_>> = Vec::new();
-        for d in cx.nginx_directives("location") {
+        // A finding is at its pattern, with no label: when files are named, the patterns of
+        // the other files are not shown, and need no analysis.
+        let focus = cx.focus();
+        let directives = |name| {
+            cx.nginx_directives(name)
+                .filter(move |d| focus.is_none_or(|f| f.shows(d.file())))
+        };
+        for d in directives("location") {
             let (Some(m), Some(p), None) = (d.arg(0), d.arg(1), d.arg(2)) else {
                 continue;
             };
@@ -68,12 +75,12 @@ impl Rule for RegexRedos {
             };
             sites.push((d, p, None, caseless, "the URI".into()));
         }
-        for d in cx.nginx_directives("rewrite") {
+        for d in directives("rewrite") {
             if let Some(p) = d.arg(0) {
                 sites.push((d, p, None, false, "the URI".into()));
             }
         }
-        for d in cx.nginx_directives("server_name") {
+        for d in directives("server_name") {
             for a in d.args() {
                 if memchr::memchr(b'~', a.raw_bytes()).is_none() {
                     continue;
@@ -83,7 +90,7 @@ impl Rule for RegexRedos {
                 }
             }
         }
-        for d in cx.nginx_directives("if") {
+        for d in directives("if") {
             // Only `~`/`~*`/`!~` conditions hold a regex.
             if !d
                 .args()
@@ -97,7 +104,7 @@ impl Rule for RegexRedos {
                 }
             }
         }
-        for d in cx.nginx_directives("map") {
+        for d in directives("map") {
             let Some(src) = d.arg(0).map(|a| a.value().into_owned()) else {
                 continue;
             };
