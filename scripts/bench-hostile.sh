@@ -10,6 +10,7 @@
 #
 #   scripts/bench-hostile.sh          # base sizes
 #   scripts/bench-hostile.sh 2        # twice the base sizes
+#   SHAPES="gzip-lines pools" scripts/bench-hostile.sh   # only these shapes
 #
 # Shapes: regex locations beside PHP locations (NGX008 judged every pair), pathological
 # regexes, 80,000 duplicates on one line (NGX023's fix scanned the line per duplicate),
@@ -94,8 +95,9 @@ measure() { # dir [format] -> "cpu_seconds rss_kb user_seconds": medians of thre
 }
 
 printf '%-16s %10s %10s %12s %12s %8s %8s\n' shape "1x MB" "10x MB" "1x cpu s (RSS)" "10x cpu s (RSS)" ratio "user"
-for shape in ngx008-pairs ngx008-redos ngx023-one-line pools sysctl-lines sysctl-unknown gzip-lines \
-  map-prefix no-root full-report ngx137-distinct fan-out template-inserts; do
+all="ngx008-pairs ngx008-redos ngx023-one-line pools sysctl-lines sysctl-unknown gzip-lines
+  map-prefix no-root full-report ngx137-distinct fan-out template-inserts"
+for shape in ${SHAPES:-$all}; do
   format=concise
   [ "$shape" = full-report ] && format=full
   read -r s1 r1 u1 < <(measure "$work/1/$shape" "$format")

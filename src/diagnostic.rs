@@ -74,6 +74,13 @@ impl serde::Serialize for RuleId {
     }
 }
 
+/// At most this many findings of one rule are kept per file; the rest are counted and
+/// reported as one finding. No real file comes close, but a generated one can hold millions
+/// (a 63 MB file of `gzip on;`), and keeping a finding each would take gigabytes. `fix`
+/// still fixes them all: it repeats until nothing changes. Analyses that find millions of
+/// one kind (the catalogue's duplicates) stop building them at this bound and count the rest.
+pub const MAX_FINDINGS_PER_FILE: u32 = 1000;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {

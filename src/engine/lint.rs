@@ -157,8 +157,9 @@ pub fn collect_cancellable(
     super::rendered::apply(&mut diagnostics);
     crate::timings::report(format_args!("suppressions"), after);
     let after = std::time::Instant::now();
+    let mut focus = ws.focus_memo();
     diagnostics.retain(|d| {
-        ws.file_in_focus(&d.file) || d.labels.iter().any(|l| ws.file_in_focus(&l.file))
+        focus.file_in_focus(&d.file) || d.labels.iter().any(|l| focus.file_in_focus(&l.file))
     });
     diagnostics.retain(|d| rules::is_input_error(d.code) || !per_file_ignored(&ws, d));
     // Only a run that read an `nginx -T` dump opens the tree to look for its files.
@@ -231,7 +232,8 @@ pub fn stack_input_errors(ws: &Workspace, stack: &Stack) -> Vec<Diagnostic> {
     let mut out = rules::run(stack, &selection, &ws.options).diagnostics;
     super::holes::apply(&mut out);
     super::rendered::apply(&mut out);
-    out.retain(|d| ws.file_in_focus(&d.file));
+    let mut focus = ws.focus_memo();
+    out.retain(|d| focus.file_in_focus(&d.file));
     sort_by_place(&mut out);
     out
 }

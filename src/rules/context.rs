@@ -13,11 +13,7 @@ use crate::stack::model::NginxInstance;
 use crate::stack::model::Stack;
 use std::sync::{Arc, OnceLock};
 
-/// At most this many findings of one rule are kept per file; the rest are counted and
-/// reported as one finding. No real file comes close, but a generated one can hold millions
-/// (a 63 MB file of `gzip on;`), and keeping a finding each would take gigabytes. `fix`
-/// still fixes them all: it repeats until nothing changes.
-pub const MAX_FINDINGS_PER_FILE: u32 = 1000;
+pub use crate::diagnostic::MAX_FINDINGS_PER_FILE;
 
 /// The message under which [`Context::claim`] records a place: not a message any rule writes.
 const CLAIMED: &str = "\0claimed";
@@ -245,6 +241,16 @@ impl<'a> Context<'a> {
             .is_some_and(|&(n, _)| n >= MAX_FINDINGS_PER_FILE)
     }
 
+    /// Counts `n` more findings in `file` that an analysis counted without building them
+    /// (past the cap, a finding is only counted): they are told in the one finding that says
+    /// how many were not shown. For an analysis that stops building findings of a file once
+    /// [`MAX_FINDINGS_PER_FILE`] were built.
+    pub fn count_more(&mut self, file: &Shared, n: u32) {
+        let id = self.file_id(file);
+        let (count, _) = self.per_file.entry(id).or_insert_with(|| (0, file.clone()));
+        *count = count.saturating_add(n);
+    }
+
     /// One finding per file whose findings passed the cap, saying how many were not shown.
     pub(super) fn finish(mut self) -> Vec<Diagnostic> {
         let mut over: Vec<_> = self
@@ -256,12 +262,16 @@ impl<'a> Context<'a> {
         over.sort_by_key(|&(id, _, _)| id);
         for (_, more, file) in over {
             let path = path_bytes(&file);
-            let last = self
+            // Counted findings of a file with none built have nowhere to be told.
+            let Some(last) = self
                 .out
                 .iter()
                 .rev()
                 .find(|d| path_bytes(&d.file) == path)
-                .map_or(Span::empty(0), |d| d.span);
+                .map(|d| d.span)
+            else {
+                continue;
+            };
             let code = self.entry.code;
             let d = Diagnostic::new(
                 self.entry.id,

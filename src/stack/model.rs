@@ -220,9 +220,27 @@ fn commented_includes(mains: &[&NginxInstance]) -> HashSet<Vec<u8>> {
         .flat_map(|m| &m.config.files)
         .map(|f| &f.source.text)
         .filter(|text| memchr::memmem::find(text, b"include").is_some())
-        .flat_map(|text| text.split(|&b| b == b'\n'))
+        .flat_map(|text| commented_lines(text))
         .filter_map(commented_include_name)
         .collect()
+}
+
+/// The lines of `text` whose first non-blank byte is `#`, found from the `#`s rather than by
+/// splitting every line (most lines hold none); each line once however many `#`s it holds.
+fn commented_lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut done = 0;
+    memchr::memchr_iter(b'#', text).filter_map(move |i| {
+        if i < done {
+            return None;
+        }
+        let start = memchr::memrchr(b'\n', &text[..i]).map_or(0, |n| n + 1);
+        let end = memchr::memchr(b'\n', &text[i..]).map_or(text.len(), |n| i + n);
+        done = end;
+        text[start..i]
+            .iter()
+            .all(u8::is_ascii_whitespace)
+            .then(|| &text[start..end])
+    })
 }
 
 /// `# include /etc/nginx/wp-multisite-subdir;` → `wp-multisite-subdir`.
@@ -1068,5 +1086,31 @@ fn config_instance(config: NginxConfig, standalone: bool) -> NginxInstance {
         standalone,
         memo: Memo::default(),
         contexts: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commented_lines_are_found_once_each() {
+        let text =
+            b"# include a.conf;\nroot /x; # include b;\n  ## # include c.conf;\n#\n\tx\n#last";
+        let lines: Vec<&[u8]> = commented_lines(text).collect();
+        assert_eq!(
+            lines,
+            [
+                &b"# include a.conf;"[..],
+                b"  ## # include c.conf;",
+                b"#",
+                b"#last"
+            ]
+        );
+        let names: Vec<Vec<u8>> = lines
+            .into_iter()
+            .filter_map(commented_include_name)
+            .collect();
+        assert_eq!(names, [b"a.conf".to_vec(), b"c.conf".to_vec()]);
     }
 }
