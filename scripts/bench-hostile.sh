@@ -11,6 +11,7 @@
 #   scripts/bench-hostile.sh          # base sizes
 #   scripts/bench-hostile.sh 2        # twice the base sizes
 #   SHAPES="gzip-lines pools" scripts/bench-hostile.sh   # only these shapes
+#   BIN=/tmp/lemplint scripts/bench-hostile.sh            # that binary, not a fresh build
 #
 # Shapes: regex locations beside PHP locations (NGX008 judged every pair), pathological
 # regexes, 80,000 duplicates on one line (NGX023's fix scanned the line per duplicate),
@@ -28,8 +29,13 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mult=${1:-1}
-cargo build --release --quiet
-bin=${CARGO_TARGET_DIR:-$PWD/target}/release/lemplint
+# BIN=path measures that binary (a copy: a rebuild during the run would change it midway).
+if [ -n "${BIN:-}" ]; then
+  bin=$BIN
+else
+  cargo build --release --quiet
+  bin=${CARGO_TARGET_DIR:-$PWD/target}/release/lemplint
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -115,7 +115,29 @@ pub fn collect_cancellable(
         summary.files += stack.file_count();
         summary.note_rendered(stack);
         let ran = std::time::Instant::now();
-        let result = rules::run_cancellable(stack, &selection, &ws.options, cancelled);
+        let focus = ws.focus.is_some().then(|| {
+            // Each nginx file once: a file two configurations read is one path.
+            let mut focus = rules::Focus::default();
+            let mut memo = ws.focus_memo();
+            for inst in &stack.nginx {
+                for file in &inst.config.files {
+                    if !memo.file_in_focus(&file.source) {
+                        focus.hide(&file.source);
+                    }
+                }
+            }
+            // A path shown through one source is shown (a dump's section and the tree's
+            // file can share a path).
+            for inst in &stack.nginx {
+                for file in &inst.config.files {
+                    if memo.file_in_focus(&file.source) {
+                        focus.show(&file.source);
+                    }
+                }
+            }
+            focus
+        });
+        let result = rules::run_focused(stack, &selection, &ws.options, cancelled, focus);
         if cancelled() {
             return Ok(None);
         }

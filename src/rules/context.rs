@@ -50,6 +50,37 @@ pub(super) struct RunCache<'a> {
     /// Per nginx configuration (by id): where its variables are defined, built by the first
     /// rule that asks (four rules ask, and each built its own).
     provenance: OnceLock<Box<[OnceLock<Arc<ProvenanceIndex>>]>>,
+    /// When files were named, the files whose findings are not shown.
+    pub(super) focus: Option<Focus>,
+}
+
+/// When `lint` is given files, which findings it will show: those in a named file, or with
+/// a label in one. A rule whose finding and labels all lie in files this says are not shown
+/// may skip the work of building it (a message, a fix, an explanation); nothing else may
+/// depend on it. Files it was not told about are shown.
+#[derive(Debug, Default)]
+pub struct Focus {
+    hidden: crate::fxhash::FxHashSet<Box<[u8]>>,
+}
+
+impl Focus {
+    /// Marks `file` as not shown, unless a file of the same path was said to be shown.
+    pub fn hide(&mut self, file: &crate::source::SourceFile) {
+        use std::os::unix::ffi::OsStrExt;
+        self.hidden.insert(file.path.as_os_str().as_bytes().into());
+    }
+
+    /// Marks `file`'s path as shown, whatever [`Focus::hide`] said of it.
+    pub fn show(&mut self, file: &crate::source::SourceFile) {
+        use std::os::unix::ffi::OsStrExt;
+        self.hidden.remove(file.path.as_os_str().as_bytes());
+    }
+
+    /// Whether a finding or label in `file` may be shown.
+    pub fn shows(&self, file: &crate::source::SourceFile) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        !self.hidden.contains(file.path.as_os_str().as_bytes())
+    }
 }
 
 /// An id per path for every nginx file of the stack (a file two configurations read is two
@@ -101,6 +132,12 @@ impl<'a> Context<'a> {
             path_ids: Default::default(),
             cache,
         }
+    }
+
+    /// When files were named, which files' findings are shown (see [`Focus`]); `None` when
+    /// every finding is.
+    pub fn focus(&self) -> Option<&'a Focus> {
+        self.cache.focus.as_ref()
     }
 
     /// Every directive named `name` in every nginx configuration of the stack, in order: a

@@ -32,11 +32,11 @@ pub mod stack;
 pub mod sysctl;
 pub mod tls;
 
-pub use context::{Context, MAX_FINDINGS_PER_FILE};
+pub use context::{Context, Focus, MAX_FINDINGS_PER_FILE};
 pub use declare::{Decl, Declared, Rule};
 pub use options::{NoOptions, RuleOptions};
 pub use registry::{
     blocks_fixes, by_code, entry, is_input_error, lookup, lookup_exact, RuleEntry, RULES,
 };
-pub use run::{run, run_cancellable, RunResult};
+pub use run::{run, run_cancellable, run_focused, RunResult};
 pub use selection::{ignore_specificity, specificity, Selection};

@@ -1,7 +1,7 @@
 //! Running the selected rules on a stack: in parallel, one job per rule, with the findings
 //! kept in registry order so that output does not depend on scheduling.
 
-use super::context::{Context, RunCache};
+use super::context::{Context, Focus, RunCache};
 use super::{RuleOptions, Selection, RULES};
 use crate::diagnostic::Diagnostic;
 use crate::stack::model::Stack;
@@ -27,9 +27,22 @@ pub fn run_cancellable(
     options: &RuleOptions,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> RunResult {
+    run_focused(stack, selection, options, cancelled, None)
+}
+
+/// [`run_cancellable`] for a run that shows only some files' findings (`focus`): rules may
+/// skip building findings that would not be shown.
+pub fn run_focused(
+    stack: &Stack,
+    selection: &Selection,
+    options: &RuleOptions,
+    cancelled: &(dyn Fn() -> bool + Sync),
+    focus: Option<Focus>,
+) -> RunResult {
     use rayon::prelude::*;
     let mut result = RunResult::default();
-    let cache = RunCache::default();
+    let mut cache = RunCache::default();
+    cache.focus = focus;
     let mut enabled = Vec::new();
     for entry in RULES.iter().filter(|r| selection.enabled(r)) {
         if entry.needs_host && stack.host.is_empty() {

@@ -35,7 +35,7 @@ use crate::analysis::header_relevance::{
 use crate::diagnostic::{Label, Severity};
 use crate::fix::{Edit, Fix};
 use crate::fxhash::FxHashSet;
-use crate::rules::{Context, Rule};
+use crate::rules::{Context, Focus, Rule};
 use crate::source::{FileId, Span};
 use crate::stack::expanded::OccId;
 use crate::stack::ids::NginxId;
@@ -124,6 +124,7 @@ const KINDS: &[Kind] = &[
 
 impl Rule for HeaderLostByInheritance {
     fn check(&self, cx: &mut Context<'_>) {
+        let focus = cx.focus();
         // What each configuration says once for every kind and block.
         let mut configs: HashMap<NginxId, PerConfig> = HashMap::new();
         let mut pending: Vec<Pending<'_>> = Vec::new();
@@ -152,7 +153,7 @@ impl Rule for HeaderLostByInheritance {
                 let config = configs
                     .entry(block.instance().id)
                     .or_insert_with(|| PerConfig::new(block.instance()));
-                if let Some(p) = judge(kind, block, config, &help) {
+                if let Some(p) = judge(kind, block, config, &help, focus) {
                     // A block whose entries of two kinds come from snippets gets one finding
                     // on the block for both: each kind's loss is named in it.
                     let at = p.at.instance().expanded.get(p.at.occ()).file;
@@ -278,6 +279,7 @@ fn judge<'a>(
     block: Directive<'a>,
     config: &PerConfig,
     help: &str,
+    focus: Option<&Focus>,
 ) -> Option<Pending<'a>> {
     let level = Level::of(block);
     let parent = level.parent()?;
@@ -328,6 +330,16 @@ fn judge<'a>(
             continue;
         }
         lost.push((d, name.into_owned()));
+    }
+    // When files are named, a finding none of whose places is in one is not shown: the
+    // explanation below is most of this rule's cost.
+    if let Some(focus) = focus {
+        let shown = focus.shows(block.file())
+            || own.iter().any(|d| focus.shows(d.file()))
+            || lost.iter().any(|(d, _)| focus.shows(d.file()));
+        if !shown {
+            return None;
+        }
     }
     // What this level answers with decides which lost response headers matter here: a CORS
     // header of the other kind of response is not lost where it matters, and framing,
