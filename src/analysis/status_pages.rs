@@ -1,7 +1,7 @@
 //! php-fpm's status and ping pages as nginx configurations expose them: the paths
 //! `pm.status_path` / `ping.path` are usually given, and which of them a location takes.
-//! STK006 asks it to leave such a page's short timeout alone (NGX112 and STK009 will, once
-//! NGX112's own copy goes with the request model's branch).
+//! NGX112 asks it to find an exposed status page, STK009 to pair one with its pool, STK006
+//! to leave such a page's short timeout alone.
 
 use crate::analysis::cursor::Directive;
 use crate::analysis::pcre::Regex;

@@ -17,7 +17,8 @@
 use crate::analysis::access;
 use crate::analysis::cursor::Directive;
 use crate::analysis::fastcgi_params;
-use crate::analysis::pcre::Regex;
+// The old path of these, which STK009 imports.
+pub use crate::analysis::status_pages::{fpm_status_path, FPM_PATHS};
 use crate::rules::{Context, Rule};
 use crate::stack::net::Addr;
 
@@ -34,24 +35,6 @@ declare_rule! {
 
 /// nginx's own status handlers.
 const HANDLERS: &[&str] = &["stub_status", "status", "vhost_traffic_status_display"];
-
-/// The paths php-fpm's `pm.status_path` / `ping.path` are usually given (the
-/// documentation's `/status` and `/ping`, and the spellings distributions use).
-pub const FPM_PATHS: &[&str] = &[
-    "/status",
-    "/ping",
-    "/fpm-status",
-    "/fpm-ping",
-    "/fpm_status",
-    "/fpm_ping",
-    "/php-fpm-status",
-    "/php-fpm-ping",
-    "/php_fpm_status",
-    "/phpfpm_status",
-    "/php-status",
-    "/php_status",
-    "/status-fpm",
-];
 
 impl Rule for StatusPageExposed {
     fn check(&self, cx: &mut Context<'_>) {
@@ -439,34 +422,4 @@ pub fn guarded_by_if(block: Directive<'_>) -> bool {
                 .is_some_and(|c| c >= 400)
         })
     })
-}
-
-/// The php-fpm status or ping path a location selects, if it is one of [`FPM_PATHS`]
-/// (matched by an exact or prefix name, or by a regex that does not also take PHP
-/// scripts or the site root).
-pub fn fpm_status_path(loc: Directive<'_>) -> Option<&'static str> {
-    let args: Vec<String> = loc.args().map(|a| a.value().into_owned()).collect();
-    let (modifier, name) = match args.as_slice() {
-        [name] => ("", name.as_str()),
-        [m, name] => (m.as_str(), name.as_str()),
-        _ => return None,
-    };
-    match modifier {
-        "" | "=" | "^~" => {
-            let trimmed = name.trim_end_matches('/');
-            FPM_PATHS.iter().copied().find(|p| *p == trimmed)
-        }
-        "~" | "~*" => {
-            let re = Regex::parse(name, modifier == "~*").ok()?;
-            let hits = |s: &str| re.is_match(s.as_bytes()).unwrap_or(true);
-            if hits("/index.php") || hits("/") || hits("/app/status/index.php") {
-                return None;
-            }
-            FPM_PATHS
-                .iter()
-                .copied()
-                .find(|p| re.is_match(p.as_bytes()).unwrap_or(false))
-        }
-        _ => None,
-    }
 }
