@@ -18,7 +18,7 @@ use crate::analysis::access;
 use crate::analysis::cursor::Directive;
 use crate::analysis::fastcgi_params;
 // The old path of these, which STK009 imports.
-pub use crate::analysis::status_pages::{fpm_status_path, FPM_PATHS};
+pub use crate::analysis::fpm_status::{fpm_status_path, FPM_PATHS};
 use crate::rules::{Context, Rule};
 use crate::stack::net::Addr;
 
