@@ -406,7 +406,7 @@ fn rule_files_import_no_rule_file_and_key_nothing_by_address() {
     for (i, (file, kind)) in PENDING.iter().enumerate() {
         if !pending_seen.contains(&i) {
             problems.push(format!(
-                "src/{file} no longer {kind}: delete its entry from PENDING"
+                "src/{file}: what PENDING excuses there (`{kind}`) is gone: delete the entry"
             ));
         }
     }

@@ -128,7 +128,7 @@ fn every_rule_doc_file_is_registered() {
             let lang = lang.file_name().to_string_lossy().into_owned();
             assert!(
                 RULES.iter().any(|r| r.code == code && r.lang == lang),
-                "rules/{lang}/{code}.toml is not registered in src/rules/mod.rs"
+                "rules/{lang}/{code}.toml is not registered in src/rules/registry.rs"
             );
         }
     }

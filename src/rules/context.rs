@@ -299,12 +299,16 @@ impl<'a> Context<'a> {
         over.sort_by_key(|&(id, _, _)| id);
         for (_, more, file) in over {
             let path = path_bytes(&file);
-            let last = self
+            // Counted findings of a file with none built have nowhere to be told.
+            let Some(last) = self
                 .out
                 .iter()
                 .rev()
                 .find(|d| path_bytes(&d.file) == path)
-                .map_or(Span::empty(0), |d| d.span);
+                .map(|d| d.span)
+            else {
+                continue;
+            };
             let code = self.entry.code;
             let d = Diagnostic::new(
                 self.entry.id,
