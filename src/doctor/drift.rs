@@ -1,0 +1,235 @@
+//! The running state against the files: configuration files changed since the running
+//! workers read them, kernel values in `/proc/sys` that differ from what the sysctl files
+//! say after `sysctl --system`'s ordering, workers whose open-files limit is below their
+//! `worker_connections`, and the cgroup limits the services run under.
+
+use super::procs::{self, Kind, Master};
+use crate::stack::model::Stack;
+use std::path::Path;
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Drift {
+    /// `changed-since-start`, `sysctl-not-applied`, `nofile-below-connections`.
+    pub kind: &'static str,
+    /// `file:line` the finding is about.
+    pub at: String,
+    pub message: String,
+}
+
+/// Files of each running master's configuration modified after its workers started.
+pub fn changed_files(stack: &Stack, masters: &[Master], out: &mut Vec<Drift>) {
+    for m in masters {
+        let read_at = m.read_at();
+        let files: Vec<&Path> = match m.kind {
+            Kind::Nginx => stack
+                .nginx
+                .iter()
+                .filter(|i| same_file(&i.config.files[0].source.path, &m.conf))
+                .flat_map(|i| i.config.files.iter().map(|f| f.source.path.as_path()))
+                .collect(),
+            Kind::PhpFpm => stack
+                .fpm
+                .iter()
+                .filter(|c| {
+                    c.files
+                        .first()
+                        .is_some_and(|f| same_file(&f.source.path, &m.conf))
+                })
+                .flat_map(|c| c.files.iter().map(|f| f.source.path.as_path()))
+                .collect(),
+        };
+        for f in files {
+            let Some(mtime) = std::fs::metadata(f)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_secs_f64())
+            else {
+                continue;
+            };
+            // Start times are counted in clock ticks (10 ms): a file written in the tick
+            // the worker started is not later than it.
+            if mtime > read_at + 0.02 {
+                let (what, how) = match m.kind {
+                    Kind::Nginx => ("nginx", "nginx -t && nginx -s reload"),
+                    Kind::PhpFpm => ("php-fpm", "php-fpm -t, then reload the service"),
+                };
+                out.push(Drift {
+                    kind: "changed-since-start",
+                    at: format!("{}:1", crate::escape::path(f)),
+                    message: format!(
+                        "changed {} after the running {what} (pid {}) read its configuration: what runs is not what the file says; check and reload ({how})",
+                        ago(mtime - read_at),
+                        m.proc.pid
+                    ),
+                });
+            }
+        }
+    }
+}
+
+fn ago(secs: f64) -> String {
+    let s = secs.max(0.0) as u64;
+    match s {
+        0..=119 => format!("{s} s"),
+        120..=7199 => format!("{} min", s / 60),
+        _ => format!("{} h", s / 3600),
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    canon(a) == canon(b)
+}
+
+/// A kernel value as `/proc/sys` shows it (`None` when the key is unknown or unreadable).
+pub fn proc_sys(key: &str) -> Result<String, std::io::Error> {
+    let rel: String = key
+        .trim_start_matches('-')
+        .chars()
+        .map(|c| if c == '.' { '/' } else { c })
+        .collect();
+    if rel.split('/').any(|p| p == ".." || p.is_empty()) {
+        return Err(std::io::ErrorKind::InvalidInput.into());
+    }
+    std::fs::read_to_string(Path::new("/proc/sys").join(rel))
+}
+
+/// Compares every value the sysctl files set (the last assignment, as `sysctl --system`
+/// applies them) with the kernel's.
+pub fn sysctl(stack: &Stack, out: &mut Vec<Drift>, not_read: &mut Vec<String>) {
+    for key in stack.sysctl.keys.keys() {
+        let Some((set, value)) = stack.sysctl.effective(key) else {
+            continue;
+        };
+        let file = &stack.sysctl.files[set.file];
+        if !file.system {
+            continue;
+        }
+        let line = stack
+            .sysctl
+            .assignment(set)
+            .map_or(1, |a| file.source.line_of(a.key.start));
+        let at = format!("{}:{line}", crate::escape::path(&file.source.path));
+        let kernel = match proc_sys(key) {
+            Ok(v) => v,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                not_read.push(format!(
+                    "{at}: {} is not a key of this kernel (or of this network namespace)",
+                    crate::escape::text(key)
+                ));
+                continue;
+            }
+            Err(e) => {
+                not_read.push(format!("/proc/sys for {}: {e}", crate::escape::text(key)));
+                continue;
+            }
+        };
+        let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let (want, have) = (norm(&value), norm(&kernel));
+        if want == have {
+            continue;
+        }
+        let clamped = match (want.parse::<u64>(), have.parse::<u64>()) {
+            (Ok(w), Ok(h)) => h < w && KNOWN_CAPS.iter().any(|(k, cap)| k == key && h == *cap),
+            _ => false,
+        };
+        let message = if clamped {
+            format!(
+                "{} = {} in the file, but the kernel holds {have}: it clamps this key at {have}",
+                crate::escape::text(key),
+                crate::escape::text(&want)
+            )
+        } else {
+            format!("{} = {} in the file, but the kernel has {}: the file was never applied (run `sysctl --system`), or something set it since", crate::escape::text(key), crate::escape::text(&want), crate::escape::text(&have))
+        };
+        out.push(Drift {
+            kind: if clamped {
+                "sysctl-clamped"
+            } else {
+                "sysctl-not-applied"
+            },
+            at,
+            message,
+        });
+    }
+}
+
+/// Keys the kernel silently caps on write (the value stored is the cap).
+const KNOWN_CAPS: &[(&str, u64)] = &[
+    // Before Linux 5.4 somaxconn was an unsigned short in places: 65535.
+    ("net.core.somaxconn", 65535),
+    ("fs.nr_open", 1 << 30),
+];
+
+/// nginx workers whose open-files limit is below what `worker_connections` needs.
+pub fn nofile(stack: &Stack, masters: &[Master], out: &mut Vec<Drift>, not_read: &mut Vec<String>) {
+    for m in masters.iter().filter(|m| m.kind == Kind::Nginx) {
+        let Some(inst) = stack
+            .nginx
+            .iter()
+            .find(|i| same_file(&i.config.files[0].source.path, &m.conf))
+        else {
+            continue;
+        };
+        let view = inst.view();
+        let Some(occ) = view.named("worker_connections").next() else {
+            continue;
+        };
+        let Some(wc) = view.arg(occ, 0).and_then(|a| a.parse::<u64>().ok()) else {
+            continue;
+        };
+        let (file, span) = view.location(occ);
+        let at = format!(
+            "{}:{}",
+            crate::escape::path(&file.path),
+            file.line_of(span.start)
+        );
+        for w in m
+            .workers
+            .iter()
+            .filter(|w| w.title.contains("worker process"))
+        {
+            match procs::nofile(w.pid) {
+                Some((soft, _)) if soft < wc => out.push(Drift {
+                    kind: "nofile-below-connections",
+                    at: at.clone(),
+                    message: format!(
+                        "nginx worker pid {} may open {soft} files, fewer than worker_connections {wc} (each connection is a descriptor, an upstream connection another): \"Too many open files\" comes before the connections run out; raise worker_rlimit_nofile (or the service's LimitNOFILE)",
+                        w.pid
+                    ),
+                }),
+                Some(_) => {}
+                None => not_read.push(format!("/proc/{}/limits: not readable", w.pid)),
+            }
+        }
+    }
+}
+
+/// A cgroup v2 limit of a process: (memory.max bytes, cpu.max as CPUs).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Cgroup {
+    pub path: String,
+    pub memory_max: Option<u64>,
+    pub cpus: Option<f64>,
+}
+
+/// The cgroup v2 limits of process `pid` ("self" for lemplint's own).
+pub fn cgroup(pid: &str) -> Option<Cgroup> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    let rel = text.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
+    let dir = Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+    let memory_max = read("memory.max").and_then(|v| v.trim().parse().ok());
+    let cpus = read("cpu.max").and_then(|v| {
+        let mut w = v.split_whitespace();
+        let quota: f64 = w.next()?.parse().ok()?; // "max" → no limit
+        let period: f64 = w.next()?.parse().ok()?;
+        (period > 0.0).then(|| quota / period)
+    });
+    Some(Cgroup {
+        path: rel.to_string(),
+        memory_max,
+        cpus,
+    })
+}
