@@ -377,4 +377,55 @@ mod tests {
         assert_eq!(rotation_rank("error.log", "error.logger"), None);
         assert_eq!(rotation_rank("error.log", "access.log"), None);
     }
+
+    const EAGAIN: &str = "2026/12/07 08:46:49 [error] 6#6: *5 connect() to unix:/run/php/www.sock failed (11: Resource temporarily unavailable) while connecting to upstream, client: 203.0.113.9, server: , request: \"GET /secret?token=abc HTTP/1.1\", upstream: \"fastcgi://unix:/run/php/www.sock:\", host: \"x\"\n";
+
+    #[test]
+    fn rotated_and_compressed_logs_count_and_links_out_are_refused() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("log");
+        std::fs::create_dir(&logs).unwrap();
+        std::fs::write(logs.join("error.log"), EAGAIN).unwrap();
+        std::fs::write(logs.join("error.log.1"), EAGAIN.repeat(2)).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(EAGAIN.repeat(4).as_bytes()).unwrap();
+        std::fs::write(logs.join("error.log.2.gz"), gz.finish().unwrap()).unwrap();
+        // A rotation that is a link to a file elsewhere: refused, never read.
+        let outside = dir.path().join("elsewhere.log");
+        std::fs::write(&outside, EAGAIN.repeat(8)).unwrap();
+        std::os::unix::fs::symlink(&outside, logs.join("error.log.3")).unwrap();
+        let confine = Confinement::live();
+        let w = Window {
+            since: None,
+            show_lines: false,
+            confine: &confine,
+        };
+        let log = Configured {
+            server: Server::Nginx,
+            written: "log/error.log".into(),
+            path: logs.join("error.log"),
+            at: "nginx.conf:1".into(),
+        };
+        let s = scan(vec![log], &w).unwrap();
+        assert_eq!(s.total(Symptom::QueueFull), 7, "{s:?}");
+        assert_eq!(s.read.len(), 3);
+        assert_eq!(s.not_read.len(), 1, "{:?}", s.not_read);
+        assert!(
+            s.not_read[0].contains("error.log.3: refused"),
+            "{:?}",
+            s.not_read
+        );
+        let c = &s.counts[&(Symptom::QueueFull, "unix:/run/php/www.sock".to_string())];
+        assert!(c.lines.is_empty());
+        // A window after the lines' time counts none of them.
+        let w = Window {
+            since: Some(templates::timestamp(EAGAIN).unwrap().1 + 1),
+            show_lines: true,
+            confine: &confine,
+        };
+        let log = s.logs[0].clone();
+        let s = scan(vec![log], &w).unwrap();
+        assert_eq!(s.total(Symptom::QueueFull), 0);
+    }
 }

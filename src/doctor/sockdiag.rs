@@ -206,23 +206,29 @@ mod tests {
 
     #[test]
     fn a_listening_socket_of_ours_is_seen_with_its_backlog() {
-        // std listens with a backlog of 128 on unix and TCP sockets; the kernel caps it at
-        // somaxconn, which is at least 128 on every kernel.
+        // listen() again on a listening socket sets its backlog: 7 and 9, below any
+        // kernel's somaxconn.
+        use std::os::fd::AsRawFd;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.sock");
-        let _u = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let u = std::os::unix::net::UnixListener::bind(&path).unwrap();
         let t = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        // SAFETY: both descriptors are open listening sockets owned above.
+        unsafe {
+            assert_eq!(libc::listen(u.as_raw_fd(), 7), 0);
+            assert_eq!(libc::listen(t.as_raw_fd(), 9), 0);
+        }
         let port = t.local_addr().unwrap().port();
         let all = listeners().unwrap();
         let unix = all
             .iter()
             .find(|l| l.addr == format!("unix:{}", path.display()))
             .unwrap_or_else(|| panic!("{all:?}"));
-        assert_eq!((unix.queued, unix.backlog), (0, 128));
+        assert_eq!((unix.queued, unix.backlog), (0, 7));
         let tcp = all
             .iter()
             .find(|l| l.addr == format!("127.0.0.1:{port}"))
             .unwrap_or_else(|| panic!("{all:?}"));
-        assert_eq!((tcp.queued, tcp.backlog), (0, 128));
+        assert_eq!((tcp.queued, tcp.backlog), (0, 9));
     }
 }

@@ -147,7 +147,7 @@ pub const TEMPLATES: &[Template] = &[
         symptom: Symptom::SlowlogEntry,
         id: "slowlog_entry",
         server: Server::Slowlog,
-        needle: "] [pool ",
+        needle: "[pool ",
         shown: "[…]  [pool …] pid …",
         meaning: "one slow request's stack trace in the slowlog (request_slowlog_timeout)",
     },
