@@ -256,7 +256,8 @@ fn nginx_conf(dir: &Path, port: u16, extra_main: &str, connections: u32) -> Path
     conf
 }
 
-/// nginx with a master and a worker, its open-files limit set to `nofile` (none: inherited).
+/// nginx with a master and a worker, its soft open-files limit set to `nofile` (none:
+/// inherited) under the hard limit it has, up to which nginx may raise it unprivileged.
 struct Nginx(std::process::Child);
 
 impl Drop for Nginx {
@@ -278,12 +279,23 @@ fn start_nginx(dir: &Path, conf: &Path, port: u16, nofile: Option<u64>) -> Nginx
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     if let Some(n) = nofile {
+        let mut now = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes into the struct it is given.
+        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut now) }, 0);
+        let hard = now.rlim_max;
+        assert!(
+            hard >= 1024,
+            "the tests need a hard open-files limit of 1024"
+        );
         // SAFETY: setrlimit is async-signal-safe; the closure touches nothing else.
         unsafe {
             cmd.pre_exec(move || {
                 let lim = libc::rlimit {
                     rlim_cur: n,
-                    rlim_max: n,
+                    rlim_max: hard,
                 };
                 if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) != 0 {
                     return Err(std::io::Error::last_os_error());
@@ -357,7 +369,7 @@ fn a_worker_limit_below_worker_connections_is_found() {
     let d = dir.path().to_str().unwrap();
 
     let port = common::free_port();
-    let conf = nginx_conf(dir.path(), port, "", 4096);
+    let conf = nginx_conf(dir.path(), port, "", 1024);
     let nginx = start_nginx(dir.path(), &conf, port, Some(256));
     let (code, v) = doctor_json(&[d]);
     drop(nginx);
@@ -379,7 +391,7 @@ fn a_worker_limit_below_worker_connections_is_found() {
 
     // worker_rlimit_nofile lifts the worker's own limit: nothing to say.
     let port = common::free_port();
-    let conf = nginx_conf(dir.path(), port, "worker_rlimit_nofile 8192;\n", 4096);
+    let conf = nginx_conf(dir.path(), port, "worker_rlimit_nofile 1024;\n", 1024);
     let _nginx = start_nginx(dir.path(), &conf, port, Some(256));
     let (_, v) = doctor_json(&[d]);
     assert!(

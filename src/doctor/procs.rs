@@ -44,13 +44,22 @@ impl Master {
     }
 }
 
+/// When the machine booted, in seconds since the epoch, to a hundredth of a second: now less
+/// `/proc/uptime` (the same clock process start times count on). `btime` in `/proc/stat` is
+/// whole seconds, too coarse to tell a file written just before a process started from one
+/// written just after.
 fn boot_time() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
-    stat.lines()
-        .find_map(|l| l.strip_prefix("btime "))?
-        .trim()
+    let up: f64 = std::fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_whitespace()
+        .next()?
         .parse()
-        .ok()
+        .ok()?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs_f64();
+    Some(now - up)
 }
 
 fn read_proc(pid: u32, boot: f64, tick: f64) -> Option<Proc> {
