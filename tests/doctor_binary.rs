@@ -472,3 +472,107 @@ fn a_sysctl_file_never_applied_is_found_in_a_namespace() {
         "{v}"
     );
 }
+
+/// php-fpm in the foreground with one pool on a unix socket in `dir`.
+struct Fpm(std::process::Child);
+
+impl Drop for Fpm {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_status_page_and_the_accept_queue_are_read_live() {
+    if !have_servers() {
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sock = d.join("www.sock");
+    let conf = d.join("php-fpm.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "[global]\npid = {d}/php-fpm.pid\nerror_log = {d}/php-fpm.log\ndaemonize = no\n\n[www]\nlisten = {s}\nlisten.backlog = 7\npm = static\npm.max_children = 2\npm.status_path = /status\n",
+            d = d.display(),
+            s = sock.display()
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new("/usr/sbin/php-fpm8.2");
+    cmd.arg("-F")
+        .arg("-y")
+        .arg(&conf)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        cmd.arg("-R");
+    }
+    let _fpm = Fpm(cmd.spawn().unwrap());
+    let ready = Instant::now();
+    while !sock.exists() {
+        assert!(
+            ready.elapsed() < Duration::from_secs(10),
+            "php-fpm did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Both static workers forked.
+    std::thread::sleep(Duration::from_millis(300));
+
+    let (code, v) = doctor_json(&[d.to_str().unwrap()]);
+    assert_eq!(code, 0, "{v}");
+    let s = &v["stacks"][0];
+    assert_eq!(s["running"][0]["kind"], "php-fpm", "{v}");
+    assert_eq!(s["running"][0]["workers"], 2, "{v}");
+    let pool = &s["counters"]["pools"][0];
+    let field = |name: &str| {
+        pool["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f[0] == name)
+            .unwrap_or_else(|| panic!("no {name}: {pool}"))[1]
+            .clone()
+    };
+    assert_eq!(field("pool"), "www");
+    assert_eq!(field("process manager"), "static");
+    assert_eq!(field("total processes"), "2");
+    // The kernel's own account of the pool's queue: the backlog the file sets.
+    let queue = s["counters"]["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["owner"] == "pool www")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(queue["addr"], format!("unix:{}", sock.display()));
+    assert_eq!(queue["backlog"], 7, "{queue}");
+    assert_eq!(s["counters"]["worker_rss"]["workers"], 2, "{v}");
+
+    let out = lemplint(&[
+        "doctor",
+        d.to_str().unwrap(),
+        "--format",
+        "prometheus",
+        "--cpus",
+        "2",
+        "--memory",
+        "2GiB",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("lemplint_doctor_fpm_status{pool=\"www\",field=\"total_processes\"} 2"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "lemplint_doctor_accept_backlog{{addr=\"unix:{}\",owner=\"pool www\"}} 7",
+            sock.display()
+        )),
+        "{text}"
+    );
+}
