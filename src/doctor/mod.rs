@@ -145,9 +145,9 @@ pub fn examine(args: &StackArgs, opts: &Options) -> Result<Vec<Report>, String> 
             somaxconn,
         });
         let window = match (opts.since, &scan.oldest) {
-            (Some(s), _) => format!("the last {}", show_duration(s)),
-            (None, Some((_, t))) => format!("what the logs hold (since {t})"),
-            (None, None) => "what the logs hold (no dated line)".into(),
+            (Some(s), _) => format!("the last {} (--since)", show_duration(s)),
+            (None, Some((_, t))) => format!("all they hold (since {t})"),
+            (None, None) => "all they hold (no dated line)".into(),
         };
         out.push(Report {
             root: stack.root.display().to_string(),

@@ -43,7 +43,7 @@ pub fn text(reports: &[Report]) -> String {
                 if m.workers.len() == 1 { "" } else { "s" }
             );
         }
-        let _ = writeln!(o, "  logs read ({}):", r.window);
+        let _ = writeln!(o, "  logs read, {}:", r.window);
         for (p, lines) in &r.scan.read {
             let _ = writeln!(
                 o,
@@ -60,10 +60,13 @@ pub fn text(reports: &[Report]) -> String {
             let _ = writeln!(o, "\n  No symptom in the logs.");
         }
         for d in &r.diagnoses {
-            let subject = if d.subject.is_empty() {
-                String::new()
-            } else {
-                format!(" on {}", crate::escape::text(&d.subject))
+            let nginx = super::templates::TEMPLATES
+                .iter()
+                .any(|t| t.id == d.symptom && t.server == super::templates::Server::Nginx);
+            let subject = match () {
+                _ if d.subject.is_empty() => String::new(),
+                _ if nginx => format!(" on {}", crate::escape::text(&d.subject)),
+                _ => format!(" in pool {}", crate::escape::text(&d.subject)),
             };
             let _ = writeln!(o, "\n  {} × {}{subject}", thousands(d.count), d.message);
             if let (Some(f), Some(l)) = (&d.first, &d.last) {
