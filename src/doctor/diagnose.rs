@@ -312,10 +312,14 @@ fn queue_full(i: &Inputs<'_>, insts: &[Instance<'_>], d: &mut Diagnosis) {
         None => backlog,
     };
     d.evidence.push(format!(
-        "the pool's accept queue holds {queue} connection{}: min(listen.backlog {backlog}, somaxconn {}); with {} workers busy, the next {queue} wait and any more are refused at once (EAGAIN, 502)",
+        "the pool's accept queue holds {queue} connection{}: min(listen.backlog {backlog}, somaxconn {}); with {} busy, the next {queue} wait and any more are refused at once (EAGAIN, 502)",
         if queue == 1 { "" } else { "s" },
         i.somaxconn.map_or("unknown".into(), |s| s.to_string()),
-        pool_value(pool, "pm.max_children").map_or("all".into(), |n| n.to_string()),
+        match pool_value(pool, "pm.max_children") {
+            Some(1) => "its one worker".to_string(),
+            Some(n) => format!("its {n} workers"),
+            None => "all its workers".to_string(),
+        },
     ));
     if let Some(q) = i
         .counters

@@ -290,6 +290,14 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_says_what_each_symptom_means() {
+        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
+        for t in TEMPLATES {
+            assert!(readme.contains(&format!("| `{}` |", t.id)), "{}", t.id);
+        }
+    }
+
+    #[test]
     fn both_time_formats_read_alike() {
         let (a, ta) = timestamp(EAGAIN).unwrap();
         let (b, tb) = timestamp("[07-Dec-2026 08:46:50] WARNING: x").unwrap();
