@@ -205,31 +205,3 @@ pub fn nofile(stack: &Stack, masters: &[Master], out: &mut Vec<Drift>, not_read:
         }
     }
 }
-
-/// A cgroup v2 limit of a process: (memory.max bytes, cpu.max as CPUs).
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct Cgroup {
-    pub path: String,
-    pub memory_max: Option<u64>,
-    pub cpus: Option<f64>,
-}
-
-/// The cgroup v2 limits of process `pid` ("self" for lemplint's own).
-pub fn cgroup(pid: &str) -> Option<Cgroup> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
-    let rel = text.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
-    let dir = Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
-    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
-    let memory_max = read("memory.max").and_then(|v| v.trim().parse().ok());
-    let cpus = read("cpu.max").and_then(|v| {
-        let mut w = v.split_whitespace();
-        let quota: f64 = w.next()?.parse().ok()?; // "max" → no limit
-        let period: f64 = w.next()?.parse().ok()?;
-        (period > 0.0).then(|| quota / period)
-    });
-    Some(Cgroup {
-        path: rel.to_string(),
-        memory_max,
-        cpus,
-    })
-}

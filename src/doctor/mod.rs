@@ -38,7 +38,7 @@ pub struct Report {
     pub counters: counters::Counters,
     pub running: Vec<procs::Master>,
     pub drift: Vec<drift::Drift>,
-    pub cgroups: Vec<(String, drift::Cgroup)>,
+    pub cgroups: Vec<(String, crate::host::CgroupLimits)>,
     pub diagnoses: Vec<diagnose::Diagnosis>,
     /// What could not be read, and why.
     pub not_read: Vec<String>,
@@ -114,13 +114,17 @@ pub fn examine(args: &StackArgs, opts: &Options) -> Result<Vec<Report>, String> 
         drift::sysctl(stack, &mut drifts, &mut not_read);
         drift::nofile(stack, &running, &mut drifts, &mut not_read);
         let mut cgroups = Vec::new();
-        if let Some(c) = drift::cgroup("self") {
+        if let Some(c) = crate::host::cgroup_limits("self") {
             cgroups.push(("lemplint".to_string(), c));
         }
         for m in &running {
-            if let Some(c) = drift::cgroup(&m.proc.pid.to_string()) {
+            if let Some(c) = crate::host::cgroup_limits(&m.proc.pid.to_string()) {
                 if !cgroups.iter().any(|(_, o)| o.path == c.path) {
-                    cgroups.push((format!("{:?} pid {}", m.kind, m.proc.pid), c));
+                    let name = match m.kind {
+                        procs::Kind::Nginx => "nginx",
+                        procs::Kind::PhpFpm => "php-fpm",
+                    };
+                    cgroups.push((format!("{name} master pid {}", m.proc.pid), c));
                 }
             }
         }
