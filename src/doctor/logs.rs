@@ -222,6 +222,13 @@ fn rotations(log: &Configured, not_read: &mut Vec<String>) -> Vec<PathBuf> {
             rotation_rank(&name, &n).map(|k| (k, e.path()))
         })
         .collect();
+    if found.is_empty() {
+        not_read.push(format!(
+            "{} (from {}): not found, nor a rotation of it",
+            crate::escape::path(&log.path),
+            log.at
+        ));
+    }
     // Oldest first, so first/last times read in order.
     found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut out = Vec::new();
@@ -425,7 +432,21 @@ mod tests {
             confine: &confine,
         };
         let log = s.logs[0].clone();
+        let s0 = scan(vec![log.clone()], &w).unwrap();
+        assert_eq!(s0.total(Symptom::QueueFull), 0);
+        // --show-lines: the lines themselves, five at most.
+        let w = Window {
+            since: None,
+            show_lines: true,
+            confine: &confine,
+        };
         let s = scan(vec![log], &w).unwrap();
-        assert_eq!(s.total(Symptom::QueueFull), 0);
+        let c = &s.counts[&(Symptom::QueueFull, "unix:/run/php/www.sock".to_string())];
+        assert_eq!(c.lines.len(), SHOWN_LINES);
+        assert!(
+            c.lines[0].contains("GET /secret?token=abc"),
+            "{:?}",
+            c.lines
+        );
     }
 }
