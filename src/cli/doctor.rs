@@ -7,6 +7,7 @@ use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
+#[command(mut_arg("paths", |a| a.help("Files or directories (default: `/`, this machine)")))]
 #[command(after_help = "\
 Reads, never writes or executes: the logs the configuration names (error_log, php-fpm's \
 error_log, slowlog; rotated and .gz copies beside them, nothing outside their directories), \
