@@ -111,7 +111,11 @@ fn strings(v: &Value) -> Vec<String> {
 
 /// `tune`'s recommended value for `setting` on `dir`.
 fn tune_says(dir: &Path, setting: &str) -> String {
-    let out = lemplint(&[
+    tune_says_with(dir, setting, &[])
+}
+
+fn tune_says_with(dir: &Path, setting: &str, extra: &[&str]) -> String {
+    let mut args = vec![
         "tune",
         dir.to_str().unwrap(),
         "--format",
@@ -120,7 +124,9 @@ fn tune_says(dir: &Path, setting: &str) -> String {
         "2",
         "--memory",
         "2GiB",
-    ]);
+    ];
+    args.extend(extra);
+    let out = lemplint(&args);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     v["recommendations"]
         .as_array()
@@ -483,21 +489,16 @@ impl Drop for Fpm {
     }
 }
 
-#[test]
-fn the_status_page_and_the_accept_queue_are_read_live() {
-    if !have_servers() {
-        return;
-    }
-    let _serial = serial();
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let sock = d.join("www.sock");
-    let conf = d.join("php-fpm.conf");
+/// php-fpm8.2 from `dir`/php-fpm.conf: `global` settings, then pool `www` on `www.sock` in
+/// `dir` with `pool` settings; returns once the socket exists.
+fn start_fpm(dir: &Path, global: &str, pool: &str) -> (Fpm, PathBuf) {
+    let sock = dir.join("www.sock");
+    let conf = dir.join("php-fpm.conf");
     std::fs::write(
         &conf,
         format!(
-            "[global]\npid = {d}/php-fpm.pid\nerror_log = {d}/php-fpm.log\ndaemonize = no\n\n[www]\nlisten = {s}\nlisten.backlog = 7\npm = static\npm.max_children = 2\npm.status_path = /status\n",
-            d = d.display(),
+            "[global]\npid = {d}/php-fpm.pid\nerror_log = {d}/php-fpm.log\ndaemonize = no\n{global}\n[www]\nlisten = {s}\n{pool}",
+            d = dir.display(),
             s = sock.display()
         ),
     )
@@ -512,7 +513,7 @@ fn the_status_page_and_the_accept_queue_are_read_live() {
     if unsafe { libc::geteuid() } == 0 {
         cmd.arg("-R");
     }
-    let _fpm = Fpm(cmd.spawn().unwrap());
+    let fpm = Fpm(cmd.spawn().unwrap());
     let ready = Instant::now();
     while !sock.exists() {
         assert!(
@@ -521,6 +522,22 @@ fn the_status_page_and_the_accept_queue_are_read_live() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    (fpm, sock)
+}
+
+#[test]
+fn the_status_page_and_the_accept_queue_are_read_live() {
+    if !have_servers() {
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (_fpm, sock) = start_fpm(
+        d,
+        "",
+        "listen.backlog = 7\npm = static\npm.max_children = 2\npm.status_path = /status\n",
+    );
     // Both static workers forked.
     std::thread::sleep(Duration::from_millis(300));
 
@@ -574,5 +591,68 @@ fn the_status_page_and_the_accept_queue_are_read_live() {
             sock.display()
         )),
         "{text}"
+    );
+}
+
+#[test]
+fn a_pool_at_its_limit_is_seen_on_its_status_page_when_its_log_is_silent() {
+    if !have_servers() {
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // `log_level = error`: the pool's "server reached pm.max_children" warning is not logged.
+    let (_fpm, sock) = start_fpm(
+        d,
+        "log_level = error\n",
+        "pm = ondemand\npm.max_children = 1\npm.status_path = /status\n",
+    );
+    let script = d.join("slow.php");
+    std::fs::write(&script, "<?php usleep(300000); echo 'ok';\n").unwrap();
+    // Three requests at once on the pool's socket, with doctor's own FastCGI client.
+    let threads: Vec<_> = (0..3)
+        .map(|_| {
+            let (sock, script) = (sock.clone(), script.display().to_string());
+            std::thread::spawn(move || {
+                lemplint::doctor::fastcgi::get(
+                    &lemplint::doctor::fastcgi::Target::Unix(&sock),
+                    &script,
+                    "",
+                )
+            })
+        })
+        .collect();
+    for t in threads {
+        assert_eq!(t.join().unwrap().unwrap(), "ok");
+    }
+
+    let (code, v) = doctor_json(&[d.to_str().unwrap()]);
+    assert_eq!(code, 1, "{v}");
+    let s = symptom(&v, "max_children_reached").unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(s["source"], "status page", "{s}");
+    assert!(s["count"].as_u64().unwrap() >= 1, "{s}");
+    assert!(
+        strings(&s["causes"])
+            .iter()
+            .any(|c| c.ends_with("[www] pm.max_children = 1")),
+        "{s}"
+    );
+    // The running worker was measured, as `tune --sample` measures: the fix is tune's with
+    // that size.
+    let p95 = v["stacks"][0]["counters"]["worker_rss"]["p95"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{v}"))
+        .to_string();
+    assert_eq!(
+        fixed(s, "[www] pm.max_children"),
+        tune_says_with(d, "[www] pm.max_children", &["--worker-rss", &p95])
+    );
+    assert!(
+        std::fs::read_to_string(d.join("php-fpm.log"))
+            .unwrap_or_default()
+            .find("pm.max_children")
+            .is_none(),
+        "the log was to be silent"
     );
 }

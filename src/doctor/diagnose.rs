@@ -30,6 +30,9 @@ pub struct Diagnosis {
     /// The upstream or pool the messages name (empty when they name none).
     pub subject: String,
     pub count: u64,
+    /// Where the count comes from: `log` (lines in the window), or `status page` (PHP-FPM's
+    /// counter since the pool started).
+    pub source: &'static str,
     pub first: Option<String>,
     pub last: Option<String>,
     pub message: &'static str,
@@ -187,6 +190,7 @@ pub fn diagnose(i: &Inputs<'_>) -> Vec<Diagnosis> {
             symptom: t.id,
             subject: subject.clone(),
             count: c.count,
+            source: "log",
             first: c.first.clone(),
             last: c.last.clone(),
             message: t.shown,
@@ -275,8 +279,48 @@ pub fn diagnose(i: &Inputs<'_>) -> Vec<Diagnosis> {
         }
         out.push(d);
     }
+    status_only(i, &insts, &mut out);
     out.sort_by(|a, b| b.count.cmp(&a.count).then(a.symptom.cmp(b.symptom)));
     out
+}
+
+/// A pool whose status page counts `max children reached` while its log says nothing of it
+/// (a `log_level` above `warning`, a log rotated away): the counter is the symptom.
+fn status_only(i: &Inputs<'_>, insts: &[Instance<'_>], out: &mut Vec<Diagnosis>) {
+    let Some(t) = TEMPLATES.iter().find(|t| t.symptom == Symptom::MaxChildren) else {
+        return;
+    };
+    for st in &i.counters.pools {
+        let Some(n) = st.get("max children reached").filter(|n| *n > 0) else {
+            continue;
+        };
+        let logged = out
+            .iter()
+            .any(|d| d.symptom == t.id && d.subject.eq_ignore_ascii_case(&st.pool));
+        let Some(pool) = pool_by_name(insts, &st.pool) else {
+            continue;
+        };
+        if logged {
+            continue;
+        }
+        let mut d = Diagnosis {
+            symptom: t.id,
+            subject: st.pool.clone(),
+            count: n,
+            source: "status page",
+            first: None,
+            last: None,
+            message: "status page: max children reached",
+            meaning: t.meaning,
+            causes: Vec::new(),
+            evidence: Vec::new(),
+            fixes: Vec::new(),
+            confirm: None,
+            lines: Vec::new(),
+        };
+        max_children(i, pool, Symptom::MaxChildren, &mut d);
+        out.push(d);
+    }
 }
 
 fn queue_full(i: &Inputs<'_>, insts: &[Instance<'_>], d: &mut Diagnosis) {

@@ -69,8 +69,14 @@ pub fn text(reports: &[Report]) -> String {
                 _ => format!(" in pool {}", crate::escape::text(&d.subject)),
             };
             let _ = writeln!(o, "\n  {} × {}{subject}", thousands(d.count), d.message);
-            if let (Some(f), Some(l)) = (&d.first, &d.last) {
-                let _ = writeln!(o, "    from {f} to {l}");
+            match (&d.first, &d.last) {
+                (Some(f), Some(l)) => {
+                    let _ = writeln!(o, "    from {f} to {l}");
+                }
+                _ if d.source != "log" => {
+                    let _ = writeln!(o, "    counted by the {} since the pool started", d.source);
+                }
+                _ => {}
             }
             let _ = writeln!(o, "    means: {}", d.meaning);
             for c in &d.causes {
