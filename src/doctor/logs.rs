@@ -319,9 +319,16 @@ fn read_one(path: &Path, server: Server, w: &Window<'_>, s: &mut Scan) -> Result
     let mut bytes = 0u64;
     loop {
         buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| format!("{shown}: {e}"))?;
+        let n = match reader.read_until(b'\n', &mut buf) {
+            Ok(n) => n,
+            Err(e) => {
+                // A damaged or truncated rotation (a .gz cut short): what was read counts,
+                // and the file is named.
+                s.not_read
+                    .push(format!("{shown}: read up to line {lines}: {e}"));
+                break;
+            }
+        };
         if n == 0 {
             break;
         }
@@ -431,6 +438,21 @@ mod tests {
             show_lines: true,
             confine: &confine,
         };
+        // A damaged rotation: what it held before the damage counts, and it is named.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(EAGAIN.repeat(16).as_bytes()).unwrap();
+        let bytes = gz.finish().unwrap();
+        std::fs::write(logs.join("error.log.4.gz"), &bytes[..bytes.len() - 12]).unwrap();
+        let damaged = scan(s.logs.clone(), &w).unwrap();
+        assert!(
+            damaged
+                .not_read
+                .iter()
+                .any(|n| n.contains("error.log.4.gz: read up to line")),
+            "{:?}",
+            damaged.not_read
+        );
+        std::fs::remove_file(logs.join("error.log.4.gz")).unwrap();
         let log = s.logs[0].clone();
         let s0 = scan(vec![log.clone()], &w).unwrap();
         assert_eq!(s0.total(Symptom::QueueFull), 0);
