@@ -249,7 +249,8 @@ fn a_starved_stack_shows_its_symptoms_and_tunes_them_away() {
     assert_eq!(logs.len(), 2, "{v}");
 }
 
-/// A minimal nginx configuration listening on `port`, its pid and log in `dir`.
+/// A minimal nginx configuration listening on `port`, its pid and log in `dir` (the log
+/// relative to the prefix nginx is started with, `dir`).
 fn nginx_conf(dir: &Path, port: u16, extra_main: &str, connections: u32) -> PathBuf {
     let conf = dir.join("etc/nginx/nginx.conf");
     std::fs::create_dir_all(conf.parent().unwrap()).unwrap();
@@ -257,7 +258,7 @@ fn nginx_conf(dir: &Path, port: u16, extra_main: &str, connections: u32) -> Path
     std::fs::write(
         &conf,
         format!(
-            "pid {d}/nginx.pid;\nerror_log {d}/logs/error.log;\nworker_processes 1;\n{extra_main}events {{\n    worker_connections {connections};\n}}\nhttp {{\n    access_log off;\n    server {{\n        listen 127.0.0.1:{port};\n        return 204;\n    }}\n}}\n",
+            "pid {d}/nginx.pid;\nerror_log logs/error.log;\nworker_processes 1;\n{extra_main}events {{\n    worker_connections {connections};\n}}\nhttp {{\n    access_log off;\n    server {{\n        listen 127.0.0.1:{port};\n        return 204;\n    }}\n}}\n",
             d = dir.display()
         ),
     )
@@ -348,6 +349,12 @@ fn an_nginx_file_changed_after_start_is_not_what_runs() {
 
     let (_, v) = doctor_json(&[d]);
     assert_eq!(v["stacks"][0]["running"][0]["kind"], "nginx", "{v}");
+    // `error_log logs/error.log` is relative to the running master's `-p`.
+    assert_eq!(
+        v["stacks"][0]["logs"][0]["path"],
+        format!("{}/logs/error.log", dir.path().display()),
+        "{v}"
+    );
     assert!(
         !drift_kinds(&v).contains(&"changed-since-start".into()),
         "{v}"

@@ -73,8 +73,14 @@ impl Scan {
     }
 }
 
-/// Where the stack's servers log, as paths of this machine.
-pub fn locations(stack: &Stack, root: Option<&Path>) -> (Vec<Configured>, Vec<String>) {
+/// Where the stack's servers log, as paths of this machine. A relative nginx path is
+/// relative to nginx's prefix: the running master's `-p` when `prefixes` has it for the
+/// configuration's main file, else the prefix the configuration was read with.
+pub fn locations(
+    stack: &Stack,
+    root: Option<&Path>,
+    prefixes: &[(PathBuf, PathBuf)],
+) -> (Vec<Configured>, Vec<String>) {
     let mut out = Vec::new();
     let mut notes = Vec::new();
     let machine = |written: &Path, prefix: Option<&Path>| -> Option<PathBuf> {
@@ -89,6 +95,12 @@ pub fn locations(stack: &Stack, root: Option<&Path>) -> (Vec<Configured>, Vec<St
     };
     for inst in crate::analysis::stack_links::active_nginx(stack) {
         let view = inst.view();
+        let main = &inst.config.files[0].source.path;
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let prefix = prefixes
+            .iter()
+            .find(|(conf, _)| canon(conf) == canon(main))
+            .map_or(inst.config.prefix.as_path(), |(_, p)| p.as_path());
         let mut main_has = false;
         for occ in view.named("error_log") {
             let Some(arg) = view.arg(occ, 0) else {
@@ -108,7 +120,7 @@ pub fn locations(stack: &Stack, root: Option<&Path>) -> (Vec<Configured>, Vec<St
             if written == Path::new("/dev/null") {
                 continue;
             }
-            match machine(written, Some(&inst.config.prefix)) {
+            match machine(written, Some(prefix)) {
                 Some(path) => out.push(Configured {
                     server: Server::Nginx,
                     written: crate::escape::text(&arg).into_owned(),
@@ -182,6 +194,18 @@ pub fn scan(logs: Vec<Configured>, w: &Window<'_>) -> Result<Scan, String> {
     let mut s = Scan::default();
     for log in &logs {
         for file in rotations(log, &mut s.not_read) {
+            // A rotation last written before the window holds nothing in it: not opened
+            // (a month of compressed logs stays unread for `--since 24h`).
+            let modified = std::fs::metadata(&file)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_secs() as i64);
+            if let (Some(since), Some(m)) = (w.since, modified) {
+                if m < since {
+                    continue;
+                }
+            }
             read_one(&file, log.server, w, &mut s)?;
         }
     }

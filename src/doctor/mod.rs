@@ -88,14 +88,7 @@ pub fn examine(args: &StackArgs, opts: &Options) -> Result<Vec<Report>, String> 
     {
         let root = root_of(stack, args);
         let root = root.as_deref();
-        let (configured, mut notes) = logs::locations(stack, root);
-        let window = logs::Window {
-            since: opts.since.map(|s| now - s as i64),
-            show_lines: opts.show_lines,
-            confine: &confine,
-        };
-        let scan = logs::scan(configured, &window)?;
-        let mut not_read = scan.not_read.clone();
+
         let confs: Vec<(procs::Kind, PathBuf)> =
             stack
                 .nginx
@@ -107,6 +100,18 @@ pub fn examine(args: &StackArgs, opts: &Options) -> Result<Vec<Report>, String> 
                 }))
                 .collect();
         let running = procs::masters(&all, &confs);
+        let prefixes: Vec<(PathBuf, PathBuf)> = running
+            .iter()
+            .filter_map(|m| Some((m.conf.clone(), m.prefix.clone()?)))
+            .collect();
+        let (configured, mut notes) = logs::locations(stack, root, &prefixes);
+        let window = logs::Window {
+            since: opts.since.map(|s| now - s as i64),
+            show_lines: opts.show_lines,
+            confine: &confine,
+        };
+        let scan = logs::scan(configured, &window)?;
+        let mut not_read = scan.not_read.clone();
         let counters = counters::read(stack, root, &running);
         notes.extend(counters.notes.iter().cloned());
         let mut drifts = Vec::new();

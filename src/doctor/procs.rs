@@ -28,6 +28,8 @@ pub struct Master {
     pub proc: Proc,
     /// Its main configuration file as a path of this machine (canonical when it exists).
     pub conf: PathBuf,
+    /// nginx's `-p` prefix, which relative log paths are relative to.
+    pub prefix: Option<PathBuf>,
     pub workers: Vec<Proc>,
 }
 
@@ -102,12 +104,7 @@ pub fn all() -> Vec<Proc> {
 /// default without one), PHP-FPM's `master process (FILE)`.
 pub fn master_conf(title: &str) -> Option<(Kind, PathBuf)> {
     if let Some(rest) = title.strip_prefix("nginx: master process") {
-        let words: Vec<&str> = rest.split_whitespace().collect();
-        let conf = words
-            .iter()
-            .position(|w| *w == "-c")
-            .and_then(|i| words.get(i + 1))
-            .map_or("/etc/nginx/nginx.conf", |c| c);
+        let conf = flag(rest, "-c").unwrap_or("/etc/nginx/nginx.conf");
         return Some((Kind::Nginx, PathBuf::from(conf)));
     }
     if title.starts_with("php-fpm: master process (") {
@@ -115,6 +112,15 @@ pub fn master_conf(title: &str) -> Option<(Kind, PathBuf)> {
         return Some((Kind::PhpFpm, PathBuf::from(inner)));
     }
     None
+}
+
+/// The word after `flag` in an nginx master's title (`-p /srv/nginx/`).
+pub fn flag<'a>(title: &'a str, flag: &str) -> Option<&'a str> {
+    let words: Vec<&str> = title.split_whitespace().collect();
+    words
+        .iter()
+        .position(|w| *w == flag)
+        .and_then(|i| words.get(i + 1).copied())
 }
 
 /// The masters running one of `confs` (paths of this machine), with their workers.
@@ -130,6 +136,7 @@ pub fn masters(procs: &[Proc], confs: &[(Kind, PathBuf)]) -> Vec<Master> {
                 kind,
                 proc: p.clone(),
                 conf,
+                prefix: flag(&p.title, "-p").map(PathBuf::from),
                 workers: procs
                     .iter()
                     .filter(|w| w.ppid == p.pid && w.pid != p.pid)
@@ -189,6 +196,13 @@ mod tests {
             Some((Kind::PhpFpm, PathBuf::from("/etc/php/8.2/fpm/php-fpm.conf")))
         );
         assert_eq!(master_conf("nginx: worker process"), None);
+        assert_eq!(
+            flag(
+                "nginx: master process /usr/sbin/nginx -p /srv/n/ -c x.conf",
+                "-p"
+            ),
+            Some("/srv/n/")
+        );
         assert_eq!(master_conf("php-fpm: pool www"), None);
     }
 
