@@ -591,6 +591,16 @@ fn the_status_page_and_the_accept_queue_are_read_live() {
         "2GiB",
     ]);
     let text = String::from_utf8(out.stdout).unwrap();
+    // Each sample follows its own family's TYPE line (the exposition format's rule).
+    let mut family = "";
+    for line in text.lines() {
+        if let Some(t) = line.strip_prefix("# TYPE ") {
+            family = t.split(' ').next().unwrap();
+        } else if !line.starts_with('#') {
+            let name = line.split(['{', ' ']).next().unwrap();
+            assert_eq!(name, family, "{line}\n{text}");
+        }
+    }
     assert!(
         text.contains("lemplint_doctor_fpm_status{pool=\"www\",field=\"total_processes\"} 2"),
         "{text}"

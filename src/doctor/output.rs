@@ -209,135 +209,135 @@ fn label(v: &str) -> String {
         .replace('\n', "\\n")
 }
 
+/// One metric family: its HELP and TYPE, then all its samples (the exposition format wants
+/// a family's samples together, after its TYPE line).
+fn family(o: &mut String, name: &str, kind: &str, help: &str, samples: &[(String, u64)]) {
+    let _ = writeln!(o, "# HELP {name} {help}\n# TYPE {name} {kind}");
+    for (labels, v) in samples {
+        if labels.is_empty() {
+            let _ = writeln!(o, "{name} {v}");
+        } else {
+            let _ = writeln!(o, "{name}{{{labels}}} {v}");
+        }
+    }
+}
+
 pub fn prometheus(reports: &[Report]) -> String {
     let mut o = String::new();
-    let head = |o: &mut String, name: &str, kind: &str, help: &str| {
-        let _ = writeln!(o, "# HELP {name} {help}\n# TYPE {name} {kind}");
-    };
-    head(
-        &mut o,
-        "lemplint_doctor_log_messages",
-        "gauge",
-        "Log messages of a symptom in the window read (per upstream or pool).",
-    );
+    let mut messages = Vec::new();
+    let (mut queued, mut backlog, mut fpm, mut drift, mut rss) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for r in reports {
+        let stack = format!("stack=\"{}\"", label(&r.root));
         for d in &r.diagnoses {
-            let _ = writeln!(
-                o,
-                "lemplint_doctor_log_messages{{stack=\"{}\",symptom=\"{}\",subject=\"{}\"}} {}",
-                label(&r.root),
-                d.symptom,
-                label(&d.subject),
-                d.count
-            );
+            messages.push((
+                format!(
+                    "{stack},symptom=\"{}\",subject=\"{}\",source=\"{}\"",
+                    d.symptom,
+                    label(&d.subject),
+                    d.source
+                ),
+                d.count,
+            ));
         }
-    }
-    head(
-        &mut o,
-        "lemplint_doctor_listen_overflows",
-        "counter",
-        "TcpExt ListenOverflows since boot (this network namespace).",
-    );
-    head(
-        &mut o,
-        "lemplint_doctor_listen_drops",
-        "counter",
-        "TcpExt ListenDrops since boot (this network namespace).",
-    );
-    if let Some(r) = reports.first() {
-        if let Some(v) = r.counters.listen_overflows {
-            let _ = writeln!(o, "lemplint_doctor_listen_overflows {v}");
-        }
-        if let Some(v) = r.counters.listen_drops {
-            let _ = writeln!(o, "lemplint_doctor_listen_drops {v}");
-        }
-    }
-    head(
-        &mut o,
-        "lemplint_doctor_accept_queue",
-        "gauge",
-        "Connections waiting in a configured listener's accept queue.",
-    );
-    head(
-        &mut o,
-        "lemplint_doctor_accept_backlog",
-        "gauge",
-        "The accept queue's size the kernel enforces for a configured listener.",
-    );
-    for r in reports {
         for q in &r.counters.queues {
             let l = format!(
                 "addr=\"{}\",owner=\"{}\"",
                 label(&q.listener.addr),
                 label(&q.owner)
             );
-            let _ = writeln!(
-                o,
-                "lemplint_doctor_accept_queue{{{l}}} {}",
-                q.listener.queued
-            );
-            let _ = writeln!(
-                o,
-                "lemplint_doctor_accept_backlog{{{l}}} {}",
-                q.listener.backlog
-            );
+            queued.push((l.clone(), q.listener.queued as u64));
+            backlog.push((l, q.listener.backlog as u64));
         }
-    }
-    head(
-        &mut o,
-        "lemplint_doctor_fpm_status",
-        "gauge",
-        "A numeric field of a pool's PHP-FPM status page.",
-    );
-    for r in reports {
         for p in &r.counters.pools {
             for (k, v) in &p.fields {
                 if let Ok(n) = v.parse::<u64>() {
-                    let _ = writeln!(
-                        o,
-                        "lemplint_doctor_fpm_status{{pool=\"{}\",field=\"{}\"}} {n}",
-                        label(&p.pool),
-                        label(&k.replace(' ', "_"))
-                    );
+                    fpm.push((
+                        format!(
+                            "pool=\"{}\",field=\"{}\"",
+                            label(&p.pool),
+                            label(&k.replace(' ', "_"))
+                        ),
+                        n,
+                    ));
                 }
             }
         }
-    }
-    head(
-        &mut o,
-        "lemplint_doctor_drift",
-        "gauge",
-        "Differences between the running state and the files, by kind.",
-    );
-    for r in reports {
         let mut kinds: std::collections::BTreeMap<&str, u64> = Default::default();
         for d in &r.drift {
             *kinds.entry(d.kind).or_default() += 1;
         }
         for (k, n) in kinds {
-            let _ = writeln!(
-                o,
-                "lemplint_doctor_drift{{stack=\"{}\",kind=\"{k}\"}} {n}",
-                label(&r.root)
-            );
+            drift.push((format!("{stack},kind=\"{k}\""), n));
+        }
+        if let Some(s) = &r.counters.worker_rss {
+            for (q, v) in [("p95", s.p95), ("mean", s.mean)] {
+                rss.push((format!("{stack},stat=\"{q}\""), v));
+            }
         }
     }
-    head(
+    family(
+        &mut o,
+        "lemplint_doctor_log_messages",
+        "gauge",
+        "Messages of a symptom in the window read (per upstream or pool; source log or status page).",
+        &messages,
+    );
+    // The kernel's counters are the machine's (this network namespace): once.
+    let kernel = reports.first().map(|r| &r.counters);
+    let one = |v: Option<u64>| {
+        v.map(|v| (String::new(), v))
+            .into_iter()
+            .collect::<Vec<_>>()
+    };
+    family(
+        &mut o,
+        "lemplint_doctor_listen_overflows",
+        "counter",
+        "TcpExt ListenOverflows since boot (this network namespace).",
+        &one(kernel.and_then(|c| c.listen_overflows)),
+    );
+    family(
+        &mut o,
+        "lemplint_doctor_listen_drops",
+        "counter",
+        "TcpExt ListenDrops since boot (this network namespace).",
+        &one(kernel.and_then(|c| c.listen_drops)),
+    );
+    family(
+        &mut o,
+        "lemplint_doctor_accept_queue",
+        "gauge",
+        "Connections waiting in a configured listener's accept queue.",
+        &queued,
+    );
+    family(
+        &mut o,
+        "lemplint_doctor_accept_backlog",
+        "gauge",
+        "The accept queue's size the kernel enforces for a configured listener.",
+        &backlog,
+    );
+    family(
+        &mut o,
+        "lemplint_doctor_fpm_status",
+        "gauge",
+        "A numeric field of a pool's PHP-FPM status page.",
+        &fpm,
+    );
+    family(
+        &mut o,
+        "lemplint_doctor_drift",
+        "gauge",
+        "Differences between the running state and the files, by kind.",
+        &drift,
+    );
+    family(
         &mut o,
         "lemplint_doctor_php_worker_rss_bytes",
         "gauge",
         "Resident memory of the running PHP-FPM workers (p95 and mean).",
+        &rss,
     );
-    for r in reports {
-        if let Some(s) = &r.counters.worker_rss {
-            for (q, v) in [("p95", s.p95), ("mean", s.mean)] {
-                let _ = writeln!(
-                    o,
-                    "lemplint_doctor_php_worker_rss_bytes{{stack=\"{}\",stat=\"{q}\"}} {v}",
-                    label(&r.root)
-                );
-            }
-        }
-    }
     o
 }
