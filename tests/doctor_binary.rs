@@ -404,6 +404,15 @@ fn a_worker_limit_below_worker_connections_is_found() {
         "{found}"
     );
     assert_eq!(found["at"], format!("{}:5", conf.display()));
+    // With tune's value for the limit, from tune's plan.
+    let tuned = tune_says(dir.path(), "worker_rlimit_nofile");
+    assert!(
+        found["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("tune: worker_rlimit_nofile {tuned} at")),
+        "{found}"
+    );
 
     // worker_rlimit_nofile lifts the worker's own limit: nothing to say.
     let port = common::free_port();

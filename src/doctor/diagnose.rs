@@ -415,7 +415,9 @@ fn max_children(i: &Inputs<'_>, pool: &PoolView<'_>, symptom: Symptom, d: &mut D
         ]
     } else {
         &[
+            "pm",
             "pm.max_children",
+            "pm.min_spare_servers",
             "pm.max_spare_servers",
             "pm.start_servers",
         ]

@@ -143,6 +143,25 @@ pub fn examine(args: &StackArgs, opts: &Options) -> Result<Vec<Report>, String> 
                 (None, None)
             }
         };
+        // A worker limit below its connections: tune's value for the limit, where it goes.
+        if let Some(r) = plan.as_ref().and_then(|p| {
+            p.recommendations
+                .iter()
+                .find(|r| r.setting == "worker_rlimit_nofile")
+        }) {
+            for d in drifts
+                .iter_mut()
+                .filter(|d| d.kind == "nofile-below-connections")
+            {
+                d.message.push_str(&format!(
+                    "; tune: worker_rlimit_nofile {} at {}:{} ({})",
+                    r.recommended,
+                    crate::escape::path(&r.file.path),
+                    r.line,
+                    r.reason
+                ));
+            }
+        }
         let diagnoses = diagnose::diagnose(&diagnose::Inputs {
             stack,
             root,
