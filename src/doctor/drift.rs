@@ -3,6 +3,7 @@
 //! say after `sysctl --system`'s ordering, workers whose open-files limit is below their
 //! `worker_connections`, and the cgroup limits the services run under.
 
+use super::main_file;
 use super::procs::{self, Kind, Master};
 use crate::stack::model::Stack;
 use std::path::Path;
@@ -24,7 +25,7 @@ pub fn changed_files(stack: &Stack, masters: &[Master], out: &mut Vec<Drift>) {
             Kind::Nginx => stack
                 .nginx
                 .iter()
-                .filter(|i| same_file(&i.config.files[0].source.path, &m.conf))
+                .filter(|i| main_file(i).is_some_and(|f| same_file(f, &m.conf)))
                 .flat_map(|i| i.config.files.iter().map(|f| f.source.path.as_path()))
                 .collect(),
             Kind::PhpFpm => stack
@@ -170,7 +171,7 @@ pub fn nofile(stack: &Stack, masters: &[Master], out: &mut Vec<Drift>, not_read:
         let Some(inst) = stack
             .nginx
             .iter()
-            .find(|i| same_file(&i.config.files[0].source.path, &m.conf))
+            .find(|i| main_file(i).is_some_and(|f| same_file(f, &m.conf)))
         else {
             continue;
         };

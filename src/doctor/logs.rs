@@ -95,7 +95,7 @@ pub fn locations(
     };
     for inst in crate::analysis::stack_links::active_nginx(stack) {
         let view = inst.view();
-        let main = &inst.config.files[0].source.path;
+        let main = super::main_file(inst).unwrap_or(Path::new(""));
         let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         let prefix = prefixes
             .iter()

@@ -52,6 +52,11 @@ impl Report {
     }
 }
 
+/// An nginx configuration's main file (the one its master is started with).
+pub fn main_file(inst: &crate::stack::model::NginxInstance) -> Option<&Path> {
+    inst.config.files.first().map(|f| f.source.path.as_path())
+}
+
 /// The directory that stands for `/` when the files are a copy of a server's.
 fn root_of(stack: &Stack, args: &StackArgs) -> Option<PathBuf> {
     if let Some(r) = &args.root {
@@ -94,7 +99,7 @@ pub fn examine(args: &StackArgs, opts: &Options) -> Result<Vec<Report>, String> 
                 .nginx
                 .iter()
                 .filter(|i| !i.standalone)
-                .map(|i| (procs::Kind::Nginx, i.config.files[0].source.path.clone()))
+                .filter_map(|i| Some((procs::Kind::Nginx, main_file(i)?.to_path_buf())))
                 .chain(stack.fpm.iter().filter(|c| c.has_master).filter_map(|c| {
                     Some((procs::Kind::PhpFpm, c.files.first()?.source.path.clone()))
                 }))

@@ -67,7 +67,7 @@ fn boot_time() -> Option<f64> {
 fn read_proc(pid: u32, boot: f64, tick: f64) -> Option<Proc> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The name is in parentheses and may hold spaces: fields count from after the last `)`.
-    let rest = &stat[stat.rfind(')')? + 2..];
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
     // After the name: state (3rd field) is index 0, ppid (4th) 1, starttime (22nd) 19.
     let ppid = fields.get(1)?.parse().ok()?;

@@ -193,7 +193,8 @@ pub fn subject(server: Server, line: &str) -> Option<String> {
 pub fn timestamp(line: &str) -> Option<(String, i64)> {
     let b = line.as_bytes();
     let num = |s: &str| s.parse::<i32>().ok();
-    if b.len() >= 19 && b[4] == b'/' && b[7] == b'/' && b[10] == b' ' {
+    // Only ASCII times are read: slicing text with other characters there could split one.
+    if b.len() >= 19 && b[..19].is_ascii() && b[4] == b'/' && b[7] == b'/' && b[10] == b' ' {
         let t = &line[..19];
         let civil = (
             num(&t[0..4])?,
@@ -205,8 +206,8 @@ pub fn timestamp(line: &str) -> Option<(String, i64)> {
         );
         return Some((t.to_string(), local_epoch(civil)?));
     }
-    if b.len() >= 21 && b[0] == b'[' && b[3] == b'-' && b[7] == b'-' {
-        let t = line.get(1..21)?;
+    if b.len() >= 21 && b[..21].is_ascii() && b[0] == b'[' && b[3] == b'-' && b[7] == b'-' {
+        let t = &line[1..21];
         let month = MONTHS.iter().position(|m| *m == &t[3..6])? as i32 + 1;
         let civil = (
             num(&t[7..11])?,
@@ -308,5 +309,8 @@ mod tests {
         assert_eq!(tb - ta, 1);
         assert!(timestamp("script_filename = /x").is_none());
         assert!(timestamp("[07-Foo-2026 08:46:50] x").is_none());
+        // Other characters where the time would be: not a time, and no panic.
+        assert!(timestamp("2026/12/07 08:46:4é9 [error]").is_none());
+        assert!(timestamp("[07-Dec-2026 08:46:é] x").is_none());
     }
 }
