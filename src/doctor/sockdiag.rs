@@ -81,7 +81,7 @@ fn u16_at(b: &[u8], at: usize) -> Option<u16> {
 }
 
 /// `struct unix_diag_msg` (16 bytes) and its attributes.
-fn parse_unix(msg: &[u8]) -> Option<Listener> {
+pub fn parse_unix(msg: &[u8]) -> Option<Listener> {
     let mut name = None;
     let mut queue = None;
     let mut at = 16;
@@ -118,7 +118,7 @@ fn parse_unix(msg: &[u8]) -> Option<Listener> {
 
 /// `struct inet_diag_msg`: family, state, timer, retrans, the socket id (48 bytes), then
 /// expires, rqueue, wqueue.
-fn parse_inet(msg: &[u8]) -> Option<Listener> {
+pub fn parse_inet(msg: &[u8]) -> Option<Listener> {
     let family = *msg.first()?;
     let port = u16::from_be_bytes(msg.get(4..6)?.try_into().ok()?);
     let addr = if family == libc::AF_INET as u8 {
