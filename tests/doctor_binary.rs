@@ -685,3 +685,46 @@ fn a_pool_at_its_limit_is_seen_on_its_status_page_when_its_log_is_silent() {
         "the log was to be silent"
     );
 }
+
+#[test]
+fn a_unit_limit_the_running_master_does_not_have_is_found() {
+    if !have_servers() {
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let conf = nginx_conf(dir.path(), port, "", 1024);
+    // The unit the tree holds gives nginx more than the running master has.
+    let unit = dir.path().join("etc/systemd/system/nginx.service");
+    std::fs::create_dir_all(unit.parent().unwrap()).unwrap();
+    std::fs::write(&unit, "[Service]\nLimitNOFILE=4096\n").unwrap();
+    let nginx = start_nginx(dir.path(), &conf, port, Some(256));
+    let (code, v) = doctor_json(&[dir.path().to_str().unwrap()]);
+    drop(nginx);
+    assert_eq!(code, 1, "{v}");
+    let found = v["stacks"][0]["drift"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["kind"] == "limit-not-applied")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(found["at"], format!("{}:2", unit.display()));
+    assert!(
+        found["message"]
+            .as_str()
+            .unwrap()
+            .contains("LimitNOFILE=4096 in the unit, but the running nginx master"),
+        "{found}"
+    );
+
+    // Started with what the unit says: nothing to say.
+    let port = common::free_port();
+    let conf = nginx_conf(dir.path(), port, "", 1024);
+    let _nginx = start_nginx(dir.path(), &conf, port, Some(4096));
+    let (_, v) = doctor_json(&[dir.path().to_str().unwrap()]);
+    assert!(
+        !drift_kinds(&v).contains(&"limit-not-applied".into()),
+        "{v}"
+    );
+}

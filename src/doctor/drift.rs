@@ -208,3 +208,30 @@ pub fn nofile(stack: &Stack, masters: &[Master], out: &mut Vec<Drift>, not_read:
         }
     }
 }
+
+/// The open-files limit nginx's systemd unit gives (`LimitNOFILE=`, read into the host facts
+/// from the tree) against the running master's: a unit edited after the service started.
+pub fn unit_limit(stack: &Stack, masters: &[Master], out: &mut Vec<Drift>) {
+    let Some(fact) = &stack.host.nofile else {
+        return;
+    };
+    let crate::host::Provenance::File { file, line, text } = &fact.source else {
+        return;
+    };
+    for m in masters.iter().filter(|m| m.kind == Kind::Nginx) {
+        let Some((soft, _)) = procs::nofile(m.proc.pid) else {
+            continue;
+        };
+        if soft != fact.value {
+            out.push(Drift {
+                kind: "limit-not-applied",
+                at: format!("{file}:{line}"),
+                message: format!(
+                    "{} in the unit, but the running nginx master (pid {}) may open {soft} files: the unit changed after nginx started (systemctl daemon-reload, then restart nginx), or something else started it",
+                    crate::escape::text(text),
+                    m.proc.pid
+                ),
+            });
+        }
+    }
+}

@@ -123,6 +123,7 @@ pub fn examine(args: &StackArgs, opts: &Options) -> Result<Vec<Report>, String> 
         drift::changed_files(stack, &running, &mut drifts);
         drift::sysctl(stack, &mut drifts, &mut not_read);
         drift::nofile(stack, &running, &mut drifts, &mut not_read);
+        drift::unit_limit(stack, &running, &mut drifts);
         let mut cgroups = Vec::new();
         if let Some(c) = crate::host::cgroup_limits("self") {
             cgroups.push(("lemplint".to_string(), c));
