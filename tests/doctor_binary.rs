@@ -728,3 +728,38 @@ fn a_unit_limit_the_running_master_does_not_have_is_found() {
         "{v}"
     );
 }
+
+#[test]
+fn too_few_worker_connections_are_tied_to_the_setting_and_tunes_fix() {
+    if !have_servers() {
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    // nginx reuses idle connections before it refuses one, and says so at `warn`:
+    // "8 worker_connections are not enough, reusing connections".
+    let conf = nginx_conf(dir.path(), port, "error_log logs/error.log warn;\n", 8);
+    let _nginx = start_nginx(dir.path(), &conf, port, None);
+    // Twenty idle connections held open: more than eight connections of the one worker.
+    let held: Vec<_> = (0..20)
+        .filter_map(|_| std::net::TcpStream::connect(("127.0.0.1", port)).ok())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    drop(held);
+
+    let (code, v) = doctor_json(&[dir.path().to_str().unwrap()]);
+    assert_eq!(code, 1, "{v}");
+    let s = symptom(&v, "worker_connections_not_enough").unwrap_or_else(|| panic!("{v}"));
+    assert!(s["count"].as_u64().unwrap() >= 1, "{s}");
+    assert!(
+        strings(&s["causes"])
+            .iter()
+            .any(|c| c == &format!("{}:6: worker_connections 8", conf.display())),
+        "{s}"
+    );
+    assert_eq!(
+        fixed(s, "worker_connections"),
+        tune_says(dir.path(), "worker_connections")
+    );
+}

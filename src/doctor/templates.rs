@@ -60,8 +60,8 @@ pub const TEMPLATES: &[Template] = &[
         id: "worker_connections_not_enough",
         server: Server::Nginx,
         needle: "worker_connections are not enough",
-        shown: "… worker_connections are not enough",
-        meaning: "a worker had all its connections in use (clients and upstreams both count) and dropped a new one",
+        shown: "… worker_connections are not enough[, reusing connections]",
+        meaning: "a worker had all its connections in use (clients and upstreams both count): it closed idle keep-alive connections to make room (`reusing connections`, at warn), or refused a new one",
     },
     Template {
         symptom: Symptom::TooManyOpenFiles,
