@@ -46,6 +46,8 @@ pub struct Counters {
     pub pools: Vec<PoolStatus>,
     /// The running PHP workers' resident memory (the percentile `tune --sample` uses).
     pub worker_rss: Option<Sample>,
+    /// `MemAvailable` of `/proc/meminfo`, in bytes: what the machine could still give.
+    pub mem_available: Option<u64>,
     #[serde(skip)]
     pub notes: Vec<String>,
 }
@@ -190,7 +192,23 @@ pub fn read(stack: &Stack, root: Option<&Path>, masters: &[Master]) -> Counters 
         .filter_map(|w| procs::rss(w.pid))
         .collect();
     c.worker_rss = crate::tune::rss::summarize(rss);
+    c.mem_available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| mem_available(&t));
     c
+}
+
+/// `MemAvailable:  2201596 kB` → bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    let kb: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
 }
 
 fn same_addr(kernel: &str, configured: &str) -> bool {
@@ -210,6 +228,13 @@ fn same_addr(kernel: &str, configured: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn available_memory_is_read_in_bytes() {
+        let t = "MemTotal:       24576000 kB\nMemFree:  100 kB\nMemAvailable:    2201596 kB\n";
+        assert_eq!(mem_available(t), Some(2_201_596 * 1024));
+        assert_eq!(mem_available("MemTotal: 1 kB\n"), None);
+    }
 
     #[test]
     fn tcpext_counters_are_read_by_name() {

@@ -441,6 +441,12 @@ fn max_children(i: &Inputs<'_>, pool: &PoolView<'_>, symptom: Symptom, d: &mut D
             s.workers
         ));
     }
+    if let Some(free) = i.counters.mem_available {
+        d.evidence.push(format!(
+            "this machine has {} available now (MemAvailable)",
+            crate::tune::mib(free)
+        ));
+    }
     if let (Some(a), Some(m)) = (i.assumptions, i.stack.host.memory.as_ref()) {
         d.evidence.push(format!(
             "memory {} ({}), reserve {} ({}), PHP worker {} ({})",
