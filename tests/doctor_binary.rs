@@ -219,6 +219,35 @@ fn a_starved_stack_shows_its_symptoms_and_tunes_them_away() {
         !text.contains("GET /index.php") && !text.contains("client: "),
         "{text}"
     );
+    // The same for a person: the count, the cause and tune's fix, on their lines.
+    let mut args = vec!["doctor", kept.to_str().unwrap()];
+    args.extend(HOST);
+    let out = lemplint(&args);
+    assert_eq!(out.status.code(), Some(1));
+    let human = String::from_utf8(out.stdout).unwrap();
+    let count = eagain["count"].as_u64().unwrap();
+    let line = |prefix: &str| human.lines().any(|l| l.trim_start().starts_with(prefix));
+    assert!(
+        human.contains(&format!(
+            "× connect() to … failed (11: Resource temporarily unavailable) while connecting to upstream on {sock}"
+        )),
+        "{human}"
+    );
+    assert!(
+        human.contains(&format!(
+            "{} ×",
+            lemplint::doctor::diagnose::thousands(count)
+        )),
+        "{human}"
+    );
+    assert!(
+        line("because: ") && line("fix (") && line("confirm: lemplint bench"),
+        "{human}"
+    );
+    assert!(
+        !human.contains("GET /index.php") && !human.contains("client: "),
+        "{human}"
+    );
 
     // With tune's change applied and the same load: the symptoms are gone.
     let out = lemplint(&[
