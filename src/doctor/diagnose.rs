@@ -234,6 +234,23 @@ pub fn diagnose(i: &Inputs<'_>) -> Vec<Diagnosis> {
                         .push(pool_line(pool, "request_terminate_timeout", "0 (none)"));
                     d.fixes = fixes(i, Some(&pool.name), &["pm.max_children"]);
                 }
+                // On TCP a full accept queue drops the SYN: the connect times out instead
+                // of failing at once, and the kernel counts the overflow.
+                if let Some(n) = i.counters.listen_overflows.filter(|n| *n > 0) {
+                    d.evidence.push(format!(
+                        "the kernel counted {} ListenOverflows since boot: a TCP accept queue was full (a timeout \"while connecting to upstream\" is that queue; \"while reading response header\" is a slow answer)",
+                        thousands(n)
+                    ));
+                    if let Some(pool) = pool_at(&insts, i.root, subject) {
+                        d.fixes
+                            .extend(fixes(i, Some(&pool.name), &["listen.backlog"]));
+                    }
+                    d.fixes.extend(fixes(
+                        i,
+                        None,
+                        &["net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog"],
+                    ));
+                }
                 if d.causes.iter().all(|c| !c.contains("fastcgi_read_timeout")) {
                     d.causes
                         .push("fastcgi_read_timeout is not set (nginx's default: 60s)".into());
@@ -464,11 +481,104 @@ fn max_children(i: &Inputs<'_>, pool: &PoolView<'_>, symptom: Symptom, d: &mut D
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::doctor::logs::Count;
+
+    /// A stack whose nginx passes to a pool on loopback TCP with a short queue.
+    fn tcp_stack(dir: &Path) -> crate::engine::Workspace {
+        let put = |rel: &str, text: &str| {
+            let p = dir.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        put(
+            "etc/nginx/nginx.conf",
+            "events {}\nhttp {\n    server {\n        listen 80;\n        location ~ \\.php$ {\n            fastcgi_pass 127.0.0.1:9000;\n        }\n    }\n}\n",
+        );
+        put(
+            "etc/php/8.2/fpm/php-fpm.conf",
+            "[global]\n[www]\nlisten = 127.0.0.1:9000\nlisten.backlog = 64\npm = static\npm.max_children = 4\n",
+        );
+        crate::engine::Workspace::load(&crate::engine::StackArgs {
+            paths: vec![dir.to_path_buf()],
+            cpus: Some(2),
+            memory: Some("2GiB".into()),
+            isolated: true,
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_tcp_timeout_with_overflows_is_tied_to_the_queue() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = tcp_stack(dir.path());
+        let stack = &ws.stacks[0];
+        let a = Assumptions {
+            php_worker_rss: 64 << 20,
+            php_worker_rss_source: "default".into(),
+            reserve: 512 << 20,
+            reserve_source: "default".into(),
+        };
+        let plan = crate::tune::plan(stack, &a).unwrap();
+        let mut scan = Scan::default();
+        scan.counts.insert(
+            (Symptom::UpstreamTimedOut, "127.0.0.1:9000".into()),
+            Count {
+                count: 3,
+                ..Default::default()
+            },
+        );
+        let diagnose_with = |overflows: u64| {
+            let counters = Counters {
+                listen_overflows: Some(overflows),
+                ..Default::default()
+            };
+            diagnose(&Inputs {
+                stack,
+                root: None,
+                scan: &scan,
+                counters: &counters,
+                plan: Some(&plan),
+                assumptions: Some(&a),
+                paths: "/".into(),
+                somaxconn: Some(4096),
+            })
+        };
+        let d = &diagnose_with(7)[0];
+        assert_eq!(d.symptom, "upstream_timed_out");
+        assert!(
+            d.evidence.iter().any(|e| e.contains("7 ListenOverflows")),
+            "{d:?}"
+        );
+        let backlog = d
+            .fixes
+            .iter()
+            .find(|f| f.setting == "[www] listen.backlog")
+            .unwrap_or_else(|| panic!("{d:?}"));
+        let tuned = plan
+            .recommendations
+            .iter()
+            .find(|r| r.setting == "[www] listen.backlog")
+            .unwrap();
+        assert_eq!(backlog.recommended, tuned.recommended);
+        // No overflow: a slow answer, not the queue.
+        let d = &diagnose_with(0)[0];
+        assert!(
+            d.evidence.iter().all(|e| !e.contains("ListenOverflows")),
+            "{d:?}"
+        );
+        assert!(
+            d.fixes.iter().all(|f| f.setting != "[www] listen.backlog"),
+            "{d:?}"
+        );
+    }
+
     #[test]
     fn counts_read_with_separators() {
-        assert_eq!(super::thousands(1482), "1,482");
-        assert_eq!(super::thousands(46234), "46,234");
-        assert_eq!(super::thousands(999), "999");
-        assert_eq!(super::thousands(1_000_000), "1,000,000");
+        assert_eq!(thousands(1482), "1,482");
+        assert_eq!(thousands(46234), "46,234");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000_000), "1,000,000");
     }
 }
