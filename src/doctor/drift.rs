@@ -10,7 +10,8 @@ use std::path::Path;
 
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Drift {
-    /// `changed-since-start`, `sysctl-not-applied`, `nofile-below-connections`.
+    /// `changed-since-start`, `sysctl-not-applied`, `nofile-below-connections`,
+    /// `limit-not-applied`.
     pub kind: &'static str,
     /// `file:line` the finding is about.
     pub at: String,
@@ -133,37 +134,20 @@ pub fn sysctl(stack: &Stack, out: &mut Vec<Drift>, not_read: &mut Vec<String>) {
         if want == have {
             continue;
         }
-        let clamped = match (want.parse::<u64>(), have.parse::<u64>()) {
-            (Ok(w), Ok(h)) => h < w && KNOWN_CAPS.iter().any(|(k, cap)| k == key && h == *cap),
-            _ => false,
-        };
-        let message = if clamped {
-            format!(
-                "{} = {} in the file, but the kernel holds {have}: it clamps this key at {have}",
-                crate::escape::text(key),
-                crate::escape::text(&want)
-            )
-        } else {
-            format!("{} = {} in the file, but the kernel has {}: the file was never applied (run `sysctl --system`), or something set it since", crate::escape::text(key), crate::escape::text(&want), crate::escape::text(&have))
-        };
+        // Why is not known from here: `sysctl --system` not run since the file changed, a
+        // later tool setting the key, or the kernel refusing or capping the value on write.
         out.push(Drift {
-            kind: if clamped {
-                "sysctl-clamped"
-            } else {
-                "sysctl-not-applied"
-            },
+            kind: "sysctl-not-applied",
             at,
-            message,
+            message: format!(
+                "{} = {} in the file, but the kernel has {}: the file was never applied (run `sysctl --system`), something set the key since, or the kernel refused or capped the value",
+                crate::escape::text(key),
+                crate::escape::text(&want),
+                crate::escape::text(&have)
+            ),
         });
     }
 }
-
-/// Keys the kernel silently caps on write (the value stored is the cap).
-const KNOWN_CAPS: &[(&str, u64)] = &[
-    // Before Linux 5.4 somaxconn was an unsigned short in places: 65535.
-    ("net.core.somaxconn", 65535),
-    ("fs.nr_open", 1 << 30),
-];
 
 /// nginx workers whose open-files limit is below what `worker_connections` needs.
 pub fn nofile(stack: &Stack, masters: &[Master], out: &mut Vec<Drift>, not_read: &mut Vec<String>) {
