@@ -1,7 +1,8 @@
 //! The running state against the files: configuration files changed since the running
 //! workers read them, kernel values in `/proc/sys` that differ from what the sysctl files
 //! say after `sysctl --system`'s ordering, workers whose open-files limit is below their
-//! `worker_connections`, and the cgroup limits the services run under.
+//! `worker_connections`, and a unit's `LimitNOFILE` the running master does not have. (The
+//! cgroup limits are read by [`crate::host::cgroup_limits`], which `--host local` uses too.)
 
 use super::main_file;
 use super::procs::{self, Kind, Master};
