@@ -301,15 +301,26 @@ struct Nginx(std::process::Child);
 
 impl Drop for Nginx {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        stop_group(&mut self.0);
     }
+}
+
+/// Stops a master started in a process group of its own, with its workers: SIGKILL to the
+/// master alone would leave them running, orphaned.
+fn stop_group(master: &mut std::process::Child) {
+    let group = -(master.id() as i32);
+    // SAFETY: kill(2) on the test's own process group; no memory is involved.
+    unsafe {
+        libc::kill(group, libc::SIGKILL);
+    }
+    let _ = master.wait();
 }
 
 fn start_nginx(dir: &Path, conf: &Path, port: u16, nofile: Option<u64>) -> Nginx {
     use std::os::unix::process::CommandExt;
     let bin = common::required_nginx("doctor_binary").unwrap();
     let mut cmd = Command::new(bin);
+    cmd.process_group(0);
     cmd.arg("-p")
         .arg(dir)
         .arg("-c")
@@ -556,8 +567,7 @@ struct Fpm(std::process::Child);
 
 impl Drop for Fpm {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        stop_group(&mut self.0);
     }
 }
 
@@ -576,6 +586,7 @@ fn start_fpm(dir: &Path, global: &str, pool: &str) -> (Fpm, PathBuf) {
     )
     .unwrap();
     let mut cmd = Command::new("/usr/sbin/php-fpm8.2");
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     cmd.arg("-F")
         .arg("-y")
         .arg(&conf)
