@@ -20,6 +20,8 @@ pub enum Provenance {
     Profile { file: String, pattern: String },
     /// Read from this machine.
     Detected,
+    /// This process's cgroup v2 limit, below what the machine has (a container, a slice).
+    Cgroup { path: String },
     /// Read from a file of the stack (`LimitNOFILE=` of nginx's systemd unit).
     File {
         file: String,
@@ -35,6 +37,7 @@ impl fmt::Display for Provenance {
             Provenance::Config { file } => write!(f, "{file} [host]"),
             Provenance::Profile { file, pattern } => write!(f, "{file} [[host.profile]] {pattern}"),
             Provenance::Detected => write!(f, "detected on this machine"),
+            Provenance::Cgroup { path } => write!(f, "memory.max of cgroup {path}"),
             Provenance::File { file, line, text } => write!(f, "{text}, {file}:{line}"),
         }
     }
@@ -192,9 +195,23 @@ impl HostFacts {
             let sys = System::new_with_specifics(
                 RefreshKind::nothing().with_memory(MemoryRefreshKind::nothing().with_ram()),
             );
-            self.memory = Some(Fact {
-                value: sys.total_memory(),
-                source: Provenance::Detected,
+            let ram = sys.total_memory();
+            // In a container or a memory-limited slice, the cgroup's limit is what the
+            // services get (the OOM killer acts at it), not the machine's RAM. The CPU count
+            // needs no such step: `available_parallelism` already applies `cpu.max`.
+            self.memory = Some(match cgroup_limits("self") {
+                Some(CgroupLimits {
+                    memory_max: Some(m),
+                    path,
+                    ..
+                }) if m < ram => Fact {
+                    value: m,
+                    source: Provenance::Cgroup { path },
+                },
+                _ => Fact {
+                    value: ram,
+                    source: Provenance::Detected,
+                },
             });
         }
         if self.kernel.is_none() {
@@ -261,6 +278,36 @@ impl HostFacts {
         }
         out
     }
+}
+
+/// A process's cgroup v2 limits.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct CgroupLimits {
+    /// The cgroup, as `/proc/PID/cgroup` names it (`/system.slice/php8.2-fpm.service`).
+    pub path: String,
+    /// `memory.max` in bytes (`None`: `max`, no limit).
+    pub memory_max: Option<u64>,
+    /// `cpu.max` as CPUs (quota / period; `None`: no limit).
+    pub cpus: Option<f64>,
+}
+
+/// The cgroup v2 limits of process `pid` (`self` for this one), read from `/proc` and
+/// `/sys/fs/cgroup`; `None` without cgroup v2.
+pub fn cgroup_limits(pid: &str) -> Option<CgroupLimits> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    let rel = text.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
+    let dir = std::path::Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+    Some(CgroupLimits {
+        path: rel.to_string(),
+        memory_max: read("memory.max").and_then(|v| v.trim().parse().ok()),
+        cpus: read("cpu.max").and_then(|v| {
+            let mut w = v.split_whitespace();
+            let quota: f64 = w.next()?.parse().ok()?; // `max`: no limit
+            let period: f64 = w.next()?.parse().ok()?;
+            (period > 0.0).then(|| quota / period)
+        }),
+    })
 }
 
 #[cfg(test)]

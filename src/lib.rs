@@ -6,6 +6,7 @@ pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
+pub mod doctor;
 pub mod edit_distance;
 pub mod engine;
 pub mod escape;

@@ -47,7 +47,7 @@ const LAYERS: &[(u8, &[&str])] = &[
     (3, &["rules"]),
     (4, &["engine"]),
     (5, &["report", "fix::write", "fix::diff", "tune"]),
-    (6, &["cli", "main", "lib", "server", "bench"]),
+    (6, &["cli", "main", "lib", "server", "bench", "doctor"]),
 ];
 
 const NAMES: [&str; 7] = [

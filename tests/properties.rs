@@ -1022,3 +1022,24 @@ fn regression_delete_directive_at_end_of_file() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    /// `doctor` reads logs and kernel answers it does not control: any bytes are read
+    /// without a panic (a line is a symptom or not; an answer parses or is refused).
+    #[test]
+    fn doctor_readers_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        use lemplint::doctor::{fastcgi, sockdiag, templates};
+        let text = String::from_utf8_lossy(&bytes);
+        for server in [templates::Server::Nginx, templates::Server::PhpFpm, templates::Server::Slowlog] {
+            let _ = templates::matching(server, &text);
+            let _ = templates::subject(server, &text);
+        }
+        let _ = templates::timestamp(&text);
+        let _ = fastcgi::read_answer(&mut bytes.as_slice());
+        let _ = fastcgi::parse_status(&text);
+        let _ = sockdiag::parse_unix(&bytes);
+        let _ = sockdiag::parse_inet(&bytes);
+    }
+}

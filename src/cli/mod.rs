@@ -4,6 +4,7 @@
 //! 2 usage, configuration, I/O or parse errors.
 
 pub mod ciphers;
+mod doctor;
 mod fix;
 mod fmt;
 mod input;
@@ -68,6 +69,8 @@ enum Command {
     Server,
     /// Show the stacks found: files, pools, sysctl values, host facts
     Stack(stack::StackCmdArgs),
+    /// Tie the running stack's symptoms (logs, counters, running state) to their causes
+    Doctor(doctor::DoctorArgs),
     /// Derive worker, pool, backlog and kernel settings from the host (and apply them)
     Tune(tune::TuneArgs),
     /// Print shell completions (bash, zsh, fish, elvish, powershell)
@@ -109,6 +112,7 @@ pub fn run() -> i32 {
         Command::Ciphers(args) => ciphers::run(args),
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
+        Command::Doctor(args) => doctor::run(args),
         Command::Fix(args) => fix::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Parse(args) => parse::run(args),
