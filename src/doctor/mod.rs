@@ -142,7 +142,7 @@ pub fn examine(args: &StackArgs, opts: &Options) -> Result<Vec<Report>, String> 
         // tune's own plan, from its own code: the recommendations doctor shows are the
         // ones `lemplint tune` prints for the same host (with the running workers' p95 as
         // `--worker-rss` when they could be measured, as `tune --sample` would).
-        let (plan, assumptions) = match tune_plan(args, &ws, stack, &counters) {
+        let (plan, assumptions) = match tune_plan(&ws, stack, &counters) {
             Ok((p, a)) => (Some(p), Some(a)),
             Err(e) => {
                 notes.push(format!("no tune recommendations: {e}"));
@@ -204,21 +204,16 @@ pub fn examine(args: &StackArgs, opts: &Options) -> Result<Vec<Report>, String> 
 }
 
 fn tune_plan(
-    args: &StackArgs,
     ws: &Workspace,
     stack: &Stack,
     counters: &counters::Counters,
 ) -> Result<(crate::tune::Plan, crate::tune::Assumptions), String> {
-    let targs = crate::cli::tune::TuneArgs {
-        stack: args.clone(),
+    let over = crate::tune::Overrides {
         reserve: None,
         worker_rss: counters.worker_rss.as_ref().map(|s| s.p95.to_string()),
         sample: false,
-        format: crate::cli::tune::TuneFormat::Text,
-        diff: false,
-        write: false,
     };
-    let mut a = crate::cli::tune::assumptions(&targs, ws, stack)?;
+    let mut a = crate::tune::assumptions(&over, ws, stack)?;
     if let Some(s) = &counters.worker_rss {
         a.php_worker_rss_source = format!(
             "sampled: p95 of {} running workers of this configuration (mean {})",
