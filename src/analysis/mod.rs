@@ -22,6 +22,7 @@ pub mod php_guard;
 pub mod php_writes;
 pub mod regex_args;
 pub mod regex_cover;
+pub mod request;
 pub mod rewrite_redirect;
 pub mod serving;
 pub mod stack_links;
