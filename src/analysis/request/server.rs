@@ -24,7 +24,10 @@ pub struct Chosen<'a> {
 /// The Host as nginx compares it: lowercased, without `:port` and a final `.`.
 pub fn normalise_host(host: &[u8]) -> Vec<u8> {
     let mut h: Vec<u8> = if host.first() == Some(&b'[') {
-        let end = host.iter().position(|&b| b == b']').map_or(host.len(), |i| i + 1);
+        let end = host
+            .iter()
+            .position(|&b| b == b']')
+            .map_or(host.len(), |i| i + 1);
         host[..end].to_vec()
     } else {
         host.split(|&b| b == b':').next().unwrap_or(host).to_vec()
@@ -51,7 +54,7 @@ fn name_rank(name: &[u8], host: &[u8]) -> Option<Rank> {
         return None;
     }
     if let Some(rest) = name.strip_prefix(b"*") {
-        return host.ends_with(&rest).then_some(Rank::Leading(rest.len()));
+        return host.ends_with(rest).then_some(Rank::Leading(rest.len()));
     }
     if let Some(rest) = name.strip_prefix(b".") {
         let takes = host == rest || host.ends_with(&name);

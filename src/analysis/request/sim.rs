@@ -333,16 +333,23 @@ impl<'a> Walk<'a, '_> {
         // The server level (no location matched) has no location rewrite phase: nginx
         // skips it for the server's own configuration.
         let Some(l) = loc else {
-            self.settle(End::Content { location: None, req: r });
+            self.settle(End::Content {
+                location: None,
+                req: r,
+            });
             return Some(());
         };
         let flows = self.run(&phase(l), vec![r])?;
         for f in flows {
             match f {
-                Flow::Stop(r) => self.settle(End::Content { location: loc, req: r }),
-                Flow::Go(r) if !r.uri_changed => {
-                    self.settle(End::Content { location: loc, req: r })
-                }
+                Flow::Stop(r) => self.settle(End::Content {
+                    location: loc,
+                    req: r,
+                }),
+                Flow::Go(r) if !r.uri_changed => self.settle(End::Content {
+                    location: loc,
+                    req: r,
+                }),
                 Flow::Go(mut r) | Flow::Again(mut r) => {
                     r.rounds -= 1;
                     if r.rounds == 0 {
