@@ -66,6 +66,7 @@ pub mod uri;
 pub use select::{Outcome, Selection, Step, Unknown, Why};
 pub use uri::{normalise, NormalisedUri, Reason, Rejected};
 
+use crate::analysis::pass_target::PASSES;
 use crate::analysis::pcre::{ParseError, Regex};
 use crate::fxhash::FxHashMap;
 use crate::stack::expanded::{NameId, OccId, View, NO_PARENT};
@@ -238,16 +239,6 @@ fn children<'v>(view: &View<'v>, block: OccId, id: Option<NameId>) -> &'v [OccId
         None => &[],
     }
 }
-
-/// Directives that make a location whose name ends in `/` redirect its name without it.
-const PASSES: [&str; 6] = [
-    "proxy_pass",
-    "fastcgi_pass",
-    "uwsgi_pass",
-    "scgi_pass",
-    "memcached_pass",
-    "grpc_pass",
-];
 
 /// The kind and name of a `location` directive as nginx reads its line (modifier and
 /// pattern, `ngx_http_core_location`): the one reading every rule uses. `None` for a line

@@ -42,3 +42,30 @@ impl<'a> Access<'a> {
         self.auth.is_some() || self.rules.iter().any(|d| d.name() == "deny")
     }
 }
+
+/// `internal;` here or in an enclosing location: external requests get 404.
+pub fn is_internal(block: Directive<'_>) -> bool {
+    let mut at = Some(block);
+    while let Some(b) = at {
+        if b.name() != "location" && b.name() != "if" {
+            return false;
+        }
+        if b.children("internal").next().is_some() {
+            return true;
+        }
+        at = b.parent();
+    }
+    false
+}
+
+/// An `if` in the block that refuses some requests (`if ($remote_addr != …) { return 403; }`):
+/// a hand-written access check this cannot evaluate, taken as a restriction.
+pub fn guarded_by_if(block: Directive<'_>) -> bool {
+    block.children("if").any(|i| {
+        i.children("return").any(|r| {
+            r.arg(0)
+                .and_then(|c| c.value().parse::<u16>().ok())
+                .is_some_and(|c| c >= 400)
+        })
+    })
+}

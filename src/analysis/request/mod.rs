@@ -35,6 +35,8 @@
 //! in the configuration.
 
 pub mod access;
+pub mod opening;
+pub mod redirects;
 mod rewrite;
 pub mod server;
 mod sim;

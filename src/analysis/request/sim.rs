@@ -292,7 +292,10 @@ impl<'a> Walk<'a, '_> {
             match f {
                 Flow::Go(mut r) | Flow::Stop(mut r) | Flow::Again(mut r) => {
                     r.uri_changed = false;
-                    self.enter(r, true)?;
+                    // A server-level rewrite marks the request internal: it may then
+                    // enter an `internal` location (checked against nginx 1.22.1).
+                    let external = !r.internal;
+                    self.enter(r, external)?;
                 }
                 Flow::Gone(g) => self.ends.push(End::Gone(g)),
             }

@@ -20,8 +20,8 @@
 use crate::analysis::cursor::Directive;
 use crate::analysis::pcre::Regex;
 use crate::analysis::stack_links::{pool_links, pool_view, setting_place, PoolLink};
+use crate::analysis::status_pages::fpm_status_path;
 use crate::fix::{edits, Fix};
-use crate::rules::nginx::status_page_exposed::fpm_status_path;
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};
 use crate::stack::instances::PoolView;
