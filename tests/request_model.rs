@@ -21,19 +21,33 @@
 //! evaluate) or calls unknown is not compared, and counted: the agreement rate printed is
 //! over the requests the model answers, and the test requires it to answer most of them.
 //!
-//! Without nginx or the echo module the test is skipped with a note, or fails when
-//! `CI=true`. Verified with nginx 1.22.1 (Debian).
+//! A second test, [`corpus_servers_agree_with_nginx`], does the same with the servers of
+//! `../shared/corpus` that have rewrite-phase directives: their server-level and
+//! location-level `rewrite`, `if`, `set`, `return` and `break` as written, their locations'
+//! kinds, names, nesting and `internal`, each location answering with the echo line
+//! (everything else — `try_files`, `*_pass`, `error_page`, `root` — is left out, so the
+//! content phase is the echo's). The servers nginx refuses alone (a variable a `map` or
+//! module outside the server defines, a directive of a module it lacks) are left out
+//! and counted. Requests: common paths and variants of each location's name.
+//!
+//! Without nginx or the echo module the tests are skipped with a note, or fail when
+//! `CI=true` (so does the corpus test without `../shared/corpus`). Verified with nginx
+//! 1.22.1 (Debian).
 
 mod common;
 use common::{free_port, Rng};
 
 use lemplint::analysis::cursor::Directive;
+use lemplint::analysis::locations::{Kind, Locations, ServerLocations};
 use lemplint::analysis::request::server::select;
+use lemplint::analysis::request::{phase, text_of};
 use lemplint::analysis::request::{End, Gone, Model};
+use lemplint::analysis::rewrite_redirect::redirects;
 use lemplint::stack::expanded::Expanded;
 use lemplint::stack::fs::DumpFs;
 use lemplint::stack::model::NginxInstance;
 use lemplint::stack::nginx::{load, LoadOptions};
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -241,6 +255,12 @@ fn ask(port: u16, host: &str, target: &str) -> String {
     }
 }
 
+/// Whether nginx's answer is the model's: the whole line, or only the status when the
+/// model's answer is one (a `return`'s own text is not compared).
+fn agrees(got: &str, want: &str) -> bool {
+    got == want || (!want.contains(' ') && got.split(' ').next() == Some(want))
+}
+
 /// The model's answer in [`ask`]'s form; `None` when it follows more than one way or
 /// says unknown.
 fn expect<'a>(
@@ -290,8 +310,18 @@ fn expect<'a>(
         End::Gone(Gone::Answered(o)) => {
             let d = Directive::new(inst, *o);
             match d.name() {
-                "return" => "418".into(),
+                // `return URL` is a 302; 444 closes the connection without an answer.
+                "return" => match d.arg(0).map(|a| a.value().into_owned()) {
+                    Some(c) if c == "444" => return None,
+                    // nginx's own codes for TLS and header errors go out as 400.
+                    Some(c) if matches!(c.as_str(), "494" | "495" | "496" | "497") => "400".into(),
+                    Some(c) if c.parse::<u16>().is_ok() => c,
+                    _ => "302".into(),
+                },
+                "rewrite" if d.arg(2).is_some_and(|f| f.value() == "permanent") => "301".into(),
                 "rewrite" if d.arg(2).is_some_and(|f| f.value() == "redirect") => "302".into(),
+                // A replacement that starts with a scheme redirects without a flag.
+                "rewrite" if redirects(d) => "302".into(),
                 // A rewrite to an empty URI.
                 "rewrite" => "500".into(),
                 "location" if d.children("internal").next().is_some() => "404".into(),
@@ -360,7 +390,7 @@ fn request_processing_agrees_with_nginx() {
             };
             answered += 1;
             let got = ask(port, &host, target);
-            if got == want {
+            if agrees(&got, &want) {
                 agree += 1;
             } else {
                 disagreements.push(format!(
@@ -383,4 +413,268 @@ fn request_processing_agrees_with_nginx() {
         answered * 10 >= total * 6,
         "the model answered only {answered} of {total} requests"
     );
+}
+
+/// A location name as a quoted token nginx reads back as exactly `name`.
+fn quote(name: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for &b in name {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            _ => out.push(b as char),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The rewrite-phase directives of `block` as written, `if` blocks with only theirs.
+fn rewrite_phase(block: Directive<'_>, indent: &str, out: &mut String) {
+    for d in phase(block) {
+        if d.name() == "if" {
+            let _ = writeln!(out, "{indent}{} {{", text_of(d));
+            rewrite_phase(d, &format!("{indent}  "), out);
+            let _ = writeln!(out, "{indent}}}");
+        } else {
+            let _ = writeln!(out, "{indent}{};", text_of(d));
+        }
+    }
+}
+
+/// One corpus location, rewritten: its kind, name, `internal`, rewrite-phase directives
+/// and nested locations as written, and an echo of its id, the URI and the arguments.
+fn emit(
+    inst: &NginxInstance,
+    s: &ServerLocations,
+    id: u32,
+    depth: usize,
+    next: &mut usize,
+    out: &mut String,
+) {
+    let l = s.get(id);
+    *next += 1;
+    let indent = "  ".repeat(depth + 1);
+    let name = if l.kind == Kind::Named {
+        String::from_utf8_lossy(&l.name).into_owned()
+    } else {
+        quote(&l.name)
+    };
+    let _ = writeln!(out, "{indent}location {} {name} {{", l.kind.modifier());
+    // `internal` is inherited: set it where the original sets it.
+    if l.internal && l.parent.is_none_or(|p| !s.get(p).internal) {
+        let _ = writeln!(out, "{indent}  internal;");
+    }
+    rewrite_phase(Directive::new(inst, l.occ), &format!("{indent}  "), out);
+    let _ = writeln!(out, "{indent}  echo \"C{next} $uri $args\";");
+    for &c in &l.children {
+        emit(inst, s, c, depth + 1, next, out);
+    }
+    let _ = writeln!(out, "{indent}}}");
+}
+
+/// Paths worth asking about, then variants of each location's name.
+const PROBES: &[&str] = &[
+    "/",
+    "/index.php",
+    "/index.php?q=1",
+    "/wp-admin/",
+    "/wp-login.php",
+    "/sitemap.xml",
+    "/robots.txt",
+    "/favicon.ico",
+    "/a.jpg",
+    "/api/v1/x?k=v",
+    "/blog/post-1",
+    "/old/page.html",
+    "/x/y/z",
+    "/a%2Fb",
+];
+
+/// A request target whose normalised path is `path`.
+fn target_for(path: &[u8]) -> String {
+    let mut out = String::new();
+    for &b in path {
+        if b <= b' ' || b == 0x7f || b >= 0x80 || matches!(b, b'%' | b'?' | b'#') {
+            let _ = write!(out, "%{b:02X}");
+        } else {
+            out.push(b as char);
+        }
+    }
+    if !out.starts_with('/') {
+        out.insert(0, '/');
+    }
+    out
+}
+
+#[test]
+#[cfg_attr(
+    lemplint_no_corpus,
+    ignore = "../shared/corpus is missing (a fresh clone: see the README's corpus note; after adding it, touch build.rs)"
+)]
+fn corpus_servers_agree_with_nginx() {
+    let Some(dir) = common::corpus("nginx") else {
+        return;
+    };
+    let Some(nginx) = common::required_nginx("tests/request_model.rs") else {
+        return;
+    };
+    let Some(echo) = common::nginx_module(&nginx, "ngx_http_echo_module.so") else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the echo module (scripts/nginx-modules.sh) is required on CI (CI=true)"
+        );
+        return;
+    };
+    // Every corpus server with rewrite-phase directives, rewritten as above.
+    let mut servers: Vec<String> = Vec::new();
+    let mut seen = HashSet::new();
+    for file in common::files_under(&dir) {
+        let Ok(text) = std::fs::read(&file) else {
+            continue;
+        };
+        if !text.windows(7).any(|w| w == b"rewrite" || w == b"return ") {
+            continue;
+        }
+        let mut fs = DumpFs::default();
+        fs.files.insert(PathBuf::from("/c/nginx.conf"), text);
+        let opts = LoadOptions {
+            single_file: true,
+            ..LoadOptions::default()
+        };
+        let Ok(config) = load(&fs, Path::new("/c/nginx.conf"), &opts) else {
+            continue;
+        };
+        let inst = NginxInstance {
+            expanded: Expanded::build(&config),
+            config,
+            standalone: false,
+            memo: Default::default(),
+            contexts: Default::default(),
+        };
+        for s in Locations::of(&inst).servers() {
+            let server = Directive::new(&inst, s.server);
+            let has_phase = !phase(server).is_empty()
+                || s.locations()
+                    .iter()
+                    .any(|l| !phase(Directive::new(&inst, l.occ)).is_empty());
+            let long = s.locations().iter().any(|l| l.name.len() > 200);
+            if !has_phase || !s.problems.is_empty() || long || s.locations().len() > 60 {
+                continue;
+            }
+            let mut body = String::new();
+            rewrite_phase(server, "  ", &mut body);
+            let mut next = 0;
+            for top in s.top().collect::<Vec<_>>() {
+                emit(&inst, s, top, 0, &mut next, &mut body);
+            }
+            if seen.insert(body.clone()) {
+                servers.push(body);
+            }
+        }
+    }
+    assert!(servers.len() >= 30, "{} corpus servers", servers.len());
+
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tmp.path();
+    let port = free_port();
+    // Each server alone first: nginx refuses some (a variable defined outside the server,
+    // a module's directive); they are left out and counted.
+    let mut kept = Vec::new();
+    let mut refused = 0usize;
+    let path = prefix.join("nginx.conf");
+    for body in servers {
+        let conf = format!(
+            "{}server {{\n  listen 127.0.0.1:{port};\n  server_name c;\n{body}}}\n}}\n",
+            head(prefix, &echo)
+        );
+        std::fs::write(&path, &conf).unwrap();
+        if common::nginx_test(&nginx, prefix).status.success() {
+            kept.push(body);
+        } else {
+            refused += 1;
+        }
+    }
+    let mut conf = head(prefix, &echo);
+    for (i, body) in kept.iter().enumerate() {
+        let _ = write!(
+            conf,
+            "server {{\n  listen 127.0.0.1:{port};\n  server_name c{i};\n{body}}}\n"
+        );
+    }
+    conf.push_str("}\n");
+    std::fs::write(&path, &conf).unwrap();
+    let t = common::nginx_test(&nginx, prefix);
+    assert!(
+        t.status.success(),
+        "nginx -t: {}",
+        String::from_utf8_lossy(&t.stderr)
+    );
+    let _running = common::start_nginx_on(&nginx, prefix, &path, &[port]);
+
+    let inst = instance(&conf);
+    let all = Locations::of(&inst);
+    let mut model = Model::new(&inst);
+    let (mut total, mut answered, mut agree) = (0usize, 0usize, 0usize);
+    let mut disagreements = Vec::new();
+    for (i, s) in all.servers().iter().enumerate() {
+        let mut targets: Vec<String> = PROBES.iter().map(|p| p.to_string()).collect();
+        for l in s.locations() {
+            let base: Vec<u8> = match (l.kind, l.regex()) {
+                (Kind::Named, _) => continue,
+                (Kind::Regex { .. }, Some(Ok(re))) => re.sample().unwrap_or_default(),
+                (Kind::Regex { .. }, _) => continue,
+                _ => l.name.to_vec(),
+            };
+            for suffix in [&b""[..], b"x", b"/a.php", b"/x?k=v"] {
+                let mut t = base.clone();
+                t.extend_from_slice(suffix);
+                let (path, query) = match t.iter().position(|&b| b == b'?') {
+                    Some(q) => (t[..q].to_vec(), Some(t[q..].to_vec())),
+                    None => (t, None),
+                };
+                let mut target = target_for(&path);
+                if let Some(q) = query {
+                    target.push_str(&String::from_utf8_lossy(&q));
+                }
+                targets.push(target);
+            }
+        }
+        targets.sort();
+        targets.dedup();
+        let host = format!("c{i}");
+        for target in targets {
+            total += 1;
+            let Some(want) = expect(&mut model, &inst, port, &host, &target) else {
+                continue;
+            };
+            answered += 1;
+            let got = ask(port, &host, &target);
+            if agrees(&got, &want) {
+                agree += 1;
+            } else {
+                disagreements.push(format!(
+                    "server c{i} GET {target}: nginx {got:?}, model {want:?}"
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "corpus servers: {agree}/{answered} answers agree with nginx ({:.2}%); the model \
+         answered {answered} of {total} requests; {} servers, nginx refused {refused} alone",
+        100.0 * agree as f64 / answered.max(1) as f64,
+        kept.len()
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements, first ones:\n{}",
+        disagreements.len(),
+        disagreements
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(answered >= 500, "only {answered} answers compared");
 }
