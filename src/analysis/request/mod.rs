@@ -14,18 +14,27 @@
 //!   after each location search a rewrite causes, at most [`state::URI_CHANGES`] times
 //!   (then 500). Captures are those of the last regex evaluated, empty when it failed or
 //!   none ran; `$uri` is decoded, `$request_uri` raw.
-//! - [`access`]: the access phase of the block that serves the request.
+//! - [`access`]: the access phase of the block that serves the request; [`opening`]:
+//!   whether its `allow`/`deny` list and login keep anyone out as nginx runs them.
 //! - [`upstream`]: what `proxy_pass` sends.
+//! - [`redirects`]: the internal redirects (`rewrite`, `error_page`, `try_files`) by
+//!   which nginx itself sends requests into a location, and the client request behind
+//!   one.
 //!
 //! [`Model::follow`] runs one request and answers with every way it can end ([`End`]):
 //! the content phase of a location (or of the server level), a rewrite cycle (500), the
 //! rewrite phase answering (`return`, a redirect, a 301 of the location search, 404 of an
 //! `internal` location), or unknown — a value, a regex or a phase this model does not
 //! follow. The content phase's internal redirects (`try_files` fallbacks, `error_page`,
-//! `X-Accel-Redirect`, `echo_exec`) are not followed: [`End::Content::redirects`] says a
-//! redirect may follow, and a caller that needs where it goes must treat it as unknown.
-//! Nothing is guessed: every way this model does not follow is an [`End::Gone`] with
-//! [`Gone::Unknown`] or an absent answer.
+//! `X-Accel-Redirect`, `echo_exec`) are not followed: [`End::redirects`] says a redirect
+//! may follow, and a caller that needs where it goes must treat it as unknown. Variables
+//! the request's own text does not give (`$arg_x`, `$http_*`, `$host`, `map`s, named
+//! captures of a `server_name` regex) are unknown: a condition on one is followed both
+//! ways, a URI built from one is [`Gone::Unknown`]. Nothing is guessed: every way this
+//! model does not follow is an [`End::Gone`] with [`Gone::Unknown`] or an absent answer.
+//!
+//! Checked against nginx 1.22.1 with the echo module by `tests/request_model.rs`: random
+//! servers, and the corpus's servers with rewrite-phase directives.
 //!
 //! Cost: a request follows at most [`MAX_PATHS`] ways (an `if` whose condition is not
 //! known doubles them), each at most [`state::URI_CHANGES`] location searches; a text
