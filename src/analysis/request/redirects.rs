@@ -492,8 +492,9 @@ fn merge_slashes(loc: Directive<'_>) -> bool {
 /// captures of the rewrite's regex its replacement must copy ([`solve`]), that regex's
 /// sample with them in place, then checked — the regex captures them from the URI,
 /// nginx's normalisation keeps it, the search serves it from the rewrite's location (for
-/// one in a location) and `rewritten` from `loc`, and no other rewrite changes the request
-/// on its way ([`runs_alone`]).
+/// one in a location) and `rewritten` from `loc`, and the request model follows the
+/// client's request to `loc` through `r` on every way ([`arrives`]; in a fragment, no
+/// other written rewrite changes the request on its way, [`runs_alone`]).
 pub fn client_uri_for_rewrite(
     loc: Directive<'_>,
     r: &Route<'_>,
@@ -518,10 +519,40 @@ pub fn client_uri_for_rewrite(
             return None;
         }
     }
-    if !selects(loc, rewritten) || !runs_alone(r.via, &uri, rewritten, index) {
+    if !selects(loc, rewritten) {
         return None;
     }
-    Some(uri)
+    let arrives = match loc.enclosing("server") {
+        Some(server) => arrives(server, loc, r.via, &uri, rewritten),
+        // A fragment's locations are not searched: the written rewrites are read instead.
+        None => runs_alone(r.via, &uri, rewritten, index),
+    };
+    arrives.then_some(uri)
+}
+
+/// Whether the client's request for `uri` ends in `loc`'s content phase with the URI
+/// `rewritten` after rewrite `r`, on every way the request model follows it through the
+/// server's and the locations' rewrite phases (a condition it cannot evaluate is followed
+/// both ways, and each way must arrive; a way it cannot follow fails).
+fn arrives(
+    server: Directive<'_>,
+    loc: Directive<'_>,
+    r: Directive<'_>,
+    uri: &[u8],
+    rewritten: &[u8],
+) -> bool {
+    let mut model = super::Model::new(loc.instance());
+    let Some(ends) = model.follow(Some(server), None, uri, None) else {
+        return false;
+    };
+    !ends.is_empty()
+        && ends.iter().all(|e| match e {
+            super::End::Content {
+                location: Some(l),
+                req,
+            } => *l == loc && req.uri == rewritten && req.rewrites.contains(&r.occ()),
+            _ => false,
+        })
 }
 
 /// The client URI that an `error_page` or `try_files` in a location, whose target is the
@@ -568,7 +599,9 @@ pub fn client_uri_for_redirect(loc: Directive<'_>, r: &Route<'_>, sent: &[u8]) -
 /// its way: no `rewrite` that runs before it (at the server level, or earlier in its own
 /// location) matches `uri`, and — unless its flag ends the rewrites (`last`, `break`) —
 /// no later `rewrite` of its block matches `rewritten`, and no `return` follows in it.
-/// `if` conditions are not evaluated: a `rewrite` inside one counts as running.
+/// `if` conditions are not evaluated: a `rewrite` inside one counts as running. Used for
+/// a fragment, whose locations the request model cannot search; in a server,
+/// [`arrives`] follows the request instead.
 fn runs_alone(r: Directive<'_>, uri: &[u8], rewritten: &[u8], servers: &Index<'_>) -> bool {
     let location = r.enclosing("location");
     let server = r.enclosing("server");
