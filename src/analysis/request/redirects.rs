@@ -531,9 +531,9 @@ pub fn client_uri_for_rewrite(
 }
 
 /// Whether the client's request for `uri` ends in `loc`'s content phase with the URI
-/// `rewritten` after rewrite `r`, on every way the request model follows it through the
-/// server's and the locations' rewrite phases (a condition it cannot evaluate is followed
-/// both ways, and each way must arrive; a way it cannot follow fails).
+/// `rewritten`, on every way the request model follows it through the server's and the
+/// locations' rewrite phases (a condition it cannot evaluate is followed both ways, and
+/// each way must arrive; a way it cannot follow fails), and through rewrite `r` on one.
 fn arrives(
     server: Directive<'_>,
     loc: Directive<'_>,
@@ -545,14 +545,18 @@ fn arrives(
     let Some(ends) = model.follow(Some(server), None, uri, None) else {
         return false;
     };
-    !ends.is_empty()
-        && ends.iter().all(|e| match e {
-            super::End::Content {
-                location: Some(l),
-                req,
-            } => *l == loc && req.uri == rewritten && req.rewrites.contains(&r.occ()),
-            _ => false,
-        })
+    let arrived = |e: &super::End<'_>| match e {
+        super::End::Content {
+            location: Some(l),
+            req,
+        } => *l == loc && req.uri == rewritten,
+        _ => false,
+    };
+    let through_r = |e: &super::End<'_>| match e {
+        super::End::Content { req, .. } => req.rewrites.contains(&r.occ()),
+        _ => false,
+    };
+    !ends.is_empty() && ends.iter().all(arrived) && ends.iter().any(through_r)
 }
 
 /// The client URI that an `error_page` or `try_files` in a location, whose target is the
