@@ -659,7 +659,11 @@ pub fn lint_stdin(src: &[u8]) -> Result<Vec<&'static str>, String> {
         )
         .map_err(|e| format!("rendering {format:?}: {e}"))?;
     }
-    Ok(findings.diagnostics.iter().map(|d| d.code).collect())
+    Ok(findings
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect())
 }
 
 /// Lints and fixes `src` as standard input, then fixes the result again. The fixer must
@@ -671,7 +675,7 @@ pub fn lint_fix(src: &[u8]) -> Check {
     let codes = lint_stdin(src)?;
     let unparsable = codes
         .iter()
-        .any(|c| lemplint::rules::is_input_error(c) && *c != "NGX020");
+        .any(|c| lemplint::rules::by_code(c).is_some_and(|r| r.input_error) && *c != "NGX020");
     let kind = stdin_kind(src);
     let before = syntax_errors(kind, src);
     let (once, first) = fix_stdin(src)?;

@@ -10,6 +10,8 @@
 #
 #   scripts/bench-hostile.sh          # base sizes
 #   scripts/bench-hostile.sh 2        # twice the base sizes
+#   SHAPES="gzip-lines pools" scripts/bench-hostile.sh   # only these shapes
+#   BIN=/tmp/lemplint scripts/bench-hostile.sh            # that binary, not a fresh build
 #
 # Shapes: regex locations beside PHP locations (NGX008 judged every pair), pathological
 # regexes, 80,000 duplicates on one line (NGX023's fix scanned the line per duplicate),
@@ -27,8 +29,13 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mult=${1:-1}
-cargo build --release --quiet
-bin=${CARGO_TARGET_DIR:-$PWD/target}/release/lemplint
+# BIN=path measures that binary (a copy: a rebuild during the run would change it midway).
+if [ -n "${BIN:-}" ]; then
+  bin=$BIN
+else
+  cargo build --release --quiet
+  bin=${CARGO_TARGET_DIR:-$PWD/target}/release/lemplint
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -94,8 +101,9 @@ measure() { # dir [format] -> "cpu_seconds rss_kb user_seconds": medians of thre
 }
 
 printf '%-16s %10s %10s %12s %12s %8s %8s\n' shape "1x MB" "10x MB" "1x cpu s (RSS)" "10x cpu s (RSS)" ratio "user"
-for shape in ngx008-pairs ngx008-redos ngx023-one-line pools sysctl-lines sysctl-unknown gzip-lines \
-  map-prefix no-root full-report ngx137-distinct fan-out template-inserts; do
+all="ngx008-pairs ngx008-redos ngx023-one-line pools sysctl-lines sysctl-unknown gzip-lines
+  map-prefix no-root full-report ngx137-distinct fan-out template-inserts"
+for shape in ${SHAPES:-$all}; do
   format=concise
   [ "$shape" = full-report ] && format=full
   read -r s1 r1 u1 < <(measure "$work/1/$shape" "$format")

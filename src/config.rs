@@ -285,7 +285,7 @@ pub fn find(start: &Path) -> Option<PathBuf> {
         for name in FILE_NAMES {
             let p = d.join(name);
             if p.is_file() {
-                return Some(crate::stack::nginx::relative_to_cwd(&p));
+                return Some(crate::stack::paths::relative_to_cwd(&p));
             }
         }
         dir = d.parent();

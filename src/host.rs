@@ -171,7 +171,7 @@ impl HostFacts {
         fill(&mut self.openssl, spec.openssl.clone(), source);
         fill(&mut self.php, spec.php.clone(), source);
         if let Some(r) = &spec.reserve {
-            crate::stack::sizing::Reserve::parse(r).map_err(|e| format!("reserve: {e}"))?;
+            crate::size::Reserve::parse(r).map_err(|e| format!("reserve: {e}"))?;
         }
         fill(&mut self.reserve, spec.reserve.clone(), source);
         fill(&mut self.nginx_modules, spec.nginx_modules.clone(), source);

@@ -9,6 +9,7 @@ pub mod diagnostic;
 pub mod edit_distance;
 pub mod engine;
 pub mod escape;
+pub mod exit;
 pub mod fix;
 pub mod format;
 pub mod fxhash;

@@ -123,6 +123,53 @@ pub fn format_size(bytes: u64) -> String {
     format!("{bytes}B")
 }
 
+/// Memory kept for everything but PHP.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reserve {
+    Percent(f64),
+    Bytes(u64),
+}
+
+impl Reserve {
+    /// `25%` or a size (`512MiB`).
+    pub fn parse(text: &str) -> Result<Reserve, String> {
+        let t = text.trim();
+        match t.strip_suffix('%') {
+            Some(p) => match p.trim().parse::<f64>() {
+                Ok(p) if (0.0..100.0).contains(&p) => Ok(Reserve::Percent(p)),
+                _ => Err(format!(
+                    "invalid reserve {text:?}: a percentage must be at least 0% and below 100%"
+                )),
+            },
+            None => parse_reserve_size(t).map(Reserve::Bytes),
+        }
+    }
+
+    /// The reserve of `memory`, in bytes.
+    pub fn bytes(self, memory: u64) -> u64 {
+        match self {
+            Reserve::Percent(_) => memory - self.available(memory),
+            Reserve::Bytes(b) => b.min(memory),
+        }
+    }
+
+    /// What is left for PHP.
+    pub fn available(self, memory: u64) -> u64 {
+        match self {
+            Reserve::Percent(p) => (memory as f64 * (100.0 - p) / 100.0) as u64,
+            Reserve::Bytes(b) => memory.saturating_sub(b),
+        }
+    }
+
+    /// `613 MiB − 25%`, `2 GiB − 512 MiB reserved`.
+    pub fn describe(self, memory: u64) -> String {
+        match self {
+            Reserve::Percent(p) => format!("{} − {p}%", human(memory)),
+            Reserve::Bytes(b) => format!("{} − {} reserved", human(memory), human(b)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

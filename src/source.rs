@@ -8,6 +8,8 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
+pub mod template;
+
 /// A half-open byte range `start..end` into one [`SourceFile`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct Span {
@@ -124,7 +126,7 @@ pub struct SourceFile {
     /// Placeholders a deployment fills in (see [`crate::syntax::template`]), in order: set
     /// by the loader that knows the file's language. A finding on a hole's line is dropped,
     /// and no edit touches one.
-    pub holes: Vec<crate::syntax::template::Hole>,
+    pub holes: Vec<template::Hole>,
     /// Regions whose findings depend on the template (its conditionals' bodies, the blocks
     /// a placeholder may insert statements into), in order of their start.
     pub unsure: Vec<Span>,
@@ -134,7 +136,7 @@ pub struct SourceFile {
     /// For a file rendered from its template with known values (see
     /// [`crate::syntax::render`]): the template as read, and each placeholder that got a
     /// value. Findings are shown in the template and fixes edit it.
-    pub rendered: Option<std::sync::Arc<crate::syntax::render::Rendering>>,
+    pub rendered: Option<std::sync::Arc<template::Rendering>>,
     /// Built on the first line or column asked for: most files of a large configuration
     /// have no finding and never need one.
     index: std::sync::OnceLock<LineIndex>,

@@ -218,7 +218,7 @@ fn ours(prefix: &Path, case: &[u8]) -> Vec<(u32, String)> {
     let mut out: Vec<(u32, String)> = found
         .diagnostics
         .iter()
-        .filter(|d| CODES.contains(&d.code) && d.file.path.ends_with("case.conf"))
+        .filter(|d| CODES.contains(&d.code.as_str()) && d.file.path.ends_with("case.conf"))
         .map(|d| (terminator_line(tree, case, d.span.start), d.message.clone()))
         .collect();
     out.sort();

@@ -314,6 +314,38 @@ fn one_file_of_a_stack_reports_what_concerns_it() {
     );
 }
 
+/// A rule may skip findings a named-files run does not show, but not one whose label lies
+/// in a named file: NGX116's finding sits in the site, its labels in nginx.conf's
+/// `add_header`s. Named either way, the finding is there; naming a third file hides it.
+#[test]
+fn a_finding_shown_by_its_label_is_still_built_when_files_are_named() {
+    let d = tree();
+    write(
+        d.path(),
+        "etc/nginx/nginx.conf",
+        "events {}\nhttp {\n    add_header X-Frame-Options DENY;\n    include /etc/nginx/conf.d/*.conf;\n}\n",
+    );
+    write(
+        d.path(),
+        "etc/nginx/conf.d/site.conf",
+        "server {\n    listen 80;\n    location / {\n        add_header Cache-Control no-store;\n    }\n}\n",
+    );
+    write(d.path(), "etc/nginx/conf.d/empty.conf", "# nothing\n");
+    for (named, shown) in [
+        ("etc/nginx/nginx.conf", true),
+        ("etc/nginx/conf.d/site.conf", true),
+        ("etc/nginx/conf.d/empty.conf", false),
+    ] {
+        let out = run(
+            d.path(),
+            &["lint", "--select", "NGX116", "--format", "concise", named],
+            None,
+        );
+        let stdout = text(&out.stdout);
+        assert_eq!(stdout.contains("NGX116"), shown, "{named}: {stdout}");
+    }
+}
+
 #[test]
 fn an_unreadable_file_fails_the_run() {
     let d = tree();

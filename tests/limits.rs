@@ -195,3 +195,34 @@ fn ten_thousand_included_files_are_all_read() {
     let out = lint_concise(d.path(), &["nginx.conf"]);
     assert_reported(&out, 0, "No problems found in 10002 files");
 }
+
+/// Past the per-file cap, duplicates are counted rather than built (a generated file can hold
+/// millions): the thousand shown and the count of the rest add up to every duplicate, and a
+/// file two configurations read is not counted twice.
+#[test]
+fn duplicates_past_the_cap_are_counted_exactly() {
+    let d = tempfile::tempdir().unwrap();
+    let body = "sendfile on;\n".repeat(2501);
+    std::fs::write(d.path().join("dups.conf"), &body).unwrap();
+    // One configuration, then two: 2,500 duplicates either way.
+    for name in ["a", "b"] {
+        std::fs::create_dir(d.path().join(name)).unwrap();
+        std::fs::write(
+            d.path().join(name).join("nginx.conf"),
+            "events {}\nhttp { include ../dups.conf; }\n",
+        )
+        .unwrap();
+        let out = lint_concise(d.path(), &["--select", "NGX023", "."]);
+        assert_reported(
+            &out,
+            1,
+            "1500 more NGX023 findings in this file are not shown (at most 1000 per rule and file)",
+        );
+        let stdout = text(&out.stdout);
+        let shown = stdout
+            .matches("\"sendfile\" directive is duplicate")
+            .count();
+        assert_eq!(shown % 1000, 0, "{stdout}");
+        assert!(shown > 0, "{stdout}");
+    }
+}

@@ -58,7 +58,7 @@ fn fixture() -> Fixture {
     let site: Shared = Arc::new(SourceFile::new(SITE_PATH, SITE_CONF.as_bytes().to_vec()));
 
     let mut tokens = Diagnostic::new(
-        "NGX022",
+        lemplint::diagnostic::rule_ids::NGX022,
         Severity::Warning,
         nginx.clone(),
         span_of(&nginx, "server_tokens on;", 0),
@@ -76,7 +76,7 @@ fn fixture() -> Fixture {
     ));
 
     let duplicate = Diagnostic::new(
-        "NGX023",
+        lemplint::diagnostic::rule_ids::NGX023,
         Severity::Error,
         nginx.clone(),
         span_of(&nginx, "root /b;", 0),
@@ -90,7 +90,7 @@ fn fixture() -> Fixture {
     .with_help("remove one of the two");
 
     let include = Diagnostic::new(
-        "NGX020",
+        lemplint::diagnostic::rule_ids::NGX020,
         Severity::Info,
         site.clone(),
         span_of(&site, "include \"snippets/*.conf\";", 0),
@@ -99,7 +99,7 @@ fn fixture() -> Fixture {
 
     let listen = span_of(&site, "listen", 0);
     let syntax = Diagnostic::new(
-        "NGX000",
+        lemplint::diagnostic::rule_ids::NGX000,
         Severity::Error,
         site.clone(),
         Span::new(listen.start, site.len() - 1),
@@ -463,7 +463,7 @@ fn fingerprints_are_fnv1a_of_content_not_line() {
 fn fingerprints_of(text: &str, needle: &str) -> (String, String) {
     let file: Shared = Arc::new(SourceFile::new("conf/nginx.conf", text.as_bytes().to_vec()));
     let d = Diagnostic::new(
-        "NGX022",
+        lemplint::diagnostic::rule_ids::NGX022,
         Severity::Warning,
         file.clone(),
         span_of(&file, needle, 0),
@@ -771,9 +771,13 @@ fn sarif_structure() {
         .collect();
     assert_eq!(levels, ["warning", "error", "note", "error"]);
     for (r, d) in results.iter().zip(&f.diagnostics) {
-        assert_eq!(r["ruleId"], d.code);
+        assert_eq!(r["ruleId"], d.code.as_str());
         let index = r["ruleIndex"].as_u64().unwrap() as usize;
-        assert_eq!(rules[index]["id"], d.code, "ruleIndex points at the rule");
+        assert_eq!(
+            rules[index]["id"],
+            d.code.as_str(),
+            "ruleIndex points at the rule"
+        );
         assert_eq!(r["message"]["text"], d.message.as_str());
         let locations = r["locations"].as_array().unwrap();
         assert_eq!(locations.len(), 1);
@@ -820,7 +824,13 @@ fn sarif_structure() {
 /// The SARIF `artifactLocation` of a finding in a file at `path`.
 fn sarif_artifact_location(path: &str) -> Value {
     let file: Shared = Arc::new(SourceFile::new(path, b"x;\n".to_vec()));
-    let d = Diagnostic::new("NGX000", Severity::Error, file, Span::new(0, 1), "m");
+    let d = Diagnostic::new(
+        lemplint::diagnostic::rule_ids::NGX000,
+        Severity::Error,
+        file,
+        Span::new(0, 1),
+        "m",
+    );
     let log: Value =
         serde_json::from_str(&render(Format::Sarif, &[d], &Summary::default())).unwrap();
     log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"].clone()
@@ -843,7 +853,7 @@ fn sarif_fix_offsets_count_characters_like_columns() {
     // The edit is after a two-byte `é`: byte offset 5, character offset 4.
     let file: Shared = Arc::new(SourceFile::new("a.conf", "é x on;\n".as_bytes().to_vec()));
     let mut d = Diagnostic::new(
-        "NGX022",
+        lemplint::diagnostic::rule_ids::NGX022,
         Severity::Warning,
         file.clone(),
         Span::new(3, 8),

@@ -229,6 +229,7 @@ fn instance(conf: &str) -> NginxInstance {
         .insert(PathBuf::from("/t/nginx.conf"), conf.as_bytes().to_vec());
     let config = load(&fs, Path::new("/t/nginx.conf"), &LoadOptions::default()).unwrap();
     NginxInstance {
+        id: Default::default(),
         expanded: Expanded::build(&config),
         config,
         standalone: false,
@@ -546,6 +547,7 @@ fn corpus_servers_agree_with_nginx() {
             continue;
         };
         let inst = NginxInstance {
+            id: Default::default(),
             expanded: Expanded::build(&config),
             config,
             standalone: false,

@@ -89,6 +89,15 @@ impl<'a> Directive<'a> {
         self.inst
     }
 
+    /// The id of this `server` block (its configuration and occurrence): what a rule keys
+    /// per-server facts by.
+    pub fn server_id(self) -> crate::stack::ids::ServerId {
+        crate::stack::ids::ServerId {
+            config: self.inst.id,
+            occ: self.occ,
+        }
+    }
+
     fn node(self) -> &'a tree::Directive {
         self.inst.view().directive(self.occ)
     }

@@ -1,11 +1,12 @@
-//! Shared knowledge rules ask for (DESIGN.md, "Layers"): it reads the syntax and the model,
-//! never rules, the CLI or the renderers.
+//! Shared knowledge rules ask for (ARCHITECTURE.md, "Code map"): it reads the syntax and the
+//! model, never rules, the engine, the CLI or the renderers.
 
 pub mod access;
 pub mod advisory_report;
 pub mod catalogue;
 pub mod cursor;
 pub mod fastcgi_params;
+pub mod fpm_status;
 pub mod header_lists;
 pub mod header_relevance;
 pub mod https_servers;
@@ -28,7 +29,6 @@ pub mod request;
 pub mod rewrite_redirect;
 pub mod serving;
 pub mod stack_links;
-pub mod status_pages;
 pub mod sysctl_keys;
 pub mod sysctl_known;
 pub mod tls_findings;

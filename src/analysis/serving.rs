@@ -437,6 +437,7 @@ mod tests {
             .insert(PathBuf::from("/t/nginx.conf"), conf.as_bytes().to_vec());
         let config = load(&fs, Path::new("/t/nginx.conf"), &LoadOptions::default()).unwrap();
         NginxInstance {
+            id: Default::default(),
             expanded: Expanded::build(&config),
             config,
             standalone: false,

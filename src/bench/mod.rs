@@ -19,8 +19,8 @@ mod prefix;
 mod procs;
 pub mod sandbox;
 
-use crate::cli::{EXIT_ERROR, EXIT_OK};
 use crate::engine::{StackArgs, Workspace};
+use crate::exit::{EXIT_ERROR, EXIT_OK};
 use clap::{Args, ValueEnum};
 use procs::{Proc, INTERRUPTED};
 use serde_json::json;
@@ -324,16 +324,7 @@ fn tuned(
     ws: &Workspace,
     stack: &crate::stack::model::Stack,
 ) -> Result<(Workspace, Vec<String>), String> {
-    let targs = crate::cli::tune::TuneArgs {
-        stack: args.stack.clone(),
-        reserve: None,
-        worker_rss: None,
-        sample: false,
-        format: crate::cli::tune::TuneFormat::Text,
-        diff: false,
-        write: false,
-    };
-    let a = crate::cli::tune::assumptions(&targs, ws, stack)?;
+    let a = crate::tune::assumptions(&crate::tune::Overrides::default(), ws, stack)?;
     let plan = crate::tune::plan(stack, &a)?;
     let said = plan
         .recommendations
@@ -341,7 +332,7 @@ fn tuned(
         .filter(|r| !r.edits.is_empty())
         .map(explain::change)
         .collect();
-    let changes = crate::cli::tune::apply(std::slice::from_ref(&plan));
+    let changes = crate::tune::apply(std::slice::from_ref(&plan));
     let mut fs = crate::stack::fs::OverlayFs::new(crate::engine::real_fs(&args.stack));
     for (path, change) in changes {
         fs.insert(path, change.new);

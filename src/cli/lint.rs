@@ -285,7 +285,7 @@ pub fn statistics(
 ) -> std::io::Result<()> {
     let mut counts: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
     for d in diagnostics {
-        let c = counts.entry(d.code).or_default();
+        let c = counts.entry(d.code.as_str()).or_default();
         c.0 += 1;
         if d.fix
             .as_ref()

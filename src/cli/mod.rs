@@ -17,9 +17,7 @@ pub(crate) mod tune;
 
 use clap::{Parser, Subcommand};
 
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_FINDINGS: i32 = 1;
-pub const EXIT_ERROR: i32 = 2;
+pub use crate::exit::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 
 /// The exit code of a command whose workspace failed to load with `msg`. Paths that hold
 /// no configuration of ours (an empty directory, an application without server files) are

@@ -36,7 +36,7 @@ pub fn changes(ws: &Workspace, diagnostics: &[Diagnostic]) -> (Changes, usize) {
         BTreeMap::new();
     for d in diagnostics {
         if crate::rules::is_input_error(d.code)
-            || d.code.starts_with("LINT")
+            || d.code.as_str().starts_with("LINT")
             || d.file.member.is_some()
             || d.file.stamp.is_none()
         {
@@ -50,7 +50,7 @@ pub fn changes(ws: &Workspace, diagnostics: &[Diagnostic]) -> (Changes, usize) {
             .entry((d.file.path.clone(), start))
             .or_insert_with(|| (d.file.clone(), BTreeSet::new()))
             .1
-            .insert(d.code);
+            .insert(d.code.as_str());
     }
     let mut edits: BTreeMap<PathBuf, (crate::source::Shared, Vec<Edit>)> = BTreeMap::new();
     let mut count = 0;

@@ -3,7 +3,7 @@
 
 use super::input;
 use super::{EXIT_ERROR, EXIT_OK};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{rule_ids, Diagnostic, RuleId, Severity};
 use crate::escape;
 use crate::report::full;
 use crate::source::{FileId, Shared};
@@ -221,10 +221,10 @@ impl Lines {
     }
 
     /// The code its syntax errors are reported under, as `lint` reports them.
-    fn code(&self) -> &'static str {
+    fn code(&self) -> RuleId {
         match self {
-            Lines::Fpm(_) => "FPM000",
-            Lines::Sysctl(_) => "SYS000",
+            Lines::Fpm(_) => rule_ids::FPM000,
+            Lines::Sysctl(_) => rule_ids::SYS000,
         }
     }
 
@@ -269,7 +269,7 @@ fn finish(
 }
 
 /// A syntax error as a diagnostic with `code` (NGX000, FPM000, SYS000).
-fn syntax_diagnostic(code: &'static str, src: &Shared, e: &SyntaxError) -> Diagnostic {
+fn syntax_diagnostic(code: RuleId, src: &Shared, e: &SyntaxError) -> Diagnostic {
     let mut d = Diagnostic::new(
         code,
         Severity::Error,
@@ -289,7 +289,7 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
     for id in config.ids() {
         let src = &config.file(id).source;
         for e in &config.file(id).parsed.errors {
-            out.push(syntax_diagnostic("NGX000", src, e));
+            out.push(syntax_diagnostic(rule_ids::NGX000, src, e));
         }
     }
     for p in &config.problems {
@@ -302,9 +302,9 @@ pub fn diagnostics(config: &NginxConfig) -> Vec<Diagnostic> {
             | LoadProblemKind::Unreadable { .. }
             | LoadProblemKind::TooManyIncludes { .. }
             | LoadProblemKind::GlobTooLarge { .. }
-            | LoadProblemKind::TooDeep { .. } => "NGX020",
-            LoadProblemKind::IncludeCycle { .. } => "NGX021",
-            LoadProblemKind::Refused { .. } => "LINT004",
+            | LoadProblemKind::TooDeep { .. } => rule_ids::NGX020,
+            LoadProblemKind::IncludeCycle { .. } => rule_ids::NGX021,
+            LoadProblemKind::Refused { .. } => rule_ids::LINT004,
         };
         let src = config.file(p.file).source.clone();
         let mut d = Diagnostic::new(code, Severity::Error, src, p.span, p.message());

@@ -2,11 +2,8 @@
 
 use super::{EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use crate::engine::{StackArgs, Workspace};
-use crate::fix::apply::{choose, splice};
-use crate::fix::{diff, write, Change, Changes, Edit, Fix};
-use crate::size::parse_size;
+use crate::fix::{diff, write};
 use crate::stack::model::Stack;
-use crate::stack::sizing::{MemoryModel, Reserve};
 use crate::tune::{self, Assumptions, Plan};
 use clap::{Args, ValueEnum};
 use serde_json::json;
@@ -37,61 +34,21 @@ pub struct TuneArgs {
     pub write: bool,
 }
 
+impl TuneArgs {
+    /// The flags that change what the tuner assumes.
+    fn overrides(&self) -> tune::Overrides {
+        tune::Overrides {
+            reserve: self.reserve.clone(),
+            worker_rss: self.worker_rss.clone(),
+            sample: self.sample,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TuneFormat {
     Text,
     Json,
-}
-
-/// The sizing model `lint` judges with (`[rules.FPM004]`, `[host] reserve`, the defaults),
-/// with this command's flags on top: after `tune --write`, FPM004 agrees.
-pub(crate) fn assumptions(
-    args: &TuneArgs,
-    ws: &Workspace,
-    stack: &Stack,
-) -> Result<Assumptions, String> {
-    let memory = stack.host.memory.as_ref().map_or(0, |m| m.value);
-    let model = MemoryModel::from_options(
-        ws.options
-            .get::<crate::rules::fpm::pm_max_children_exceeds_memory::PmMaxChildrenExceedsMemory>(),
-        &stack.host,
-    )?;
-    let insts = crate::stack::instances::instances(stack);
-    let lone = stack.lone_pools_run();
-    let model = model.bounded_by_memory_limit(
-        insts
-            .iter()
-            .filter(|i| i.master || lone)
-            .flat_map(|i| i.pools.iter()),
-    );
-    let (reserve, reserve_source) = match &args.reserve {
-        Some(r) => (Reserve::parse(r)?, format!("--reserve {r}")),
-        None => (model.reserve, model.reserve_source.clone()),
-    };
-    let (rss, rss_source) = if args.sample {
-        let s = tune::rss::sample()?;
-        (
-            s.p95,
-            format!(
-                "sampled: p95 of {} running workers (mean {})",
-                s.workers,
-                tune::mib(s.mean)
-            ),
-        )
-    } else if let Some(r) = &args.worker_rss {
-        (parse_size(r)?, format!("--worker-rss {r}"))
-    } else {
-        (model.worker_rss, model.worker_rss_source.clone())
-    };
-    if rss == 0 {
-        return Err("the PHP worker size must be more than 0".into());
-    }
-    Ok(Assumptions {
-        php_worker_rss: rss,
-        php_worker_rss_source: rss_source,
-        reserve: reserve.bytes(memory),
-        reserve_source,
-    })
 }
 
 fn text(stack: &Stack, a: &Assumptions, plan: &Plan) -> String {
@@ -172,42 +129,6 @@ fn json_of(stack: &Stack, a: &Assumptions, plan: &Plan) -> serde_json::Value {
     })
 }
 
-/// Applies every plan's edits in one pass.
-pub(crate) fn apply(plans: &[Plan]) -> Changes {
-    let fixes: Vec<Fix> = plans
-        .iter()
-        .flat_map(|p| p.recommendations.iter())
-        .filter(|r| !r.edits.is_empty())
-        .map(|r| Fix::safe(r.setting.clone(), r.edits.clone()))
-        .collect();
-    let refs: Vec<&Fix> = fixes.iter().collect();
-    let chosen = choose(&refs);
-    let mut by_file: BTreeMap<PathBuf, (std::sync::Arc<crate::source::SourceFile>, Vec<&Edit>)> =
-        BTreeMap::new();
-    for i in chosen {
-        for e in &fixes[i].edits {
-            by_file
-                .entry(e.file.path.clone())
-                .or_insert_with(|| (e.file.clone(), Vec::new()))
-                .1
-                .push(e);
-        }
-    }
-    by_file
-        .into_iter()
-        .map(|(path, (src, edits))| {
-            let new = splice(&src.text, &edits);
-            let change = Change {
-                original: src.text.clone(),
-                stamp: src.stamp,
-                new,
-            };
-            (path, change)
-        })
-        .filter(|(_, c)| c.original != c.new)
-        .collect()
-}
-
 /// Whether the tuner reads a file of the stack: every file but those of standalone nginx
 /// snippets (nothing includes them, so no nginx runs them and the tuner leaves them alone).
 fn tune_reads(stack: &Stack, path: &std::path::Path) -> bool {
@@ -255,8 +176,8 @@ pub fn run(args: TuneArgs) -> i32 {
             not_tuned += 1;
             continue;
         }
-        let result =
-            assumptions(&args, &ws, stack).and_then(|a| tune::plan(stack, &a).map(|p| (a, p)));
+        let result = tune::assumptions(&args.overrides(), &ws, stack)
+            .and_then(|a| tune::plan(stack, &a).map(|p| (a, p)));
         let (a, plan) = match result {
             Ok(r) => r,
             Err(e) => {
@@ -269,7 +190,7 @@ pub fn run(args: TuneArgs) -> i32 {
         plans.push(plan);
     }
     if args.diff || args.write {
-        let changed = apply(&plans);
+        let changed = tune::apply(&plans);
         if args.diff {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             if diff::write_patch(&mut out, &confine, &changed)

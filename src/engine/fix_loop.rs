@@ -116,7 +116,7 @@ pub fn run(req: &Request) -> Result<Outcome, String> {
         let fixes: Vec<(&'static str, &Fix)> = findings
             .diagnostics
             .iter()
-            .filter_map(|d| d.fix.as_ref().map(|f| (d.code, f)))
+            .filter_map(|d| d.fix.as_ref().map(|f| (d.code.as_str(), f)))
             .filter(|(_, f)| {
                 f.applicability >= req.level && f.applicability != Applicability::DisplayOnly
             })

@@ -115,7 +115,29 @@ pub fn collect_cancellable(
         summary.files += stack.file_count();
         summary.note_rendered(stack);
         let ran = std::time::Instant::now();
-        let result = rules::run_cancellable(stack, &selection, &ws.options, cancelled);
+        let focus = ws.focus.is_some().then(|| {
+            // Each nginx file once: a file two configurations read is one path.
+            let mut focus = rules::Focus::default();
+            let mut memo = ws.focus_memo();
+            for inst in &stack.nginx {
+                for file in &inst.config.files {
+                    if !memo.file_in_focus(&file.source) {
+                        focus.hide(&file.source);
+                    }
+                }
+            }
+            // A path shown through one source is shown (a dump's section and the tree's
+            // file can share a path).
+            for inst in &stack.nginx {
+                for file in &inst.config.files {
+                    if memo.file_in_focus(&file.source) {
+                        focus.show(&file.source);
+                    }
+                }
+            }
+            focus
+        });
+        let result = rules::run_focused(stack, &selection, &ws.options, cancelled, focus);
         if cancelled() {
             return Ok(None);
         }
@@ -157,8 +179,9 @@ pub fn collect_cancellable(
     super::rendered::apply(&mut diagnostics);
     crate::timings::report(format_args!("suppressions"), after);
     let after = std::time::Instant::now();
+    let mut focus = ws.focus_memo();
     diagnostics.retain(|d| {
-        ws.file_in_focus(&d.file) || d.labels.iter().any(|l| ws.file_in_focus(&l.file))
+        focus.file_in_focus(&d.file) || d.labels.iter().any(|l| focus.file_in_focus(&l.file))
     });
     diagnostics.retain(|d| rules::is_input_error(d.code) || !per_file_ignored(&ws, d));
     // Only a run that read an `nginx -T` dump opens the tree to look for its files.
@@ -223,7 +246,7 @@ pub fn stack_input_errors(ws: &Workspace, stack: &Stack) -> Vec<Diagnostic> {
     let selection = Selection {
         select: rules::RULES
             .iter()
-            .filter(|r| rules::is_input_error(r.code))
+            .filter(|r| r.input_error)
             .map(|r| r.code.to_string())
             .collect(),
         ignore: Vec::new(),
@@ -231,7 +254,8 @@ pub fn stack_input_errors(ws: &Workspace, stack: &Stack) -> Vec<Diagnostic> {
     let mut out = rules::run(stack, &selection, &ws.options).diagnostics;
     super::holes::apply(&mut out);
     super::rendered::apply(&mut out);
-    out.retain(|d| ws.file_in_focus(&d.file));
+    let mut focus = ws.focus_memo();
+    out.retain(|d| focus.file_in_focus(&d.file));
     sort_by_place(&mut out);
     out
 }
@@ -260,7 +284,13 @@ fn sort_by_place(diagnostics: &mut [Diagnostic]) {
     }
     let keys: Vec<(u32, u32, &'static str)> = diagnostics
         .iter()
-        .map(|d| (rank[&std::sync::Arc::as_ptr(&d.file)], d.span.start, d.code))
+        .map(|d| {
+            (
+                rank[&std::sync::Arc::as_ptr(&d.file)],
+                d.span.start,
+                d.code.as_str(),
+            )
+        })
         .collect();
     drop(rank);
     let mut order: Vec<usize> = (0..diagnostics.len()).collect();
@@ -287,9 +317,7 @@ fn per_file_ignored(ws: &Workspace, d: &Diagnostic) -> bool {
     if ws.config.per_file.is_empty() {
         return false;
     }
-    let Some(rule) = rules::by_code(d.code) else {
-        return false;
-    };
+    let rule = rules::entry(d.code);
     let rel = crate::config::relative_to_config(ws.config.path.as_deref(), &d.file.path);
     ws.config.per_file.iter().any(|(glob, sels)| {
         (glob.matches(&rel) || glob.matches(&d.file.path))

@@ -9,7 +9,7 @@
 //! In PHP-FPM files the comment starts with `;`. A suppression that silences nothing
 //! (LINT001), names an unknown rule or has no reason (LINT002) is reported itself.
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{rule_ids, Diagnostic, RuleId};
 use crate::engine::Workspace;
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::rules;
@@ -186,7 +186,7 @@ pub fn apply(
             let text = file.str(comment);
             match parse_comment(&text) {
                 None => {}
-                Some(Err(msg)) if lint002 => out.push(lint(file, comment, "LINT002", msg)),
+                Some(Err(msg)) if lint002 => out.push(lint(file, comment, rule_ids::LINT002, msg)),
                 Some(Err(_)) => {}
                 Some(Ok(Directive {
                     file_wide,
@@ -194,7 +194,7 @@ pub fn apply(
                     reason,
                 })) => {
                     if reason.is_none() && lint002 {
-                        out.push(lint(file, comment, "LINT002",
+                        out.push(lint(file, comment, rule_ids::LINT002,
                             "suppression has no reason: add one after `--` (e.g. `-- kept for the legacy client`)".into()));
                     }
                     let codes: Vec<(String, Option<&'static str>)> = codes
@@ -205,18 +205,18 @@ pub fn apply(
                                 out.push(lint(
                                     file,
                                     comment,
-                                    "LINT002",
+                                    rule_ids::LINT002,
                                     format!("unknown rule {c:?} in suppression"),
                                 ));
                             }
                             // A file that cannot be read or parsed whole was not checked:
                             // saying so is never optional.
-                            if let Some(input) = code.filter(|c| rules::is_input_error(c)) {
+                            if let Some(input) = code.filter(|c| rules::by_code(c).is_some_and(|r| r.input_error)) {
                                 if lint002 {
                                     out.push(lint(
                                         file,
                                         comment,
-                                        "LINT002",
+                                        rule_ids::LINT002,
                                         format!("{input} cannot be suppressed: it means the configuration could not be read or parsed as a whole, so nothing in it was fully checked"),
                                     ));
                                 }
@@ -258,7 +258,7 @@ pub fn apply(
                 continue;
             }
             for (i, (_, code)) in s.codes.iter().enumerate() {
-                if *code == Some(d.code) {
+                if *code == Some(d.code.as_str()) {
                     s.used[i] = true;
                     suppressed = true;
                 }
@@ -276,7 +276,7 @@ pub fn apply(
                     out.push(lint(
                         &s.file,
                         s.comment,
-                        "LINT001",
+                        rule_ids::LINT001,
                         format!("unused suppression: {written} reports nothing here"),
                     ));
                 }
@@ -286,8 +286,8 @@ pub fn apply(
     out
 }
 
-fn lint(file: &Shared, span: Span, code: &'static str, message: String) -> Diagnostic {
-    let severity = rules::by_code(code).map_or(Severity::Warning, |r| r.severity());
+fn lint(file: &Shared, span: Span, code: RuleId, message: String) -> Diagnostic {
+    let severity = rules::entry(code).severity();
     Diagnostic::new(code, severity, file.clone(), span, message)
 }
 

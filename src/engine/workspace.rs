@@ -255,11 +255,39 @@ impl Workspace {
                 .is_some_and(|m| self.in_focus(&m.container))
     }
 
+    /// [`Workspace::file_in_focus`] with each file's answer kept: a path is resolved once per
+    /// file, not once per finding and label (tens of thousands of `realpath`s otherwise).
+    pub fn focus_memo(&self) -> FocusMemo<'_> {
+        FocusMemo {
+            ws: self,
+            seen: Default::default(),
+        }
+    }
+
     /// Whether a diagnostic about `path` should be shown.
     pub fn in_focus(&self, path: &Path) -> bool {
         self.focus
             .as_ref()
             .is_none_or(|f| f.contains(&normalize(path)))
+    }
+}
+
+/// Which files are in focus, each file asked once (see [`Workspace::focus_memo`]).
+pub struct FocusMemo<'a> {
+    ws: &'a Workspace,
+    seen: crate::fxhash::FxHashMap<*const crate::source::SourceFile, bool>,
+}
+
+impl FocusMemo<'_> {
+    pub fn file_in_focus(&mut self, file: &crate::source::Shared) -> bool {
+        if self.ws.focus.is_none() {
+            return true;
+        }
+        let ws = self.ws;
+        *self
+            .seen
+            .entry(std::sync::Arc::as_ptr(file))
+            .or_insert_with(|| ws.file_in_focus(file))
     }
 }
 
@@ -343,7 +371,7 @@ fn stacks_of_files(
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let root = crate::stack::nginx::detect_root(f).or_else(|| {
+        let root = crate::stack::paths::detect_root(f).or_else(|| {
             dir.ancestors()
                 .take(4)
                 .find(|d| !d.as_os_str().is_empty() && d.join("nginx.conf").is_file())

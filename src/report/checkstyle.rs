@@ -26,7 +26,7 @@ pub fn write(
                 at.column,
                 d.severity.as_str(),
                 escape(&d.message),
-                escape(d.code),
+                escape(d.code.as_str()),
             ));
         }
         xml.push_str("  </file>\n");

@@ -19,7 +19,7 @@ fn write_line(out: &mut dyn std::io::Write, d: &Diagnostic) -> std::io::Result<(
     let at = d.file.line_col(d.span.start);
     out.write_all(crate::escape::path(d.file.shown_path()).as_bytes())?;
     write!(out, ":{}:{}: ", at.line, at.column)?;
-    for part in [d.severity.as_str(), "[", d.code, "] "] {
+    for part in [d.severity.as_str(), "[", d.code.as_str(), "] "] {
         out.write_all(part.as_bytes())?;
     }
     out.write_all(crate::escape::line(&one_line(&d.message)).as_bytes())?;

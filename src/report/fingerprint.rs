@@ -173,13 +173,13 @@ pub fn fingerprints(root: &Root, diagnostics: &[Diagnostic]) -> Vec<String> {
         .map(|d| {
             let path = path_of(root, d);
             let text = line_text(&d.file, d.span.start);
-            let first = fingerprint(d.code, &path, &text, &d.message, 1);
+            let first = fingerprint(d.code.as_str(), &path, &text, &d.message, 1);
             let n = seen.entry(first.clone()).or_insert(0);
             *n += 1;
             if *n == 1 {
                 first
             } else {
-                fingerprint(d.code, &path, &text, &d.message, *n)
+                fingerprint(d.code.as_str(), &path, &text, &d.message, *n)
             }
         })
         .collect()

@@ -53,10 +53,7 @@ pub fn render(diag: &Diagnostic, color: bool, frames: &mut Frames) -> String {
         Severity::Info => miette::Severity::Advice,
     };
     let lc = file.line_col(diag.span.start);
-    let code = match crate::rules::by_code(diag.code) {
-        Some(rule) => format!("{} {}", diag.code, rule.name),
-        None => diag.code.to_string(),
-    };
+    let code = format!("{} {}", diag.code, crate::rules::entry(diag.code).name);
     let source = frames.of(&diag.file);
     let shifts = &source.shifts;
     let mut report = MietteDiagnostic::new(escape::text(&diag.message))
@@ -146,10 +143,7 @@ fn render_binary(diag: &Diagnostic) -> String {
 fn render_unframed(diag: &Diagnostic) -> String {
     let file: &SourceFile = &diag.file;
     let lc = file.line_col(diag.span.start);
-    let code = match crate::rules::by_code(diag.code) {
-        Some(rule) => format!("{} {}", diag.code, rule.name),
-        None => diag.code.to_string(),
-    };
+    let code = format!("{} {}", diag.code, crate::rules::entry(diag.code).name);
     let mark = match diag.severity {
         Severity::Error => "×",
         Severity::Warning => "⚠",

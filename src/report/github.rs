@@ -48,10 +48,7 @@ pub fn line(d: &Diagnostic) -> String {
     } else {
         props.push(format!("endLine={}", end.line));
     }
-    let title = match crate::rules::by_code(d.code) {
-        Some(rule) => format!("{} {}", d.code, rule.name),
-        None => d.code.to_string(),
-    };
+    let title = format!("{} {}", d.code, crate::rules::entry(d.code).name);
     props.push(format!("title={}", escape_property(&title)));
     let message = match &d.file.through_link {
         Some(_) => format!("{} (read through {})", d.message, d.file.path.display()),

@@ -40,7 +40,7 @@ pub fn display_path(file: &SourceFile) -> String {
 
 /// One diagnostic as a JSON object of the contract.
 pub fn diagnostic(d: &Diagnostic) -> Value {
-    let rule = crate::rules::by_code(d.code);
+    let rule = crate::rules::entry(d.code);
     let (start, end) = positions(d);
     let labels: Vec<Value> = d
         .labels
@@ -70,9 +70,9 @@ pub fn diagnostic(d: &Diagnostic) -> Value {
     };
     json!({
         "code": d.code,
-        "name": rule.map(|r| r.name),
+        "name": rule.name,
         "severity": d.severity.as_str(),
-        "category": rule.map(|r| r.category.as_str()),
+        "category": rule.category.as_str(),
         "message": d.message,
         "file": display_path(&d.file),
         "line": start.line,

@@ -57,7 +57,7 @@ pub fn write(
             xml.push_str(&format!(
                 "      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
                 escape(&d.message),
-                escape(d.code),
+                escape(d.code.as_str()),
                 escape_text(&text),
             ));
         }

@@ -21,12 +21,77 @@ pub fn help_uri(code: &str) -> String {
     format!("{BASE_URL}{code}.md")
 }
 
-fn fix_text(f: FixAvailability) -> &'static str {
+pub fn fix_text(f: FixAvailability) -> &'static str {
     match f {
         FixAvailability::Always => "always",
         FixAvailability::Sometimes => "sometimes",
         FixAvailability::None => "none",
     }
+}
+
+fn indent(text: &str, by: &str) -> String {
+    text.trim_end()
+        .lines()
+        .map(|l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("{by}{l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A rule's documentation as plain text for a terminal (`lemplint rule CODE`, the
+/// language server's hover on a code).
+pub fn text(rule: &RuleEntry) -> String {
+    let m = rule.meta();
+    let d = &m.docs;
+    let mut out = format!(
+        "{} {}\n{} · {} · group: {} ({}) · fix: {}{}\n\n{}\n",
+        rule.code,
+        rule.name,
+        rule.category.as_str(),
+        rule.severity().as_str(),
+        rule.group.as_str(),
+        rules::lifecycle::SHIPPED.status(rule).as_str(),
+        fix_text(rule.fix),
+        if rule.needs_host {
+            " · needs host facts"
+        } else {
+            ""
+        },
+        m.summary
+    );
+    for (title, body) in [
+        ("What it does", &d.what_it_does),
+        ("Why it matters", &d.why_it_matters),
+    ] {
+        out.push_str(&format!("\n{title}\n{}\n", indent(body, "  ")));
+    }
+    out.push_str(&format!("\nExample\n{}\n", indent(&d.example, "    ")));
+    out.push_str(&format!(
+        "\nUse instead\n{}\n",
+        indent(&d.use_instead, "    ")
+    ));
+    out.push_str(&format!("\nFix safety\n{}\n", indent(&d.fix_safety, "  ")));
+    if !m.options.is_empty() {
+        out.push_str("\nOptions\n");
+        for (name, o) in &m.options {
+            out.push_str(&format!(
+                "  {name} ({}, default {}): {}\n",
+                o.kind, o.default, o.description
+            ));
+        }
+    }
+    if !d.references.is_empty() {
+        out.push_str("\nReferences\n");
+        for r in &d.references {
+            out.push_str(&format!("  - {r}\n"));
+        }
+    }
+    out
 }
 
 fn fence(rule: &RuleEntry) -> &'static str {

@@ -262,7 +262,7 @@ fn fix(root: &Root, f: &crate::fix::Fix) -> Value {
 
 fn result(root: &Root, d: &Diagnostic, rule_index: Option<usize>, fp: String) -> Value {
     let mut r = Map::new();
-    r.insert("ruleId".into(), d.code.into());
+    r.insert("ruleId".into(), d.code.as_str().into());
     if let Some(i) = rule_index {
         r.insert("ruleIndex".into(), i.into());
     }
@@ -325,7 +325,7 @@ fn result(root: &Root, d: &Diagnostic, rule_index: Option<usize>, fp: String) ->
 
 /// The codes reported, sorted: the run's rules, which results point at by index.
 fn reported_codes(diagnostics: &[Diagnostic]) -> Vec<&'static str> {
-    let mut codes: Vec<&'static str> = diagnostics.iter().map(|d| d.code).collect();
+    let mut codes: Vec<&'static str> = diagnostics.iter().map(|d| d.code.as_str()).collect();
     codes.sort_unstable();
     codes.dedup();
     codes
@@ -352,7 +352,7 @@ pub fn document(diagnostics: &[Diagnostic], root: &Root) -> Value {
     let results: Vec<Value> = diagnostics
         .iter()
         .zip(fingerprints)
-        .map(|(d, fp)| result(root, d, codes.binary_search(&d.code).ok(), fp))
+        .map(|(d, fp)| result(root, d, codes.binary_search(&d.code.as_str()).ok(), fp))
         .collect();
     json!({
         "$schema": SCHEMA,
@@ -396,7 +396,12 @@ pub fn write(
         .zip(fingerprint::fingerprints(&root, diagnostics))
         .collect();
     let result_of = |(d, fp): &(&Diagnostic, String)| {
-        result(&root, d, codes.binary_search(&d.code).ok(), fp.clone())
+        result(
+            &root,
+            d,
+            codes.binary_search(&d.code.as_str()).ok(),
+            fp.clone(),
+        )
     };
     let log = Log {
         schema: SCHEMA,

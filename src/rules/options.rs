@@ -3,8 +3,9 @@
 //! runs. An unknown rule, an unknown key or a value of the wrong type stops the run with the
 //! place in the file (a typo must not silently turn a setting off).
 
-use super::{index, RuleEntry, RULES};
+use super::{RuleEntry, RULES};
 use crate::config::{OptionError, OptionTable, OptionsDeserializer, RuleTables};
+use crate::diagnostic::RuleId;
 use std::any::Any;
 
 /// What a rule's options struct must be: read from a `[rules.CODE]` table, with a value for
@@ -152,7 +153,7 @@ impl RuleOptions {
             let code = key.get_ref().as_str();
             // Keyed by code; a renamed rule's old code still reaches it.
             let current = super::lifecycle::SHIPPED.canonical(code);
-            let Some(&i) = index().get(current.to_ascii_uppercase().as_str()) else {
+            let Some(i) = RuleId::of_code(&current.to_ascii_uppercase()).map(RuleId::index) else {
                 return Err(unknown_rule(code, key.span()));
             };
             let entry = &RULES[i];
@@ -169,19 +170,19 @@ impl RuleOptions {
 
     /// The severity lemplint.toml gives every finding of `entry`, if it gives one.
     pub fn severity(&self, entry: &RuleEntry) -> Option<crate::diagnostic::Severity> {
-        self.severity[index()[entry.code]]
+        self.severity[entry.id.index()]
     }
 
     /// The options of `entry`, as its rule declared them (downcast by [`super::Context`]).
     pub(crate) fn of(&self, entry: &RuleEntry) -> &(dyn Any + Send + Sync) {
-        let i = index()[entry.code];
+        let i = entry.id.index();
         self.by_rule[i].as_ref()
     }
 
     /// The options of rule `R` (for code outside the rule that needs them, e.g. `tune`
     /// sizing with FPM004's worker memory).
     pub fn get<R: super::Declared>(&self) -> &R::Options {
-        let i = index()[R::DECL.code];
+        let i = R::DECL.id.index();
         self.by_rule[i]
             .downcast_ref()
             .expect("the registry parsed these options with R's declared type")
@@ -231,10 +232,9 @@ fn unknown_rule(code: &str, span: std::ops::Range<usize>) -> TableError {
             r.code
         ))
     } else {
-        nearest(code, RULES.iter().map(|r| r.code)).map(|c| {
-            let r = &RULES[index()[c]];
-            format!("did you mean [rules.{c}] ({})?", r.name)
-        })
+        nearest(code, RULES.iter().map(|r| r.code))
+            .and_then(super::by_code)
+            .map(|r| format!("did you mean [rules.{}] ({})?", r.code, r.name))
     };
     TableError {
         message: format!(

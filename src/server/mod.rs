@@ -46,16 +46,16 @@ pub fn run() -> i32 {
     // (see [`transport`]).
     let (connection, io) = transport::stdio();
     let mut code = match serve(&connection) {
-        Ok(()) => crate::cli::EXIT_OK,
+        Ok(()) => crate::exit::EXIT_OK,
         Err(e) => {
             eprintln!("lemplint server: {e}");
-            crate::cli::EXIT_ERROR
+            crate::exit::EXIT_ERROR
         }
     };
     drop(connection);
     if let Some(broken) = io.finish() {
         eprintln!("lemplint server: {broken}; the stream cannot be resynchronised");
-        code = crate::cli::EXIT_ERROR;
+        code = crate::exit::EXIT_ERROR;
     }
     code
 }

@@ -89,18 +89,20 @@ pub fn hover(a: Option<&Analysis>, p: &lsp::HoverParams) -> Option<lsp::Hover> {
     let offset = LineIndex::new(&source.text).offset(pos);
     for d in &a.diagnostics {
         if real_of(&d.file) == path && d.span.start <= offset && offset <= d.span.end {
-            if let Some(rule) = crate::rules::lookup(d.code) {
-                let line = format!("**{}** `{}`: {}", rule.code, rule.name, rule.meta().summary);
-                if !parts.contains(&line) {
-                    parts.push(line);
-                }
+            let rule = crate::rules::entry(d.code);
+            let line = format!("**{}** `{}`: {}", rule.code, rule.name, rule.meta().summary);
+            if !parts.contains(&line) {
+                parts.push(line);
             }
         }
     }
     // A rule code in a `lemplint: ignore` comment.
     if let Some(code) = code_in_suppression(&source.text, offset) {
         if let Some(rule) = crate::rules::lookup(&code) {
-            parts.push(format!("```text\n{}```", crate::cli::rule::render(rule)));
+            parts.push(format!(
+                "```text\n{}```",
+                crate::report::rule_docs::text(rule)
+            ));
         }
     }
     if let Some(place) = &place {

@@ -280,7 +280,7 @@ impl Confinement {
                 return Some(root.clone());
             }
         }
-        let root = super::nginx::detect_root(real)?;
+        let root = super::paths::detect_root(real)?;
         // Only a server root inside the linted tree maps links; above it, nothing does.
         self.roots
             .iter()
@@ -459,7 +459,7 @@ pub fn root_for(given: &Path) -> Option<PathBuf> {
     } else {
         abs.parent()?.to_path_buf()
     };
-    match super::nginx::detect_root(&abs) {
+    match super::paths::detect_root(&abs) {
         Some(root) if root.is_absolute() && dir.starts_with(&root) => Some(root),
         _ => Some(dir),
     }

@@ -7,7 +7,7 @@
 //! directory the user gave. Each root is one stack.
 
 use super::fs::Fs;
-use super::nginx::detect_root;
+use super::paths::detect_root;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 
 use super::confine::{refusal, Refusal};
 use super::fs::{FileKey, Fs};
-use super::nginx::detect_root;
+use super::paths::detect_root;
 use super::paths::{is_glob, Resolved, Resolver};
 use crate::source::{Shared, Span};
 use crate::syntax::fpm::{self, Entry, LineKind, Parsed};

@@ -165,6 +165,8 @@ impl<'a> Val<'a> {
 
 /// A pool merged by name across the files of an instance.
 pub struct PoolView<'a> {
+    /// Its position among the pools of every instance, in order.
+    pub id: super::ids::PoolId,
     /// The name as written in its first header.
     pub name: String,
     /// Every header of the pool, in reading order (never empty).
@@ -265,6 +267,9 @@ pub fn instances(stack: &Stack) -> Vec<Instance<'_>> {
             p.ini = ini;
         }
     }
+    for (i, p) in out.iter_mut().flat_map(|inst| &mut inst.pools).enumerate() {
+        p.id = super::ids::PoolId::new(i);
+    }
     out
 }
 
@@ -321,6 +326,7 @@ fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
                 .entry(p.name.to_ascii_lowercase())
                 .or_insert_with(|| {
                     pools.push(PoolView {
+                        id: Default::default(),
                         name: p.name.clone(),
                         headers: Vec::new(),
                         settings: HashMap::new(),

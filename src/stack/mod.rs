@@ -8,6 +8,7 @@ pub mod fanout;
 pub mod fpm;
 pub mod fs;
 pub mod glob;
+pub mod ids;
 pub mod instances;
 pub mod memo;
 pub mod model;

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 
 /// One nginx configuration: a main file with everything it includes.
 pub struct NginxInstance {
+    /// Its position in [`Stack::nginx`], set when the stack is built.
+    pub id: super::ids::NginxId,
     pub config: NginxConfig,
     pub expanded: Expanded,
     /// True for a file nothing includes that is not an `nginx.conf` (a vhost kept in
@@ -218,9 +220,27 @@ fn commented_includes(mains: &[&NginxInstance]) -> HashSet<Vec<u8>> {
         .flat_map(|m| &m.config.files)
         .map(|f| &f.source.text)
         .filter(|text| memchr::memmem::find(text, b"include").is_some())
-        .flat_map(|text| text.split(|&b| b == b'\n'))
+        .flat_map(|text| commented_lines(text))
         .filter_map(commented_include_name)
         .collect()
+}
+
+/// The lines of `text` whose first non-blank byte is `#`, found from the `#`s rather than by
+/// splitting every line (most lines hold none); each line once however many `#`s it holds.
+fn commented_lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut done = 0;
+    memchr::memchr_iter(b'#', text).filter_map(move |i| {
+        if i < done {
+            return None;
+        }
+        let start = memchr::memrchr(b'\n', &text[..i]).map_or(0, |n| n + 1);
+        let end = memchr::memchr(b'\n', &text[i..]).map_or(text.len(), |n| i + n);
+        done = end;
+        text[start..i]
+            .iter()
+            .all(u8::is_ascii_whitespace)
+            .then(|| &text[start..end])
+    })
 }
 
 /// `# include /etc/nginx/wp-multisite-subdir;` → `wp-multisite-subdir`.
@@ -371,6 +391,9 @@ impl Stack {
             .collect();
         let mut unreadable = roles.unreadable;
         let skipped = roles.skipped;
+        for (i, inst) in nginx.iter_mut().enumerate() {
+            inst.id = super::ids::NginxId::new(i);
+        }
         let distinct_nginx = distinct_files(&nginx);
         let sysctl = super::sysctl::load(fs, &files.root, &sysctl_paths, &mut unreadable);
         let php_ini = super::php_ini::load(fs, &files.root, &ini_paths, &mut unreadable);
@@ -664,7 +687,11 @@ impl Roles<'_> {
     fn load_opts(&self, path: &Path) -> LoadOptions {
         LoadOptions {
             prefix: self.opts.prefix.clone(),
-            root: self.opts.root.clone().or_else(|| nginx::detect_root(path)),
+            root: self
+                .opts
+                .root
+                .clone()
+                .or_else(|| super::paths::detect_root(path)),
             single_file: false,
             max_files: 0,
         }
@@ -1053,10 +1080,37 @@ fn config_instance(config: NginxConfig, standalone: bool) -> NginxInstance {
         t,
     );
     NginxInstance {
+        id: Default::default(),
         config,
         expanded,
         standalone,
         memo: Memo::default(),
         contexts: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commented_lines_are_found_once_each() {
+        let text =
+            b"# include a.conf;\nroot /x; # include b;\n  ## # include c.conf;\n#\n\tx\n#last";
+        let lines: Vec<&[u8]> = commented_lines(text).collect();
+        assert_eq!(
+            lines,
+            [
+                &b"# include a.conf;"[..],
+                b"  ## # include c.conf;",
+                b"#",
+                b"#last"
+            ]
+        );
+        let names: Vec<Vec<u8>> = lines
+            .into_iter()
+            .filter_map(commented_include_name)
+            .collect();
+        assert_eq!(names, [b"a.conf".to_vec(), b"c.conf".to_vec()]);
     }
 }

@@ -8,7 +8,7 @@ use super::paths::{Resolved, Resolver};
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::source::{FileId, Shared, SourceFile, Span};
 use crate::syntax::nginx::{NodeId, Parsed, Word};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// How include paths are resolved.
@@ -228,7 +228,10 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
             .map(Path::to_path_buf)
             .unwrap_or_default()
     });
-    let root = opts.root.clone().or_else(|| detect_root(&main.path));
+    let root = opts
+        .root
+        .clone()
+        .or_else(|| super::paths::detect_root(&main.path));
     let main_identity = fs.identity(&main.path);
     let (main, parsed) = fs.nginx_tree(main);
     let mut loader = Loader {
@@ -266,62 +269,6 @@ pub fn load_from(fs: &dyn Fs, main: SourceFile, opts: &LoadOptions) -> NginxConf
         prefix: loader.resolver.prefix.unwrap_or_default(),
         root: loader.resolver.root,
     }
-}
-
-/// The directory above the nearest `etc` component of `path`: a repository that mirrors a
-/// server (`hosts/web1/etc/nginx/nginx.conf`) has its `/` at `hosts/web1`. Returns `None`
-/// for the live system (`/etc/...`), where no mapping is needed.
-pub fn detect_root(path: &Path) -> Option<PathBuf> {
-    if let Some(root) = detect_root_of(path) {
-        return Some(root);
-    }
-    if path.is_absolute() {
-        return None;
-    }
-    // `cd hosts/web1/etc/nginx && lemplint lint nginx.conf`: look at the absolute path, and
-    // show the result relative to the current directory when it is below it.
-    let abs = std::path::absolute(path).ok()?;
-    let root = detect_root_of(&abs)?;
-    Some(relative_to_cwd(&root))
-}
-
-/// `path` relative to the current directory when it lies below it.
-pub fn relative_to_cwd(path: &Path) -> PathBuf {
-    std::env::current_dir()
-        .ok()
-        .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
-        .map(|p| {
-            if p.as_os_str().is_empty() {
-                PathBuf::from(".")
-            } else {
-                p
-            }
-        })
-        .unwrap_or_else(|| path.to_path_buf())
-}
-
-fn detect_root_of(path: &Path) -> Option<PathBuf> {
-    let comps: Vec<Component> = path.components().collect();
-    let named = |c: &Component, name: &str| matches!(c, Component::Normal(n) if *n == name);
-    // The nearest `etc` (`hosts/web1/etc/nginx`), but above a `usr` or `opt` that holds it
-    // (`srv1/usr/local/php/etc/php-fpm.conf` is rooted at `srv1`); with no `etc`, above the
-    // first `usr` (`srv1/usr/local/nginx/conf/nginx.conf`).
-    let i = match comps.iter().rposition(|c| named(c, "etc")) {
-        Some(e) => comps[..e]
-            .iter()
-            .rposition(|c| named(c, "usr") || named(c, "opt"))
-            .unwrap_or(e),
-        None => comps.iter().position(|c| named(c, "usr"))?,
-    };
-    let root: PathBuf = comps[..i].iter().collect();
-    if root == Path::new("/") {
-        return None;
-    }
-    // `etc/nginx/nginx.conf` from the repository root: the root is `.`.
-    if root.as_os_str().is_empty() {
-        return Some(PathBuf::from("."));
-    }
-    Some(root)
 }
 
 /// A file read ahead of its turn: its identity, and its source and tree (or why it failed).

@@ -163,6 +163,62 @@ pub fn under_root(root: &Path, absolute: &Path) -> PathBuf {
     }
 }
 
+/// The directory above the nearest `etc` component of `path`: a repository that mirrors a
+/// server (`hosts/web1/etc/nginx/nginx.conf`) has its `/` at `hosts/web1`. Returns `None`
+/// for the live system (`/etc/...`), where no mapping is needed.
+pub fn detect_root(path: &Path) -> Option<PathBuf> {
+    if let Some(root) = detect_root_of(path) {
+        return Some(root);
+    }
+    if path.is_absolute() {
+        return None;
+    }
+    // `cd hosts/web1/etc/nginx && lemplint lint nginx.conf`: look at the absolute path, and
+    // show the result relative to the current directory when it is below it.
+    let abs = std::path::absolute(path).ok()?;
+    let root = detect_root_of(&abs)?;
+    Some(relative_to_cwd(&root))
+}
+
+/// `path` relative to the current directory when it lies below it.
+pub fn relative_to_cwd(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                p
+            }
+        })
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
+fn detect_root_of(path: &Path) -> Option<PathBuf> {
+    let comps: Vec<Component> = path.components().collect();
+    let named = |c: &Component, name: &str| matches!(c, Component::Normal(n) if *n == name);
+    // The nearest `etc` (`hosts/web1/etc/nginx`), but above a `usr` or `opt` that holds it
+    // (`srv1/usr/local/php/etc/php-fpm.conf` is rooted at `srv1`); with no `etc`, above the
+    // first `usr` (`srv1/usr/local/nginx/conf/nginx.conf`).
+    let i = match comps.iter().rposition(|c| named(c, "etc")) {
+        Some(e) => comps[..e]
+            .iter()
+            .rposition(|c| named(c, "usr") || named(c, "opt"))
+            .unwrap_or(e),
+        None => comps.iter().position(|c| named(c, "usr"))?,
+    };
+    let root: PathBuf = comps[..i].iter().collect();
+    if root == Path::new("/") {
+        return None;
+    }
+    // `etc/nginx/nginx.conf` from the repository root: the root is `.`.
+    if root.as_os_str().is_empty() {
+        return Some(PathBuf::from("."));
+    }
+    Some(root)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,60 +4,14 @@
 //! `lemplint tune --write` the sizing rules are silent with the same host facts and options.
 
 use crate::host::{HostFacts, KernelVersion};
-use crate::size::{human, parse_size};
+use crate::size::parse_size;
+pub use crate::size::Reserve;
 
 /// The default memory of one PHP worker: typical application workers measure 30–100 MB
 /// (domain research §4); measure yours with `ps -o rss -C php-fpm8.2` or `tune --sample`.
 pub const DEFAULT_WORKER_RSS: u64 = 64 << 20;
 /// The default share of memory kept for the OS, nginx, databases and caches.
 pub const DEFAULT_RESERVE: Reserve = Reserve::Percent(25.0);
-
-/// Memory kept for everything but PHP.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Reserve {
-    Percent(f64),
-    Bytes(u64),
-}
-
-impl Reserve {
-    /// `25%` or a size (`512MiB`).
-    pub fn parse(text: &str) -> Result<Reserve, String> {
-        let t = text.trim();
-        match t.strip_suffix('%') {
-            Some(p) => match p.trim().parse::<f64>() {
-                Ok(p) if (0.0..100.0).contains(&p) => Ok(Reserve::Percent(p)),
-                _ => Err(format!(
-                    "invalid reserve {text:?}: a percentage must be at least 0% and below 100%"
-                )),
-            },
-            None => crate::size::parse_reserve_size(t).map(Reserve::Bytes),
-        }
-    }
-
-    /// The reserve of `memory`, in bytes.
-    pub fn bytes(self, memory: u64) -> u64 {
-        match self {
-            Reserve::Percent(_) => memory - self.available(memory),
-            Reserve::Bytes(b) => b.min(memory),
-        }
-    }
-
-    /// What is left for PHP.
-    pub fn available(self, memory: u64) -> u64 {
-        match self {
-            Reserve::Percent(p) => (memory as f64 * (100.0 - p) / 100.0) as u64,
-            Reserve::Bytes(b) => memory.saturating_sub(b),
-        }
-    }
-
-    /// `613 MiB − 25%`, `2 GiB − 512 MiB reserved`.
-    pub fn describe(self, memory: u64) -> String {
-        match self {
-            Reserve::Percent(p) => format!("{} − {p}%", human(memory)),
-            Reserve::Bytes(b) => format!("{} − {} reserved", human(memory), human(b)),
-        }
-    }
-}
 
 /// The memory model: a worker's size and the reserve, each with where it came from.
 #[derive(Clone, Debug, PartialEq)]

@@ -48,10 +48,20 @@ pub fn is_binary(text: &[u8]) -> bool {
     if head.len() < 64 || is_utf16(text) {
         return false;
     }
-    let controls = head
-        .iter()
-        .filter(|&&b| (b < 0x20 && !b"\t\n\x0b\x0c\r\x1b".contains(&b)) || b == 0x7f)
-        .count();
+    // Byte comparisons only, so that it vectorises (it runs on every file read): tab, the
+    // line breaks and form feed are 9..=13, escape is 0x1b.
+    let controls: usize = head
+        .chunks(255)
+        .map(|chunk| {
+            let n: u8 = chunk
+                .iter()
+                .map(|&b| {
+                    u8::from(b < 0x20 && b.wrapping_sub(9) > 4 && b != 0x1b) | u8::from(b == 0x7f)
+                })
+                .fold(0u8, u8::wrapping_add);
+            usize::from(n)
+        })
+        .sum();
     let nul = memchr::memchr(0, head).is_some();
     controls * 10 > head.len() * 3 || nul && controls * 20 >= head.len()
 }
@@ -82,6 +92,17 @@ pub fn utf16_error(text: &[u8]) -> SyntaxError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_bytes_are_those_text_does_not_hold() {
+        // Each byte value alone in a 64-byte file: binary exactly when it is a control byte
+        // other than tab, the line breaks, form feed and escape.
+        for b in 0..=255u8 {
+            let text = [b; 64];
+            let control = (b < 0x20 && !b"\t\n\x0b\x0c\r\x1b".contains(&b)) || b == 0x7f;
+            assert_eq!(is_binary(&text), control && !is_utf16(&text), "byte {b:#x}");
+        }
+    }
 
     #[test]
     fn utf16_is_recognised_with_or_without_a_mark() {

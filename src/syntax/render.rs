@@ -13,7 +13,8 @@
 //! know, a value that is itself a template) stays a hole: unknown, never guessed.
 
 use super::template::{Hole, HoleKind};
-use crate::source::{Shared, Span};
+pub use crate::source::template::{Rendering, Sub};
+use crate::source::Span;
 
 /// What a value placeholder asks for: the name looked up, the placeholder's own default,
 /// and what is done to the value before it is written.
@@ -240,25 +241,6 @@ fn written(e: &Expr, value: &Value) -> String {
     s
 }
 
-/// One placeholder rendered: where it was, where its value is, and what it is.
-#[derive(Debug, Clone)]
-pub struct Sub {
-    pub template: Span,
-    pub rendered: Span,
-    /// The placeholder as written (`{{ nginx_port }}`).
-    pub placeholder: String,
-    pub value: String,
-    pub origin: String,
-}
-
-/// A file rendered from its template: the template as read (what findings are shown in and
-/// fixes edit), and each placeholder that got a value.
-#[derive(Debug)]
-pub struct Rendering {
-    pub template: Shared,
-    pub subs: Vec<Sub>,
-}
-
 /// `text` with each value placeholder `lookup` knows replaced by its value, and the
 /// replacements; `None` when none is known.
 pub fn render(
@@ -304,42 +286,6 @@ pub fn render(
     }
     out.extend_from_slice(&text[at..]);
     Some((out, subs))
-}
-
-impl Rendering {
-    /// The template offset of a rendered offset: moved by the replacements before it, and
-    /// to the placeholder's start (or, for the end of a span, its end) inside a value.
-    pub fn offset_to_template(&self, off: u32, is_end: bool) -> u32 {
-        // The replacements wholly before `off` (a value ending at `off` included).
-        let i = self.subs.partition_point(|s| s.rendered.end <= off);
-        if let Some(s) = self.subs.get(i) {
-            if off > s.rendered.start {
-                return if is_end {
-                    s.template.end
-                } else {
-                    s.template.start
-                };
-            }
-        }
-        let delta: i64 = self.subs[..i]
-            .iter()
-            .map(|s| s.template.len() as i64 - s.rendered.len() as i64)
-            .sum();
-        (off as i64 + delta) as u32
-    }
-
-    pub fn to_template(&self, span: Span) -> Span {
-        let start = self.offset_to_template(span.start, false);
-        let end = self.offset_to_template(span.end, !span.is_empty());
-        Span::new(start, end.max(start))
-    }
-
-    /// The replacements a rendered span overlaps or touches.
-    pub fn subs_in(&self, span: Span) -> impl Iterator<Item = &Sub> {
-        self.subs
-            .iter()
-            .filter(move |s| s.rendered.start <= span.end && span.start <= s.rendered.end)
-    }
 }
 
 #[cfg(test)]

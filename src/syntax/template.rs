@@ -18,6 +18,7 @@
 //! `$name` stay variables unless the name is an environment-style ALL_CAPS one that the
 //! file never defines, and `@name` stays a named location.
 
+pub use crate::source::template::{Hole, HoleKind};
 use crate::source::Span;
 use std::borrow::Cow;
 
@@ -29,26 +30,6 @@ pub enum Lang {
     Fpm,
     PhpIni,
     Sysctl,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HoleKind {
-    /// A value filled in later (`{{ port }}`, `@NAME`, `${NAME}`).
-    Value,
-    /// A placeholder standing alone on its line: it may expand to any number of directives
-    /// (`{{ extra_http_options }}`, `{% include 'x.j2' %}`).
-    Statements,
-    /// A template's own control tag (`{% if %}`, `{{- end }}`, `<% end %>`): both branches
-    /// are kept.
-    Control,
-    /// A template comment (`{# … #}`, `{{/* … */}}`, `<%# … %>`).
-    Comment,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Hole {
-    pub span: Span,
-    pub kind: HoleKind,
 }
 
 /// Holes longer than this are not placeholders (a runaway `{{` with a `}}` far away).

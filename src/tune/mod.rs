@@ -7,10 +7,15 @@
 //! that `lemplint lint` with the same host facts is silent afterwards on the sizing rules
 //! (NGX005, NGX006, NGX007, FPM001, FPM004, STK001, STK002).
 
+mod apply;
+mod assumptions;
 pub mod fpm;
 pub mod kernel;
 pub mod nginx;
 pub mod rss;
+
+pub use apply::apply;
+pub use assumptions::{assumptions, Overrides};
 
 use crate::fix::Edit;
 use crate::host::HostFacts;

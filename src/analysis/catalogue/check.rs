@@ -14,8 +14,9 @@
 
 use super::{ctx, lookup, suggest, Ctx, Entry, Modules};
 use crate::analysis::cursor;
+use crate::diagnostic::MAX_FINDINGS_PER_FILE;
 use crate::host::HostFacts;
-use crate::source::{Shared, Span};
+use crate::source::{FileId, Shared, Span};
 use crate::stack::expanded::{OccId, NO_PARENT};
 use crate::stack::model::{NginxInstance, Stack};
 use crate::syntax::nginx::{known, NodeId};
@@ -58,7 +59,12 @@ pub struct Finding {
 }
 
 /// The findings of one configuration, computed once for the five rules that ask.
-struct Findings(Vec<Finding>);
+struct Findings {
+    all: Vec<Finding>,
+    /// Duplicates past [`MAX_FINDINGS_PER_FILE`] in one included file, counted rather than
+    /// built: a generated file can hold millions, and only a thousand per file are shown.
+    counted: Vec<(Shared, u32)>,
+}
 
 /// The findings of one kind in a stack, by reference into each configuration's findings
 /// (not copied: a generated file can hold millions).
@@ -66,13 +72,22 @@ struct Findings(Vec<Finding>);
 pub struct Found {
     sets: Vec<std::sync::Arc<Findings>>,
     picks: Vec<(u32, u32)>,
+    /// Per file (by path), the findings counted and not built; see [`Found::counted`].
+    counted: Vec<(Shared, u32)>,
 }
 
 impl Found {
     pub fn iter(&self) -> impl Iterator<Item = &Finding> {
         self.picks
             .iter()
-            .map(|&(set, k)| &self.sets[set as usize].0[k as usize])
+            .map(|&(set, k)| &self.sets[set as usize].all[k as usize])
+    }
+
+    /// The files with more findings than were built, and how many more: each file once, with
+    /// the largest count among the configurations that read it (a file read twice holds the
+    /// same duplicates twice, not twice as many). Only duplicates are ever counted.
+    pub fn counted(&self) -> &[(Shared, u32)] {
+        &self.counted
     }
 }
 
@@ -96,18 +111,33 @@ pub fn findings(stack: &Stack, kind: Kind, host: &HostFacts) -> Found {
     let mut ids: HashMap<*const crate::source::SourceFile, usize> = HashMap::new();
     let mut paths: HashMap<std::path::PathBuf, usize> = HashMap::new();
     let mut out = Found::default();
+    let mut counted: HashMap<usize, usize> = HashMap::new();
     for (i, inst) in stack.nginx.iter().enumerate() {
-        let all = inst.memo.get(|| Findings(check(i, inst, modules)));
+        let all = inst.memo.get(|| check(i, inst, modules));
         let set = out.sets.len() as u32;
-        for (k, f) in all.0.iter().enumerate().filter(|(_, f)| f.kind == kind) {
-            let id = *ids
-                .entry(std::sync::Arc::as_ptr(&f.file))
-                .or_insert_with(|| {
-                    let next = paths.len();
-                    *paths.entry(f.file.path.clone()).or_insert(next)
-                });
-            if seen.insert((id, f.node)) {
+        let mut id_of = |file: &Shared| {
+            *ids.entry(std::sync::Arc::as_ptr(file)).or_insert_with(|| {
+                let next = paths.len();
+                *paths.entry(file.path.clone()).or_insert(next)
+            })
+        };
+        for (k, f) in all.all.iter().enumerate().filter(|(_, f)| f.kind == kind) {
+            if seen.insert((id_of(&f.file), f.node)) {
                 out.picks.push((set, k as u32));
+            }
+        }
+        if kind == Kind::Duplicate {
+            for (file, n) in &all.counted {
+                match counted.entry(id_of(file)) {
+                    std::collections::hash_map::Entry::Occupied(e) => {
+                        let slot = &mut out.counted[*e.get()].1;
+                        *slot = (*slot).max(*n);
+                    }
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(out.counted.len());
+                        out.counted.push((file.clone(), *n));
+                    }
+                }
             }
         }
         out.sets.push(all);
@@ -179,7 +209,7 @@ fn applicable(
         .filter(move |e| e.allowed_in(c) && e.block == block)
 }
 
-pub fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) -> Vec<Finding> {
+fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) -> Findings {
     let view = inst.view();
     let ex = &inst.expanded;
     // With a module list, what the configuration loads is there too.
@@ -354,8 +384,8 @@ pub fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) 
             }
         }
     }
-    duplicates(instance, inst, &within, &errors, &names, &mut out);
-    out
+    let counted = duplicates(instance, inst, &within, &errors, &names, &mut out);
+    Findings { all: out, counted }
 }
 
 /// The flag a common spelling of yes or no means, for the fix.
@@ -368,7 +398,8 @@ fn flag_meant(value: &str) -> Option<&'static str> {
 }
 
 /// A second directive of a name whose every applicable handler rejects a second value in
-/// one block, after the first of that block.
+/// one block, after the first of that block. Past [`MAX_FINDINGS_PER_FILE`] in one file
+/// they are counted, not built; returns those counts per file.
 fn duplicates(
     instance: usize,
     inst: &NginxInstance,
@@ -376,7 +407,9 @@ fn duplicates(
     errors: &FirstErrors,
     names: &[(&'static [Entry], Ctx)],
     out: &mut Vec<Finding>,
-) {
+) -> Vec<(Shared, u32)> {
+    let mut built: HashMap<FileId, u32> = HashMap::new();
+    let mut counted: HashMap<FileId, u32> = HashMap::new();
     let view = inst.view();
     let ex = &inst.expanded;
     // Occurrences already in error are not counted again (nginx would have stopped there).
@@ -409,6 +442,12 @@ fn duplicates(
                     if applies.peek().is_none() || !applies.all(|e| e.is_duplicate_checked()) {
                         continue;
                     }
+                    let n = built.entry(occ.file).or_insert(0);
+                    if *n >= MAX_FINDINGS_PER_FILE {
+                        *counted.entry(occ.file).or_insert(0) += 1;
+                        continue;
+                    }
+                    *n += 1;
                     let (file, span) = view.location(child);
                     out.push(Finding {
                         kind: Kind::Duplicate,
@@ -430,4 +469,10 @@ fn duplicates(
             }
         }
     }
+    let mut counted: Vec<(FileId, u32)> = counted.into_iter().collect();
+    counted.sort_unstable_by_key(|&(f, _)| f);
+    counted
+        .into_iter()
+        .map(|(f, n)| (inst.config.file(f).source.clone(), n))
+        .collect()
 }

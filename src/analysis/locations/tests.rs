@@ -468,6 +468,7 @@ fn the_locations_of_a_configuration_are_built_once_and_shared() {
         "",
     );
     let inst = crate::stack::model::NginxInstance {
+        id: Default::default(),
         expanded: Expanded::build(&config),
         config,
         standalone: false,

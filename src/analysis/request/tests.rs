@@ -23,6 +23,7 @@ fn instance(http: &str) -> NginxInstance {
     let config = load(&fs, Path::new("/t/nginx.conf"), &LoadOptions::default()).unwrap();
     assert!(config.problems.is_empty(), "{:?}", config.problems);
     NginxInstance {
+        id: Default::default(),
         expanded: Expanded::build(&config),
         config,
         standalone: false,

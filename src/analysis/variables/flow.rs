@@ -60,6 +60,7 @@ use crate::stack::expanded::{OccId, View, NO_PARENT};
 use crate::syntax::nginx::{NodeId, Word, ROOT};
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// The longest chain of definitions followed.
 pub const MAX_DEPTH: usize = 32;
@@ -93,18 +94,12 @@ fn is_rewrite_phase(name: &str) -> bool {
     matches!(name, "set" | "rewrite" | "if" | "return" | "break")
 }
 
-/// Answers provenance questions about one configuration. Indexes are built once; parsed
-/// regexes and per-block directive lists are kept as they are first needed.
+/// Answers provenance questions about one configuration. Indexes are built once (and shared:
+/// see [`Index`]); parsed regexes and per-block directive lists are kept as they are first
+/// needed.
 pub struct Provenance<'a> {
     view: View<'a>,
-    /// `set $name` by name and server (the enclosing `server`, or `NO_PARENT`), in order.
-    sets: FxHashMap<(String, OccId), Vec<OccId>>,
-    maps: FxHashMap<String, Vec<OccId>>,
-    literal_defs: FxHashMap<String, Vec<OccId>>,
-    /// Named captures: the regexes (sites) that define each name, and map entries
-    /// (map occurrence, entry node) with such keys.
-    named: FxHashMap<(String, OccId), Vec<Site>>,
-    named_in_maps: FxHashMap<String, Vec<(OccId, Shared, Word)>>,
+    index: Arc<Index>,
     regexes: RegexCache,
     rewrite_lists: RefCell<FxHashMap<OccId, Rc<Vec<OccId>>>>,
     /// Per map: its entries whose value is not a literal.
@@ -114,6 +109,31 @@ pub struct Provenance<'a> {
     host_fixed: RefCell<FxHashMap<OccId, bool>>,
     /// Per `http` block: each listen address's default server.
     defaults: RefCell<FxHashMap<OccId, Rc<FxHashMap<String, OccId>>>>,
+}
+
+/// Where each variable and named capture of one configuration is defined: built once per
+/// configuration and shared by every rule that asks (`rules::Context::provenance`), while
+/// each rule's [`Provenance`] keeps its own caches of what it asked.
+#[derive(Default)]
+pub struct Index {
+    /// `set $name` by name and server (the enclosing `server`, or `NO_PARENT`), in order.
+    sets: FxHashMap<(String, OccId), Vec<OccId>>,
+    maps: FxHashMap<String, Vec<OccId>>,
+    literal_defs: FxHashMap<String, Vec<OccId>>,
+    /// Named captures: the regexes (sites) that define each name, and map entries
+    /// (map occurrence, entry node) with such keys.
+    named: FxHashMap<(String, OccId), Vec<Site>>,
+    named_in_maps: FxHashMap<String, Vec<(OccId, Shared, Word)>>,
+}
+
+impl Index {
+    /// The index of the configuration `view` shows.
+    pub fn build(view: View<'_>) -> Index {
+        let p = Provenance::with_index(view, Arc::new(Index::default()));
+        let mut index = Index::default();
+        p.fill(&mut index);
+        index
+    }
 }
 
 /// A map entry whose value is not a literal.
@@ -149,28 +169,41 @@ struct Walk {
 }
 
 impl<'a> Provenance<'a> {
+    /// Provenance in the configuration `view` shows, with an index of its own (a rule asks
+    /// `rules::Context::provenance` for one that shares the configuration's index).
     pub fn new(view: View<'a>) -> Provenance<'a> {
-        let mut p = Provenance {
-            view: View {
-                config: view.config,
-                expanded: view.expanded,
-            },
-            sets: FxHashMap::default(),
-            maps: FxHashMap::default(),
-            literal_defs: FxHashMap::default(),
-            named: FxHashMap::default(),
-            named_in_maps: FxHashMap::default(),
+        let index = Arc::new(Index::build(View {
+            config: view.config,
+            expanded: view.expanded,
+        }));
+        Provenance::with_index(view, index)
+    }
+
+    /// Provenance in the configuration `view` shows, with its [`Index`] built already.
+    pub fn with_index(view: View<'a>, index: Arc<Index>) -> Provenance<'a> {
+        Provenance {
+            view,
+            index,
             regexes: RefCell::default(),
             rewrite_lists: RefCell::default(),
             dynamic: RefCell::default(),
             picks: RefCell::default(),
             defaults: RefCell::default(),
             host_fixed: RefCell::default(),
+        }
+    }
+
+    /// Fills `p` with where each variable and named capture of the configuration is
+    /// defined.
+    fn fill(&self, p: &mut Index) {
+        let view = View {
+            config: self.view.config,
+            expanded: self.view.expanded,
         };
         let var_name = |s: &str| s.strip_prefix('$').map(|n| n.to_ascii_lowercase());
         for occ in view.named("set") {
             if let Some(n) = view.arg(occ, 0).as_deref().and_then(var_name) {
-                let server = p.enclosing(occ, "server").unwrap_or(NO_PARENT);
+                let server = self.enclosing(occ, "server").unwrap_or(NO_PARENT);
                 p.sets.entry((n, server)).or_default().push(occ);
             }
         }
@@ -178,7 +211,7 @@ impl<'a> Provenance<'a> {
             if let Some(n) = view.arg(occ, 1).as_deref().and_then(var_name) {
                 p.maps.entry(n).or_default().push(occ);
             }
-            for (file, key, _) in p.map_entries(occ) {
+            for (file, key, _) in self.map_entries(occ) {
                 if let Some((pattern, _)) = regex_key(&key.text(&file.text)) {
                     for n in names_in(pattern.as_bytes()) {
                         p.named_in_maps
@@ -214,7 +247,7 @@ impl<'a> Provenance<'a> {
             }
         }
         for site in sites {
-            let Some((pattern, _)) = p.site_pattern(site) else {
+            let Some((pattern, _)) = self.site_pattern(site) else {
                 continue;
             };
             let occ = match site {
@@ -224,12 +257,11 @@ impl<'a> Provenance<'a> {
                 | Site::ServerName(o, _)
                 | Site::SplitPath(o) => o,
             };
-            let server = p.enclosing(occ, "server").unwrap_or(NO_PARENT);
+            let server = self.enclosing(occ, "server").unwrap_or(NO_PARENT);
             for n in names_in(&pattern) {
                 p.named.entry((n, server)).or_default().push(site);
             }
         }
-        p
     }
 
     pub fn view(&self) -> &View<'a> {
@@ -407,15 +439,15 @@ impl<'a> Provenance<'a> {
             out.merge(a.through(&step));
         }
         // `map`.
-        for &m in self.maps.get(name).into_iter().flatten() {
+        for &m in self.index.maps.get(name).into_iter().flatten() {
             defined = true;
             out.merge(self.map_at(place, m, name, walk, depth + 1));
         }
-        defined |= self.literal_defs.contains_key(name);
+        defined |= self.index.literal_defs.contains_key(name);
         // Named captures.
         let server = self.enclosing(place, "server").unwrap_or(NO_PARENT);
         let key = (name.to_string(), server);
-        for &site in self.named.get(&key).into_iter().flatten() {
+        for &site in self.index.named.get(&key).into_iter().flatten() {
             defined = true;
             if !self.site_may_run(site, place) {
                 continue;
@@ -429,7 +461,7 @@ impl<'a> Provenance<'a> {
             let a = self.site_capture(site, &re, k, walk, depth + 1);
             out.merge(a.through(&here(format!("`${name}` is a named capture"))));
         }
-        if let Some(keys) = self.named_in_maps.get(name) {
+        if let Some(keys) = self.index.named_in_maps.get(name) {
             defined = true;
             out.merge(self.map_named_capture(place, keys, name, walk, depth + 1));
         }
@@ -455,7 +487,7 @@ impl<'a> Provenance<'a> {
     fn sets_reaching(&self, place: OccId, name: &str) -> (Vec<OccId>, Vec<OccId>) {
         let server = self.enclosing(place, "server");
         let key = (name.to_string(), server.unwrap_or(NO_PARENT));
-        let Some(all) = self.sets.get(&key) else {
+        let Some(all) = self.index.sets.get(&key) else {
             return (Vec::new(), Vec::new());
         };
         let ran: Vec<OccId> = self

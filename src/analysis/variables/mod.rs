@@ -14,6 +14,6 @@ pub mod quick;
 
 pub use builtin::{Builtin, Origin};
 pub use danger::{Danger, Dangers};
-pub use flow::{Answer, Provenance, Step};
+pub use flow::{Answer, Index as ProvenanceIndex, Provenance, Step};
 
 pub use parse::{Part, PartKind, Script, ScriptError};

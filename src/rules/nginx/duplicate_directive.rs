@@ -46,5 +46,8 @@ impl Rule for DuplicateDirective {
             d.with_fix(fix);
             d.help = Some(format!("nginx refuses to start; keep one `{name}`"));
         }
+        for (file, n) in found.counted() {
+            cx.count_more(file, *n);
+        }
     }
 }

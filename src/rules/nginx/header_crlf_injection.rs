@@ -20,7 +20,7 @@ use crate::analysis::access;
 use crate::analysis::cursor::{self, Directive};
 use crate::analysis::rewrite_redirect::redirects;
 use crate::analysis::variables::quick::Quick;
-use crate::analysis::variables::{Danger, Provenance};
+use crate::analysis::variables::Danger;
 use crate::diagnostic::Severity;
 use crate::rules::{Context, Rule};
 
@@ -122,7 +122,7 @@ impl Rule for HeaderCrlfInjection {
             if asked.is_empty() {
                 continue;
             }
-            let p = Provenance::new(inst.view());
+            let p = cx.provenance(inst);
             let mut found: Vec<Found<'_>> = Vec::new();
             for (d, index, into) in asked {
                 if d.name() == "rewrite" && !p.is_redirect(d.occ()) {

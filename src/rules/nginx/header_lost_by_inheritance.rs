@@ -35,9 +35,10 @@ use crate::analysis::header_relevance::{
 use crate::diagnostic::{Label, Severity};
 use crate::fix::{Edit, Fix};
 use crate::fxhash::FxHashSet;
-use crate::rules::{Context, Rule};
+use crate::rules::{Context, Focus, Rule};
 use crate::source::{FileId, Span};
 use crate::stack::expanded::OccId;
+use crate::stack::ids::NginxId;
 use crate::stack::model::NginxInstance;
 use crate::syntax::nginx::known;
 use std::collections::{HashMap, HashSet};
@@ -123,13 +124,14 @@ const KINDS: &[Kind] = &[
 
 impl Rule for HeaderLostByInheritance {
     fn check(&self, cx: &mut Context<'_>) {
+        let focus = cx.focus();
         // What each configuration says once for every kind and block.
-        let mut configs: HashMap<*const NginxInstance, PerConfig> = HashMap::new();
+        let mut configs: HashMap<NginxId, PerConfig> = HashMap::new();
         let mut pending: Vec<Pending<'_>> = Vec::new();
-        let mut places: HashMap<(*const crate::source::SourceFile, Span), usize> = HashMap::new();
+        let mut places: HashMap<(NginxId, FileId, Span), usize> = HashMap::new();
         for kind in KINDS {
             // One judgement per level of each configuration.
-            let mut judged: FxHashSet<(*const NginxInstance, OccId)> = FxHashSet::default();
+            let mut judged: FxHashSet<(NginxId, OccId)> = FxHashSet::default();
             let written: Vec<Directive<'_>> = cx.nginx_directives(kind.name).collect();
             let help = help_for(kind);
             let mut last = None;
@@ -139,7 +141,7 @@ impl Rule for HeaderLostByInheritance {
                 };
                 // Entries of one block mostly come one after another: the set is asked only
                 // when the block changes.
-                let here = (block.instance() as *const NginxInstance, block.occ());
+                let here = (block.instance().id, block.occ());
                 if last == Some(here) || !judged.insert(here) {
                     continue;
                 }
@@ -149,12 +151,13 @@ impl Rule for HeaderLostByInheritance {
                     continue;
                 }
                 let config = configs
-                    .entry(block.instance())
+                    .entry(block.instance().id)
                     .or_insert_with(|| PerConfig::new(block.instance()));
-                if let Some(p) = judge(kind, block, config, &help) {
+                if let Some(p) = judge(kind, block, config, &help, focus) {
                     // A block whose entries of two kinds come from snippets gets one finding
                     // on the block for both: each kind's loss is named in it.
-                    let key = (std::sync::Arc::as_ptr(p.at.file()), p.at.span());
+                    let at = p.at.instance().expanded.get(p.at.occ()).file;
+                    let key = (p.at.instance().id, at, p.at.span());
                     match places.get(&key) {
                         Some(&i) => merge(&mut pending[i], p),
                         None => {
@@ -276,6 +279,7 @@ fn judge<'a>(
     block: Directive<'a>,
     config: &PerConfig,
     help: &str,
+    focus: Option<&Focus>,
 ) -> Option<Pending<'a>> {
     let level = Level::of(block);
     let parent = level.parent()?;
@@ -326,6 +330,16 @@ fn judge<'a>(
             continue;
         }
         lost.push((d, name.into_owned()));
+    }
+    // When files are named, a finding none of whose places is in one is not shown: the
+    // explanation below is most of this rule's cost.
+    if let Some(focus) = focus {
+        let shown = focus.shows(block.file())
+            || own.iter().any(|d| focus.shows(d.file()))
+            || lost.iter().any(|(d, _)| focus.shows(d.file()));
+        if !shown {
+            return None;
+        }
     }
     // What this level answers with decides which lost response headers matter here: a CORS
     // header of the other kind of response is not lost where it matters, and framing,

@@ -27,7 +27,7 @@ use crate::analysis::variables::builtin::{self, Origin};
 use crate::analysis::variables::{Answer, Danger, Part, PartKind, Provenance, Script, Step};
 use crate::fix::{Edit, Fix};
 use crate::rules::{Context, Rule};
-use crate::stack::model::NginxInstance;
+use crate::stack::ids::NginxId;
 
 declare_rule! {
     pub struct HostHeaderSpoofing;
@@ -59,7 +59,7 @@ impl Rule for HostHeaderSpoofing {
     fn check(&self, cx: &mut Context<'_>) {
         // One provenance index per configuration, built only when a value holds a
         // variable that is not a built-in one.
-        let mut prov: Option<(*const NginxInstance, Provenance<'_>)> = None;
+        let mut prov: Option<(NginxId, Provenance<'_>)> = None;
         for name in SETTERS {
             let found: Vec<Directive<'_>> = cx.nginx_directives(name).collect();
             for d in found {
@@ -88,8 +88,8 @@ impl Rule for HostHeaderSpoofing {
                         Some(s) => (s, None),
                         None => {
                             let inst = d.instance();
-                            if prov.as_ref().is_none_or(|(i, _)| !std::ptr::eq(*i, inst)) {
-                                prov = Some((inst, Provenance::new(inst.view())));
+                            if prov.as_ref().is_none_or(|(i, _)| *i != inst.id) {
+                                prov = Some((inst.id, cx.provenance(inst)));
                             }
                             let p = &prov.as_ref().expect("just built").1;
                             let one = Script {

@@ -26,8 +26,7 @@ use crate::diagnostic::Severity;
 use crate::fix::Fix;
 use crate::rules::{Context, Rule};
 use crate::source::{FileId, Span};
-use crate::stack::expanded::OccId;
-use crate::stack::model::NginxInstance;
+use crate::stack::ids::{NginxId, ServerId};
 use std::collections::{HashMap, HashSet};
 
 declare_rule! {
@@ -48,10 +47,10 @@ const MIN_AGE: u64 = 15_552_000;
 const SUGGESTED: &str =
     "add_header Strict-Transport-Security \"max-age=63072000; includeSubDomains\" always;";
 
-type Key = (*const NginxInstance, OccId);
+type Key = ServerId;
 
 fn key(d: Directive<'_>) -> Key {
-    (d.instance(), d.occ())
+    d.server_id()
 }
 
 impl Rule for HstsMissingOrWeak {
@@ -78,7 +77,7 @@ impl Rule for HstsMissingOrWeak {
             }
         }
         let servers: Vec<Directive<'_>> = cx.nginx_directives("server").collect();
-        let mut unread: HashMap<*const NginxInstance, HashSet<(FileId, Span)>> = HashMap::new();
+        let mut unread: HashMap<NginxId, HashSet<(FileId, Span)>> = HashMap::new();
         for server in servers {
             if !is_http_server(server) || inside.contains(&key(server)) {
                 continue;
@@ -98,7 +97,7 @@ impl Rule for HstsMissingOrWeak {
                 || unread_include_above(
                     server,
                     unread
-                        .entry(server.instance())
+                        .entry(server.instance().id)
                         .or_insert_with(|| unread_includes(server.instance())),
                 )
             {

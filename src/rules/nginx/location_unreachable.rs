@@ -43,7 +43,7 @@ impl Rule for LocationUnreachable {
     fn check(&self, cx: &mut Context<'_>) {
         // Servers share compiled regexes (one per distinct pattern), so their literal
         // branches are worked out once per regex.
-        let mut branches: Branches = FxHashMap::default();
+        let mut branches: Branches = Default::default();
         for inst in &cx.stack.nginx {
             let locations = Locations::of(inst);
             for server in locations.servers() {
@@ -53,8 +53,9 @@ impl Rule for LocationUnreachable {
     }
 }
 
-/// [`regex_cover::literal_branches`] of each regex seen, by its address.
-type Branches = FxHashMap<*const crate::analysis::pcre::Regex, Option<Vec<regex_cover::Branch>>>;
+/// [`regex_cover::literal_branches`] of each regex seen, by its pattern: case-sensitive
+/// ones at `[0]`, caseless at `[1]` (as the location trees compile them).
+type Branches = [FxHashMap<Box<[u8]>, Option<Vec<regex_cover::Branch>>>; 2];
 
 fn check_server(
     cx: &mut Context<'_>,
@@ -93,11 +94,14 @@ fn check_server(
                 report(cx, inst, server, id, by.0, &by.1, Reason::Caret);
                 continue;
             }
-            let Some(branches) = memo
-                .entry(re as *const _)
-                .or_insert_with(|| regex_cover::literal_branches(re))
-                .clone()
-            else {
+            let caseless = matches!(loc.kind, Kind::Regex { caseless: true });
+            let memo = &mut memo[usize::from(caseless)];
+            let known = memo.get(&*loc.name).cloned();
+            let Some(branches) = known.unwrap_or_else(|| {
+                let branches = regex_cover::literal_branches(re);
+                memo.insert(loc.name.clone(), branches.clone());
+                branches
+            }) else {
                 continue;
             };
             if let Some(first) = index.covering(&branches) {

@@ -15,7 +15,7 @@ use crate::analysis::pcre::Regex;
 use crate::analysis::variables::capture::{may_reference_capture, CaptureFiles};
 use crate::analysis::variables::PartKind;
 use crate::rules::{Context, Rule};
-use crate::stack::model::NginxInstance;
+use crate::stack::ids::NginxId;
 
 declare_rule! {
     pub struct MapUnnamedCapture;
@@ -52,8 +52,7 @@ impl Rule for MapUnnamedCapture {
             return;
         };
         // Per configuration: the variables of maps with a capturing regex key.
-        let mut regex_maps: crate::fxhash::FxHashSet<(*const NginxInstance, String)> =
-            Default::default();
+        let mut regex_maps: crate::fxhash::FxHashSet<(NginxId, String)> = Default::default();
         for m in cx.nginx_directives("map") {
             let Some(var) = m.arg(1) else {
                 continue;
@@ -69,17 +68,17 @@ impl Rule for MapUnnamedCapture {
             });
             if captures {
                 let name = var.value().trim_start_matches('$').to_ascii_lowercase();
-                regex_maps.insert((m.instance(), name));
+                regex_maps.insert((m.instance().id, name));
             }
         }
         if regex_maps.is_empty() {
             return;
         }
         let mut found: Vec<(Directive<'_>, crate::analysis::cursor::Word<'_>, String)> = Vec::new();
-        let mut files: Option<(*const NginxInstance, std::sync::Arc<CaptureFiles>)> = None;
+        let mut files: Option<(NginxId, std::sync::Arc<CaptureFiles>)> = None;
         for name in EXPRESSIONS {
             for d in cx.nginx_directives(name) {
-                let inst = d.instance() as *const NginxInstance;
+                let inst = d.instance().id;
                 // Only files that mention `$N` at all can hold a capture before a map
                 // (the configuration's table is fetched again only when it changes).
                 if files.as_ref().is_none_or(|(i, _)| *i != inst) {

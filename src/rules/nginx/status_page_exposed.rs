@@ -17,9 +17,9 @@
 use crate::analysis::access;
 use crate::analysis::cursor::Directive;
 use crate::analysis::fastcgi_params;
+use crate::analysis::fpm_status::fpm_status_path;
 use crate::analysis::request::access::{guarded_by_if, is_internal};
 use crate::analysis::request::opening::defeated;
-use crate::analysis::status_pages::fpm_status_path;
 use crate::rules::{Context, Rule};
 
 declare_rule! {

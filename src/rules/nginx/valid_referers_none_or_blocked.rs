@@ -16,7 +16,7 @@ use crate::analysis::pass_target::PASSES;
 use crate::diagnostic::Severity;
 use crate::rules::{Context, Rule};
 use crate::stack::expanded::OccId;
-use crate::stack::model::NginxInstance;
+use crate::stack::ids::NginxId;
 
 declare_rule! {
     pub struct ValidReferersNoneOrBlocked;
@@ -35,7 +35,7 @@ impl Rule for ValidReferersNoneOrBlocked {
         // once from the `if`s, so each `valid_referers` is one lookup.
         // Each with whether what it guards is an application (a pass to a backend), not
         // files.
-        let mut guarded: Vec<(*const NginxInstance, Option<OccId>, bool)> = Vec::new();
+        let mut guarded: Vec<(NginxId, Option<OccId>, bool)> = Vec::new();
         for d in cx.nginx_directives("if") {
             let mentions = d
                 .args()
@@ -44,14 +44,12 @@ impl Rule for ValidReferersNoneOrBlocked {
                 .all_children()
                 .any(|c| matches!(c.name(), "return" | "rewrite" | "deny"));
             if mentions && acts {
-                guarded.push((d.instance(), server_of(d), guards_application(d)));
+                guarded.push((d.instance().id, server_of(d), guards_application(d)));
             }
         }
         for d in cx.nginx_directives("valid_referers") {
-            let key = (d.instance() as *const NginxInstance, server_of(d));
-            let same = |g: &&(*const NginxInstance, Option<OccId>, bool)| {
-                std::ptr::eq(g.0, key.0) && g.1 == key.1
-            };
+            let key = (d.instance().id, server_of(d));
+            let same = |g: &&(NginxId, Option<OccId>, bool)| (g.0, g.1) == key;
             let guards = guarded.iter().any(|g| same(&g));
             // A check in front of files is nginx's documented hot-link idiom
             // (`valid_referers none blocked server_names …;`): it saves bandwidth from

@@ -18,9 +18,9 @@
 //! script, so no script can outlast nginx's wait there.
 
 use crate::analysis::cursor::Directive;
+use crate::analysis::fpm_status::fpm_status_path;
 use crate::analysis::pcre::Regex;
 use crate::analysis::stack_links::{pool_links, pool_view, setting_place, PoolLink};
-use crate::analysis::status_pages::fpm_status_path;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
 use crate::source::{Shared, Span};

@@ -13,6 +13,7 @@ use crate::analysis::php_writes::{php_writes, Scope};
 use crate::analysis::stack_links::{pool_links, pool_view};
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
+use crate::stack::ids::PoolId;
 use crate::stack::instances::php_bool;
 use crate::stack::instances::PoolView;
 use std::collections::HashMap;
@@ -41,20 +42,15 @@ impl Rule for SessionCookieNotSecure {
         let instances = cx.fpm_instances();
         // Per pool, whether every server reaching it accepts only TLS: one pass over the
         // links.
-        let mut tls_only_of: HashMap<*const PoolView<'_>, bool> = HashMap::new();
+        let mut tls_only_of: HashMap<PoolId, bool> = HashMap::new();
         for l in &links {
             let Some(pool) = pool_view(instances, l) else {
                 continue;
             };
             let tls = l.pass.enclosing("server").is_some_and(tls_only);
-            *tls_only_of.entry(pool as *const _).or_insert(true) &= tls;
+            *tls_only_of.entry(pool.id).or_insert(true) &= tls;
         }
-        let https_only = |p: &PoolView<'_>| {
-            tls_only_of
-                .get(&(p as *const PoolView<'_>))
-                .copied()
-                .unwrap_or(false)
-        };
+        let https_only = |p: &PoolView<'_>| tls_only_of.get(&p.id).copied().unwrap_or(false);
         for w in php_writes(cx.stack, instances, "session.cookie_secure") {
             if php_bool(&w.text) {
                 continue;

@@ -17,6 +17,7 @@
 use crate::analysis::https_servers::names;
 use crate::analysis::stack_links::{pool_links, pool_view};
 use crate::rules::{Context, Rule};
+use crate::stack::ids::PoolId;
 use crate::stack::instances::PoolView;
 use std::collections::{BTreeSet, HashMap};
 
@@ -83,13 +84,13 @@ impl Rule for SitesSharePhpUser {
         let links = pool_links(cx.stack);
         let instances = cx.fpm_instances();
         // The names of the servers that reach each pool, in one pass over the links.
-        let mut names_of: HashMap<*const PoolView<'_>, BTreeSet<String>> = HashMap::new();
+        let mut names_of: HashMap<PoolId, BTreeSet<String>> = HashMap::new();
         for l in &links {
             let (Some(pool), Some(server)) = (pool_view(instances, l), l.pass.enclosing("server"))
             else {
                 continue;
             };
-            names_of.entry(pool as *const _).or_default().extend(
+            names_of.entry(pool.id).or_default().extend(
                 names(server)
                     .into_iter()
                     .map(|(_, n)| n)
@@ -103,10 +104,7 @@ impl Rule for SitesSharePhpUser {
                 let Some(user) = pool.get("user").filter(|u| u.known) else {
                     continue;
                 };
-                let names = names_of
-                    .get(&(pool as *const _))
-                    .cloned()
-                    .unwrap_or_default();
+                let names = names_of.get(&pool.id).cloned().unwrap_or_default();
                 if names.is_empty() {
                     continue;
                 }

@@ -1,5 +1,7 @@
-//! php-fpm's status and ping pages as nginx configurations expose them: the paths
-//! `pm.status_path` / `ping.path` are usually given, and which of them a location takes.
+//! Which locations serve php-fpm's own status or ping page: the paths such pages are
+//! usually given, and whether a `location` line selects one of them. NGX112 asks it to find
+//! an exposed status page, STK009 to pair one with its pool, STK006 to leave such a page's
+//! short timeout alone.
 
 use crate::analysis::cursor::Directive;
 use crate::analysis::locations::{location_line, Kind};
