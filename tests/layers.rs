@@ -337,22 +337,11 @@ fn is_within(module: &str, of: &str) -> bool {
     module == of || module.starts_with(&format!("{of}::"))
 }
 
-/// Breaches another helper is removing on its own branch (issue #38's request model: it
-/// moves what STK009 shares with NGX112 to `analysis/`, and replaces the request-processing
-/// models inside NGX130, NGX132 and NGX140, which are what makes those files long and keys
-/// their maps by address). Each entry must still be needed: once its breach is gone the test
-/// asks to delete it, so the list cannot outlive its reason.
-const PENDING: &[(&str, &str)] = &[
-    (
-        "rules/stack/fpm_status_page_exposed.rs",
-        "imports rules::nginx::status_page_exposed",
-    ),
-    ("rules/nginx/ssrf_proxy_target.rs", "*const"),
-    ("rules/nginx/origin_validation_bypass.rs", "*const"),
-    ("rules/nginx/ssrf_proxy_target.rs", "is longer"),
-    ("rules/nginx/origin_validation_bypass.rs", "is longer"),
-    ("rules/nginx/proxy_pass_uri_mismatch.rs", "is longer"),
-];
+/// Breaches a branch is still removing, as (file, kind). Each entry must still be needed:
+/// once its breach is gone the test asks to delete it, so the list cannot outlive its
+/// reason. (Empty since issue #38's request model moved NGX130's, NGX132's and NGX140's
+/// request processing and STK009's imports to `analysis/`.)
+const PENDING: &[(&str, &str)] = &[];
 
 /// A rule file holds one rule: past this many lines, what it models belongs in `analysis/`
 /// (or, for one rule's own parts, in a folder of the rule's own).

@@ -4,6 +4,7 @@
 //! short timeout alone.
 
 use crate::analysis::cursor::Directive;
+use crate::analysis::locations::{location_line, Kind};
 use crate::analysis::pcre::Regex;
 
 /// The paths php-fpm's `pm.status_path` / `ping.path` are usually given (the
@@ -28,19 +29,15 @@ pub const FPM_PATHS: &[&str] = &[
 /// (matched by an exact or prefix name, or by a regex that does not also take PHP
 /// scripts or the site root).
 pub fn fpm_status_path(loc: Directive<'_>) -> Option<&'static str> {
-    let args: Vec<String> = loc.args().map(|a| a.value().into_owned()).collect();
-    let (modifier, name) = match args.as_slice() {
-        [name] => ("", name.as_str()),
-        [m, name] => (m.as_str(), name.as_str()),
-        _ => return None,
-    };
-    match modifier {
-        "" | "=" | "^~" => {
+    let (kind, name) = location_line(loc)?;
+    match kind {
+        Kind::Prefix | Kind::Exact | Kind::NoRegexPrefix => {
+            let name = String::from_utf8_lossy(&name);
             let trimmed = name.trim_end_matches('/');
             FPM_PATHS.iter().copied().find(|p| *p == trimmed)
         }
-        "~" | "~*" => {
-            let re = Regex::parse(name, modifier == "~*").ok()?;
+        Kind::Regex { caseless } => {
+            let re = Regex::parse_bytes(&name, caseless).ok()?;
             let hits = |s: &str| re.is_match(s.as_bytes()).unwrap_or(true);
             if hits("/index.php") || hits("/") || hits("/app/status/index.php") {
                 return None;
@@ -50,6 +47,6 @@ pub fn fpm_status_path(loc: Directive<'_>) -> Option<&'static str> {
                 .copied()
                 .find(|p| re.is_match(p.as_bytes()).unwrap_or(false))
         }
-        _ => None,
+        Kind::Named => None,
     }
 }

@@ -7,6 +7,19 @@
 //! the URI part means nginx sends that URI as evaluated, without replacing the location's
 //! prefix.
 
+/// The directives that hand a request to an upstream named by their first argument: the
+/// one list every rule and analysis reads (a location whose name ends in `/` and has one
+/// of these redirects its name without the `/`; each is a content handler; each may need
+/// a `resolver`).
+pub const PASSES: &[&str] = &[
+    "proxy_pass",
+    "fastcgi_pass",
+    "uwsgi_pass",
+    "scgi_pass",
+    "memcached_pass",
+    "grpc_pass",
+];
+
 /// One address, as written in the directive's argument (quotes resolved).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PassTarget<'a> {

@@ -17,6 +17,7 @@
 //! with `clear_env` and `.php` scripts only.
 
 use super::allowlist::{self, Verdict};
+use crate::analysis::pass_target::PASSES;
 use crate::analysis::stack_links::{pool_links, PoolLink};
 use crate::stack::expanded::{OccId, NO_PARENT};
 use crate::stack::model::{NginxInstance, Stack};
@@ -121,15 +122,6 @@ const STOCK_INCLUDES: &[&str] = &[
     "scgi_params",
     "uwsgi_params",
     "proxy_params",
-];
-
-/// Directives that send requests elsewhere.
-const PASSES: &[&str] = &[
-    "proxy_pass",
-    "uwsgi_pass",
-    "scgi_pass",
-    "grpc_pass",
-    "memcached_pass",
 ];
 
 pub fn build(
@@ -335,7 +327,8 @@ impl<'a> Writer<'a> {
             }
             return Ok(());
         }
-        if PASSES.contains(&name.as_str()) {
+        // FastCGI is the PHP-FPM the bench runs; every other `*_pass` leaves the stack.
+        if PASSES.contains(&name.as_str()) && name != "fastcgi_pass" {
             return Err(format!(
                 "{}: `{name} {}` sends requests outside the stack; lemplint bench keeps all traffic on loopback and measures nginx with PHP-FPM only",
                 self.where_(occ),

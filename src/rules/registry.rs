@@ -284,7 +284,10 @@ mod tests {
             else {
                 continue;
             };
-            if text.contains("Locations::of") {
+            // The request model (and the redirects into a location it follows) searches
+            // the locations for the rule.
+            let model = ["Model::new", "request::redirects"];
+            if text.contains("Locations::of") || model.iter().any(|m| text.contains(m)) {
                 asking.push(code);
             }
         }

@@ -159,3 +159,37 @@ pub(super) fn applied(view: &View<'_>, servers: &[(OccId, bool)]) -> Vec<Option<
         })
         .collect()
 }
+
+/// The servers (of `servers`, in configuration order) that a connection to `ip:port`
+/// reaches, each with whether its `listen` there says `default_server`: those listening on
+/// exactly that address when any does, else those on the wildcard `*:port` (nginx binds
+/// the specific address apart and hands it only its own servers).
+pub fn on_address(
+    view: &View<'_>,
+    servers: &[OccId],
+    ip: Option<&str>,
+    port: u16,
+) -> Vec<(OccId, bool)> {
+    let collect = |want: &Key| -> Vec<(OccId, bool)> {
+        let mut out: Vec<(OccId, bool)> = Vec::new();
+        for &server in servers {
+            let marks: Vec<bool> = addresses(view, server)
+                .into_iter()
+                .filter(|(k, _)| k == want)
+                .map(|(_, d)| d)
+                .collect();
+            if !marks.is_empty() {
+                out.push((server, marks.contains(&true)));
+            }
+        }
+        out
+    };
+    let specific = ip
+        .map(|h| collect(&Key::Tcp(Some(h.to_string()), port)))
+        .unwrap_or_default();
+    if specific.is_empty() {
+        collect(&Key::Tcp(None, port))
+    } else {
+        specific
+    }
+}

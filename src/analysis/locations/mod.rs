@@ -66,6 +66,7 @@ pub mod uri;
 pub use select::{Outcome, Selection, Step, Unknown, Why};
 pub use uri::{normalise, NormalisedUri, Reason, Rejected};
 
+use crate::analysis::pass_target::PASSES;
 use crate::analysis::pcre::{ParseError, Regex};
 use crate::fxhash::FxHashMap;
 use crate::stack::expanded::{NameId, OccId, View, NO_PARENT};
@@ -239,18 +240,17 @@ fn children<'v>(view: &View<'v>, block: OccId, id: Option<NameId>) -> &'v [OccId
     }
 }
 
-/// Directives that make a location whose name ends in `/` redirect its name without it.
-const PASSES: [&str; 6] = [
-    "proxy_pass",
-    "fastcgi_pass",
-    "uwsgi_pass",
-    "scgi_pass",
-    "memcached_pass",
-    "grpc_pass",
-];
+/// The kind and name of a `location` directive as nginx reads its line (modifier and
+/// pattern, `ngx_http_core_location`): the one reading every rule uses. `None` for a line
+/// nginx refuses (an unknown modifier, too many arguments).
+pub fn location_line(loc: crate::analysis::cursor::Directive<'_>) -> Option<(Kind, Vec<u8>)> {
+    let args: Vec<Vec<u8>> = loc.args().map(|a| a.bytes().into_owned()).collect();
+    read_location(&args).ok()
+}
 
-/// The kind and name of a `location`'s arguments (`ngx_http_core_location`).
-fn kind_of(args: &[Vec<u8>]) -> Result<(Kind, Vec<u8>), String> {
+/// The kind and name of a `location`'s arguments (`ngx_http_core_location`), or nginx's
+/// message refusing them.
+pub fn read_location(args: &[Vec<u8>]) -> Result<(Kind, Vec<u8>), String> {
     match args {
         [m, name] => {
             let kind = match m.as_slice() {
@@ -429,7 +429,7 @@ impl ServerLocations {
         cache: &mut BuildCache,
     ) -> Option<LocId> {
         view.directive(occ).block()?;
-        let (kind, name) = match kind_of(&arg_bytes(view, occ)) {
+        let (kind, name) = match read_location(&arg_bytes(view, occ)) {
             Ok(k) => k,
             Err(message) => {
                 self.problem(occ, message);

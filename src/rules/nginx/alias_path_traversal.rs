@@ -14,12 +14,15 @@
 //! (a longer prefix or an earlier regex may take it first), the location must serve files
 //! (analysis::serving: no `*_pass`, `return`, `deny all`, login), and the path nginx builds
 //! must hold a `..` segment. An `internal` location is not reported: a client cannot send
-//! it the URI; only the application's own redirects reach it. Matching slashes
+//! it the URI; only the application's own redirects reach it. Nor is one that the rewrite
+//! phases never let the URI reach (a server-level `return`, a `rewrite` that moves it):
+//! the request is followed by [`crate::analysis::request`]. Matching slashes
 //! (`/static/` with `/srv/static/`) and an alias without the final `/` (`/srv/static`,
 //! which yields `/srv/static../secret`, a name in the same directory) are safe.
 
 use crate::analysis::cursor::Directive;
 use crate::analysis::locations::{Kind, Location, Locations, ServerLocations};
+use crate::analysis::request::{End, Gone, Model};
 use crate::analysis::serving::{self, Handler};
 use crate::analysis::variables::parse::{PartKind, Script};
 use crate::fix::{edits, Fix};
@@ -219,17 +222,33 @@ fn substitute(
     out
 }
 
-/// Whether the URI selects `location` and is answered with a file there.
+/// Whether the URI selects `location` and is answered with a file there, on some way
+/// through the rewrite phases (the request model: a server-level `return` or `rewrite`
+/// may answer or move every such request first; a way it cannot follow counts).
 fn served_here(locs: &ServerLocations, location: Directive<'_>, uri: &str) -> bool {
     let sel = locs.select(uri.as_bytes());
     let inst = location.instance();
     if serving::block(inst, locs, &sel) != Some(location) {
         return false;
     }
-    matches!(
+    if !matches!(
         serving::handler(inst, locs, &sel, uri.as_bytes()),
         Some(Handler::Static(_))
-    )
+    ) {
+        return false;
+    }
+    let server = Directive::new(inst, locs.server);
+    let Some(ends) = Model::new(inst).follow(Some(server), None, uri.as_bytes(), None) else {
+        return true;
+    };
+    ends.iter().any(|e| match e {
+        End::Content {
+            location: Some(l),
+            req,
+        } => *l == location && req.uri == uri.as_bytes(),
+        End::Gone(Gone::Unknown(_)) => true,
+        _ => false,
+    })
 }
 
 fn report(

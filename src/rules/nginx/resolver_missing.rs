@@ -21,7 +21,7 @@
 //! own): the `resolver` may be there.
 
 use crate::analysis::cursor::{named, Directive};
-use crate::analysis::pass_target::PassTarget;
+use crate::analysis::pass_target::{PassTarget, PASSES};
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::rules::{Context, Rule};
 use crate::stack::model::NginxInstance;
@@ -36,16 +36,6 @@ declare_rule! {
     fix: None,
     group: Default,
 }
-
-/// The directives whose target nginx resolves per request when it holds a variable.
-const PASSES: [&str; 6] = [
-    "proxy_pass",
-    "grpc_pass",
-    "fastcgi_pass",
-    "uwsgi_pass",
-    "scgi_pass",
-    "memcached_pass",
-];
 
 impl Rule for ResolverMissing {
     fn check(&self, cx: &mut Context<'_>) {
@@ -136,7 +126,7 @@ enum Values {
 fn variable_passes(cx: &mut Context<'_>, inst: &NginxInstance) {
     // Built on first need: most configurations have no variable in a pass target.
     let mut known: Option<Known> = None;
-    for name in PASSES {
+    for &name in PASSES {
         for d in named(inst, name) {
             let Some(arg) = d.arg(0) else { continue };
             let value = arg.value();
@@ -221,7 +211,7 @@ impl<'a> Known<'a> {
         let mut upstreams: FxHashSet<String> = named(inst, "upstream")
             .filter_map(|u| u.arg(0).map(|a| a.value().to_ascii_lowercase()))
             .collect();
-        for name in PASSES {
+        for &name in PASSES {
             for d in named(inst, name) {
                 if let Some(a) = d.arg(0) {
                     let value = a.value();

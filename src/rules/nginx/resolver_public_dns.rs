@@ -8,7 +8,7 @@
 //! `resolve`).
 
 use crate::analysis::cursor::Directive;
-use crate::analysis::pass_target::PassTarget;
+use crate::analysis::pass_target::{PassTarget, PASSES};
 use crate::diagnostic::Severity;
 use crate::fxhash::FxHashMap;
 use crate::rules::{Context, Rule};
@@ -60,15 +60,6 @@ const PUBLIC: &[(&str, &str)] = &[
     ("185.228.168.9", "CleanBrowsing"),
 ];
 
-/// The directives that take an address evaluated per request through `resolver`.
-const PASSES: &[(&str, bool)] = &[
-    ("proxy_pass", true),
-    ("fastcgi_pass", false),
-    ("uwsgi_pass", false),
-    ("scgi_pass", false),
-    ("grpc_pass", false),
-];
-
 /// Who runs the resolver at `addr` (`8.8.8.8`, `8.8.8.8:53`, `[2620:fe::fe]:53`), if it
 /// is a well-known public one.
 fn public(addr: &str) -> Option<&'static str> {
@@ -93,7 +84,10 @@ impl Rule for ResolverPublicDns {
         // configuration's lazily filled contents, so clippy's worry does not apply.
         #[allow(clippy::mutable_key_type)]
         let mut used: FxHashMap<Directive<'_>, Directive<'_>> = FxHashMap::default();
-        for &(name, with_uri) in PASSES {
+        // Every `*_pass` but `memcached_pass`, which takes no variables; `proxy_pass` may
+        // carry a URI after the host.
+        let passes = PASSES.iter().filter(|&&p| p != "memcached_pass");
+        for (name, with_uri) in passes.map(|&p| (p, p == "proxy_pass")) {
             for d in cx.nginx_directives(name) {
                 let Some(arg) = d.arg(0) else {
                     continue;

@@ -13,6 +13,7 @@
 
 use crate::analysis::access;
 use crate::analysis::cursor::Directive;
+use crate::analysis::request::access::is_internal;
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -104,18 +105,11 @@ fn answers_return(d: Directive<'_>) -> Option<String> {
 /// 404), or a named location every reference to which is an `error_page` for 401 or 403,
 /// so the client reaching it was refused by the access phase already.
 fn reached_only_internally(d: Directive<'_>) -> bool {
-    let mut at = d.parent();
-    let mut nearest: Option<Directive<'_>> = None;
-    while let Some(b) = at {
-        if b.name() == "location" {
-            if b.children("internal").next().is_some() {
-                return true;
-            }
-            nearest.get_or_insert(b);
-        }
-        at = b.parent();
+    if d.parent().is_some_and(is_internal) {
+        return true;
     }
-    let Some(name) = nearest
+    let Some(name) = d
+        .enclosing("location")
         .and_then(|l| l.arg(0))
         .map(|a| a.value().into_owned())
         .filter(|n| n.starts_with('@'))

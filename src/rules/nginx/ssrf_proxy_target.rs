@@ -26,16 +26,19 @@
 //! `try_files … @other`) is skipped. `X-Accel-Redirect` from a backend is not followed: the
 //! backend, not the client, writes it.
 
-use crate::analysis::cursor::{self, Directive};
-use crate::analysis::locations::{normalise, Locations};
+use crate::analysis::cursor::Directive;
+use crate::analysis::pass_target::PASSES;
 use crate::analysis::pcre::Regex;
+use crate::analysis::request::redirects::{
+    client_uri_for_redirect, client_uri_for_rewrite, internal_only, is_named, reaches, routes_into,
+    source_of, Index, Route, Source, Via,
+};
+use crate::analysis::upstream_host::{
+    find, host_parts, is_template_placeholder, without_path_variables,
+};
 use crate::analysis::variables::builtin::header_name;
-use crate::analysis::variables::{Answer, Danger, Part, PartKind, Provenance, Script, Step};
-use crate::fxhash::FxHashMap;
+use crate::analysis::variables::{Answer, Danger, Part, PartKind, Provenance, Script};
 use crate::rules::{Context, Rule};
-use crate::source::Span;
-use crate::stack::expanded::OccId;
-use crate::stack::model::NginxInstance;
 
 declare_rule! {
     pub struct SsrfProxyTarget;
@@ -49,39 +52,31 @@ declare_rule! {
     uses_locations: true,
 }
 
-/// The directives that connect to an upstream named by their first argument.
-const PASSES: [&str; 5] = [
-    "proxy_pass",
-    "fastcgi_pass",
-    "uwsgi_pass",
-    "scgi_pass",
-    "grpc_pass",
-];
-
 /// The host a finding's example puts where the client chooses.
 const EVIL: &str = "evil.example";
 
 impl Rule for SsrfProxyTarget {
     fn check(&self, cx: &mut Context<'_>) {
-        // One provenance index per configuration, built only when a target has a variable
-        // in its host.
-        let mut prov: Option<(*const NginxInstance, Provenance<'_>)> = None;
-        // The directives looked up per server, indexed once per configuration.
-        let mut index: Option<(*const NginxInstance, ServerIndex<'_>)> = None;
-        for name in PASSES {
-            let mut found: Vec<Directive<'_>> = cx.nginx_directives(name).collect();
+        // One provenance index and one directive index per configuration (by its position
+        // in the stack), built only when a target has a variable in its host.
+        let stack = cx.stack;
+        let mut prov: Option<(usize, Provenance<'_>)> = None;
+        let mut index: Option<(usize, Index<'_>)> = None;
+        // `memcached_pass` takes no variables: nginx resolves its address at start.
+        for name in PASSES.iter().filter(|&&p| p != "memcached_pass") {
             // One finding per place: a snippet included both where clients reach it and in
             // a location only nginx enters is reported as the former (the plainer story).
             // (Kept per configuration: the provenance index is built once for each.)
-            let stack = cx.stack;
-            found.sort_by_cached_key(|d| {
-                let config = stack
-                    .nginx
-                    .iter()
-                    .position(|i| std::ptr::eq(i, d.instance()));
-                (config, internal_only(*d).is_some())
-            });
-            for d in found {
+            let mut found: Vec<(usize, Directive<'_>)> = stack
+                .nginx
+                .iter()
+                .enumerate()
+                .flat_map(|(ci, inst)| {
+                    crate::analysis::cursor::named(inst, name).map(move |d| (ci, d))
+                })
+                .collect();
+            found.sort_by_cached_key(|&(ci, d)| (ci, internal_only(d).is_some()));
+            for (ci, d) in found {
                 let Some(word) = d.arg(0) else {
                     continue;
                 };
@@ -94,15 +89,15 @@ impl Rule for SsrfProxyTarget {
                     continue;
                 };
                 let inst = d.instance();
-                if index.as_ref().is_none_or(|(i, _)| !std::ptr::eq(*i, inst)) {
-                    index = Some((inst, ServerIndex::of(inst)));
+                if index.as_ref().is_none_or(|(i, _)| *i != ci) {
+                    index = Some((ci, Index::of(inst)));
                 }
                 let servers = &index.as_ref().expect("just built").1;
                 let Some(host) = without_path_variables(d, host, &value, servers) else {
                     continue;
                 };
-                if prov.as_ref().is_none_or(|(i, _)| !std::ptr::eq(*i, inst)) {
-                    prov = Some((inst, Provenance::new(inst.view())));
+                if prov.as_ref().is_none_or(|(i, _)| *i != ci) {
+                    prov = Some((ci, Provenance::new(inst.view())));
                 }
                 let p = &prov.as_ref().expect("just built").1;
                 // A location only nginx enters, and the redirects that send requests there
@@ -230,150 +225,6 @@ impl Rule for SsrfProxyTarget {
             }
         }
     }
-}
-
-/// The variable parts of a target's host, and whether a literal host suffix follows them.
-struct HostParts {
-    parts: Vec<Part>,
-    suffixed: bool,
-}
-
-/// The non-literal parts that make up the host (or scheme and host) of a target: after a
-/// literal `://` (a part before it may hold a whole URL only when no `://` is written),
-/// up to the first literal `/` or `?`. `None` for a target with no variable there, and
-/// for a `unix:` socket path.
-fn host_parts(script: &Script, value: &[u8]) -> Option<HostParts> {
-    if value.starts_with(b"unix:") {
-        return None;
-    }
-    let literal = |p: &Part| p.kind == PartKind::Literal;
-    let mut start = 0;
-    let mut end = value.len();
-    let mut scheme = false;
-    for p in &script.parts {
-        if literal(p) {
-            let text = &value[p.value.range()];
-            if let Some(i) = find(text, b"://") {
-                start = p.value.start as usize + i + 3;
-                scheme = true;
-                break;
-            }
-        }
-    }
-    // No `://` written: a `proxy_pass $url` takes scheme and host from its first part
-    // (what follows it, `$url$rest`, is the path); an address (`fastcgi_pass $b:9000`) is
-    // all host.
-    if !scheme {
-        if let Some(first) = script.parts.first().filter(|p| !literal(p)) {
-            if script.parts.len() > 1 && !value[first.value.end as usize..].starts_with(b":") {
-                end = first.value.end as usize;
-            }
-        }
-    }
-    for p in &script.parts {
-        // These always start with `/`: the host ends where they begin.
-        let path = p
-            .kind
-            .key()
-            .is_some_and(|k| matches!(k.as_str(), "uri" | "request_uri" | "document_uri"));
-        if path && (p.value.start as usize) >= start {
-            end = end.min(p.value.start as usize);
-            break;
-        }
-        if literal(p) && (p.value.end as usize) > start {
-            let from = (p.value.start as usize).max(start);
-            if let Some(i) = value[from..p.value.end as usize]
-                .iter()
-                .position(|b| *b == b'/' || *b == b'?')
-            {
-                end = end.min(from + i);
-                break;
-            }
-        }
-    }
-    let parts: Vec<Part> = script
-        .parts
-        .iter()
-        .filter(|p| !literal(p) && (p.value.start as usize) < end && (p.value.end as usize) > start)
-        .cloned()
-        .collect();
-    let last = parts.last()?;
-    // What is written after the last variable of the host: a name suffix confines it
-    // (`$1.svc.internal`, `$1-api`); a port (`:8080`) does not.
-    let tail = &value[(last.value.end as usize).min(end)..end];
-    let suffixed = !tail.is_empty() && tail[0] != b':';
-    Some(HostParts { parts, suffixed })
-}
-
-/// The host parts up to the first variable that always starts the path or the arguments:
-/// one whose every `set` in the server and every `map` that makes it gives it nothing or a
-/// value written to start with `/` or `?` (`set $suffix ?$query_string;` after
-/// `http://octane`). `None` when no part is left: then nginx finds no host at all and
-/// answers 500 (`no host in upstream "/index"`, nginx 1.22.1), it connects nowhere.
-fn without_path_variables(
-    d: Directive<'_>,
-    host: HostParts,
-    value: &[u8],
-    servers: &ServerIndex<'_>,
-) -> Option<HostParts> {
-    let server = d.enclosing("server").map(|s| s.occ());
-    let starts_path = |part: &Part| -> bool {
-        let Some(key) = part.kind.key() else {
-            return false;
-        };
-        let key = key.to_ascii_lowercase();
-        let mut any = false;
-        for &map in servers.maps.get(&key).into_iter().flatten() {
-            any = true;
-            if !map_values_start_path(map) {
-                return false;
-            }
-        }
-        for &set in servers.sets(server, &key) {
-            any = true;
-            let starts = set
-                .arg(1)
-                .is_some_and(|v| v.bytes().first().is_none_or(|b| *b == b'/' || *b == b'?'));
-            if !starts {
-                return false;
-            }
-        }
-        any
-    };
-    let Some(cut) = host.parts.iter().position(starts_path) else {
-        return Some(host);
-    };
-    let mut parts = host.parts;
-    let end = parts[cut].value.start as usize;
-    parts.truncate(cut);
-    let last = parts.last()?;
-    let tail = &value[last.value.end as usize..end];
-    // As in `host_parts`: a name suffix confines the last variable, a port does not.
-    let suffixed = !tail.is_empty() && tail[0] != b':';
-    Some(HostParts { parts, suffixed })
-}
-
-/// Whether every value `map` can give starts with `/` or `?` (or is empty, as is the value
-/// of a `map` with no `default`); an `include` lemplint cannot read may hold any value.
-fn map_values_start_path(map: Directive<'_>) -> bool {
-    if map.has_unread_include() {
-        return false;
-    }
-    map.entries()
-        .iter()
-        .filter(|(k, _)| !matches!(k.value().as_ref(), "hostnames" | "volatile"))
-        .all(|(_, v)| v.is_some_and(|v| v.bytes().first().is_none_or(|b| *b == b'/' || *b == b'?')))
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
-/// `${HOST}`: an envsubst placeholder of a template, which nginx never sees as written
-/// (nginx's own variables are lowercase; it would read it as `$host`).
-fn is_template_placeholder(part: &Part) -> bool {
-    matches!(&part.kind, PartKind::Variable { name, braced: true }
-        if name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'))
 }
 
 /// A request that sends the upstream connection to [`EVIL`], and where it goes.
@@ -544,397 +395,7 @@ fn target_for(re: &Regex, k: usize, uri: &[u8], render: &Render<'_>) -> Option<S
 struct Target<'t> {
     script: &'t Script,
     value: &'t [u8],
-    servers: &'t ServerIndex<'t>,
-}
-
-/// The directives of one configuration that the checks look up per server, found once:
-/// looking them up among the whole configuration for every target made the rule quadratic
-/// in servers.
-struct ServerIndex<'a> {
-    /// `rewrite`, `error_page` and `try_files` by enclosing server (`None`: outside any),
-    /// each list in configuration order.
-    redirects: FxHashMap<Option<OccId>, Vec<(Via, Directive<'a>)>>,
-    /// `set $name …` by enclosing server and lowercase name.
-    sets: FxHashMap<(Option<OccId>, String), Vec<Directive<'a>>>,
-    /// `map … $name { … }` by lowercase name (maps live at `http` level, for every server).
-    maps: FxHashMap<String, Vec<Directive<'a>>>,
-}
-
-impl<'a> ServerIndex<'a> {
-    fn of(inst: &'a NginxInstance) -> ServerIndex<'a> {
-        let server_of = |d: Directive<'_>| d.enclosing("server").map(|s| s.occ());
-        let mut redirects: FxHashMap<Option<OccId>, Vec<(Via, Directive<'a>)>> =
-            FxHashMap::default();
-        for kind in [Via::Rewrite, Via::ErrorPage, Via::TryFiles] {
-            for r in cursor::named(inst, kind.name()) {
-                redirects.entry(server_of(r)).or_default().push((kind, r));
-            }
-        }
-        let mut sets: FxHashMap<(Option<OccId>, String), Vec<Directive<'a>>> = FxHashMap::default();
-        for set in cursor::named(inst, "set") {
-            let Some(name) = set
-                .arg(0)
-                .and_then(|a| a.value().strip_prefix('$').map(|n| n.to_ascii_lowercase()))
-            else {
-                continue;
-            };
-            sets.entry((server_of(set), name)).or_default().push(set);
-        }
-        let mut maps: FxHashMap<String, Vec<Directive<'a>>> = FxHashMap::default();
-        for map in cursor::named(inst, "map") {
-            if let Some(name) = map
-                .arg(1)
-                .and_then(|a| a.value().strip_prefix('$').map(|n| n.to_ascii_lowercase()))
-            {
-                maps.entry(name).or_default().push(map);
-            }
-        }
-        ServerIndex {
-            redirects,
-            sets,
-            maps,
-        }
-    }
-
-    /// The redirects of kind `kind` written in `server` (`None`: outside any), in order.
-    fn redirects(
-        &self,
-        server: Option<OccId>,
-        kind: Via,
-    ) -> impl Iterator<Item = Directive<'a>> + '_ {
-        self.redirects
-            .get(&server)
-            .into_iter()
-            .flatten()
-            .filter(move |(k, _)| *k == kind)
-            .map(|&(_, d)| d)
-    }
-
-    /// The `set`s of `$name` (lowercase) written in `server`.
-    fn sets(&self, server: Option<OccId>, name: &str) -> &[Directive<'a>] {
-        self.sets
-            .get(&(server, name.to_string()))
-            .map_or(&[], Vec::as_slice)
-    }
-}
-
-/// The location `d` is in when only nginx itself enters it: a named one (`@x`), or one
-/// marked `internal` (or inside one: nginx inherits the flag).
-fn internal_only(d: Directive<'_>) -> Option<Directive<'_>> {
-    let loc = d.enclosing("location")?;
-    let mut cur = Some(loc);
-    while let Some(l) = cur {
-        if is_named(l) || l.children("internal").next().is_some() {
-            return Some(loc);
-        }
-        cur = l.enclosing("location");
-    }
-    None
-}
-
-fn is_named(loc: Directive<'_>) -> bool {
-    loc.arg(0).is_some_and(|a| a.value().starts_with('@'))
-}
-
-/// Where a value's client-chosen text comes from, as an internal redirect carries it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Source {
-    /// The URI (`$uri`, a capture of it): the client's after a redirect only where the
-    /// redirect writes the client's text into the new URI, or keeps the URI (a named
-    /// location).
-    Uri,
-    /// The query string (`$args`, `$arg_*`): the client's unless the redirect replaces it.
-    Args,
-    /// Headers, cookies, `$host`, `$request_uri`: every internal redirect keeps them.
-    Request,
-}
-
-/// The source a chain ends at: its last step names the built-in variable ("`$uri` is …").
-fn source_of(chain: &[Step]) -> Source {
-    let Some(leaf) = chain.last() else {
-        return Source::Request;
-    };
-    if leaf.note.starts_with("`merge_slashes") {
-        return Source::Uri;
-    }
-    let name = leaf
-        .note
-        .strip_prefix("`$")
-        .and_then(|r| r.split_once('`'))
-        .map(|(n, _)| n.to_ascii_lowercase())
-        .unwrap_or_default();
-    match name.as_str() {
-        "uri"
-        | "document_uri"
-        | "request_filename"
-        | "fastcgi_script_name"
-        | "fastcgi_path_info" => Source::Uri,
-        "args" | "query_string" => Source::Args,
-        n if n.starts_with("arg_") => Source::Args,
-        _ => Source::Request,
-    }
-}
-
-/// The directives that make nginx redirect a request internally.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Via {
-    Rewrite,
-    ErrorPage,
-    TryFiles,
-}
-
-impl Via {
-    fn name(self) -> &'static str {
-        match self {
-            Via::Rewrite => "rewrite",
-            Via::ErrorPage => "error_page",
-            Via::TryFiles => "try_files",
-        }
-    }
-}
-
-/// A redirect nginx itself makes, which an `internal` or named location does not refuse.
-struct Route<'a> {
-    via: Directive<'a>,
-    kind: Via,
-    /// The named location it sends requests to (`@fallback`).
-    named: Option<String>,
-    /// The new URI's path (up to its arguments): parts of `value`.
-    path: Vec<Part>,
-    value: Vec<u8>,
-    /// The location it leads to, for messages: `the `internal` location on line 12`.
-    into: String,
-    /// The new URI holds the client's text (a named location keeps the client's URI).
-    uri: bool,
-    /// The request's arguments are still the client's after it.
-    args: bool,
-}
-
-impl Route<'_> {
-    /// Where it sends requests: `to `@fallback``, `to `/err``, `into the `internal`
-    /// location on line 12`.
-    fn to(&self) -> String {
-        if let Some(n) = &self.named {
-            return format!("to `{n}`");
-        }
-        if self.path.iter().all(|p| p.kind == PartKind::Literal) {
-            return format!("to `{}`", String::from_utf8_lossy(&self.path_text()));
-        }
-        format!("into {}", self.into)
-    }
-
-    /// `that `try_files` sends to `@fallback``: what a request goes through.
-    fn clause(&self) -> String {
-        format!("that `{}` sends {}", self.kind.name(), self.to())
-    }
-
-    /// `` `try_files` sends requests to ``: what the location is.
-    fn sends(&self) -> String {
-        format!("`{}` sends requests to", self.kind.name())
-    }
-
-    /// The note at the redirect.
-    fn label(&self) -> String {
-        let what = if self.uri && self.named.is_none() {
-            "client-chosen URIs"
-        } else {
-            "requests"
-        };
-        format!("`{}` sends {what} {}", self.kind.name(), self.to())
-    }
-
-    /// The path's literal text (for a path with no variable, the whole path).
-    fn path_text(&self) -> Vec<u8> {
-        self.path
-            .iter()
-            .take_while(|p| p.kind == PartKind::Literal)
-            .flat_map(|p| self.value[p.value.range()].iter().copied())
-            .collect()
-    }
-}
-
-/// The redirects that can send a client's request into `loc`'s server: `rewrite`,
-/// `error_page` and `try_files` in the server (at its level, or in a location a client's
-/// request can be in), and `error_page` of the `http` block around it when the server
-/// sets none. In a fragment (a file of locations), those outside any server.
-fn routes_into<'a>(
-    loc: Directive<'a>,
-    p: &Provenance<'_>,
-    servers: &ServerIndex<'a>,
-) -> Vec<Route<'a>> {
-    let server = loc.enclosing("server");
-    let http = server.and_then(|s| s.enclosing("http"));
-    let line = loc.file().line_col(loc.span().start).line;
-    let here = format!("the `internal` location on line {line}");
-    let there = format!(
-        "the `internal` location at {}:{line}",
-        loc.file().path.display()
-    );
-    let mut out = Vec::new();
-    for kind in [Via::Rewrite, Via::ErrorPage, Via::TryFiles] {
-        // The server's own, and (for `error_page`) those outside any server, in
-        // configuration order.
-        let mut candidates: Vec<Directive<'a>> =
-            servers.redirects(server.map(|s| s.occ()), kind).collect();
-        if server.is_some() && kind == Via::ErrorPage {
-            candidates.extend(servers.redirects(None, kind));
-            candidates.sort_by_key(|d| d.occ());
-        }
-        for r in candidates {
-            let in_scope = match (server, r.enclosing("server")) {
-                (Some(s), Some(t)) => s == t,
-                (None, None) => true,
-                // The `http` block's `error_page`s apply in a server that sets none of its
-                // own (a level that sets one replaces them all).
-                (Some(s), None) => {
-                    kind == Via::ErrorPage
-                        && http.is_some()
-                        && r.enclosing("http") == http
-                        && r.enclosing("location").is_none()
-                        && s.children("error_page").next().is_none()
-                }
-                (None, Some(_)) => false,
-            };
-            // A redirect inside a location only nginx enters (this one included) runs
-            // only for requests already redirected.
-            if !in_scope || internal_only(r).is_some() {
-                continue;
-            }
-            let route = match kind {
-                Via::Rewrite => rewrite_route(r, p),
-                Via::ErrorPage | Via::TryFiles => redirect_route(r, kind, p),
-            };
-            if let Some(mut route) = route {
-                let same = std::sync::Arc::ptr_eq(r.file(), loc.file());
-                route.into.clone_from(if same { &here } else { &there });
-                out.push(route);
-            }
-        }
-    }
-    out
-}
-
-/// A `rewrite` that leads to a location search with its result: not a redirect, and in a
-/// location not `break` (which keeps the request where it is; at the server level the
-/// search follows anyway).
-fn rewrite_route<'a>(r: Directive<'a>, p: &Provenance<'_>) -> Option<Route<'a>> {
-    if p.is_redirect(r.occ()) {
-        return None;
-    }
-    if r.enclosing("location").is_some() && r.arg(2).is_some_and(|f| f.is("break")) {
-        return None;
-    }
-    let word = r.arg(1)?;
-    let value = word.bytes().into_owned();
-    let script = word.variables();
-    let (path, args_part) = split_args(&script, &value);
-    // Without a `?` the arguments stay; with one they follow the written ones, unless the
-    // replacement ends with `?`.
-    let args = match &args_part {
-        None => true,
-        Some(a) => !value.ends_with(b"?") || client_text(p, r, a).1,
-    };
-    let uri = client_text(p, r, &path).0;
-    Some(Route {
-        via: r,
-        kind: Via::Rewrite,
-        named: None,
-        path,
-        value,
-        into: String::new(),
-        uri,
-        args,
-    })
-}
-
-/// The redirect of an `error_page` or of the last argument of `try_files`: to a named
-/// location (which keeps the URI and the arguments), or to a URI (whose arguments are the
-/// ones written after its `?`: ngx_http_send_error_page, ngx_http_split_args).
-fn redirect_route<'a>(r: Directive<'a>, kind: Via, p: &Provenance<'_>) -> Option<Route<'a>> {
-    let word = r.args().last()?;
-    let value = word.bytes().into_owned();
-    if let Some(name) = value.strip_prefix(b"@") {
-        return Some(Route {
-            via: r,
-            kind,
-            named: Some(format!("@{}", String::from_utf8_lossy(name))),
-            path: Vec::new(),
-            value,
-            into: String::new(),
-            uri: true,
-            args: true,
-        });
-    }
-    if !value.starts_with(b"/") && !value.starts_with(b"$") {
-        return None;
-    }
-    let script = word.variables();
-    let (path, args_part) = split_args(&script, &value);
-    // `try_files … $uri` (or `error_page 404 $uri`) in a location sends the URI that
-    // chose this location back to the search, which chooses it again.
-    let identity = path.len() == 1
-        && path[0]
-            .kind
-            .key()
-            .is_some_and(|k| k == "uri" || k == "document_uri");
-    if identity && r.enclosing("location").is_some() {
-        return None;
-    }
-    let args = args_part.is_some_and(|a| client_text(p, r, &a).1);
-    let uri = client_text(p, r, &path).0;
-    Some(Route {
-        via: r,
-        kind,
-        named: None,
-        path,
-        value,
-        into: String::new(),
-        uri,
-        args,
-    })
-}
-
-/// A redirect target's parts before its arguments, and those after the `?` (a literal
-/// `?`, or `$is_args`, which nginx splits at once it is evaluated).
-fn split_args(script: &Script, value: &[u8]) -> (Vec<Part>, Option<Vec<Part>>) {
-    let mut path = Vec::new();
-    for (i, part) in script.parts.iter().enumerate() {
-        if part.kind.key().is_some_and(|k| k == "is_args") {
-            return (path, Some(script.parts[i + 1..].to_vec()));
-        }
-        if part.kind == PartKind::Literal {
-            if let Some(at) = value[part.value.range()].iter().position(|&b| b == b'?') {
-                if at > 0 {
-                    let mut head = part.clone();
-                    head.value = Span::new(part.value.start, part.value.start + at as u32);
-                    if part.span.len() == part.value.len() {
-                        head.span = Span::new(part.span.start, part.span.start + at as u32);
-                    }
-                    path.push(head);
-                }
-                return (path, Some(script.parts[i + 1..].to_vec()));
-            }
-        }
-        path.push(part.clone());
-    }
-    (path, None)
-}
-
-/// Whether the parts, evaluated at `r`, hold the client's text: (text that can make a URI
-/// of its choosing — a `/` or a host name —, anything at all).
-fn client_text(p: &Provenance<'_>, r: Directive<'_>, parts: &[Part]) -> (bool, bool) {
-    if parts.iter().all(|p| p.kind == PartKind::Literal) {
-        return (false, false);
-    }
-    let script = Script {
-        parts: parts.to_vec(),
-        error: None,
-    };
-    let a = p.script(r.occ(), r.file(), &script);
-    (
-        a.can(Danger::Host) || a.can(Danger::Slash),
-        !a.dangers().is_empty(),
-    )
+    servers: &'t Index<'t>,
 }
 
 /// How requests that carry what `part` needs get into `loc`: the route (an index into
@@ -984,115 +445,6 @@ fn entry(
     })
 }
 
-/// How a `location` matches, as its arguments say.
-enum LocMatch {
-    Exact(Vec<u8>),
-    Prefix(Vec<u8>),
-    Regex(Vec<u8>, bool),
-    Named(Vec<u8>),
-}
-
-fn loc_match(loc: Directive<'_>) -> Option<LocMatch> {
-    let args: Vec<Vec<u8>> = loc.args().map(|a| a.bytes().into_owned()).collect();
-    Some(match args.as_slice() {
-        [m, name] => match m.as_slice() {
-            b"=" => LocMatch::Exact(name.clone()),
-            b"^~" => LocMatch::Prefix(name.clone()),
-            b"~" => LocMatch::Regex(name.clone(), false),
-            b"~*" => LocMatch::Regex(name.clone(), true),
-            _ => return None,
-        },
-        [name] => {
-            if let Some(r) = name.strip_prefix(b"=") {
-                LocMatch::Exact(r.to_vec())
-            } else if let Some(r) = name.strip_prefix(b"^~") {
-                LocMatch::Prefix(r.to_vec())
-            } else if let Some(r) = name.strip_prefix(b"~*") {
-                LocMatch::Regex(r.to_vec(), true)
-            } else if let Some(r) = name.strip_prefix(b"~") {
-                LocMatch::Regex(r.to_vec(), false)
-            } else if name.starts_with(b"@") {
-                LocMatch::Named(name.clone())
-            } else {
-                LocMatch::Prefix(name.clone())
-            }
-        }
-        _ => return None,
-    })
-}
-
-/// Whether a request `r` sends can be served by `loc`: a named location by its name; a
-/// URI location by the written URI (as nginx's search picks), or, for a URI with variables,
-/// when its written start can begin a URI the location takes.
-fn reaches(r: &Route<'_>, loc: Directive<'_>) -> bool {
-    let Some(m) = loc_match(loc) else {
-        return false;
-    };
-    if let LocMatch::Named(name) = &m {
-        return r.named.as_deref().map(str::as_bytes) == Some(name.as_slice());
-    }
-    if r.named.is_some() {
-        return false;
-    }
-    let prefix = r.path_text();
-    if r.path.iter().all(|p| p.kind == PartKind::Literal) {
-        return selects(loc, &prefix);
-    }
-    match m {
-        LocMatch::Exact(name) => name.starts_with(&prefix),
-        LocMatch::Prefix(name) => name.starts_with(&prefix) || prefix.starts_with(&name),
-        LocMatch::Regex(pattern, caseless) => {
-            let Ok(re) = Regex::parse_bytes(&pattern, caseless) else {
-                return false;
-            };
-            if !re.anchored_start() {
-                return true;
-            }
-            let mut q = re.literal_prefix();
-            let mut prefix = prefix;
-            if caseless {
-                q.make_ascii_lowercase();
-                prefix.make_ascii_lowercase();
-            }
-            q.starts_with(&prefix) || prefix.starts_with(&q)
-        }
-        LocMatch::Named(_) => false,
-    }
-}
-
-/// Whether nginx serves the (normalised) URI `uri` from `loc`: its search in the server
-/// when the server is known; in a fragment, `loc`'s own test.
-fn selects(loc: Directive<'_>, uri: &[u8]) -> bool {
-    if let Some(server) = loc.enclosing("server") {
-        let all = Locations::of(loc.instance());
-        if let Some(s) = all.server(server.occ()) {
-            if let Some(id) = s.location_of(loc.occ()) {
-                return s.select(uri).location() == Some(id);
-            }
-        }
-    }
-    match loc_match(loc) {
-        Some(LocMatch::Exact(name)) => name == uri,
-        Some(LocMatch::Prefix(name)) => uri.starts_with(&name),
-        Some(LocMatch::Regex(pattern, caseless)) => Regex::parse_bytes(&pattern, caseless)
-            .ok()
-            .and_then(|re| re.is_match(uri).ok())
-            .unwrap_or(false),
-        Some(LocMatch::Named(_)) | None => false,
-    }
-}
-
-/// `merge_slashes` for requests to `loc`'s server (as its default server sets it).
-fn merge_slashes(loc: Directive<'_>) -> bool {
-    loc.enclosing("server")
-        .and_then(|server| {
-            Locations::of(loc.instance())
-                .server(server.occ())
-                .map(|s| s.merge_slashes)
-        })
-        .unwrap_or(true)
-}
-
 /// For a host taken from a capture of the `internal` location `loc`'s regex: a client URI
 /// that rewrite `r` turns into one `loc` takes with [`EVIL`] in that group — `GET U`,
 /// rewritten to `T`, connects to the target. Built from the location's regex (its sample,
@@ -1114,27 +466,7 @@ fn rewrite_example(
     let evil = EVIL.as_bytes().to_vec();
     let rewritten = re_l.sample_with(&[(k as u32, evil)])?;
     let target = target_for(&re_l, k, &rewritten, &render)?;
-    let re_r = Regex::parse(&r.via.arg(0)?.value(), false).ok()?;
-    let values = solve(r, &re_r, &rewritten)?;
-    let uri = re_r.sample_with(&values)?;
-    let caps = re_r.captures(&uri).ok()??;
-    for (g, v) in &values {
-        if caps.get(*g as usize).map(|(s, e)| &uri[s..e]) != Some(v.as_slice()) {
-            return None;
-        }
-    }
-    let n = normalise(&uri, merge_slashes(loc)).ok()?;
-    if n.path != uri || n.args.is_some() {
-        return None;
-    }
-    if let Some(at) = r.via.enclosing("location") {
-        if !selects(at, &uri) {
-            return None;
-        }
-    }
-    if !selects(loc, &rewritten) || !runs_alone(r.via, &uri, &rewritten, t.servers) {
-        return None;
-    }
+    let uri = client_uri_for_rewrite(loc, r, &rewritten, t.servers)?;
     let shown = String::from_utf8_lossy(&uri);
     if uri == rewritten {
         return Some(format!(
@@ -1146,48 +478,6 @@ fn rewrite_example(
         "`GET {shown}`, rewritten to `{}`, connects to `{target}`",
         String::from_utf8_lossy(&rewritten)
     ))
-}
-
-/// Whether rewrite `r` is the only rewrite-module directive that changes the request on
-/// its way: no `rewrite` that runs before it (at the server level, or earlier in its own
-/// location) matches `uri`, and — unless its flag ends the rewrites (`last`, `break`) —
-/// no later `rewrite` of its block matches `rewritten`, and no `return` follows in it.
-/// `if` conditions are not evaluated: a `rewrite` inside one counts as running.
-fn runs_alone(r: Directive<'_>, uri: &[u8], rewritten: &[u8], servers: &ServerIndex<'_>) -> bool {
-    let location = r.enclosing("location");
-    let server = r.enclosing("server");
-    let ends = r.arg(2).is_some_and(|f| f.is("last") || f.is("break"));
-    let matches = |o: Directive<'_>, subject: &[u8]| {
-        o.arg(0)
-            .and_then(|p| Regex::parse(&p.value(), false).ok())
-            .is_none_or(|re| re.is_match(subject).unwrap_or(true))
-    };
-    for o in servers.redirects(server.map(|s| s.occ()), Via::Rewrite) {
-        if o == r {
-            continue;
-        }
-        let o_location = o.enclosing("location");
-        let before = match o_location {
-            None => o.is_before(r) || location.is_some(),
-            Some(l) => Some(l) == location && o.is_before(r),
-        };
-        if before && matches(o, uri) {
-            return false;
-        }
-        let after = o_location == location && r.is_before(o);
-        if !ends && after && matches(o, rewritten) {
-            return false;
-        }
-    }
-    if !ends {
-        let block = location.or(server);
-        let returns = block.is_some_and(|b| b.children("return").next().is_some())
-            || block.is_none() && r.siblings("return").next().is_some();
-        if returns {
-            return false;
-        }
-    }
-    true
 }
 
 /// For a host taken from a capture of the `internal` location `loc`'s regex: a client URI
@@ -1202,44 +492,13 @@ fn redirect_example(
     r: &Route<'_>,
     part: &Part,
 ) -> Option<String> {
-    let at = r.via.enclosing("location")?;
     let key = part.kind.key();
     let group_of = Group::of(part, key.as_deref())?;
     let (re_l, k) = location_group(loc, group_of)?;
     let render = |subst: &dyn Fn(&Part) -> Option<String>| render_target(t.script, t.value, subst);
     let sent = re_l.sample_with(&[(k as u32, EVIL.as_bytes().to_vec())])?;
     let target = target_for(&re_l, k, &sent, &render)?;
-    // The target: written text, `$uri`, written text.
-    let at_uri = r.path.iter().position(|p| p.kind != PartKind::Literal)?;
-    let is_uri = r.path[at_uri]
-        .kind
-        .key()
-        .is_some_and(|k| k == "uri" || k == "document_uri");
-    if !is_uri
-        || r.path[at_uri + 1..]
-            .iter()
-            .any(|p| p.kind != PartKind::Literal)
-    {
-        return None;
-    }
-    let text = |parts: &[Part]| -> Vec<u8> {
-        parts
-            .iter()
-            .flat_map(|p| r.value[p.value.range()].iter().copied())
-            .collect()
-    };
-    let (before, after) = (text(&r.path[..at_uri]), text(&r.path[at_uri + 1..]));
-    if sent.len() < before.len() + after.len()
-        || !sent.starts_with(&before)
-        || !sent.ends_with(&after)
-    {
-        return None;
-    }
-    let uri = sent[before.len()..sent.len() - after.len()].to_vec();
-    let n = normalise(&uri, merge_slashes(loc)).ok()?;
-    if n.path != uri || n.args.is_some() || !selects(at, &uri) || !selects(loc, &sent) {
-        return None;
-    }
+    let uri = client_uri_for_redirect(loc, r, &sent)?;
     let on = match r.kind {
         Via::ErrorPage => {
             let codes: Vec<String> = r
@@ -1262,60 +521,4 @@ fn redirect_example(
         r.kind.name(),
         String::from_utf8_lossy(&sent)
     ))
-}
-
-/// The captures of the rewrite's regex its replacement must copy to write `want`: the
-/// replacement's literal text in place, each capture what lies between (up to the next
-/// literal's first occurrence, the last one up to the closing literal). `None` when the
-/// replacement holds a variable, two captures side by side, or does not fit.
-fn solve(r: &Route<'_>, re: &Regex, want: &[u8]) -> Option<Vec<(u32, Vec<u8>)>> {
-    enum Piece<'v> {
-        Lit(&'v [u8]),
-        Cap(u32),
-    }
-    let pieces: Vec<Piece<'_>> = r
-        .path
-        .iter()
-        .map(|p| match &p.kind {
-            PartKind::Literal => Some(Piece::Lit(&r.value[p.value.range()])),
-            PartKind::Capture(n) => Some(Piece::Cap(u32::from(*n))),
-            PartKind::Variable { name, .. } => re
-                .capture_table()
-                .index(&name.to_ascii_lowercase())
-                .map(Piece::Cap),
-        })
-        .collect::<Option<_>>()?;
-    let mut out: Vec<(u32, Vec<u8>)> = Vec::new();
-    let mut pos = 0;
-    for (i, piece) in pieces.iter().enumerate() {
-        match piece {
-            Piece::Lit(l) => {
-                if !want[pos..].starts_with(l) {
-                    return None;
-                }
-                pos += l.len();
-            }
-            Piece::Cap(g) => {
-                let end = match pieces.get(i + 1) {
-                    None => want.len(),
-                    Some(Piece::Lit(l)) if i + 2 == pieces.len() => {
-                        if want.len() < pos + l.len() || !want.ends_with(l) {
-                            return None;
-                        }
-                        want.len() - l.len()
-                    }
-                    Some(Piece::Lit(l)) => pos + find(&want[pos..], l)?,
-                    Some(Piece::Cap(_)) => return None,
-                };
-                let v = want[pos..end].to_vec();
-                match out.iter().find(|(h, _)| h == g) {
-                    Some((_, prev)) if *prev != v => return None,
-                    Some(_) => {}
-                    None => out.push((*g, v)),
-                }
-                pos = end;
-            }
-        }
-    }
-    (pos == want.len()).then_some(out)
 }

@@ -12,6 +12,7 @@
 //! that is nginx's documented hot-link idiom, which saves bandwidth and controls no access.
 
 use crate::analysis::cursor::Directive;
+use crate::analysis::pass_target::PASSES;
 use crate::diagnostic::Severity;
 use crate::rules::{Context, Rule};
 use crate::stack::expanded::OccId;
@@ -111,13 +112,6 @@ fn server_of(d: Directive<'_>) -> Option<OccId> {
 /// backend (`proxy_pass`, `fastcgi_pass`, …), in itself or a block inside. A check in front
 /// of files, or in a snippet read alone, guards files.
 fn guards_application(i: Directive<'_>) -> bool {
-    const PASSES: &[&str] = &[
-        "proxy_pass",
-        "fastcgi_pass",
-        "uwsgi_pass",
-        "scgi_pass",
-        "grpc_pass",
-    ];
     fn passes(block: Directive<'_>, depth: usize) -> bool {
         depth < 64
             && block

@@ -22,11 +22,11 @@
 use crate::analysis::access;
 use crate::analysis::cursor::Directive;
 use crate::analysis::fastcgi_params::reaches_status_handler;
+use crate::analysis::fpm_status::fpm_status_path;
 use crate::analysis::locations::Locations;
+use crate::analysis::request::access::{guarded_by_if, is_internal};
+use crate::analysis::request::opening::defeated;
 use crate::analysis::stack_links::{pool_links, setting_place};
-use crate::rules::nginx::status_page_exposed::{
-    defeated, fpm_status_path, guarded_by_if, is_internal,
-};
 use crate::rules::{Context, Rule};
 
 declare_rule! {

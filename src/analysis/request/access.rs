@@ -1,0 +1,71 @@
+//! The access phase for the block that serves a request: the `allow`/`deny` list in force
+//! (ngx_http_access_module: the nearest level with any replaces the inherited list), the
+//! authentication in force (`auth_basic`, `auth_request`, … unless `off`), and `satisfy`
+//! (`all`: every check must pass; `any`: one is enough). A request answered in the rewrite
+//! phase (`return`, a redirect) never gets here: that is what [`super::End::Gone`] means.
+
+use crate::analysis::access::{auth, rules, unread_include_around};
+use crate::analysis::cursor::Directive;
+
+/// The checks nginx runs before it serves a request from a block.
+pub struct Access<'a> {
+    /// `allow`/`deny` in the order nginx tries them (the first that matches decides).
+    pub rules: Vec<Directive<'a>>,
+    /// The authentication in force, if any.
+    pub auth: Option<Directive<'a>>,
+    /// `satisfy any`: passing either the address list or the authentication is enough.
+    pub satisfy_any: bool,
+    /// An include lemplint could not read may add checks here: the lists above are then a
+    /// lower bound.
+    pub incomplete: bool,
+}
+
+impl<'a> Access<'a> {
+    /// The checks in force in `block` (a `location`, or the `server` for a request no
+    /// location takes).
+    pub fn of(block: Directive<'a>) -> Access<'a> {
+        let satisfy_any = block
+            .effective("satisfy")
+            .last()
+            .and_then(|d| d.arg(0))
+            .is_some_and(|a| a.value().eq_ignore_ascii_case("any"));
+        Access {
+            rules: rules(block),
+            auth: auth(block),
+            satisfy_any,
+            incomplete: unread_include_around(block),
+        }
+    }
+
+    /// Whether some check can refuse a request here.
+    pub fn restricts(&self) -> bool {
+        self.auth.is_some() || self.rules.iter().any(|d| d.name() == "deny")
+    }
+}
+
+/// `internal;` here or in an enclosing location: external requests get 404.
+pub fn is_internal(block: Directive<'_>) -> bool {
+    let mut at = Some(block);
+    while let Some(b) = at {
+        if b.name() != "location" && b.name() != "if" {
+            return false;
+        }
+        if b.children("internal").next().is_some() {
+            return true;
+        }
+        at = b.parent();
+    }
+    false
+}
+
+/// An `if` in the block that refuses some requests (`if ($remote_addr != …) { return 403; }`):
+/// a hand-written access check this cannot evaluate, taken as a restriction.
+pub fn guarded_by_if(block: Directive<'_>) -> bool {
+    block.children("if").any(|i| {
+        i.children("return").any(|r| {
+            r.arg(0)
+                .and_then(|c| c.value().parse::<u16>().ok())
+                .is_some_and(|c| c >= 400)
+        })
+    })
+}
