@@ -32,11 +32,16 @@ sudo=""
 # read into a variable first: `dpkg-query | grep -q` under pipefail fails at random when grep
 # exits before dpkg-query has written everything (SIGPIPE), and a wrong "missing" here once
 # replaced the machine's libluajit2 (and with it its own lua module package).
-status=$(dpkg-query -W -f='${Status}' libluajit2-5.1-2 2>/dev/null || true)
-if [ "$status" != "install ok installed" ]; then
-    echo "scripts/nginx-modules.sh: installing libluajit2-5.1-2" >&2
+# It also links libpcre.so.3 (libpcre3), which a machine whose nginx uses PCRE2 may lack.
+needed=()
+for pkg in libluajit2-5.1-2 libpcre3; do
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+    [ "$status" = "install ok installed" ] || needed+=("$pkg")
+done
+if [ ${#needed[@]} -gt 0 ]; then
+    echo "scripts/nginx-modules.sh: installing ${needed[*]}" >&2
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libluajit2-5.1-2 >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${needed[@]}" >/dev/null
 fi
 
 if have_all; then
