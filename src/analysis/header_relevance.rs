@@ -24,7 +24,7 @@
 use crate::analysis::cursor::{Directive, Word};
 use crate::analysis::pcre::ast::{GroupKind, Kind, Node};
 use crate::analysis::pcre::Regex;
-use crate::analysis::serving::CONTENT;
+use crate::analysis::serving::is_content;
 
 /// What a block answers with, as far as response headers go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,7 +129,7 @@ fn has_content_handler(block: Directive<'_>, depth: usize) -> bool {
         return true;
     }
     block.all_children().any(|c| {
-        CONTENT.contains(&c.name())
+        is_content(c.name())
             || (matches!(c.name(), "location" | "if") && has_content_handler(c, depth + 1))
     })
 }
@@ -181,32 +181,16 @@ fn is_options_test(block: Directive<'_>) -> bool {
 /// regex anchored at the end whose tail is a finite set of `.ext` (`\.(?:css|js)$`,
 /// `\.svgz?$`, `favicon\.ico$`). `None` when the location does not pin them.
 pub fn location_extensions(loc: Directive<'_>) -> Option<Vec<String>> {
-    let args: Vec<String> = loc.args().map(|a| a.value().into_owned()).collect();
-    let (modifier, name) = match args.as_slice() {
-        [m, n] => (m.as_str(), n.as_str()),
-        [one] => {
-            let one = one.as_str();
-            if let Some(rest) = one.strip_prefix("~*") {
-                ("~*", rest)
-            } else if let Some(rest) = one.strip_prefix('~') {
-                ("~", rest)
-            } else if let Some(rest) = one.strip_prefix("^~") {
-                ("^~", rest)
-            } else if let Some(rest) = one.strip_prefix('=') {
-                ("=", rest)
-            } else {
-                ("", one)
-            }
-        }
-        _ => return None,
-    };
-    match modifier {
-        "=" => {
+    use crate::analysis::locations::{location_line, Kind as LocKind};
+    let (kind, name) = location_line(loc)?;
+    let name = String::from_utf8_lossy(&name);
+    match kind {
+        LocKind::Exact => {
             let last = name.rsplit('/').next()?;
             let (_, ext) = last.rsplit_once('.')?;
             (!ext.is_empty()).then(|| vec![ext.to_ascii_lowercase()])
         }
-        "~" | "~*" => regex_extensions_cached(name, modifier == "~*"),
+        LocKind::Regex { caseless } => regex_extensions_cached(&name, caseless),
         _ => None,
     }
 }

@@ -136,9 +136,11 @@ pub fn answer(server: Directive<'_>) -> Answer {
         let Some(a) = block_answer(loc) else {
             return Answer::Content;
         };
-        let args: Vec<String> = loc.args().map(|a| a.value().into_owned()).collect();
-        let is_root = matches!(args.as_slice(), [p] if p == "/")
-            || matches!(args.as_slice(), [m, p] if m == "^~" && p == "/");
+        use crate::analysis::locations::{location_line, Kind};
+        let is_root = matches!(
+            location_line(loc),
+            Some((Kind::Prefix | Kind::NoRegexPrefix, name)) if name == b"/"
+        );
         if is_root {
             root = Some(a);
         } else if !matches!(a, Answer::Redirect { .. } | Answer::Refuse) {

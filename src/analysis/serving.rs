@@ -29,14 +29,15 @@ use crate::analysis::locations::{Outcome, Selection, ServerLocations};
 use crate::analysis::pcre::Regex;
 use crate::stack::model::NginxInstance;
 
-/// Directives that make the block's content handler something other than files.
-pub const CONTENT: &[&str] = &[
-    "proxy_pass",
-    "fastcgi_pass",
-    "uwsgi_pass",
-    "scgi_pass",
-    "grpc_pass",
-    "memcached_pass",
+/// Whether a directive named `name` makes its block's content handler something other than
+/// files: one of the `*_pass` directives ([`crate::analysis::pass_target::PASSES`]) or
+/// another content handler.
+pub fn is_content(name: &str) -> bool {
+    crate::analysis::pass_target::PASSES.contains(&name) || OTHER_CONTENT.contains(&name)
+}
+
+/// The content handlers that are not a `*_pass` to an upstream.
+const OTHER_CONTENT: &[&str] = &[
     "stub_status",
     "empty_gif",
     "perl",
@@ -176,7 +177,7 @@ fn in_block<'a>(
     if let Some(g) = guard(block) {
         return Some(Handler::Guarded(g));
     }
-    if let Some(c) = block.all_children().find(|c| CONTENT.contains(&c.name())) {
+    if let Some(c) = block.all_children().find(|c| is_content(c.name())) {
         return Some(Handler::Content(c));
     }
     let Some(files) = files(block) else {
@@ -313,7 +314,7 @@ pub fn answer<'a>(inst: &'a NginxInstance, block: Directive<'a>) -> Handler<'a> 
     if let Some(g) = guard(block) {
         return Handler::Guarded(g);
     }
-    if let Some(c) = block.all_children().find(|c| CONTENT.contains(&c.name())) {
+    if let Some(c) = block.all_children().find(|c| is_content(c.name())) {
         return Handler::Content(c);
     }
     match files(block) {

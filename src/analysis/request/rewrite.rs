@@ -259,9 +259,8 @@ impl<'a> Walk<'a, '_> {
                 continue;
             }
             // An `if` block with its own content handler answers the request itself.
-            if crate::analysis::serving::CONTENT
-                .iter()
-                .any(|h| o.children(h).next().is_some())
+            if o.all_children()
+                .any(|c| crate::analysis::serving::is_content(c.name()))
             {
                 done.push(Flow::Gone(Gone::Answered(o.occ())));
                 continue;

@@ -19,6 +19,7 @@
 
 use crate::analysis::cursor::Directive;
 use crate::analysis::fpm_status::fpm_status_path;
+use crate::analysis::locations::{location_line, Kind};
 use crate::analysis::pcre::Regex;
 use crate::analysis::stack_links::{pool_links, pool_view, setting_place, PoolLink};
 use crate::fix::{edits, Fix};
@@ -274,20 +275,22 @@ fn status_location(link: &PoolLink<'_>, loc: Directive<'_>) -> bool {
         .map(|(_, v)| v.trim().to_string())
         .filter(|v| v.starts_with('/'))
         .collect();
-    let args: Vec<String> = loc.args().map(|a| a.value().into_owned()).collect();
-    match args.as_slice() {
-        [name] => paths.iter().any(|p| p == name.trim_end_matches('/')),
-        [m, name] if matches!(m.as_str(), "=" | "^~") => {
+    let Some((kind, name)) = location_line(loc) else {
+        return false;
+    };
+    let name = String::from_utf8_lossy(&name);
+    match kind {
+        Kind::Prefix | Kind::Exact | Kind::NoRegexPrefix => {
             paths.iter().any(|p| p == name.trim_end_matches('/'))
         }
-        [m, name] if matches!(m.as_str(), "~" | "~*") => {
-            let Ok(re) = Regex::parse(name, m == "~*") else {
+        Kind::Regex { caseless } => {
+            let Ok(re) = Regex::parse(&name, caseless) else {
                 return false;
             };
             let hits = |s: &str| re.is_match(s.as_bytes()).unwrap_or(true);
             !hits("/") && !hits("/index.php") && paths.iter().any(|p| hits(p))
         }
-        _ => false,
+        Kind::Named => false,
     }
 }
 
