@@ -66,11 +66,6 @@ impl Rule for HostHeaderSpoofing {
                 let (Some(header), Some(value)) = (d.arg(0), d.arg(1)) else {
                     continue;
                 };
-                // A value no proxied request is sent with (every proxying location below
-                // sets its own list, which replaces this one) puts nothing upstream.
-                if !reaches_a_pass(d) {
-                    continue;
-                }
                 let header_name = header.value().to_ascii_lowercase();
                 let is_host = header_name == "host";
                 if !is_host && header_name != "x-forwarded-host" {
@@ -78,6 +73,12 @@ impl Rule for HostHeaderSpoofing {
                 }
                 let text = value.bytes();
                 if !text.contains(&b'$') {
+                    continue;
+                }
+                // A value no proxied request is sent with (every proxying location below
+                // sets its own list, which replaces this one) puts nothing upstream. Asked
+                // last: it walks the blocks below.
+                if !reaches_a_pass(d) {
                     continue;
                 }
                 let script = value.variables();
