@@ -346,6 +346,41 @@ fn a_finding_shown_by_its_label_is_still_built_when_files_are_named() {
     }
 }
 
+/// A site in `sites-available/` and its link in `sites-enabled/`, with no main configuration
+/// that includes either: one file, one configuration, each finding once (at the file's own
+/// name), not once per name.
+#[test]
+fn a_site_and_its_link_are_one_configuration() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "etc/nginx/sites-available/site.conf",
+        "server {\n    listen 80;\n    server_tokens on;\n}\n",
+    );
+    std::fs::create_dir_all(d.path().join("etc/nginx/sites-enabled")).unwrap();
+    std::os::unix::fs::symlink(
+        "../sites-available/site.conf",
+        d.path().join("etc/nginx/sites-enabled/site.conf"),
+    )
+    .unwrap();
+    let out = run(
+        d.path(),
+        &[
+            "lint",
+            "--isolated",
+            "--select",
+            "NGX022",
+            "--format",
+            "concise",
+            ".",
+        ],
+        None,
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.matches("NGX022").count(), 1, "{stdout}");
+    assert!(stdout.contains("sites-available/site.conf:3"), "{stdout}");
+}
+
 #[test]
 fn an_unreadable_file_fails_the_run() {
     let d = tree();

@@ -875,11 +875,17 @@ impl Roles<'_> {
     fn nginx_standalone(&mut self) -> Vec<NginxInstance> {
         let fs = self.fs;
         let mut candidates: Vec<(FileKey, NginxConfig)> = Vec::new();
+        // One file under two names (`sites-enabled/x` a link to `sites-available/x`, nothing
+        // including either) is one configuration: the first name is kept.
+        let mut seen: HashSet<FileKey> = HashSet::new();
         for p in self.files.nginx.iter().filter(|p| !is_main(p)) {
             if self.claimed.has(fs, p) {
                 continue;
             }
             if !self.files.explicit.contains(p) && !looks_like_nginx(fs, p) {
+                continue;
+            }
+            if !seen.insert(fs.identity(p)) {
                 continue;
             }
             let o = LoadOptions {
