@@ -4,36 +4,17 @@
 //! SIGINT; nothing listens outside loopback. Skipped with a note when the binaries are
 //! missing, unless `CI=true`.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// The bench tests drive load on the machine's cores: one at a time, so that none starves
-/// another's servers (and the rates they compare are the machine's, not a contest).
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
+use common::serial;
 
 fn have_servers() -> bool {
-    let found = |names: &[&str]| {
-        names.iter().any(|n| {
-            ["/usr/sbin", "/usr/bin", "/usr/local/sbin"]
-                .iter()
-                .any(|d| Path::new(d).join(n).is_file())
-        })
-    };
-    if found(&["nginx"]) && found(&["php-fpm8.2"]) {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "nginx and php-fpm8.2 are required under CI=true (apt-get install nginx-light php8.2-fpm)"
-    );
-    eprintln!("note: skipping the bench tests: nginx or php-fpm8.2 is not installed");
-    false
+    common::have_nginx_and_php_fpm("bench tests")
 }
 
 fn fixture(name: &str) -> PathBuf {

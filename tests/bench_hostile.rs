@@ -9,6 +9,8 @@
 //! refused copy, a changed file), so the test fails if the defence does. Skipped with a note
 //! when the servers are missing, unless `CI=true`.
 
+mod common;
+
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,27 +20,10 @@ use std::time::{Duration, Instant};
 const FILE_MARKER: &str = "DECOY-FILE-SECRET-4f1c9a";
 const ENV_MARKER: &str = "DECOY-ENV-TOKEN-77b2e0";
 
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
+use common::serial;
 
 fn have_servers() -> bool {
-    let found = |n: &str| {
-        ["/usr/sbin", "/usr/bin", "/usr/local/sbin"]
-            .iter()
-            .any(|d| Path::new(d).join(n).is_file())
-    };
-    if found("nginx") && found("php-fpm8.2") {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "nginx and php-fpm8.2 are required under CI=true (apt-get install nginx-light php8.2-fpm)"
-    );
-    eprintln!("note: skipping the hostile bench tests: nginx or php-fpm8.2 is not installed");
-    false
+    common::have_nginx_and_php_fpm("hostile bench tests")
 }
 
 /// A tree (the field report's stack, to be made hostile) beside decoys, and the temporary

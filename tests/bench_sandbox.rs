@@ -9,17 +9,15 @@
 //!
 //! Skipped with a note when a binary is missing, unless `CI=true`.
 
+mod common;
+
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
+use common::serial;
 
 /// Whether every program named is installed (a failure under CI=true when one is not).
 fn have(programs: &[&str]) -> bool {

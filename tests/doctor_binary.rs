@@ -12,28 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// The tests that drive load run one at a time (two cores shared by the servers).
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
+use common::serial;
 
 fn have_servers() -> bool {
-    let found = |n: &str| {
-        ["/usr/sbin", "/usr/bin", "/usr/local/sbin"]
-            .iter()
-            .any(|d| Path::new(d).join(n).is_file())
-    };
-    if found("nginx") && found("php-fpm8.2") {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "nginx and php-fpm8.2 are required under CI=true (apt-get install nginx-light php8.2-fpm)"
-    );
-    eprintln!("note: skipping the doctor tests: nginx or php-fpm8.2 is not installed");
-    false
+    common::have_nginx_and_php_fpm("doctor tests")
 }
 
 fn lemplint(args: &[&str]) -> Output {

@@ -43,7 +43,6 @@ use lemplint::analysis::request::server::select;
 use lemplint::analysis::request::{phase, text_of};
 use lemplint::analysis::request::{End, Gone, Model};
 use lemplint::analysis::rewrite_redirect::redirects;
-use lemplint::stack::expanded::Expanded;
 use lemplint::stack::fs::DumpFs;
 use lemplint::stack::model::NginxInstance;
 use lemplint::stack::nginx::{load, LoadOptions};
@@ -228,14 +227,7 @@ fn instance(conf: &str) -> NginxInstance {
     fs.files
         .insert(PathBuf::from("/t/nginx.conf"), conf.as_bytes().to_vec());
     let config = load(&fs, Path::new("/t/nginx.conf"), &LoadOptions::default()).unwrap();
-    NginxInstance {
-        id: Default::default(),
-        expanded: Expanded::build(&config),
-        config,
-        standalone: false,
-        memo: Default::default(),
-        contexts: Default::default(),
-    }
+    lemplint::stack::model::config_instance(config, false)
 }
 
 /// One raw HTTP/1.0 request: `status` and, for a 200, the body's first line.
@@ -546,14 +538,7 @@ fn corpus_servers_agree_with_nginx() {
         let Ok(config) = load(&fs, Path::new("/c/nginx.conf"), &opts) else {
             continue;
         };
-        let inst = NginxInstance {
-            id: Default::default(),
-            expanded: Expanded::build(&config),
-            config,
-            standalone: false,
-            memo: Default::default(),
-            contexts: Default::default(),
-        };
+        let inst = lemplint::stack::model::config_instance(config, false);
         for s in Locations::of(&inst).servers() {
             let server = Directive::new(&inst, s.server);
             let has_phase = !phase(server).is_empty()

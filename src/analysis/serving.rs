@@ -427,7 +427,6 @@ fn if_ruled_out(cond: Directive<'_>) -> bool {
 mod tests {
     use super::*;
     use crate::analysis::locations::Locations;
-    use crate::stack::expanded::Expanded;
     use crate::stack::fs::DumpFs;
     use crate::stack::nginx::{load, LoadOptions};
     use std::path::{Path, PathBuf};
@@ -437,14 +436,7 @@ mod tests {
         fs.files
             .insert(PathBuf::from("/t/nginx.conf"), conf.as_bytes().to_vec());
         let config = load(&fs, Path::new("/t/nginx.conf"), &LoadOptions::default()).unwrap();
-        NginxInstance {
-            id: Default::default(),
-            expanded: Expanded::build(&config),
-            config,
-            standalone: false,
-            memo: Default::default(),
-            contexts: Default::default(),
-        }
+        crate::stack::model::config_instance(config, false)
     }
 
     fn answer(conf: &str, uri: &str) -> String {

@@ -1074,7 +1074,8 @@ fn nearest_main_dir(path: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-fn config_instance(config: NginxConfig, standalone: bool) -> NginxInstance {
+/// A configuration as rules see it: its directives expanded (includes followed) once.
+pub fn config_instance(config: NginxConfig, standalone: bool) -> NginxInstance {
     let t = std::time::Instant::now();
     let expanded = Expanded::build(&config);
     crate::timings::report(

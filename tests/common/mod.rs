@@ -316,3 +316,30 @@ pub fn http_parts(response: &str) -> (String, String, String) {
     let status = head.split(' ').nth(1).unwrap_or("?").to_string();
     (status, head.to_string(), body.to_string())
 }
+
+/// Whether nginx and php-fpm8.2 are installed (the tests that start a whole stack need
+/// both); under `CI=true` their absence fails the test instead. `tests` names the tests
+/// skipped, for the note.
+pub fn have_nginx_and_php_fpm(tests: &str) -> bool {
+    let found = |n: &str| {
+        ["/usr/sbin", "/usr/bin", "/usr/local/sbin"]
+            .iter()
+            .any(|d| Path::new(d).join(n).is_file())
+    };
+    if found("nginx") && found("php-fpm8.2") {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "nginx and php-fpm8.2 are required under CI=true (apt-get install nginx-light php8.2-fpm)"
+    );
+    eprintln!("note: skipping the {tests}: nginx or php-fpm8.2 is not installed");
+    false
+}
+
+/// Tests that drive load run one at a time (two cores shared by the servers): each holds
+/// this guard for its run.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -467,14 +467,7 @@ fn the_locations_of_a_configuration_are_built_once_and_shared() {
         "server { location /a/ { } }\nserver { location /b/ { } }",
         "",
     );
-    let inst = crate::stack::model::NginxInstance {
-        id: Default::default(),
-        expanded: Expanded::build(&config),
-        config,
-        standalone: false,
-        memo: Default::default(),
-        contexts: Default::default(),
-    };
+    let inst = crate::stack::model::config_instance(config, false);
     let first = Locations::of(&inst);
     let again = Locations::of(&inst);
     assert!(Arc::ptr_eq(&first, &again));

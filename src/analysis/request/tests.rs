@@ -9,7 +9,6 @@ use super::server::{normalise_host, select};
 use super::*;
 use crate::analysis::cursor::{named, Directive};
 use crate::analysis::locations::location_line;
-use crate::stack::expanded::Expanded;
 use crate::stack::fs::DumpFs;
 use crate::stack::nginx::{load, LoadOptions};
 use std::path::{Path, PathBuf};
@@ -22,14 +21,7 @@ fn instance(http: &str) -> NginxInstance {
     );
     let config = load(&fs, Path::new("/t/nginx.conf"), &LoadOptions::default()).unwrap();
     assert!(config.problems.is_empty(), "{:?}", config.problems);
-    NginxInstance {
-        id: Default::default(),
-        expanded: Expanded::build(&config),
-        config,
-        standalone: false,
-        memo: Default::default(),
-        contexts: Default::default(),
-    }
+    crate::stack::model::config_instance(config, false)
 }
 
 fn label(d: Directive<'_>) -> String {
