@@ -1,5 +1,6 @@
 //! The parser: pattern bytes to a [`Node`] tree with spans, as PCRE2 10.42 reads them
-//! (8-bit library, no `PCRE2_UTF`, default compile context).
+//! (8-bit library, no `PCRE2_UTF`, default compile context; leading option settings that do
+//! not change which bytes match, `(*UTF)` on ASCII patterns among them, are read past).
 //!
 //! Recursion follows group nesting only, which is capped at [`MAX_NESTING`] — the depth at
 //! which PCRE2 itself fails with "parentheses are too deeply nested" — and patterns are at
@@ -134,6 +135,7 @@ pub fn parse(pattern: &[u8], caseless: bool) -> Result<(Node, CaptureTable)> {
         depth: 0,
         in_quote: false,
     };
+    p.start_options()?;
     let mut root = p.alternation()?;
     if p.pos < pattern.len() {
         // Only a `)` stops the top level early.
@@ -283,6 +285,65 @@ impl Parser<'_> {
 
     fn err(&self, code: u16, start: usize) -> ParseError {
         ParseError::syntax(code, span(start, self.pos.max(start)))
+    }
+
+    /// PCRE2's option settings at the very start of a pattern (`(*UTF)`, `(*LIMIT_MATCH=1000)`,
+    /// pcre2pattern "Option settings"). Those that leave which bytes match alone are read
+    /// past, so that a leading verb does not hide the rest of the pattern from the analyses
+    /// (overlapping captures behind `(*UTF)` are overlapping captures). The others stay
+    /// unsupported (the group parser refuses them): a newline convention (`(*CR)`, `(*ANY)`,
+    /// …) changes what `.`, `^` and `$` match, `(*NOTEMPTY)` what a match is, `(*BSR_…)` what
+    /// `\R` matches.
+    ///
+    /// `(*UTF)` makes PCRE2 read the pattern and the subject as UTF-8; for a pattern of
+    /// ASCII characters with no escape above ASCII or Unicode-only escape, a character
+    /// set matches the same ASCII bytes, and a non-ASCII character is matched whole where
+    /// this parser sees its bytes one by one (which bytes can reach a capture is the same;
+    /// a subject that is not UTF-8 fails to match, and nginx answers 500). Anything beyond
+    /// that is left unsupported. `(*UCP)` only changes `\d`, `\w`, `\s` and `\b` for
+    /// non-ASCII characters in UTF mode.
+    fn start_options(&mut self) -> Result<()> {
+        let mut utf = false;
+        while self.s[self.pos..].starts_with(b"(*") {
+            let body = self.pos + 2;
+            let Some(len) = self.s[body..].iter().position(|&b| b == b')') else {
+                break;
+            };
+            let name = &self.s[body..body + len];
+            let (word, value) = match name.iter().position(|&b| b == b'=') {
+                Some(i) => (&name[..i], Some(&name[i + 1..])),
+                None => (name, None),
+            };
+            let known = match (word, value) {
+                (b"UTF" | b"UCP", None) => {
+                    utf = true;
+                    true
+                }
+                (
+                    b"NO_AUTO_POSSESS" | b"NO_START_OPT" | b"NO_DOTSTAR_ANCHOR" | b"NO_JIT" | b"LF",
+                    None,
+                ) => true,
+                (b"LIMIT_MATCH" | b"LIMIT_DEPTH" | b"LIMIT_HEAP" | b"LIMIT_RECURSION", Some(v)) => {
+                    !v.is_empty() && v.iter().all(u8::is_ascii_digit)
+                }
+                _ => false,
+            };
+            if !known {
+                break;
+            }
+            self.pos = body + len + 1;
+        }
+        if utf {
+            let rest = &self.s[self.pos..];
+            let beyond_ascii = rest.iter().any(|&b| b >= 0x80)
+                || rest.windows(2).any(|w| {
+                    w[0] == b'\\' && matches!(w[1], b'x' | b'o' | b'N' | b'p' | b'P' | b'X' | b'C')
+                });
+            if beyond_ascii {
+                return Err(self.unsupported(0, "`(*UTF)` with characters or escapes beyond ASCII"));
+            }
+        }
+        Ok(())
     }
 
     fn unsupported(&self, start: usize, what: &str) -> ParseError {

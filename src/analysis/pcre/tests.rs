@@ -280,3 +280,28 @@ fn disjoint_by_anchors() {
         assert!(m(p, s));
     }
 }
+
+#[test]
+fn leading_option_settings() {
+    // Read past: they do not change which bytes match (checked with pcre2test 10.42).
+    assert_eq!(re(r"(*UTF)^/u/((.*))$").capture_table().count(), 2);
+    assert_eq!(
+        span_of(r"(*UTF)(*NO_JIT)^/u/(.*)$", "/u/a\rb"),
+        Some((0, 6))
+    );
+    assert!(m(r"(*LIMIT_MATCH=1000)(*UCP)^/a", "/ab"));
+    assert!(!m(r"(*UTF)^/a$", "/a/"));
+    // Not read past: they change what `.`, `$` or a match mean, or need Unicode.
+    for p in [
+        r"(*CR)a.b",
+        r"(*ANYCRLF)^a$",
+        r"(*NOTEMPTY)a?",
+        r"(*UTF)é+",
+        r"(*UTF)\x{100}",
+    ] {
+        assert_eq!(err(p).kind, ErrorKind::Unsupported, "{p}");
+    }
+    // Only at the start, and only with a value where one is taken.
+    assert_eq!(err(r"a(*UTF)").kind, ErrorKind::Unsupported);
+    assert_eq!(err(r"(*LIMIT_MATCH=)a").kind, ErrorKind::Unsupported);
+}

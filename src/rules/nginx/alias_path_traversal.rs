@@ -171,8 +171,21 @@ fn capture_proof(loc: &Location, alias: &str) -> Option<Proof> {
         return None; // a `..` after `/` is a dot segment nginx has already resolved
     }
     let prefix = String::from_utf8(prefix).ok()?;
-    for suffix in SUFFIXES {
-        let uri = format!("{prefix}{suffix}");
+    // The probes: the regex's text then the `..` path, which fits a capture that runs to
+    // the end (`^/img(.*)$`); then, for a capture followed by more of the regex
+    // (`^/img(.*)/x$`, `^/img(.+)\.png$`), a subject the regex was written for with the
+    // `..` path in that capture. Its `..` must follow a byte other than `/`: after a `/`
+    // it is a dot segment that nginx resolves before any location is matched.
+    let simple = SUFFIXES.iter().map(|suffix| format!("{prefix}{suffix}"));
+    let sampled = after_slash.iter().flat_map(|&k| {
+        SUFFIXES.iter().filter_map(move |suffix| {
+            let uri =
+                String::from_utf8(re.sample_with(&[(k, suffix.as_bytes().to_vec())])?).ok()?;
+            let at = uri.find(suffix)?;
+            (uri.starts_with('/') && at > 0 && !uri[..at].ends_with('/')).then_some(uri)
+        })
+    });
+    for uri in simple.chain(sampled) {
         let Ok(Some(caps)) = re.captures(uri.as_bytes()) else {
             continue;
         };
