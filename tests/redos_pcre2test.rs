@@ -129,3 +129,45 @@ fn redos_attacks_hit_pcre2s_match_limit() {
     assert!(out.contains("No match"), "control: {out}");
     assert!(Regex::parse(r"^/a+$", false).unwrap().redos().is_none());
 }
+
+/// Polynomial attacks: where the analysis says a subject of nginx's 8 KB reaches PCRE2's
+/// match limit, pcre2test gives up on that subject; where it says not, pcre2test answers.
+#[test]
+fn polynomial_attacks_at_nginxs_8k() {
+    let Some(exe) = pcre2test() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "pcre2test (Debian: pcre2-utils) is required on CI (CI=true) for tests/redos_pcre2test.rs"
+        );
+        eprintln!("note: pcre2test not found; skipping (set CI=true to make this an error)");
+        return;
+    };
+    // (pattern, whether an 8 KB subject reaches the limit). `\d+\d+x$` is run as
+    // `\d+\d++x$` (auto-possessification): quadratic in time, linear in backtracking.
+    let max = 8192;
+    let cases = [
+        (r"^/q/(.*.*)x$", true),
+        (r"^/[_0-9a-zA-Z-]+.*(/wp-admin/.*\.php)$", true),
+        (r"^/\d+\d+x$", false),
+    ];
+    for (pattern, reaches) in cases {
+        let re = Regex::parse(pattern, false).unwrap();
+        let r = re
+            .redos()
+            .unwrap_or_else(|| panic!("{pattern}: no finding"));
+        assert!(
+            matches!(r.risk, Risk::Polynomial { degree: 2 }),
+            "{pattern}: {:?}",
+            r.risk
+        );
+        assert_eq!(re.redos_reaches_match_limit(&r, max), reaches, "{pattern}");
+        // No sample after it: PCRE2 10.42 checks for a required byte only in subjects
+        // shorter than 5,000 bytes, and a sample could make the subject match.
+        let fixed = r.attack.prefix.len() + r.attack.suffix.len();
+        let subject = r.attack.string((max - fixed) / r.attack.pump.len());
+        assert!(subject.len() <= max && subject.len() > 5000, "{pattern}");
+        let out = run(&exe, pattern, false, &subject);
+        let limit = out.contains("match limit exceeded");
+        assert_eq!(limit, reaches, "{pattern}: pcre2test answered {out}");
+    }
+}

@@ -215,6 +215,23 @@ impl Regex {
         s
     }
 
+    /// Whether `r`'s attack, in a subject of at most `max_len` bytes, reaches PCRE2's match
+    /// limit ([`redos::PCRE2_MATCH_LIMIT`]; then the match fails with an error). PCRE2
+    /// counts calls of its internal `match()`, one per backtracking point; at compile time
+    /// it makes a single-character repeat possessive when the next item in its sequence is
+    /// a character the repeat cannot match (auto-possessification: `\d+x` is run as
+    /// `\d++x`). When the chain's last repeat is such a repeat it no longer backtracks,
+    /// and the chain counts one degree less (`\d+\d+x$` on 8 KB of digits takes 23 ms but
+    /// stays below the limit; `(.*.*)x$`, whose last `.*` ends a group, reaches it).
+    pub fn redos_reaches_match_limit(&self, r: &Redos, max_len: usize) -> bool {
+        let degree = match r.risk {
+            Risk::Exponential => return true,
+            Risk::Polynomial { degree } => degree,
+        };
+        let possessive = ends_auto_possessive(&self.root, r.span.end, 0);
+        r.reaches_match_limit_as(degree - u32::from(possessive), max_len)
+    }
+
     /// The worst ReDoS risk in the pattern, with an attack string.
     pub fn redos(&self) -> Option<Redos> {
         redos::analyse(
@@ -243,3 +260,48 @@ fn collect_approx(node: &Node, out: &mut Vec<Span>, depth: usize) {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether the repeat that ends at `end` is one PCRE2 auto-possessifies: a repeat of one
+/// character (literal or set) followed, in its sequence, by a literal or set it cannot
+/// match.
+fn ends_auto_possessive(node: &Node, end: u32, depth: usize) -> bool {
+    if depth > 4 * MAX_NESTING + 16 {
+        return false;
+    }
+    let one_char = |n: &Node| -> Option<set::ByteSet> {
+        match &n.kind {
+            Kind::Set(cs) => Some(cs.set),
+            Kind::Literal { byte, caseless } => {
+                let mut s = set::ByteSet::of(&[*byte]);
+                if *caseless {
+                    s = s.union(set::ByteSet::of(&[
+                        byte.to_ascii_lowercase(),
+                        byte.to_ascii_uppercase(),
+                    ]));
+                }
+                Some(s)
+            }
+            _ => None,
+        }
+    };
+    match &node.kind {
+        Kind::Concat(items) => items.iter().enumerate().any(|(i, item)| {
+            if let Kind::Repeat(r) = &item.kind {
+                if item.span.end == end {
+                    let (Some(body), Some(next)) = (
+                        one_char(&r.node),
+                        items.get(i + 1).and_then(|n| one_char(n)),
+                    ) else {
+                        return false;
+                    };
+                    return body.intersect(next).is_empty();
+                }
+            }
+            ends_auto_possessive(item, end, depth + 1)
+        }),
+        Kind::Alternation(v) => v.iter().any(|n| ends_auto_possessive(n, end, depth + 1)),
+        Kind::Group(g) => ends_auto_possessive(&g.body, end, depth + 1),
+        Kind::Repeat(r) => ends_auto_possessive(&r.node, end, depth + 1),
+        _ => false,
+    }
+}

@@ -68,6 +68,33 @@ pub struct Redos {
     pub confirmed: bool,
 }
 
+/// PCRE2's default match limit (`MATCH_LIMIT`: calls of its internal `match()`, each a
+/// backtracking point), which nginx does not change: past it the match fails with error
+/// -47 and nginx answers 500 (`pcre2_match() failed: -47`, logged at `alert`).
+pub const PCRE2_MATCH_LIMIT: u64 = 10_000_000;
+
+impl Redos {
+    /// Whether the attack, with as many pumps as fit in a subject of `max_len` bytes,
+    /// reaches PCRE2's match limit, counting backtracking repeats as `degree` (see
+    /// [`super::Regex::redos_reaches_match_limit`], which knows the pattern). Exponential
+    /// attacks reach it within a few dozen bytes. A polynomial one of degree d with n pumps
+    /// tries about C(n, d) ways to share the pumps among its d backtracking repeats: with
+    /// one-byte pumps a quadratic reaches the limit at about 4.5 KB, a cubic one at 400
+    /// bytes (checked with pcre2test by tests/redos_pcre2test.rs).
+    pub fn reaches_match_limit_as(&self, degree: u32, max_len: usize) -> bool {
+        if self.risk == Risk::Exponential {
+            return true;
+        }
+        let fixed = self.attack.prefix.len() + self.attack.suffix.len();
+        let n = (max_len.saturating_sub(fixed) / self.attack.pump.len().max(1)) as f64;
+        let mut ways = 1.0_f64;
+        for i in 0..degree {
+            ways *= (n - f64::from(i)).max(0.0) / f64::from(i + 1);
+        }
+        degree >= 2 && ways >= PCRE2_MATCH_LIMIT as f64
+    }
+}
+
 const MAX_DEPTH: usize = 4 * super::parser::MAX_NESTING + 16;
 const MAX_WITNESS: usize = 256;
 
