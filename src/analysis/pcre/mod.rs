@@ -288,10 +288,9 @@ fn ends_auto_possessive(node: &Node, end: u32, depth: usize) -> bool {
         Kind::Concat(items) => items.iter().enumerate().any(|(i, item)| {
             if let Kind::Repeat(r) = &item.kind {
                 if item.span.end == end {
-                    let (Some(body), Some(next)) = (
-                        one_char(&r.node),
-                        items.get(i + 1).and_then(|n| one_char(n)),
-                    ) else {
+                    let (Some(body), Some(next)) =
+                        (one_char(&r.node), items.get(i + 1).and_then(&one_char))
+                    else {
                         return false;
                     };
                     return body.intersect(next).is_empty();
