@@ -202,3 +202,35 @@ pub fn is_http_server(server: Directive<'_>) -> bool {
             .children("proxy_pass")
             .any(|p| p.arg(0).is_some_and(|a| a.value().contains("://")))
 }
+
+/// Whether the server listens on port 80 of a public address (no `listen` means `*:80`).
+pub fn public_port_80(server: Directive<'_>) -> bool {
+    let mut listens = server.children("listen").peekable();
+    if listens.peek().is_none() {
+        return true;
+    }
+    listens.any(|l| {
+        let Some(a) = l.arg(0) else {
+            return false;
+        };
+        let v = a.value();
+        let v = v.as_ref();
+        if v.len() >= 5 && v[..5].eq_ignore_ascii_case("unix:") {
+            return false;
+        }
+        // Slices of the value, no copies: this runs for every `listen` of every server.
+        let (host, port): (&str, &str) = if let Some(rest) = v.strip_prefix('[') {
+            let (h, p) = rest.split_once(']').unwrap_or((rest, ""));
+            (h, p.strip_prefix(':').unwrap_or("80"))
+        } else if let Some((h, p)) = v.rsplit_once(':') {
+            (h, p)
+        } else if v.bytes().all(|b| b.is_ascii_digit()) {
+            ("*", v)
+        } else {
+            (v, "80")
+        };
+        let internal =
+            host.eq_ignore_ascii_case("localhost") || host.starts_with("127.") || host == "::1";
+        port == "80" && !internal
+    })
+}

@@ -135,6 +135,7 @@ registry! {
     tls::http2_misdirected_request::Http2MisdirectedRequest,
     tls::quic_bpf_reuseport::QuicBpfReuseport,
     tls::ssl_weak_cipher_preferred::SslWeakCipherPreferred,
+    nginx::credentials_over_plain_http::CredentialsOverPlainHttp,
     nginx::resolver_missing::ResolverMissing,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,

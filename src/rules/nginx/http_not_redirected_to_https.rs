@@ -9,7 +9,9 @@
 //! is fine (analysis::https_servers).
 
 use crate::analysis::cursor::Directive;
-use crate::analysis::https_servers::{answer, is_http_server, names, tls_listen, Answer};
+use crate::analysis::https_servers::{
+    answer, is_http_server, names, public_port_80, tls_listen, Answer,
+};
 use crate::fxhash::FxHashMap;
 use crate::rules::{Context, Rule};
 
@@ -83,36 +85,4 @@ impl Rule for HttpNotRedirectedToHttps {
             }
         }
     }
-}
-
-/// Whether the server listens on port 80 of a public address (no `listen` means `*:80`).
-fn public_port_80(server: Directive<'_>) -> bool {
-    let mut listens = server.children("listen").peekable();
-    if listens.peek().is_none() {
-        return true;
-    }
-    listens.any(|l| {
-        let Some(a) = l.arg(0) else {
-            return false;
-        };
-        let v = a.value();
-        let v = v.as_ref();
-        if v.len() >= 5 && v[..5].eq_ignore_ascii_case("unix:") {
-            return false;
-        }
-        // Slices of the value, no copies: this runs for every `listen` of every server.
-        let (host, port): (&str, &str) = if let Some(rest) = v.strip_prefix('[') {
-            let (h, p) = rest.split_once(']').unwrap_or((rest, ""));
-            (h, p.strip_prefix(':').unwrap_or("80"))
-        } else if let Some((h, p)) = v.rsplit_once(':') {
-            (h, p)
-        } else if v.bytes().all(|b| b.is_ascii_digit()) {
-            ("*", v)
-        } else {
-            (v, "80")
-        };
-        let internal =
-            host.eq_ignore_ascii_case("localhost") || host.starts_with("127.") || host == "::1";
-        port == "80" && !internal
-    })
 }

@@ -5,6 +5,7 @@ pub mod allow_without_deny;
 pub mod autoindex_on;
 pub mod capture_reference_missing;
 pub mod content_type_via_add_header;
+pub mod credentials_over_plain_http;
 pub mod directive_not_allowed;
 pub mod duplicate_directive;
 pub mod error_log_off;
