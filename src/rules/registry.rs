@@ -136,6 +136,7 @@ registry! {
     tls::quic_bpf_reuseport::QuicBpfReuseport,
     tls::ssl_weak_cipher_preferred::SslWeakCipherPreferred,
     nginx::credentials_over_plain_http::CredentialsOverPlainHttp,
+    nginx::cache_ignores_private::CacheIgnoresPrivate,
     nginx::resolver_missing::ResolverMissing,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,

@@ -3,6 +3,7 @@
 pub mod alias_path_traversal;
 pub mod allow_without_deny;
 pub mod autoindex_on;
+pub mod cache_ignores_private;
 pub mod capture_reference_missing;
 pub mod content_type_via_add_header;
 pub mod credentials_over_plain_http;
