@@ -14,6 +14,7 @@ pub mod pm_invalid;
 pub mod pm_max_children_exceeds_memory;
 pub mod pm_max_requests_unset;
 pub mod request_terminate_timeout_unset;
+pub mod session_hardening_weakened;
 pub mod single_worker_pool;
 pub mod syntax_error;
 pub mod unknown_directive;

@@ -8,6 +8,8 @@ pub mod fastcgi_timeout_shorter_than_terminate;
 pub mod fpm_socket_permissions;
 pub mod fpm_status_page_exposed;
 pub mod open_files_exceed_kernel;
+pub mod path_info_underflow;
+pub mod php_files_served;
 pub mod session_cookie_not_secure;
 pub mod sites_share_php_user;
 pub mod upload_limit_chain;
