@@ -26,7 +26,9 @@
 use crate::analysis::cursor::Directive;
 use crate::analysis::fastcgi_params::param;
 use crate::analysis::pcre::Regex;
-use crate::analysis::php_guard::{has_file_check, regex_word};
+use crate::analysis::php_guard::{
+    has_file_check, regex_word, split_loses_path_info, NEWLINE_PROBE,
+};
 use crate::analysis::stack_links::{active_directives, php_version, pool_links, pool_view};
 use crate::diagnostic::Severity;
 use crate::rules::{Context, Rule};
@@ -42,13 +44,6 @@ declare_rule! {
     fix: None,
     group: Preview,
 }
-
-/// The URI the exploit sends, decoded as nginx matches it: a newline after `.php/`, and
-/// `.php` again at the end so that `\.php$` locations take it too.
-const PROBE: &[u8] = b"/index.php/a\nb.php";
-
-/// The script name the split must find in [`PROBE`] for a path-info group to exist at all.
-const SCRIPT: &[u8] = b"/index.php";
 
 /// What the PHP version says about the advisory.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -81,21 +76,6 @@ fn parse_version(text: &str) -> Option<(u32, u32, Option<u32>)> {
     let minor = parts.next()?.parse().ok()?;
     let patch = parts.next().and_then(|p| p.parse().ok());
     Some((major, minor, patch))
-}
-
-/// Whether the split regex leaves `$fastcgi_path_info` empty for [`PROBE`] while the script
-/// name is longer than `/index.php` (no match: the script name is the whole URI).
-fn split_loses_path_info(split: &str) -> Option<bool> {
-    let re = Regex::parse(split, false).ok()?;
-    match re.captures(PROBE).ok()? {
-        None => Some(true),
-        Some(c) => {
-            let group = |k| c.get(k).map(|(s, e)| &PROBE[s..e]);
-            let script = group(1).unwrap_or(b"");
-            let info = group(2).unwrap_or(b"");
-            Some(info.is_empty() && script.len() > SCRIPT.len())
-        }
-    }
 }
 
 /// Whether `PATH_INFO` is sent as `$fastcgi_path_info`, directly or through a variable the
@@ -143,7 +123,7 @@ impl Rule for PathInfoUnderflow {
             else {
                 continue;
             };
-            if re.is_match(PROBE).ok() != Some(true) {
+            if re.is_match(NEWLINE_PROBE).ok() != Some(true) {
                 continue;
             }
             // Step 2: the split loses the path info.
@@ -244,18 +224,5 @@ mod tests {
         assert_eq!(covered(8, 2, None), Covered::No);
         assert_eq!(parse_version("7.3.10-1+deb10u1"), Some((7, 3, Some(10))));
         assert_eq!(parse_version("7.3"), Some((7, 3, None)));
-    }
-
-    #[test]
-    fn splits() {
-        // `.` stops at the newline: no match.
-        assert_eq!(split_loses_path_info(r"^(.+?\.php)(/.*)$"), Some(true));
-        assert_eq!(split_loses_path_info(r"^(.+\.php)(/.+)$"), Some(true));
-        // A class that takes the newline keeps the path info.
-        assert_eq!(
-            split_loses_path_info(r"^(.+?\.php)(/[\s\S]*)$"),
-            Some(false)
-        );
-        assert_eq!(split_loses_path_info(r"(?s)^(.+?\.php)(/.*)$"), Some(false));
     }
 }

@@ -35,10 +35,11 @@ declare_rule! {
     uses_locations: true,
 }
 
-/// The file a setting makes PHP write, as a path to ask nginx about, and what it holds.
-fn written_file(key: &str, value: &str) -> Option<(PathBuf, &'static str)> {
+/// The file a setting makes PHP write, as a path to ask nginx about, how many of its last
+/// path components are below the directory the setting names, and what it holds.
+fn written_file(key: &str, value: &str) -> Option<(PathBuf, usize, &'static str)> {
     match key {
-        "error_log" => Some((absolute(value)?, "PHP's error log")),
+        "error_log" => Some((absolute(value)?, 0, "PHP's error log")),
         // `N;/path` and `N;MODE;/path` spread the files over N levels of subdirectories
         // named by the id's first characters.
         "session.save_path" => {
@@ -53,10 +54,15 @@ fn written_file(key: &str, value: &str) -> Option<(PathBuf, &'static str)> {
                 file.push(c.to_string());
             }
             file.push(format!("sess_{ID}"));
-            Some((file, "session files (every visitor's `$_SESSION`)"))
+            Some((
+                file,
+                levels.min(ID.len()) + 1,
+                "session files (each visitor's `$_SESSION`, named by the session id)",
+            ))
         }
         "upload_tmp_dir" => Some((
             absolute(value)?.join("phpA1b2C3"),
+            1,
             "uploaded files while their request runs",
         )),
         _ => None,
@@ -81,7 +87,7 @@ impl Rule for PhpFilesServed {
                     // other handlers' paths are URLs or `host:port`.
                     continue;
                 }
-                let Some((file, what)) = written_file(key, &w.text) else {
+                let Some((file, below, what)) = written_file(key, &w.text) else {
                     continue;
                 };
                 let Some(hit) = active_nginx(cx.stack)
@@ -95,17 +101,21 @@ impl Rule for PhpFilesServed {
                     .last()
                     .and_then(|a| a.arg(0))
                     .is_some_and(|a| a.is("on"));
-                let uri = match key {
-                    "error_log" => hit.uri.clone(),
-                    _ => match hit.uri.rsplit_once('/') {
-                        Some((dir, _)) => format!("{dir}/"),
-                        None => hit.uri.clone(),
-                    },
+                // The directory's URI for the files below it (`/sessions/`), the file's for
+                // the log.
+                let mut uri = hit.uri.as_str();
+                for _ in 0..below {
+                    uri = uri.rsplit_once('/').map_or(uri, |(dir, _)| dir);
+                }
+                let uri = if below == 0 {
+                    uri.to_string()
+                } else {
+                    format!("{uri}/")
                 };
                 let how = match (key, listed) {
                     ("error_log", _) => "anyone can download it",
                     (_, true) => "`autoindex on` lists them for anyone to download",
-                    _ => "anyone who learns a file name can download it",
+                    _ => "anyone who learns a file's name can download it",
                 };
                 let dir_word = if hit.dir.name() == "alias" {
                     "alias"
