@@ -154,6 +154,7 @@ registry! {
     fpm::opcache_defeated::OpcacheDefeated,
     fpm::ondemand_idle_timeout_short::OndemandIdleTimeoutShort,
     fpm::session_hardening_weakened::SessionHardeningWeakened,
+    fpm::php_hardening_off::PhpHardeningOff,
     sysctl::syntax_error::SyntaxError,
     sysctl::tcp_tw_recycle::TcpTwRecycle,
     sysctl::shadowed_setting::ShadowedSetting,
