@@ -174,6 +174,7 @@ registry! {
     stack::session_cookie_not_secure::SessionCookieNotSecure,
     stack::path_info_underflow::PathInfoUnderflow,
     stack::php_files_served::PhpFilesServed,
+    stack::php_sandbox_absent::PhpSandboxAbsent,
     lint::UnusedSuppression,
     lint::InvalidSuppression,
     lint::UnreadableFile,

@@ -10,6 +10,7 @@ pub mod fpm_status_page_exposed;
 pub mod open_files_exceed_kernel;
 pub mod path_info_underflow;
 pub mod php_files_served;
+pub mod php_sandbox_absent;
 pub mod session_cookie_not_secure;
 pub mod sites_share_php_user;
 pub mod upload_limit_chain;
