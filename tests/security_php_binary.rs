@@ -120,7 +120,7 @@ impl Drop for Fpm {
     }
 }
 
-fn start_fpm(conf: &Path, port: u16) -> Fpm {
+fn start_fpm(conf: &Path, ports: &[u16]) -> Fpm {
     let mut cmd = Command::new("/usr/sbin/php-fpm8.2");
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     // `-n`: no php.ini, so the machine's own cannot change what is measured.
@@ -134,7 +134,10 @@ fn start_fpm(conf: &Path, port: u16) -> Fpm {
     }
     let fpm = Fpm(cmd.spawn().expect("php-fpm starts"));
     let ready = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+    while ports
+        .iter()
+        .any(|&p| std::net::TcpStream::connect(("127.0.0.1", p)).is_err())
+    {
         assert!(
             ready.elapsed() < Duration::from_secs(10),
             "php-fpm did not listen"
@@ -166,18 +169,19 @@ fn php_fpm_applies_and_exposes_as_the_rules_say() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let www = d.join("www");
-    for sub in ["www/logs", "www/strict", "sessions"] {
+    for sub in ["www/logs", "www/strict", "www/bare", "sessions"] {
         std::fs::create_dir_all(d.join(sub)).unwrap();
     }
     std::fs::write(www.join("p.php"), PROBE).unwrap();
     std::fs::write(www.join("strict/p.php"), PROBE).unwrap();
+    std::fs::write(www.join("bare/p.php"), PROBE).unwrap();
     // Per-directory settings: strict mode may be set here, allow_url_fopen may not.
     std::fs::write(
         www.join("strict/.user.ini"),
         "session.use_strict_mode = 1\nallow_url_fopen = 1\n",
     )
     .unwrap();
-    let (fpm_port, port) = (free_port(), free_port());
+    let (fpm_port, bare_port, port) = (free_port(), free_port(), free_port());
     let fpm_conf = d.join("php-fpm.conf");
     std::fs::write(
         &fpm_conf,
@@ -187,7 +191,9 @@ fn php_fpm_applies_and_exposes_as_the_rules_say() {
              php_value[enable_dl] = 0\nphp_value[allow_url_fopen] = 0\n\
              php_value[session.save_path] = {d}/sessions\n\
              php_admin_flag[log_errors] = on\nphp_admin_flag[display_errors] = off\n\
-             php_admin_value[error_log] = {d}/www/logs/php_errors.log\n",
+             php_admin_value[error_log] = {d}/www/logs/php_errors.log\n\
+             [bare]\nlisten = 127.0.0.1:{bare_port}\npm = static\npm.max_children = 1\n\
+             php_value[session.save_path] = {d}/sessions\n",
             d = d.display()
         ),
     )
@@ -198,6 +204,11 @@ fn php_fpm_applies_and_exposes_as_the_rules_say() {
         format!(
             "error_log {d}/error.log;\npid {d}/nginx.pid;\nevents {{}}\nhttp {{\n  access_log off;\n  \
              server {{\n    listen 127.0.0.1:{port};\n    root {d}/www;\n    \
+             location ^~ /bare/ {{\n      \
+             fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;\n      \
+             fastcgi_param QUERY_STRING $query_string;\n      \
+             fastcgi_param REQUEST_METHOD $request_method;\n      \
+             fastcgi_pass 127.0.0.1:{bare_port};\n    }}\n    \
              location ~ \\.php$ {{\n      \
              fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;\n      \
              fastcgi_param DOCUMENT_ROOT $document_root;\n      \
@@ -209,7 +220,7 @@ fn php_fpm_applies_and_exposes_as_the_rules_say() {
         ),
     )
     .unwrap();
-    let _fpm = start_fpm(&fpm_conf, fpm_port);
+    let _fpm = start_fpm(&fpm_conf, &[fpm_port, bare_port]);
     let _nginx = common::start_nginx(&nginx, d, &nginx_conf, port);
 
     // A PHP_INI_SYSTEM directive takes the pool's php_value; a .user.ini cannot undo it;
@@ -250,6 +261,16 @@ fn php_fpm_applies_and_exposes_as_the_rules_say() {
     assert_eq!(status, "200");
     assert!(body.contains("db password hunter2"), "{body}");
 
+    // FPM112: with no php.ini (`-n`) and nothing set by the pool, PHP's compiled-in
+    // defaults put the error, with the script's path, into the response, and announce PHP.
+    let (status, head, body) = http_parts(&http_get(port, "/bare/p.php?err=1"));
+    assert_eq!(status, "200");
+    assert!(
+        body.contains("db password hunter2") && body.contains("/bare/p.php"),
+        "{body}"
+    );
+    assert!(head.contains("X-Powered-By: PHP/"), "{head}");
+
     // lemplint reports that configuration, at the pool's error_log.
     let out = common::run_lemplint(
         d,
@@ -262,4 +283,54 @@ fn php_fpm_applies_and_exposes_as_the_rules_say() {
         "{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The compiled-in defaults FPM112 names are PHP's own: `php -n` (no php.ini) reports the
+/// values lemplint's directive table holds.
+#[test]
+fn php_defaults_match_the_directive_table() {
+    let php = ["/usr/bin/php8.2", "/usr/bin/php"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file());
+    let Some(php) = php else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "php8.2 (the CLI) is required on CI (CI=true) for tests/security_php_binary.rs"
+        );
+        eprintln!("note: php not found; skipping");
+        return;
+    };
+    let names = [
+        "display_errors",
+        "log_errors",
+        "expose_php",
+        "allow_url_fopen",
+        "mail.add_x_header",
+        "open_basedir",
+        "disable_functions",
+        "session.use_strict_mode",
+        "session.use_only_cookies",
+        "session.use_trans_sid",
+        "session.cookie_httponly",
+        "session.cookie_samesite",
+        "session.sid_length",
+        "session.sid_bits_per_character",
+    ];
+    let code = format!(
+        "foreach ([{}] as $n) {{ echo $n, '=', ini_get($n), \"\\n\"; }}",
+        names.map(|n| format!("'{n}'")).join(",")
+    );
+    let out = Command::new(php)
+        .args(["-n", "-r", &code])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in text.lines() {
+        let (name, value) = line.split_once('=').unwrap();
+        let ours = lemplint::syntax::phpini::directive(name)
+            .unwrap_or_else(|| panic!("{name} in the table"))
+            .default;
+        assert_eq!(ours, value, "{name}");
+    }
+    assert_eq!(text.lines().count(), names.len(), "{text}");
 }

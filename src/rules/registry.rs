@@ -155,6 +155,7 @@ registry! {
     fpm::ondemand_idle_timeout_short::OndemandIdleTimeoutShort,
     fpm::session_hardening_weakened::SessionHardeningWeakened,
     fpm::php_hardening_off::PhpHardeningOff,
+    fpm::php_defaults_in_image::PhpDefaultsInImage,
     sysctl::syntax_error::SyntaxError,
     sysctl::tcp_tw_recycle::TcpTwRecycle,
     sysctl::shadowed_setting::ShadowedSetting,

@@ -10,6 +10,7 @@ pub mod invalid_php_ini_value;
 pub mod limit_extensions_too_broad;
 pub mod ondemand_idle_timeout_short;
 pub mod opcache_defeated;
+pub mod php_defaults_in_image;
 pub mod php_hardening_off;
 pub mod pm_invalid;
 pub mod pm_max_children_exceeds_memory;
