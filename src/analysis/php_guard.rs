@@ -139,21 +139,6 @@ pub fn limit_extensions(value: &str) -> (Vec<&str>, Vec<&str>) {
     (exts, others)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::is_php_extension;
-
-    #[test]
-    fn php_extensions() {
-        for e in [".php", ".PHP", ".php5", ".php74", ".phtml", ".phar", ".inc"] {
-            assert!(is_php_extension(e), "{e}");
-        }
-        for e in [".jpg", ".html", ".phps", ".txt", ".php.bak"] {
-            assert!(!is_php_extension(e), "{e}");
-        }
-    }
-}
-
 /// The URI of the CVE-2019-11043 exploit, decoded as nginx matches it: a newline after
 /// `.php/`, and `.php` again at the end so that `\.php$` locations take it too.
 pub const NEWLINE_PROBE: &[u8] = b"/index.php/a\nb.php";
@@ -174,5 +159,33 @@ pub fn split_loses_path_info(split: &str) -> Option<bool> {
             let info = group(2).unwrap_or(b"");
             Some(info.is_empty() && script.len() > b"/index.php".len())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_php_extension, split_loses_path_info};
+
+    #[test]
+    fn php_extensions() {
+        for e in [".php", ".PHP", ".php5", ".php74", ".phtml", ".phar", ".inc"] {
+            assert!(is_php_extension(e), "{e}");
+        }
+        for e in [".jpg", ".html", ".phps", ".txt", ".php.bak"] {
+            assert!(!is_php_extension(e), "{e}");
+        }
+    }
+
+    #[test]
+    fn splits() {
+        // `.` stops at the newline: no match.
+        assert_eq!(split_loses_path_info(r"^(.+?\.php)(/.*)$"), Some(true));
+        assert_eq!(split_loses_path_info(r"^(.+\.php)(/.+)$"), Some(true));
+        // A class that takes the newline keeps the path info.
+        assert_eq!(
+            split_loses_path_info(r"^(.+?\.php)(/[\s\S]*)$"),
+            Some(false)
+        );
+        assert_eq!(split_loses_path_info(r"(?s)^(.+?\.php)(/.*)$"), Some(false));
     }
 }
