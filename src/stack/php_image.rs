@@ -604,4 +604,27 @@ mod tests {
             )]
         );
     }
+
+    #[test]
+    fn what_gives_the_image_a_php_ini() {
+        let gives = |t: &str| dockerfile_gives_php_ini(t);
+        // The image's README way, and its variants.
+        assert!(gives(
+            "FROM php:8.3-fpm\nRUN mv \"$PHP_INI_DIR/php.ini-production\" \"$PHP_INI_DIR/php.ini\"\n"
+        ));
+        assert!(gives(
+            "FROM php:8.3-fpm\nCOPY php.ini /usr/local/etc/php/\n"
+        ));
+        assert!(gives(
+            "FROM php:8.3-fpm\nCOPY docker/app.ini /usr/local/etc/php/conf.d/app.ini\n"
+        ));
+        // Pool files and extensions are not php.ini.
+        assert!(!gives(
+            "FROM php:8.3-fpm\nRUN docker-php-ext-install pdo_mysql\n\
+             COPY www.conf /usr/local/etc/php-fpm.d/www.conf\n\
+             COPY php-fpm.conf /usr/local/etc/php-fpm.conf\n"
+        ));
+        assert!(is_php_config_target("/usr/local/etc/php/php.ini"));
+        assert!(!is_php_config_target("/usr/local/etc/php-fpm.d/www.conf"));
+    }
 }
