@@ -2,12 +2,13 @@
 //! temporary files into a directory nginx serves as static files.
 //!
 //! `error_log = /var/www/html/php_errors.log` under `root /var/www/html` lets anyone fetch
-//! `/php_errors.log`: paths, SQL, stack traces and the arguments PHP logs. The log has a
-//! fixed name, so this is a warning. Session files (`sess_<id>` under `session.save_path`,
-//! with `session.save_handler = files`) and upload temporaries (`php<random>` under
-//! `upload_tmp_dir`, deleted at the end of the request) have secret or short-lived names:
-//! they leak when the directory is listed (`autoindex on`, a warning) and are info
-//! otherwise, since one guessed or leaked name is then enough.
+//! `/php_errors.log`: paths, SQL, stack traces and the arguments PHP logs. Session files
+//! (`sess_<id>` under `session.save_path`, with `session.save_handler = files`) are named by
+//! the session id: every visitor can read the server-side data of their own session (what
+//! applications keep from the client there: captcha answers, tokens, roles), and whoever
+//! learns or lists another id reads that one. Both are warnings. Upload temporaries
+//! (`php<random>` under `upload_tmp_dir`, deleted at the end of the request) leak only when
+//! the directory is listed (`autoindex on`, a warning) and are info otherwise.
 //!
 //! The request is decided as for the path rules: each `root` (the URI is the path below it)
 //! and each `alias` of a prefix location give a URI, and location matching with
@@ -115,6 +116,11 @@ impl Rule for PhpFilesServed {
                 let how = match (key, listed) {
                     ("error_log", _) => "anyone can download it",
                     (_, true) => "`autoindex on` lists them for anyone to download",
+                    ("session.save_path", _) => {
+                        "each visitor can download the server-side data of their own session \
+                         (`sess_` and the id from their cookie), and anyone who learns another \
+                         id, that one's"
+                    }
                     _ => "anyone who learns a file's name can download it",
                 };
                 let dir_word = if hit.dir.name() == "alias" {
@@ -132,7 +138,7 @@ impl Rule for PhpFilesServed {
                         .map(|a| a.value().into_owned())
                         .unwrap_or_default()
                 );
-                let severity = if key == "error_log" || listed {
+                let severity = if key != "upload_tmp_dir" || listed {
                     Severity::Warning
                 } else {
                     Severity::Info
