@@ -32,10 +32,14 @@ pub fn absolute(path: &str) -> Option<PathBuf> {
     Some(crate::stack::confine::lexical(Path::new(p)))
 }
 
-/// The requests of `inst` that read `file` from the disk, at most one per `root`/`alias`.
-pub fn requests_for<'a>(inst: &'a NginxInstance, file: &Path) -> Vec<ServedFile<'a>> {
+/// The requests of `inst` (whose location trees are `locations`, `Locations::of(inst)`)
+/// that read `file` from the disk, at most one per `root`/`alias`.
+pub fn requests_for<'a>(
+    inst: &'a NginxInstance,
+    locations: &Locations,
+    file: &Path,
+) -> Vec<ServedFile<'a>> {
     let mut out = Vec::new();
-    let locations = Locations::of(inst);
     for root in cursor::named(inst, "root") {
         let Some(dir) = root.arg(0).and_then(|a| absolute(&a.value())) else {
             continue;

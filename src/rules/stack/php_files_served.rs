@@ -17,6 +17,7 @@
 //! the file private and silences it. A development configuration is not reported; nor a path
 //! with a variable, a relative one, or `syslog`.
 
+use crate::analysis::locations::Locations;
 use crate::analysis::php_writes::php_writes;
 use crate::analysis::served_path::{absolute, requests_for};
 use crate::analysis::stack_links::active_nginx;
@@ -91,9 +92,11 @@ impl Rule for PhpFilesServed {
                 let Some((file, below, what)) = written_file(key, &w.text) else {
                     continue;
                 };
-                let Some(hit) = active_nginx(cx.stack)
-                    .find_map(|inst| requests_for(inst, &file).into_iter().next())
-                else {
+                let Some(hit) = active_nginx(cx.stack).find_map(|inst| {
+                    requests_for(inst, &Locations::of(inst), &file)
+                        .into_iter()
+                        .next()
+                }) else {
                     continue;
                 };
                 let listed = hit
