@@ -27,6 +27,7 @@ pub mod regex_args;
 pub mod regex_cover;
 pub mod request;
 pub mod rewrite_redirect;
+pub mod served_path;
 pub mod serving;
 pub mod stack_links;
 pub mod sysctl_keys;

@@ -139,9 +139,32 @@ pub fn limit_extensions(value: &str) -> (Vec<&str>, Vec<&str>) {
     (exts, others)
 }
 
+/// The URI of the CVE-2019-11043 exploit, decoded as nginx matches it: a newline after
+/// `.php/`, and `.php` again at the end so that `\.php$` locations take it too.
+pub const NEWLINE_PROBE: &[u8] = b"/index.php/a\nb.php";
+
+/// Whether a `fastcgi_split_path_info` regex leaves `$fastcgi_path_info` empty for
+/// [`NEWLINE_PROBE`] while the script name keeps more than `/index.php`: no match (nginx
+/// then takes the whole URI as the script name), or a match whose second group is empty.
+/// PCRE's `.` does not match a newline, so `^(.+?\.php)(/.*)$` fails on it.
+/// `tests/security_php_binary.rs` compares this with the real nginx. `None`: a regex this
+/// engine does not read.
+pub fn split_loses_path_info(split: &str) -> Option<bool> {
+    let re = Regex::parse(split, false).ok()?;
+    match re.captures(NEWLINE_PROBE).ok()? {
+        None => Some(true),
+        Some(c) => {
+            let group = |k| c.get(k).map(|(s, e)| &NEWLINE_PROBE[s..e]);
+            let script = group(1).unwrap_or(b"");
+            let info = group(2).unwrap_or(b"");
+            Some(info.is_empty() && script.len() > b"/index.php".len())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_php_extension;
+    use super::{is_php_extension, split_loses_path_info};
 
     #[test]
     fn php_extensions() {
@@ -151,5 +174,18 @@ mod tests {
         for e in [".jpg", ".html", ".phps", ".txt", ".php.bak"] {
             assert!(!is_php_extension(e), "{e}");
         }
+    }
+
+    #[test]
+    fn splits() {
+        // `.` stops at the newline: no match.
+        assert_eq!(split_loses_path_info(r"^(.+?\.php)(/.*)$"), Some(true));
+        assert_eq!(split_loses_path_info(r"^(.+\.php)(/.+)$"), Some(true));
+        // A class that takes the newline keeps the path info.
+        assert_eq!(
+            split_loses_path_info(r"^(.+?\.php)(/[\s\S]*)$"),
+            Some(false)
+        );
+        assert_eq!(split_loses_path_info(r"(?s)^(.+?\.php)(/.*)$"), Some(false));
     }
 }

@@ -116,6 +116,10 @@ pub struct FpmConfig {
     /// written, and the compose file (see [`super::php_image::published_on_host`]).
     pub published: Vec<String>,
     pub compose: Option<PathBuf>,
+    /// For an image's configuration: whether the Dockerfile or compose file may give PHP a
+    /// php.ini ([`super::php_image::ImagePools::php_ini`]); without one PHP runs on its
+    /// compiled-in defaults. True for a configuration that is not an image's.
+    pub image_php_ini: bool,
 }
 
 impl FpmConfig {
@@ -272,6 +276,7 @@ pub fn load(
         image: None,
         published: Vec::new(),
         compose: None,
+        image_php_ini: true,
     };
     let mut seen: HashMap<FileKey, usize> = HashMap::new();
     seen.insert(fs.identity(path), 0);
@@ -305,6 +310,7 @@ pub fn load_image(fs: &dyn Fs, image: &super::php_image::ImagePools) -> FpmConfi
         image: Some(image.image.clone()),
         published: image.published.clone(),
         compose: image.compose.clone(),
+        image_php_ini: image.php_ini,
     };
     let (master, parsed) = parse_fpm(
         fs,

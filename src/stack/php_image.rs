@@ -56,6 +56,43 @@ pub struct ImagePools {
     /// (`"9000:9000"`), and the compose file.
     pub published: Vec<String>,
     pub compose: Option<PathBuf>,
+    /// The Dockerfile or the compose file may give PHP a php.ini or scan-directory file: an
+    /// instruction names `php.ini` or `$PHP_INI_DIR` (the image's README installs
+    /// `php.ini-production` with `mv "$PHP_INI_DIR/php.ini-production" "$PHP_INI_DIR/php.ini"`)
+    /// or writes under `/usr/local/etc/php/` outside `php-fpm.d/`, or a volume mounts there.
+    /// False: PHP runs on its compiled-in defaults, the image having no php.ini.
+    pub php_ini: bool,
+}
+
+/// Where the image's PHP reads php.ini and its scan directory.
+const PHP_INI_DIR: &str = "/usr/local/etc/php";
+
+/// Whether a `COPY`/`ADD` target or a volume's mount point is PHP's configuration (php.ini
+/// or `conf.d/`), not php-fpm's.
+fn is_php_config_target(dst: &str) -> bool {
+    let dst = dst.trim_end_matches('/');
+    (dst == PHP_INI_DIR || dst.starts_with(&format!("{PHP_INI_DIR}/")))
+        && !dst.starts_with(POOL_DIR)
+        && !dst.ends_with("php-fpm.conf")
+}
+
+/// Whether a Dockerfile's instructions may give PHP a php.ini (see [`ImagePools::php_ini`]).
+/// Any stage counts (a file built elsewhere and copied in): the answer errs towards "may".
+pub fn dockerfile_gives_php_ini(text: &str) -> bool {
+    instructions(text).iter().any(|ins| {
+        let (cmd, rest) = ins.split_once(char::is_whitespace).unwrap_or((ins, ""));
+        let names = rest.contains("php.ini") || rest.contains("PHP_INI_DIR");
+        match cmd.to_ascii_lowercase().as_str() {
+            "run" => names,
+            "copy" | "add" => {
+                names
+                    || words(rest)
+                        .last()
+                        .is_some_and(|dst| is_php_config_target(dst))
+            }
+            _ => false,
+        }
+    })
 }
 
 /// Whether `image` (a `FROM` argument) is a docker-library php-fpm image: `php:fpm`,
@@ -227,6 +264,11 @@ pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
                 mounted: Vec::new(),
                 published: svc.ports.clone(),
                 compose: Some(compose.clone()),
+                php_ini: svc.volumes.iter().any(|(_, dst)| is_php_config_target(dst))
+                    || dockerfile
+                        .as_ref()
+                        .and_then(|d| fs.read(d).ok())
+                        .is_some_and(|t| dockerfile_gives_php_ini(&String::from_utf8_lossy(&t))),
             };
             if let (Some(d), Some((_, copies))) = (&dockerfile, &stage) {
                 built.push(d.clone());
@@ -269,6 +311,9 @@ pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
             mounted: Vec::new(),
             published: Vec::new(),
             compose: None,
+            php_ini: fs
+                .read(script)
+                .is_ok_and(|t| dockerfile_gives_php_ini(&String::from_utf8_lossy(&t))),
         };
         place(fs, &mut pools, &copies, |src| locate(fs, script, src));
         if !pools.files.is_empty() {
@@ -558,5 +603,28 @@ mod tests {
                 "/usr/local/etc/php-fpm.d/www.conf".to_string()
             )]
         );
+    }
+
+    #[test]
+    fn what_gives_the_image_a_php_ini() {
+        let gives = |t: &str| dockerfile_gives_php_ini(t);
+        // The image's README way, and its variants.
+        assert!(gives(
+            "FROM php:8.3-fpm\nRUN mv \"$PHP_INI_DIR/php.ini-production\" \"$PHP_INI_DIR/php.ini\"\n"
+        ));
+        assert!(gives(
+            "FROM php:8.3-fpm\nCOPY php.ini /usr/local/etc/php/\n"
+        ));
+        assert!(gives(
+            "FROM php:8.3-fpm\nCOPY docker/app.ini /usr/local/etc/php/conf.d/app.ini\n"
+        ));
+        // Pool files and extensions are not php.ini.
+        assert!(!gives(
+            "FROM php:8.3-fpm\nRUN docker-php-ext-install pdo_mysql\n\
+             COPY www.conf /usr/local/etc/php-fpm.d/www.conf\n\
+             COPY php-fpm.conf /usr/local/etc/php-fpm.conf\n"
+        ));
+        assert!(is_php_config_target("/usr/local/etc/php/php.ini"));
+        assert!(!is_php_config_target("/usr/local/etc/php-fpm.d/www.conf"));
     }
 }
