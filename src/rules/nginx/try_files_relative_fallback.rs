@@ -7,8 +7,9 @@
 //! `/var/wwwindex.php`; nginx strips a `/` that ends `root`): a 404 instead of the front
 //! controller. tests/trust_tls_binary.rs shows both with nginx.
 //!
-//! `try_files $uri = 404;` is the same mistake with a space: `=` becomes a file name to
-//! try and `404` the relative fallback URI, not the status code `=404` means.
+//! `try_files $uri = 404;` is the same mistake with a space: `=` becomes a file to try
+//! (`root` joined with `=`: `/var/www=`) and `404` the relative fallback URI, not the
+//! status code `=404` means.
 //!
 //! A fallback that starts with a variable is silent: `$uri`, `$document_uri` and
 //! `$request_uri` start with `/`, and any other variable is unknown here.
@@ -50,9 +51,9 @@ impl Rule for TryFilesRelativeFallback {
                     d.file(),
                     span,
                     format!(
-                        "`= {value}` is two arguments: nginx tries a file named `=` and then \
-                         redirects to the relative URI `{value}`, instead of answering with \
-                         status {value}"
+                        "`= {value}` is two arguments: nginx tries `=` as a file (at `root` \
+                         joined without a slash) and then redirects to the relative URI \
+                         `{value}`, instead of answering with status {value}"
                     ),
                 );
                 diag.help = Some(format!("write `={value}` without the space"));
