@@ -306,3 +306,94 @@ fn proxy_pass_https_accepts_any_certificate_until_verification_is_on() {
         [(line_of(&public, "/default/"), "NGX178".to_string())]
     );
 }
+
+/// `openssl <args>`: its stdout, or `None` (a note, or a failure under `CI=true`) when
+/// openssl cannot run.
+fn openssl(args: &[&str]) -> Option<String> {
+    let out = Command::new("openssl").args(args).output();
+    match out {
+        Ok(o) if o.status.success() => Some(String::from_utf8_lossy(&o.stdout).into_owned()),
+        _ => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "openssl {args:?} must run under CI=true"
+            );
+            eprintln!("note: openssl {args:?} did not run; skipping");
+            None
+        }
+    }
+}
+
+#[test]
+fn dh_group_sizes_agree_with_openssl_and_small_ones_stop_nginx() {
+    use lemplint::tls::dhparam::{read_pem, KNOWN_GROUPS};
+    // The fixtures' groups (generated once with `openssl dhparam N`) and one written by
+    // OpenSSL now from RFC 5114's named group.
+    let dir = Path::new("fixtures/nginx/NGX183/groups");
+    for name in ["dh512.pem", "dh1024.pem", "dh2048.pem", "oakley2.pem"] {
+        let path = dir.join(name);
+        let Some(text) = openssl(&["dhparam", "-in", path.to_str().unwrap(), "-text", "-noout"])
+        else {
+            return;
+        };
+        let group = read_pem(&std::fs::read(&path).unwrap()).unwrap();
+        assert!(
+            text.contains(&format!("DH Parameters: ({} bit)", group.bits)),
+            "{name}: we read {} bits, openssl says:\n{text}",
+            group.bits
+        );
+    }
+    let tmp = prefix();
+    let p = tmp.path();
+    let rfc5114 = p.join("rfc5114.pem");
+    let args = [
+        "genpkey",
+        "-genparam",
+        "-algorithm",
+        "DH",
+        "-pkeyopt",
+        "group:dh_1024_160",
+        "-out",
+        rfc5114.to_str().unwrap(),
+    ];
+    if openssl(&args).is_none() {
+        return;
+    }
+    let group = read_pem(&std::fs::read(&rfc5114).unwrap()).unwrap();
+    assert_eq!(group.bits, 1024);
+    assert_eq!(
+        group.known().map(|k| k.source),
+        Some("RFC 5114 §2.1"),
+        "{:?}",
+        KNOWN_GROUPS.iter().map(|k| k.source).collect::<Vec<_>>()
+    );
+
+    // nginx refuses a 512-bit group at start-up (OpenSSL 1.1.0 and later, any level ≥ 1).
+    let Some(nginx) = common::required_nginx("tests/trust_tls_binary.rs") else {
+        return;
+    };
+    let Some((cert, key)) = self_signed(p, "t.example") else {
+        return;
+    };
+    std::fs::copy(dir.join("dh512.pem"), p.join("dh512.pem")).unwrap();
+    let port = free_port();
+    let text = format!(
+        "{head}    server {{\n        listen 127.0.0.1:{port} ssl;\n        ssl_certificate {cert};\n        \
+         ssl_certificate_key {key};\n        ssl_dhparam {p}/dh512.pem;\n    }}\n}}\n",
+        head = head(p),
+        cert = cert.display(),
+        key = key.display(),
+        p = p.display()
+    );
+    std::fs::write(p.join("nginx.conf"), &text).unwrap();
+    let t = common::nginx_test(&nginx, p);
+    let stderr = String::from_utf8_lossy(&t.stderr);
+    assert!(!t.status.success(), "{stderr}");
+    assert!(stderr.contains("dh key too small"), "{stderr}");
+    // lemplint says so, at the directive, as an error (OpenSSL 3.0 assumed).
+    let found = lint(&p.join("nginx.conf"), "NGX183");
+    assert_eq!(
+        found,
+        [(line_of(&text, "ssl_dhparam"), "NGX183".to_string())]
+    );
+}

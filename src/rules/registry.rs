@@ -143,6 +143,7 @@ registry! {
     nginx::try_files_relative_fallback::TryFilesRelativeFallback,
     nginx::server_name_suspicious::ServerNameSuspicious,
     tls::ssl_early_data_replayable::SslEarlyDataReplayable,
+    tls::ssl_dhparam_weak::SslDhparamWeak,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -15,6 +15,7 @@ pub mod http2_misdirected_request;
 pub mod quic_bpf_reuseport;
 pub mod ssl_ciphers_invalid;
 pub mod ssl_dhe_key_exchange;
+pub mod ssl_dhparam_weak;
 pub mod ssl_early_data_replayable;
 pub mod ssl_ecdh_curve_unknown;
 pub mod ssl_insecure_ciphers;
