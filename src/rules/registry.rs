@@ -144,6 +144,7 @@ registry! {
     nginx::server_name_suspicious::ServerNameSuspicious,
     tls::ssl_early_data_replayable::SslEarlyDataReplayable,
     tls::ssl_dhparam_weak::SslDhparamWeak,
+    tls::ssl_seclevel_lowered::SslSeclevelLowered,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -20,6 +20,7 @@ pub mod ssl_early_data_replayable;
 pub mod ssl_ecdh_curve_unknown;
 pub mod ssl_insecure_ciphers;
 pub mod ssl_legacy_protocols;
+pub mod ssl_seclevel_lowered;
 pub mod ssl_session_cache_missing;
 pub mod ssl_stapling_letsencrypt;
 pub mod ssl_stapling_without_resolver;
