@@ -1,18 +1,23 @@
-//! What the client-trust, upstream-TLS and typo rules (NGX176–NGX181) claim nginx does,
-//! checked against the real nginx, and that lemplint reports the same configuration:
+//! What the client-trust, upstream-TLS, typo and DH rules (NGX176–NGX183) claim nginx,
+//! php-fpm and OpenSSL do, checked against the real programs, and that lemplint reports the
+//! same configuration:
 //!
 //! - NGX176: `set_real_ip_from 0.0.0.0/0` with `real_ip_header X-Forwarded-For` lets a
 //!   request from 127.0.0.1 through `allow 10.0.0.0/8; deny all;` by sending
 //!   `X-Forwarded-For: 10.0.0.1`; with only a proxy's range trusted the header is ignored;
+//! - NGX177: `fastcgi_param REMOTE_ADDR $http_x_forwarded_for` makes PHP's
+//!   `$_SERVER['REMOTE_ADDR']` whatever the client sent;
 //! - NGX178: `proxy_pass https://` accepts a self-signed certificate for another name
 //!   (`proxy_ssl_verify` off by default) and refuses it with `proxy_ssl_verify on`;
 //! - NGX180: a relative `try_files` fallback is looked up at `root` joined without a slash
 //!   and reaches a `\.php$` location as `index.php`; `= 404` serves the file `<root>=`;
 //! - NGX181: `nginx -t` warns "server name … has suspicious symbols" and the merged `root`
-//!   is not set.
+//!   is not set;
+//! - NGX183: the prime sizes `tls::dhparam` reads agree with `openssl dhparam -text`, the
+//!   RFC 5114 prime is OpenSSL's `dh_1024_160`, and nginx refuses a 512-bit group.
 //!
-//! Without nginx (or openssl, for the TLS case) the tests are skipped with a note, or fail
-//! when `CI=true`.
+//! Without nginx, php-fpm8.2 or openssl the tests are skipped with a note, or fail when
+//! `CI=true`.
 
 mod common;
 use common::free_port;
@@ -395,5 +400,92 @@ fn dh_group_sizes_agree_with_openssl_and_small_ones_stop_nginx() {
     assert_eq!(
         found,
         [(line_of(&text, "ssl_dhparam"), "NGX183".to_string())]
+    );
+}
+
+/// php-fpm8.2 in the foreground, its own process group, killed with it when dropped.
+struct Fpm(std::process::Child);
+
+impl Drop for Fpm {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on the process group this test started; no memory is involved.
+        unsafe {
+            libc::kill(-(self.0.id() as i32), libc::SIGKILL);
+        }
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn remote_addr_from_a_header_is_what_php_sees() {
+    use std::os::unix::process::CommandExt;
+    use std::time::{Duration, Instant};
+    if !common::have_nginx_and_php_fpm("tests/trust_tls_binary.rs (php-fpm)") {
+        return;
+    }
+    let Some(nginx) = common::required_nginx("tests/trust_tls_binary.rs") else {
+        return;
+    };
+    let tmp = prefix();
+    let p = tmp.path();
+    std::fs::write(p.join("html/ip.php"), "<?php echo $_SERVER['REMOTE_ADDR'];").unwrap();
+    let sock = p.join("fpm.sock");
+    let fpm_conf = p.join("php-fpm.conf");
+    std::fs::write(
+        &fpm_conf,
+        format!(
+            "[global]\npid = {d}/php-fpm.pid\nerror_log = {d}/php-fpm.log\ndaemonize = no\n\
+             [www]\nlisten = {s}\npm = static\npm.max_children = 1\n",
+            d = p.display(),
+            s = sock.display()
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new("/usr/sbin/php-fpm8.2");
+    cmd.process_group(0)
+        .arg("-F")
+        .arg("-n")
+        .arg("-y")
+        .arg(&fpm_conf)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        cmd.arg("-R");
+    }
+    let _fpm = Fpm(cmd.spawn().unwrap());
+    let ready = Instant::now();
+    while !sock.exists() {
+        assert!(
+            ready.elapsed() < Duration::from_secs(10),
+            "php-fpm did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let port = free_port();
+    let text = format!(
+        "{head}    server {{\n        listen 127.0.0.1:{port};\n        root {p}/html;\n        \
+         location ~ \\.php$ {{\n            \
+         fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;\n            \
+         fastcgi_param REQUEST_METHOD $request_method;\n            \
+         fastcgi_param REMOTE_ADDR $http_x_forwarded_for;\n            \
+         fastcgi_pass unix:{s};\n        }}\n    }}\n}}\n",
+        head = head(p),
+        p = p.display(),
+        s = sock.display()
+    );
+    let conf = p.join("nginx.conf");
+    std::fs::write(&conf, &text).unwrap();
+    let _running = common::start_nginx(&nginx, p, &conf, port);
+    assert_eq!(
+        get(port, "/ip.php", "X-Forwarded-For: 203.0.113.7\r\n"),
+        ("200".to_string(), "203.0.113.7".to_string()),
+        "PHP's REMOTE_ADDR is what the client wrote"
+    );
+
+    let found = lint(&conf, "NGX177");
+    assert_eq!(
+        found,
+        [(line_of(&text, "REMOTE_ADDR"), "NGX177".to_string())]
     );
 }
