@@ -10,7 +10,15 @@
 //! for connections from the `set_real_ip_from` ranges, and `$remote_addr` then holds the
 //! result. Only the parameter's direct value is read (a variable copied through `set` or
 //! `map` is not followed).
+//!
+//! A server that only local processes reach is the back half of a proxy: silent when it
+//! listens on loopback TCP (the proxy in front is not in view), and, when it listens on
+//! unix sockets only, when every `proxy_pass` of this configuration that reaches them sets
+//! the header itself (`proxy_set_header X-Real-IP $remote_addr;`) — nginx forwards a
+//! client's own header otherwise.
 
+use crate::analysis::access;
+use crate::analysis::cursor::Directive;
 use crate::analysis::variables::builtin::{self, Origin};
 use crate::analysis::variables::parse::PartKind;
 use crate::rules::{Context, Rule};
@@ -46,6 +54,9 @@ impl Rule for RemoteAddrFromHeader {
                     _ => None,
                 });
                 let Some(var) = client else { continue };
+                if set_by_the_proxy_in_front(d, &var) {
+                    continue;
+                }
                 let diag = cx.report(
                     d.file(),
                     value.raw(),
@@ -65,4 +76,42 @@ impl Rule for RemoteAddrFromHeader {
             }
         }
     }
+}
+
+/// Whether `d`'s server is reached only through a proxy that writes the header `var`
+/// reads, so that its value is the proxy's, not the client's (see the module docs).
+fn set_by_the_proxy_in_front(d: Directive<'_>, var: &str) -> bool {
+    let Some(server) = d.enclosing("server") else {
+        return false;
+    };
+    if !access::local_only(server) {
+        return false;
+    }
+    let Some(sockets) = access::unix_only(server) else {
+        // Loopback TCP: whatever proxies to it is not in this configuration.
+        return true;
+    };
+    let Some(header) = var
+        .to_ascii_lowercase()
+        .strip_prefix("http_")
+        .map(str::to_string)
+    else {
+        // An argument or a cookie passes through any proxy as the client wrote it.
+        return false;
+    };
+    let passes = access::proxy_passes_to(server, &sockets);
+    passes.iter().all(|p| {
+        p.level().effective("proxy_set_header").any(|h| {
+            let (Some(name), Some(value)) = (h.arg(0), h.arg(1)) else {
+                return false;
+            };
+            name.value().to_ascii_lowercase().replace('-', "_") == header
+                && !value.variables().parts.iter().any(|part| match &part.kind {
+                    PartKind::Variable { name, .. } => {
+                        builtin::lookup(name).is_none_or(|b| b.origin == Origin::Client)
+                    }
+                    _ => false,
+                })
+        })
+    })
 }
