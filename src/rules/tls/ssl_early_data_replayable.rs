@@ -31,7 +31,11 @@ impl Rule for SslEarlyDataReplayable {
     fn check(&self, cx: &mut Context<'_>) {
         let v = Versions::of(cx.host);
         for inst in &cx.stack.nginx {
-            if reads_early_data_variable(inst) {
+            // The whole configuration is searched for `$ssl_early_data` only where early
+            // data is set at all.
+            if cursor::named(inst, "ssl_early_data").next().is_none()
+                || reads_early_data_variable(inst)
+            {
                 continue;
             }
             for tls in tls_servers(inst) {
