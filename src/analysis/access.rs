@@ -135,6 +135,21 @@ pub fn unix_only(server: Directive<'_>) -> Option<Vec<String>> {
 /// The `server` blocks of `server`'s configuration that `proxy_pass` to one of `sockets`:
 /// `http://unix:/path:…` written out, or an `upstream` whose `server` is `unix:/path`.
 pub fn proxied_from<'a>(server: Directive<'a>, sockets: &[String]) -> Vec<Directive<'a>> {
+    let mut out: Vec<Directive<'a>> = Vec::new();
+    for p in proxy_passes_to(server, sockets) {
+        if let Some(front) = p.enclosing("server") {
+            if !out.contains(&front) {
+                out.push(front);
+            }
+        }
+    }
+    out
+}
+
+/// The `proxy_pass` directives of `server`'s configuration, outside `server`, that reach
+/// one of `sockets` (see [`proxied_from`]): where the request headers `server` receives are
+/// set.
+pub fn proxy_passes_to<'a>(server: Directive<'a>, sockets: &[String]) -> Vec<Directive<'a>> {
     use crate::analysis::pass_target::PassTarget;
     let is_socket = |addr: &str| {
         addr.strip_prefix("unix:")
@@ -148,22 +163,18 @@ pub fn proxied_from<'a>(server: Directive<'a>, sockets: &[String]) -> Vec<Direct
         })
         .filter_map(|u| u.arg(0).map(|a| a.value().into_owned()))
         .collect();
-    let mut out: Vec<Directive<'a>> = Vec::new();
-    for p in crate::analysis::cursor::named(server.instance(), "proxy_pass") {
-        let Some(value) = p.arg(0).map(|a| a.value().into_owned()) else {
-            continue;
-        };
-        let target = PassTarget::parse(&value, true);
-        let hit = if target.unix {
-            is_socket(target.authority)
-        } else {
-            upstreams.iter().any(|u| u == target.host)
-        };
-        if let Some(front) = p.enclosing("server").filter(|f| hit && *f != server) {
-            if !out.contains(&front) {
-                out.push(front);
-            }
-        }
-    }
-    out
+    crate::analysis::cursor::named(server.instance(), "proxy_pass")
+        .filter(|p| {
+            let Some(value) = p.arg(0).map(|a| a.value().into_owned()) else {
+                return false;
+            };
+            let target = PassTarget::parse(&value, true);
+            let hit = if target.unix {
+                is_socket(target.authority)
+            } else {
+                upstreams.iter().any(|u| u == target.host)
+            };
+            hit && p.enclosing("server").is_some_and(|f| f != server)
+        })
+        .collect()
 }

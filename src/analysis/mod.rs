@@ -4,6 +4,7 @@
 pub mod access;
 pub mod advisory_report;
 pub mod catalogue;
+pub mod client_ip;
 pub mod cursor;
 pub mod fastcgi_params;
 pub mod fpm_status;

@@ -19,6 +19,7 @@ pub mod php_image;
 pub mod php_ini;
 pub mod php_settings;
 pub mod platform;
+pub mod side_files;
 pub mod sizing;
 pub mod sysctl;
 pub mod systemd;

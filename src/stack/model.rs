@@ -93,6 +93,8 @@ pub struct Stack {
     pub why: crate::fxhash::FxHashMap<PathBuf, String>,
     /// Each distinct nginx file once: (configuration, file) of its first reading.
     distinct_nginx: Vec<(usize, FileId)>,
+    /// The files nginx directives name that rules read (`ssl_dhparam`).
+    pub side_files: super::side_files::SideFiles,
 }
 
 /// The largest deployment script read to see which files it supplies.
@@ -397,6 +399,7 @@ impl Stack {
         let distinct_nginx = distinct_files(&nginx);
         let sysctl = super::sysctl::load(fs, &files.root, &sysctl_paths, &mut unreadable);
         let php_ini = super::php_ini::load(fs, &files.root, &ini_paths, &mut unreadable);
+        let side_files = super::side_files::SideFiles::load(fs, &nginx);
         Stack {
             root: files.root.clone(),
             nginx,
@@ -412,6 +415,7 @@ impl Stack {
                 why
             },
             distinct_nginx,
+            side_files,
         }
     }
 

@@ -11,7 +11,9 @@
 //! * [`table`]: every suite with its algorithms, strength and per-version entries.
 //! * [`eval`]: the rule-string evaluator ([`expand`]).
 //! * [`weak`]: why a suite is weak ([`weaknesses`]).
+//! * [`dhparam`]: the prime size of an `ssl_dhparam` file, and the published groups.
 
+pub mod dhparam;
 pub mod eval;
 pub mod table;
 pub mod weak;
