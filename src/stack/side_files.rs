@@ -2,8 +2,8 @@
 //! `ssl_dhparam` group): read once when the stack is built, through the same confined file
 //! system and path resolution as includes, so rules stay pure functions of the stack.
 //!
-//! Only the first [`MAX_SIDE_FILE`] bytes are kept: a DH parameters file is well under a
-//! kilobyte, and a larger file at that name is not one. A path with variables, a path of a
+//! A file is read whole up to [`MAX_SIDE_FILE`] bytes: a DH parameters file is well under a
+//! kilobyte; a larger one is unknown rather than read in part. A path with variables, a path of a
 //! server the tree does not hold (no root to map it), or a file that cannot be read is kept
 //! as such, so a rule can stay silent about what it cannot see.
 
@@ -23,7 +23,7 @@ pub const READ: [&str; 1] = ["ssl_dhparam"];
 /// What a side file's directive names.
 #[derive(Clone, Debug)]
 pub enum SideFile {
-    /// The file, as it is in the tree (its first [`MAX_SIDE_FILE`] bytes).
+    /// The file, as it is in the tree (at most [`MAX_SIDE_FILE`] bytes).
     Read { path: PathBuf, bytes: Vec<u8> },
     /// Not known here: a variable, a server path the tree does not map, or a read error.
     Unknown,
@@ -51,9 +51,14 @@ impl SideFiles {
                         SideFile::Unknown
                     } else {
                         match resolver.resolve(&from_bytes(value.as_bytes()), fs) {
-                            Resolved::Path(path) => match fs.head(&path, MAX_SIDE_FILE) {
-                                Ok(bytes) => SideFile::Read { path, bytes },
-                                Err(_) => SideFile::Unknown,
+                            // A file past the limit is not read in part: what is past
+                            // it could change the answer (nginx takes the first DH block
+                            // anywhere in the file), so it is unknown.
+                            Resolved::Path(path) => match fs.head(&path, MAX_SIDE_FILE + 1) {
+                                Ok(bytes) if bytes.len() <= MAX_SIDE_FILE => {
+                                    SideFile::Read { path, bytes }
+                                }
+                                _ => SideFile::Unknown,
                             },
                             Resolved::Unmapped(_) => SideFile::Unknown,
                         }
