@@ -163,7 +163,16 @@ pub fn collect_cancellable(
         } else {
             diagnostics.extend(found);
         }
-        for line in stack.host.describe() {
+        let mut lines = stack.host.describe();
+        // The TLS rules judge cipher and protocol lists as a given OpenSSL expands them;
+        // without `[host] openssl` they assume 3.0, which the summary says once.
+        if stack.host.openssl.is_none() && uses_tls_lists(stack) {
+            lines.push(format!(
+                "openssl: {} assumed for the TLS findings (set [host] openssl)",
+                crate::analysis::tls_settings::Versions::of(&stack.host).openssl
+            ));
+        }
+        for line in lines {
             if !summary.host.contains(&line) {
                 summary.host.push(line);
             }
@@ -342,4 +351,19 @@ mod tests {
             assert_eq!(items, want);
         }
     }
+}
+
+/// Whether an nginx configuration of `stack` writes a cipher or protocol list, which the
+/// TLS rules judge per OpenSSL version.
+fn uses_tls_lists(stack: &crate::stack::model::Stack) -> bool {
+    stack.nginx.iter().any(|inst| {
+        [
+            "ssl_ciphers",
+            "ssl_protocols",
+            "proxy_ssl_ciphers",
+            "proxy_ssl_protocols",
+        ]
+        .iter()
+        .any(|name| crate::analysis::cursor::named(inst, name).next().is_some())
+    })
 }
