@@ -29,6 +29,7 @@ pub mod request;
 pub mod rewrite_redirect;
 pub mod serving;
 pub mod stack_links;
+pub mod sysctl_hardening;
 pub mod sysctl_keys;
 pub mod sysctl_known;
 pub mod tls_findings;

@@ -157,6 +157,8 @@ registry! {
     sysctl::tcp_tw_recycle::TcpTwRecycle,
     sysctl::shadowed_setting::ShadowedSetting,
     sysctl::unknown_key::UnknownKey,
+    sysctl::hardening_weakened::HardeningWeakened,
+    sysctl::hardening_profile::HardeningProfile,
     sysctl::inline_comment::InlineComment,
     sysctl::tcp_syncookies_disabled::TcpSyncookiesDisabled,
     stack::backlog_exceeds_somaxconn::BacklogExceedsSomaxconn,

@@ -1,5 +1,7 @@
 //! Rules about sysctl files alone.
 
+pub mod hardening_profile;
+pub mod hardening_weakened;
 pub mod inline_comment;
 pub mod shadowed_setting;
 pub mod syntax_error;
