@@ -225,7 +225,24 @@ pub fn is_known(key: &str, extra: &[String]) -> bool {
         return false;
     }
     let leaf = key.rsplit('.').next().unwrap_or(key);
-    doc_leaves(key).contains(&leaf)
+    // The documentation's leaf names stand in for keys this machine's kernel was built
+    // without. A leaf the table has under other paths only is not one of those: the kernel
+    // that has it knows where it lives, and the key is a wrong path to it
+    // (`net.ipv6.tcp_rmem`: TCP's settings are all under `net.ipv4`;
+    // `net.ipv6.conf.all.rp_filter`: IPv6 has no reverse-path filter).
+    doc_leaves(key).contains(&leaf) && !known_leaves().contains(leaf)
+}
+
+/// The last segments of [`PROC_KEYS`] and [`HISTORICAL`].
+fn known_leaves() -> &'static FxHashSet<&'static str> {
+    static LEAVES: std::sync::OnceLock<FxHashSet<&'static str>> = std::sync::OnceLock::new();
+    LEAVES.get_or_init(|| {
+        PROC_KEYS
+            .iter()
+            .chain(HISTORICAL)
+            .filter_map(|k| k.rsplit('.').next())
+            .collect()
+    })
 }
 
 /// Levenshtein distance over bytes.

@@ -7,7 +7,9 @@
 //!
 //! A key counts as known when it is a file of Linux 6.18's `/proc/sys` (interface names are
 //! wildcards), when its last segment is a leaf the kernel documentation of 6.1 or 6.12 describes
-//! for that subtree, when it is in [`HISTORICAL`] (keys of older and vendor kernels), or when it
+//! for that subtree and no key of the table has that leaf under another path (the whole key
+//! counts: `net.ipv6.tcp_rmem` and `net.ipv6.conf.all.rp_filter` name leaves that exist only
+//! under `net.ipv4`), when it is in [`HISTORICAL`] (keys of older and vendor kernels), or when it
 //! lies under a subtree that only exists with a module, a build option or a vendor patch
 //! ([`OPTIONAL_SUBTREES`]). Globs and `-key` lines (the admin expects the key may be missing)
 //! are never reported. Users add keys with the `known-keys` option. Keys outside those subtrees
@@ -184,6 +186,13 @@ mod tests {
         assert!(is_known("net.netfilter.nf_conntrack_max", &[]));
         assert!(!is_known("net.core.somaxcon", &[]));
         assert!(!is_known("vm.swapiness", &[]));
+        // The whole key counts, not its last segment.
+        assert!(!is_known("net.ipv6.tcp_rmem", &[]));
+        assert!(!is_known("net.ipv6.tcp_congestion_control", &[]));
+        assert!(!is_known("net.ipv6.conf.all.rp_filter", &[]));
+        assert!(!is_known("net.ipv6.conf.eth0.accept_source_routes", &[]));
+        assert!(is_known("net.ipv4.tcp_rmem", &[]));
+        assert!(is_known("net.ipv6.conf.all.accept_source_route", &[]));
         assert!(is_known("vm.swapiness", &["vm.swapiness".into()]));
         assert!(is_known("kernel.foo.bar", &["kernel.foo.".into()]));
         // Slips outside the checked subtrees.
