@@ -230,7 +230,8 @@ pub const KNOBS: &[Knob] = &[
         weak_means: "turns reverse-path source validation off for the interface (the larger \
                      of conf.all and the interface's value is used): packets with spoofed \
                      source addresses are accepted there; systemd's \
-                     50-default.conf and Ubuntu ship 2 (loose)",
+                     50-default.conf and Ubuntu ship 2 (loose); a firewall rule can check \
+                     sources instead (nftables `fib saddr . iif oif missing drop`)",
     },
     Knob {
         key: "net.ipv4.conf.*.accept_source_route",

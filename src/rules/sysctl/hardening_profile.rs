@@ -62,13 +62,15 @@ fn shortfall(cx: &Context<'_>, r: &Recommended) -> Option<String> {
 impl Rule for HardeningProfile {
     fn check(&self, cx: &mut Context<'_>) {
         let set = &cx.stack.sysctl;
-        // The file applied last: where an administrator's own settings go, and win.
-        let Some(last) = set
-            .files
-            .iter()
-            .rev()
-            .find(|f| f.system && f.masked_by.is_none())
-        else {
+        // The administrator's file applied last (else the last file): where their own
+        // settings go, and win.
+        let applied = || {
+            set.files
+                .iter()
+                .rev()
+                .filter(|f| f.system && f.masked_by.is_none())
+        };
+        let Some(last) = applied().find(|f| !f.vendor).or_else(|| applied().next()) else {
             return;
         };
         let missing: Vec<String> = RECOMMENDED
