@@ -159,6 +159,8 @@ registry! {
     sysctl::unknown_key::UnknownKey,
     sysctl::hardening_weakened::HardeningWeakened,
     sysctl::hardening_profile::HardeningProfile,
+    sysctl::distro_limit_lowered::DistroLimitLowered,
+    sysctl::socket_memory_in_pages::SocketMemoryInPages,
     sysctl::inline_comment::InlineComment,
     sysctl::tcp_syncookies_disabled::TcpSyncookiesDisabled,
     stack::backlog_exceeds_somaxconn::BacklogExceedsSomaxconn,
