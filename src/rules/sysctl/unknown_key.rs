@@ -12,8 +12,11 @@
 //! under `net.ipv4`), when it is in [`HISTORICAL`] (keys of older and vendor kernels), or when it
 //! lies under a subtree that only exists with a module, a build option or a vendor patch
 //! ([`OPTIONAL_SUBTREES`]). Globs and `-key` lines (the admin expects the key may be missing)
-//! are never reported. Users add keys with the `known-keys` option. Keys outside those subtrees
-//! are judged only when the subtree itself is a slip of one of them ([`slipped_subtree`]).
+//! are never reported. Users add keys with the `known-keys` option. A key of [`HISTORY`] that
+//! the `[host] kernel` release no longer has is reported as removed, with the release
+//! ([`Origin`]); a suggestion of a vendor key says which kernels have it. Keys outside those
+//! subtrees are judged only when the subtree itself is a slip of one of them
+//! ([`slipped_subtree`]).
 
 use crate::analysis::sysctl_keys::PROC_KEYS;
 use crate::analysis::sysctl_known::*;
@@ -58,7 +61,7 @@ fn suggestion(key: &str) -> Option<String> {
     }
     let mut best: Option<(usize, String)> = None;
     let mut tie = false;
-    for k in PROC_KEYS.iter().chain(HISTORICAL) {
+    for k in PROC_KEYS.iter().chain(HISTORICAL.iter()) {
         let cand = instantiate(k, key);
         let d = distance(key, &cand);
         match &best {
@@ -135,6 +138,7 @@ impl Rule for UnknownKey {
                 }
                 let key = a.normalized_key(&src.text);
                 if is_known(&key, extra) {
+                    report_removed(cx, src, a, &key, extra);
                     continue;
                 }
                 let path = a.proc_path(&src.text);
@@ -152,8 +156,9 @@ impl Rule for UnknownKey {
                 );
                 match suggest.then(|| suggestion(&key)).flatten() {
                     Some(s) => {
+                        let origin = origin(&s).map(|o| format!(" ({})", o.describe()));
                         let s = in_style_of(&written, &s);
-                        d.help = Some(format!("did you mean `{s}`?"));
+                        d.help = Some(format!("did you mean `{s}`?{}", origin.unwrap_or_default()));
                         d.with_fix(Fix::unsafe_(
                             format!("Rename the key to `{s}`"),
                             vec![Edit::replace(src, a.key, s)],
@@ -170,6 +175,40 @@ impl Rule for UnknownKey {
             }
         }
     }
+}
+
+/// A key of an older kernel on a host whose `[host] kernel` no longer has it: skipped as
+/// silently as a typo. `net.ipv4.tcp_tw_recycle` is SYS001's.
+fn report_removed(
+    cx: &mut Context<'_>,
+    src: &crate::source::Shared,
+    a: &crate::syntax::sysctl::Assignment,
+    key: &str,
+    extra: &[String],
+) {
+    let Some(kernel) = cx.host.kernel.as_ref().map(|f| f.value) else {
+        return;
+    };
+    let Some(o) = origin(key) else { return };
+    if key == "net.ipv4.tcp_tw_recycle"
+        || !o.absent_from(kernel.major, kernel.minor)
+        || extra.iter().any(|e| e == key)
+    {
+        return;
+    }
+    let written = a.key_text(&src.text);
+    cx.report(
+        src,
+        a.key,
+        format!(
+            "`{written}` was {}: the host's Linux {}.{} ([host] kernel) has no such setting, so \
+             `sysctl --system` skips the line silently",
+            o.describe(),
+            kernel.major,
+            kernel.minor
+        ),
+    )
+    .help = Some("remove the line: it sets nothing on this kernel".into());
 }
 
 #[cfg(test)]
