@@ -6,9 +6,10 @@
 //! pages its maximum is 64 GiB. The kernel starts pressure handling and refuses socket memory
 //! only past those thresholds, so thresholds above the host's memory mean it never does: the
 //! OOM killer acts first. Reported when `[host] memory` is known and the pressure threshold
-//! (the second number) exceeds it as pages, or, without it, when the triple is the tree's own
-//! `tcp_rmem` or `tcp_wmem` triple (bytes copied into a page setting). The page size is taken
-//! as 4 KiB (x86-64, and the default on arm64); the message shows the arithmetic.
+//! (the second number) as pages is at least twice it, or, without it, when the triple is the
+//! tree's own `tcp_rmem` or `tcp_wmem` triple (bytes copied into a page setting). The page
+//! size is taken as 4 KiB (x86-64, and the default on arm64); the message shows the
+//! arithmetic.
 
 use crate::rules::{Context, Rule};
 use crate::size::human;
@@ -63,7 +64,9 @@ impl Rule for SocketMemoryInPages {
                 as_bytes(t[2])
             );
             let pressure = t[1].saturating_mul(PAGE);
-            let why = if let Some(mem) = memory.filter(|&m| pressure > m) {
+            // Twice the memory at least: a threshold a little above it may be a deliberate
+            // "never throttle" on a host with other limits; twice is no longer a size.
+            let why = if let Some(mem) = memory.filter(|&m| pressure >= m.saturating_mul(2)) {
                 format!(
                     "{shown}: the threshold alone is {:.1}× the host's {} ([host] memory), so \
                      the kernel never reaches memory pressure for sockets and the OOM killer \
