@@ -31,6 +31,7 @@ pub mod rewrite_redirect;
 pub mod served_path;
 pub mod serving;
 pub mod stack_links;
+pub mod sysctl_hardening;
 pub mod sysctl_keys;
 pub mod sysctl_known;
 pub mod tls_findings;

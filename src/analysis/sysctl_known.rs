@@ -48,52 +48,137 @@ pub const OPTIONAL_SUBTREES: &[&str] = &[
     "kernel.apparmor_",
 ];
 
+/// Where a key of [`HISTORICAL`] exists: the kernel release that removed it from Linux, or
+/// the kernels that have it. Said the same way wherever a message names one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Removed in this Linux release (major, minor).
+    Removed(u32, u32),
+    /// Removed during this major series (the exact release not recorded).
+    RemovedIn(u32),
+    /// Removed before this major series began (the release not recorded).
+    RemovedBefore(u32),
+    /// Only in these kernels (a vendor patch, another architecture).
+    Only(&'static str),
+}
+
+impl Origin {
+    /// "removed in Linux 5.12", "only on RHEL 5 and 6 kernels".
+    pub fn describe(self) -> String {
+        match self {
+            Origin::Removed(major, minor) => format!("removed in Linux {major}.{minor}"),
+            Origin::RemovedIn(major) => format!("removed during Linux {major}.x"),
+            Origin::RemovedBefore(major) => format!("removed before Linux {major}.0"),
+            Origin::Only(kernels) => format!("only on {kernels}"),
+        }
+    }
+
+    /// Whether a kernel of this version has no such key for sure.
+    pub fn absent_from(self, major: u32, minor: u32) -> bool {
+        match self {
+            Origin::Removed(m, n) => (major, minor) >= (m, n),
+            Origin::RemovedIn(m) => major > m,
+            Origin::RemovedBefore(m) => major >= m,
+            Origin::Only(_) => false,
+        }
+    }
+}
+
 /// Keys that exist in kernels other than the 6.x ones the generated table comes from: removed
-/// ones still found in configurations, and vendor-patched kernels' own.
-pub const HISTORICAL: &[&str] = &[
+/// ones still found in configurations, and vendor-patched kernels' own, with where they exist.
+pub const HISTORY: &[(&str, Origin)] = &[
     // Removed in 4.12; SYS001 reports it.
-    "net.ipv4.tcp_tw_recycle",
+    ("net.ipv4.tcp_tw_recycle", Origin::Removed(4, 12)),
     // Removed in the 3.x series (tcp(7), ip-sysctl.txt of those kernels).
-    "net.ipv4.tcp_abc",
-    "net.ipv4.tcp_cookie_size",
-    "net.ipv4.tcp_dma_copybreak",
-    "net.ipv4.tcp_frto_response",
-    "net.ipv4.tcp_max_ssthresh",
-    "net.ipv4.tcp_thin_dupack",
-    "net.ipv4.inet_peer_gc_maxtime",
-    "net.ipv4.inet_peer_gc_mintime",
-    "net.ipv4.rt_cache_rebuild_count",
-    "net.ipv4.route.secret_interval",
-    "vm.nr_pdflush_threads",
-    "vm.swap_token_timeout",
-    "vm.scan_unevictable_pages",
-    "kernel.rtsig-max",
-    "kernel.rtsig-nr",
-    "kernel.softlockup_thresh",
+    ("net.ipv4.tcp_abc", Origin::RemovedIn(3)),
+    ("net.ipv4.tcp_cookie_size", Origin::RemovedIn(3)),
+    ("net.ipv4.tcp_dma_copybreak", Origin::RemovedIn(3)),
+    ("net.ipv4.tcp_frto_response", Origin::RemovedIn(3)),
+    ("net.ipv4.tcp_max_ssthresh", Origin::RemovedIn(3)),
+    // tcp(7) still lists it; the thin-stream dupack logic went in the 4.x series.
+    ("net.ipv4.tcp_thin_dupack", Origin::RemovedBefore(5)),
+    ("net.ipv4.inet_peer_gc_maxtime", Origin::RemovedIn(3)),
+    ("net.ipv4.inet_peer_gc_mintime", Origin::RemovedIn(3)),
+    ("net.ipv4.rt_cache_rebuild_count", Origin::RemovedIn(3)),
+    ("net.ipv4.route.secret_interval", Origin::RemovedIn(3)),
+    ("vm.nr_pdflush_threads", Origin::RemovedIn(3)),
+    ("vm.swap_token_timeout", Origin::RemovedIn(3)),
+    ("vm.scan_unevictable_pages", Origin::RemovedIn(3)),
+    ("kernel.rtsig-max", Origin::RemovedIn(2)),
+    ("kernel.rtsig-nr", Origin::RemovedIn(2)),
+    ("kernel.softlockup_thresh", Origin::RemovedIn(2)),
     // Removed in 4.x/5.x: the block I/O poll knob (4.4), fragment secrets (4.17), the random
     // driver's read threshold (5.18), block_dump (5.12), percpu_pagelist_fraction (renamed in
     // 5.14).
-    "kernel.blk_iopoll",
-    "kernel.random.read_wakeup_threshold",
-    "net.ipv6.ip6frag_secret_interval",
-    "vm.block_dump",
-    "vm.hugepages_treat_as_movable",
-    "vm.percpu_pagelist_fraction",
+    ("kernel.blk_iopoll", Origin::Removed(4, 4)),
+    (
+        "kernel.random.read_wakeup_threshold",
+        Origin::Removed(5, 18),
+    ),
+    ("net.ipv6.ip6frag_secret_interval", Origin::Removed(4, 17)),
+    ("vm.block_dump", Origin::Removed(5, 12)),
+    ("vm.hugepages_treat_as_movable", Origin::RemovedBefore(6)),
+    ("vm.percpu_pagelist_fraction", Origin::Removed(5, 14)),
     // Other architectures and Android kernels.
-    "vm.vdso_enabled",
-    "net.ipv4.tcp_default_init_rwnd",
+    (
+        "vm.vdso_enabled",
+        Origin::Only("32-bit x86 and other architectures' kernels"),
+    ),
+    (
+        "net.ipv4.tcp_default_init_rwnd",
+        Origin::Only("Android kernels"),
+    ),
     // Vendor kernels: Debian/Ubuntu and linux-hardened patches, RHEL.
-    "kernel.unprivileged_userns_clone",
-    "kernel.unprivileged_userns_apparmor_policy",
-    "kernel.deny_new_usb",
-    "kernel.tiocsti_restrict",
-    "kernel.device_sidechannel_restrict",
-    "kernel.exec-shield",
-    "kernel.exec-shield-randomize",
-    "kernel.vsyscall64",
-    "fs.may_detach_mounts",
-    "vm.extra_free_kbytes",
+    (
+        "kernel.unprivileged_userns_clone",
+        Origin::Only("Debian, Ubuntu and linux-hardened kernels"),
+    ),
+    (
+        "kernel.unprivileged_userns_apparmor_policy",
+        Origin::Only("Ubuntu kernels"),
+    ),
+    (
+        "kernel.deny_new_usb",
+        Origin::Only("linux-hardened kernels"),
+    ),
+    (
+        "kernel.tiocsti_restrict",
+        Origin::Only("linux-hardened kernels"),
+    ),
+    (
+        "kernel.device_sidechannel_restrict",
+        Origin::Only("linux-hardened kernels"),
+    ),
+    (
+        "kernel.exec-shield",
+        Origin::Only("RHEL and CentOS 5 and 6 kernels"),
+    ),
+    (
+        "kernel.exec-shield-randomize",
+        Origin::Only("RHEL and CentOS 5 kernels"),
+    ),
+    (
+        "kernel.vsyscall64",
+        Origin::Only("RHEL and CentOS 5 and 6 kernels"),
+    ),
+    (
+        "fs.may_detach_mounts",
+        Origin::Only("RHEL and CentOS 7 kernels"),
+    ),
+    (
+        "vm.extra_free_kbytes",
+        Origin::Only("RHEL 7 and Android kernels"),
+    ),
 ];
+
+/// The keys of [`HISTORY`].
+pub static HISTORICAL: std::sync::LazyLock<Vec<&'static str>> =
+    std::sync::LazyLock::new(|| HISTORY.iter().map(|(k, _)| *k).collect());
+
+/// Where a key of [`HISTORY`] exists.
+pub fn origin(key: &str) -> Option<Origin> {
+    HISTORY.iter().find(|(k, _)| *k == key).map(|&(_, o)| o)
+}
 
 /// The documented leaves that apply to a key's subtree.
 pub fn doc_leaves(key: &str) -> &'static [&'static str] {
@@ -140,7 +225,7 @@ pub fn known_paths() -> &'static KnownPaths {
             star_at: Vec::new(),
             starred: FxHashSet::default(),
         };
-        for p in PROC_KEYS.iter().chain(HISTORICAL) {
+        for p in PROC_KEYS.iter().chain(HISTORICAL.iter()) {
             let stars: Vec<usize> = p
                 .split('.')
                 .enumerate()
@@ -225,7 +310,24 @@ pub fn is_known(key: &str, extra: &[String]) -> bool {
         return false;
     }
     let leaf = key.rsplit('.').next().unwrap_or(key);
-    doc_leaves(key).contains(&leaf)
+    // The documentation's leaf names stand in for keys this machine's kernel was built
+    // without. A leaf the table has under other paths only is not one of those: the kernel
+    // that has it knows where it lives, and the key is a wrong path to it
+    // (`net.ipv6.tcp_rmem`: TCP's settings are all under `net.ipv4`;
+    // `net.ipv6.conf.all.rp_filter`: IPv6 has no reverse-path filter).
+    doc_leaves(key).contains(&leaf) && !known_leaves().contains(leaf)
+}
+
+/// The last segments of [`PROC_KEYS`] and [`HISTORICAL`].
+fn known_leaves() -> &'static FxHashSet<&'static str> {
+    static LEAVES: std::sync::OnceLock<FxHashSet<&'static str>> = std::sync::OnceLock::new();
+    LEAVES.get_or_init(|| {
+        PROC_KEYS
+            .iter()
+            .chain(HISTORICAL.iter())
+            .filter_map(|k| k.rsplit('.').next())
+            .collect()
+    })
 }
 
 /// Levenshtein distance over bytes.

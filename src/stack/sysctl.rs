@@ -31,6 +31,10 @@ pub struct SysctlFile {
     /// repository of loose files (no sysctl file in a standard place) every file is taken to
     /// be deployed to one.
     pub system: bool,
+    /// A file of `/usr/local/lib/sysctl.d`, `/usr/lib/sysctl.d` or `/lib/sysctl.d`: what the
+    /// distribution or a package ships (systemd's `50-default.conf`, `50-pid-max.conf`), as
+    /// opposed to what the administrator wrote in `/etc` or `/run`.
+    pub vendor: bool,
 }
 
 /// One assignment: file index and line item.
@@ -69,11 +73,59 @@ impl SysctlSet {
         ))
     }
 
+    /// Every assignment `sysctl --system` applies to the concrete `key`, in application order:
+    /// its own lines when it has any, else the glob lines matching it (`net.ipv4.conf.*.x`).
+    /// systemd-sysctl never applies a glob to a key some line names explicitly, wherever that
+    /// line is (`sysctl.d(5)`: "explicit settings take precedence"). Only the files it reads
+    /// (`system`) count.
+    pub fn applied(&self, key: &str) -> Vec<Set> {
+        let key = sysctl::normalize_key(key.as_bytes());
+        let system = |s: &&Set| self.files[s.file].system;
+        if let Some(own) = self.keys.get(&key) {
+            let own: Vec<Set> = own.iter().filter(system).copied().collect();
+            if !own.is_empty() {
+                return own;
+            }
+        }
+        let mut globs: Vec<Set> = self
+            .keys
+            .iter()
+            .filter(|(k, _)| sysctl::is_glob(k.as_bytes()) && key_matches(k, &key))
+            .flat_map(|(_, sets)| sets.iter().filter(system).copied())
+            .collect();
+        globs.sort_by_key(|s| (s.file, s.line));
+        globs
+    }
+
+    /// The text of an assignment's value.
+    pub fn value_of(&self, s: Set) -> Option<String> {
+        let a = self.assignment(s)?;
+        Some(a.value_text(&self.files[s.file].source.text).into_owned())
+    }
+
+    /// Whether the tree ships vendor sysctl files (`/usr/lib/sysctl.d` and the like) that
+    /// `sysctl --system` reads: then the distribution's defaults are in the tree, not assumed.
+    pub fn ships_vendor_files(&self) -> bool {
+        self.files
+            .iter()
+            .any(|f| f.vendor && f.system && f.masked_by.is_none())
+    }
+
     /// [`SysctlSet::effective`] as a number, when it is one.
     pub fn effective_u64(&self, key: &str) -> Option<(Set, u64)> {
         let (s, v) = self.effective(key)?;
         v.trim().parse().ok().map(|n| (s, n))
     }
+}
+
+/// Whether a glob key (dotted, `*`/`?`/`[` inside segments as systemd's `fnmatch` with
+/// `FNM_PATHNAME` reads them on the `/proc/sys` path) matches a concrete dotted key.
+pub fn key_matches(pattern: &str, key: &str) -> bool {
+    let (p, k): (Vec<&str>, Vec<&str>) = (pattern.split('.').collect(), key.split('.').collect());
+    p.len() == k.len()
+        && p.iter()
+            .zip(&k)
+            .all(|(p, k)| super::glob::matches(p.as_bytes(), k.as_bytes()))
 }
 
 /// Orders a stack's sysctl files as `sysctl --system` would and reads them.
@@ -126,7 +178,7 @@ pub fn load(
             }
         };
         let text = &source.text;
-        let (group, name, _) = rank(p);
+        let (group, name, slot) = rank(p);
         let system = match group {
             0 => name.ends_with(".conf"),
             1 => !laid_out,
@@ -145,6 +197,8 @@ pub fn load(
         };
         let r = crate::syntax::template::read(text, crate::syntax::template::Lang::Sysctl);
         let parsed = sysctl::parse(r.masked.as_deref().unwrap_or(text));
+        // The slot is the index into DIRS: 2 and after are the vendor directories.
+        let vendor = group == 0 && slot.parse::<usize>().is_ok_and(|i| i >= 2);
         let idx = set.files.len();
         if masked_by.is_none() {
             for (line, a) in
@@ -170,6 +224,7 @@ pub fn load(
             parsed,
             masked_by,
             system,
+            vendor,
         });
     }
     set

@@ -7,11 +7,16 @@
 //!
 //! A key counts as known when it is a file of Linux 6.18's `/proc/sys` (interface names are
 //! wildcards), when its last segment is a leaf the kernel documentation of 6.1 or 6.12 describes
-//! for that subtree, when it is in [`HISTORICAL`] (keys of older and vendor kernels), or when it
+//! for that subtree and no key of the table has that leaf under another path (the whole key
+//! counts: `net.ipv6.tcp_rmem` and `net.ipv6.conf.all.rp_filter` name leaves that exist only
+//! under `net.ipv4`), when it is in [`HISTORICAL`] (keys of older and vendor kernels), or when it
 //! lies under a subtree that only exists with a module, a build option or a vendor patch
 //! ([`OPTIONAL_SUBTREES`]). Globs and `-key` lines (the admin expects the key may be missing)
-//! are never reported. Users add keys with the `known-keys` option. Keys outside those subtrees
-//! are judged only when the subtree itself is a slip of one of them ([`slipped_subtree`]).
+//! are never reported. Users add keys with the `known-keys` option. A key of [`HISTORY`] that
+//! the `[host] kernel` release no longer has is reported as removed, with the release
+//! ([`Origin`]); a suggestion of a vendor key says which kernels have it. Keys outside those
+//! subtrees are judged only when the subtree itself is a slip of one of them
+//! ([`slipped_subtree`]).
 
 use crate::analysis::sysctl_keys::PROC_KEYS;
 use crate::analysis::sysctl_known::*;
@@ -56,7 +61,7 @@ fn suggestion(key: &str) -> Option<String> {
     }
     let mut best: Option<(usize, String)> = None;
     let mut tie = false;
-    for k in PROC_KEYS.iter().chain(HISTORICAL) {
+    for k in PROC_KEYS.iter().chain(HISTORICAL.iter()) {
         let cand = instantiate(k, key);
         let d = distance(key, &cand);
         match &best {
@@ -133,6 +138,7 @@ impl Rule for UnknownKey {
                 }
                 let key = a.normalized_key(&src.text);
                 if is_known(&key, extra) {
+                    report_removed(cx, src, a, &key, extra);
                     continue;
                 }
                 let path = a.proc_path(&src.text);
@@ -150,8 +156,9 @@ impl Rule for UnknownKey {
                 );
                 match suggest.then(|| suggestion(&key)).flatten() {
                     Some(s) => {
+                        let origin = origin(&s).map(|o| format!(" ({})", o.describe()));
                         let s = in_style_of(&written, &s);
-                        d.help = Some(format!("did you mean `{s}`?"));
+                        d.help = Some(format!("did you mean `{s}`?{}", origin.unwrap_or_default()));
                         d.with_fix(Fix::unsafe_(
                             format!("Rename the key to `{s}`"),
                             vec![Edit::replace(src, a.key, s)],
@@ -170,6 +177,40 @@ impl Rule for UnknownKey {
     }
 }
 
+/// A key of an older kernel on a host whose `[host] kernel` no longer has it: skipped as
+/// silently as a typo. `net.ipv4.tcp_tw_recycle` is SYS001's.
+fn report_removed(
+    cx: &mut Context<'_>,
+    src: &crate::source::Shared,
+    a: &crate::syntax::sysctl::Assignment,
+    key: &str,
+    extra: &[String],
+) {
+    let Some(kernel) = cx.host.kernel.as_ref().map(|f| f.value) else {
+        return;
+    };
+    let Some(o) = origin(key) else { return };
+    if key == "net.ipv4.tcp_tw_recycle"
+        || !o.absent_from(kernel.major, kernel.minor)
+        || extra.iter().any(|e| e == key)
+    {
+        return;
+    }
+    let written = a.key_text(&src.text);
+    cx.report(
+        src,
+        a.key,
+        format!(
+            "`{written}` was {}: the host's Linux {}.{} ([host] kernel) has no such setting, so \
+             `sysctl --system` skips the line silently",
+            o.describe(),
+            kernel.major,
+            kernel.minor
+        ),
+    )
+    .help = Some("remove the line: it sets nothing on this kernel".into());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,6 +225,13 @@ mod tests {
         assert!(is_known("net.netfilter.nf_conntrack_max", &[]));
         assert!(!is_known("net.core.somaxcon", &[]));
         assert!(!is_known("vm.swapiness", &[]));
+        // The whole key counts, not its last segment.
+        assert!(!is_known("net.ipv6.tcp_rmem", &[]));
+        assert!(!is_known("net.ipv6.tcp_congestion_control", &[]));
+        assert!(!is_known("net.ipv6.conf.all.rp_filter", &[]));
+        assert!(!is_known("net.ipv6.conf.eth0.accept_source_routes", &[]));
+        assert!(is_known("net.ipv4.tcp_rmem", &[]));
+        assert!(is_known("net.ipv6.conf.all.accept_source_route", &[]));
         assert!(is_known("vm.swapiness", &["vm.swapiness".into()]));
         assert!(is_known("kernel.foo.bar", &["kernel.foo.".into()]));
         // Slips outside the checked subtrees.
