@@ -136,6 +136,7 @@ registry! {
     tls::quic_bpf_reuseport::QuicBpfReuseport,
     tls::ssl_weak_cipher_preferred::SslWeakCipherPreferred,
     nginx::resolver_missing::ResolverMissing,
+    nginx::protected_prefix_overtaken::ProtectedPrefixOvertaken,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

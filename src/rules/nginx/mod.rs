@@ -35,6 +35,7 @@ pub mod nginx_version_cve;
 pub mod origin_validation_bypass;
 pub mod overlapping_captures_overflow;
 pub mod php_location_regex_unanchored;
+pub mod protected_prefix_overtaken;
 pub mod proxy_buffering_off;
 pub mod proxy_pass_uri_mismatch;
 pub mod regex_redos;

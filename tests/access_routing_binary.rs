@@ -1,0 +1,166 @@
+//! Differential test of the access-and-routing rules (issue #39) against the real nginx:
+//! each rule reports its case on one configuration, and nginx does what the finding says.
+//!
+//! - NGX161: `/admin/x.php` is taken by the regex location beside `location /admin/`, so
+//!   it reaches the FastCGI backend (502 from the closed port) without the 401 that
+//!   `/admin/x` gets; `/admin/x.txt` comes off the disk from an asset regex; with
+//!   `merge_slashes off`, `//secret/x.txt` is served by `location /` while `/secret/x.txt`
+//!   is 403. A PHP regex nested in the prefix inherits the login (401) while the asset
+//!   regex beside it still serves `/nested/x.txt`; a `^~` prefix stays closed (silent).
+//!
+//! Without nginx the test is skipped with a note, or fails when `CI=true`.
+
+mod common;
+use common::free_port;
+
+use std::path::Path;
+use std::process::Command;
+
+/// One HTTP/1.0 GET: the status and the body.
+fn get(port: u16, target: &str) -> (String, String) {
+    let (status, _, body) = common::http_parts(&common::http_get(port, target));
+    (status, body)
+}
+
+fn config(prefix: &Path, port: u16, port2: u16, closed: u16) -> String {
+    format!(
+        r#"error_log {p}/error.log;
+pid {p}/nginx.pid;
+events {{}}
+http {{
+    access_log off;
+    client_body_temp_path {p}/tmp;
+    proxy_temp_path {p}/tmp;
+    fastcgi_temp_path {p}/tmp;
+    uwsgi_temp_path {p}/tmp;
+    scgi_temp_path {p}/tmp;
+    server {{
+        listen 127.0.0.1:{port};
+        root {p}/html;
+        location /admin/ {{
+            auth_basic "staff";
+            auth_basic_user_file {p}/htpasswd;
+        }}
+        location /nested/ {{
+            auth_basic "staff";
+            auth_basic_user_file {p}/htpasswd;
+            location ~ \.php$ {{
+                fastcgi_pass 127.0.0.1:{closed};
+            }}
+        }}
+        location ^~ /stop/ {{
+            auth_basic "staff";
+            auth_basic_user_file {p}/htpasswd;
+        }}
+        location ~ \.php$ {{
+            fastcgi_pass 127.0.0.1:{closed};
+        }}
+        location ~* \.(txt|css)$ {{
+            expires 1d;
+        }}
+    }}
+    server {{
+        listen 127.0.0.1:{port2};
+        root {p}/html;
+        merge_slashes off;
+        location /secret/ {{
+            deny all;
+        }}
+        location / {{
+            try_files $uri =404;
+        }}
+    }}
+}}
+"#,
+        p = prefix.display()
+    )
+}
+
+#[test]
+fn access_routing_rules_agree_with_nginx() {
+    let Some(nginx) = common::required_nginx("tests/access_routing_binary.rs") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tmp.path();
+    for dir in [
+        "html/admin",
+        "html/nested",
+        "html/secret",
+        "html/stop",
+        "tmp",
+    ] {
+        std::fs::create_dir_all(prefix.join(dir)).unwrap();
+    }
+    std::fs::write(prefix.join("html/admin/x.txt"), "admin file").unwrap();
+    std::fs::write(prefix.join("html/secret/x.txt"), "secret file").unwrap();
+    std::fs::write(prefix.join("html/stop/x.txt"), "stopped").unwrap();
+    std::fs::write(prefix.join("html/nested/x.txt"), "nested file").unwrap();
+    std::fs::write(prefix.join("htpasswd"), "u:{PLAIN}p\n").unwrap();
+    let (port, port2, closed) = (free_port(), free_port(), free_port());
+    let conf = prefix.join("nginx.conf");
+    std::fs::write(&conf, config(prefix, port, port2, closed)).unwrap();
+
+    // lemplint's side.
+    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args(["lint", "--isolated", "--format", "concise", "--select"])
+        .arg("NGX161")
+        .arg(&conf)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    let at = |line: u32| {
+        report
+            .lines()
+            .filter(|l| l.contains(&format!("nginx.conf:{line}:")))
+            .collect::<Vec<_>>()
+    };
+    let admin = at(14);
+    assert!(
+        admin.len() == 1 && admin[0].contains("`/admin/index.php` is passed on"),
+        "NGX161 on location /admin/:\n{report}"
+    );
+    // The nested PHP regex inherits the login, the asset regex beside it does not.
+    let nested = at(18);
+    assert!(
+        nested.len() == 1 && nested[0].contains("info[NGX161] `/nested/x.css` is served as a file"),
+        "NGX161 on location /nested/:\n{report}"
+    );
+    let secret = at(40);
+    assert!(
+        secret.len() == 1 && secret[0].contains("`//secret/x`"),
+        "NGX161 on location /secret/:\n{report}"
+    );
+    assert_eq!(
+        report.lines().filter(|l| l.contains("[NGX161]")).count(),
+        3,
+        "NGX161 beyond /admin/, /nested/ and /secret/ (`^~` is silent):\n{report}"
+    );
+
+    // nginx's side.
+    let _running = common::start_nginx_on(&nginx, prefix, &conf, &[port, port2]);
+    // The prefix itself asks for a password…
+    assert_eq!(get(port, "/admin/x").0, "401");
+    // …but a script under it goes to the regex location: the FastCGI port is closed, so
+    // nginx answers 502 — it got past the access phase without credentials.
+    assert_eq!(get(port, "/admin/index.php").0, "502");
+    // The asset regex serves the file under the protected prefix.
+    assert_eq!(
+        get(port, "/admin/x.txt"),
+        ("200".to_string(), "admin file".to_string())
+    );
+    // Silent look-alikes: the nested regex inherits the login, `^~` stops the regexes.
+    assert_eq!(get(port, "/nested/index.php").0, "401");
+    assert_eq!(
+        get(port, "/nested/x.txt"),
+        ("200".to_string(), "nested file".to_string())
+    );
+    assert_eq!(get(port, "/stop/x.txt").0, "401");
+    // merge_slashes off: the doubled slash is not under `/secret/`.
+    assert_eq!(get(port2, "/secret/x.txt").0, "403");
+    assert_eq!(
+        get(port2, "//secret/x.txt"),
+        ("200".to_string(), "secret file".to_string())
+    );
+}
