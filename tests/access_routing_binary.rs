@@ -8,6 +8,9 @@
 //!   is 403. A PHP regex nested in the prefix inherits the login (401) while the asset
 //!   regex beside it still serves `/nested/x.txt`; a `^~` prefix stays closed (silent).
 //!
+//! - NGX162: `GET /auth` reaches the service behind the `auth_request` location (200);
+//!   with `internal` the same location is 404 to a client and the subrequest still works.
+//!
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
 
 mod common;
@@ -22,7 +25,7 @@ fn get(port: u16, target: &str) -> (String, String) {
     (status, body)
 }
 
-fn config(prefix: &Path, port: u16, port2: u16, closed: u16) -> String {
+fn config(prefix: &Path, [port, port2, port3, closed]: [u16; 4]) -> String {
     format!(
         r#"error_log {p}/error.log;
 pid {p}/nginx.pid;
@@ -70,6 +73,26 @@ http {{
             try_files $uri =404;
         }}
     }}
+    server {{
+        listen 127.0.0.1:{port3};
+        root {p}/html;
+        location /app/ {{
+            auth_request /auth;
+        }}
+        location = /auth {{
+            proxy_pass http://127.0.0.1:{port3}/verify;
+        }}
+        location /app2/ {{
+            auth_request /auth2;
+        }}
+        location = /auth2 {{
+            internal;
+            proxy_pass http://127.0.0.1:{port3}/verify;
+        }}
+        location = /verify {{
+            return 200 "authsvc";
+        }}
+    }}
 }}
 "#,
         p = prefix.display()
@@ -85,6 +108,7 @@ fn access_routing_rules_agree_with_nginx() {
     let prefix = tmp.path();
     for dir in [
         "html/admin",
+        "html/app2",
         "html/nested",
         "html/secret",
         "html/stop",
@@ -96,15 +120,17 @@ fn access_routing_rules_agree_with_nginx() {
     std::fs::write(prefix.join("html/secret/x.txt"), "secret file").unwrap();
     std::fs::write(prefix.join("html/stop/x.txt"), "stopped").unwrap();
     std::fs::write(prefix.join("html/nested/x.txt"), "nested file").unwrap();
+    std::fs::write(prefix.join("html/app2/x.txt"), "app file").unwrap();
     std::fs::write(prefix.join("htpasswd"), "u:{PLAIN}p\n").unwrap();
-    let (port, port2, closed) = (free_port(), free_port(), free_port());
+    let ports = [free_port(), free_port(), free_port(), free_port()];
+    let [port, port2, port3, _] = ports;
     let conf = prefix.join("nginx.conf");
-    std::fs::write(&conf, config(prefix, port, port2, closed)).unwrap();
+    std::fs::write(&conf, config(prefix, ports)).unwrap();
 
     // lemplint's side.
     let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
         .args(["lint", "--isolated", "--format", "concise", "--select"])
-        .arg("NGX161")
+        .arg("NGX161,NGX162")
         .arg(&conf)
         .env("NO_COLOR", "1")
         .output()
@@ -138,8 +164,19 @@ fn access_routing_rules_agree_with_nginx() {
         "NGX161 beyond /admin/, /nested/ and /secret/ (`^~` is silent):\n{report}"
     );
 
+    let auth = at(51);
+    assert!(
+        auth.len() == 1 && auth[0].contains("[NGX162] `/auth`, the URI of this `auth_request`"),
+        "NGX162 on auth_request /auth:\n{report}"
+    );
+    assert_eq!(
+        report.lines().filter(|l| l.contains("[NGX162]")).count(),
+        1,
+        "NGX162 beyond /auth (the internal /auth2 is silent):\n{report}"
+    );
+
     // nginx's side.
-    let _running = common::start_nginx_on(&nginx, prefix, &conf, &[port, port2]);
+    let _running = common::start_nginx_on(&nginx, prefix, &conf, &[port, port2, port3]);
     // The prefix itself asks for a password…
     assert_eq!(get(port, "/admin/x").0, "401");
     // …but a script under it goes to the regex location: the FastCGI port is closed, so
@@ -162,5 +199,16 @@ fn access_routing_rules_agree_with_nginx() {
     assert_eq!(
         get(port2, "//secret/x.txt"),
         ("200".to_string(), "secret file".to_string())
+    );
+    // NGX162: a client asks the authorization endpoint directly…
+    assert_eq!(
+        get(port3, "/auth"),
+        ("200".to_string(), "authsvc".to_string())
+    );
+    // …unless it is `internal`, which still answers nginx's subrequest.
+    assert_eq!(get(port3, "/auth2").0, "404");
+    assert_eq!(
+        get(port3, "/app2/x.txt"),
+        ("200".to_string(), "app file".to_string())
     );
 }

@@ -137,6 +137,7 @@ registry! {
     tls::ssl_weak_cipher_preferred::SslWeakCipherPreferred,
     nginx::resolver_missing::ResolverMissing,
     nginx::protected_prefix_overtaken::ProtectedPrefixOvertaken,
+    nginx::auth_endpoint_reachable::AuthEndpointReachable,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -2,6 +2,7 @@
 
 pub mod alias_path_traversal;
 pub mod allow_without_deny;
+pub mod auth_endpoint_reachable;
 pub mod autoindex_on;
 pub mod capture_reference_missing;
 pub mod content_type_via_add_header;
