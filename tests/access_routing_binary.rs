@@ -11,6 +11,11 @@
 //! - NGX162: `GET /auth` reaches the service behind the `auth_request` location (200);
 //!   with `internal` the same location is 404 to a client and the subrequest still works.
 //!
+//! - NGX163: `?next=https://evil.example` becomes the `Location`; a capture after
+//!   `/cgi-bin` starts it (`http:/evil.example`); with `absolute_redirect off`,
+//!   `GET //evil.example` gets `Location: //evil.example`, and with it on nginx puts its
+//!   own scheme and host first (silent).
+//!
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
 
 mod common;
@@ -25,7 +30,7 @@ fn get(port: u16, target: &str) -> (String, String) {
     (status, body)
 }
 
-fn config(prefix: &Path, [port, port2, port3, closed]: [u16; 4]) -> String {
+fn config(prefix: &Path, [port, port2, port3, port4, closed]: [u16; 5]) -> String {
     format!(
         r#"error_log {p}/error.log;
 pid {p}/nginx.pid;
@@ -93,6 +98,23 @@ http {{
             return 200 "authsvc";
         }}
     }}
+    server {{
+        listen 127.0.0.1:{port4};
+        absolute_redirect off;
+        location /go {{
+            return 302 $arg_next;
+        }}
+        location /cgi-bin {{
+            rewrite ^/cgi-bin(.*)$ $1 permanent;
+        }}
+        location /abs/ {{
+            absolute_redirect on;
+            return 301 $request_uri;
+        }}
+        location / {{
+            return 301 $request_uri;
+        }}
+    }}
 }}
 "#,
         p = prefix.display()
@@ -122,15 +144,21 @@ fn access_routing_rules_agree_with_nginx() {
     std::fs::write(prefix.join("html/nested/x.txt"), "nested file").unwrap();
     std::fs::write(prefix.join("html/app2/x.txt"), "app file").unwrap();
     std::fs::write(prefix.join("htpasswd"), "u:{PLAIN}p\n").unwrap();
-    let ports = [free_port(), free_port(), free_port(), free_port()];
-    let [port, port2, port3, _] = ports;
+    let ports = [
+        free_port(),
+        free_port(),
+        free_port(),
+        free_port(),
+        free_port(),
+    ];
+    let [port, port2, port3, port4, _] = ports;
     let conf = prefix.join("nginx.conf");
     std::fs::write(&conf, config(prefix, ports)).unwrap();
 
     // lemplint's side.
     let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
         .args(["lint", "--isolated", "--format", "concise", "--select"])
-        .arg("NGX161,NGX162")
+        .arg("NGX161,NGX162,NGX163")
         .arg(&conf)
         .env("NO_COLOR", "1")
         .output()
@@ -174,9 +202,25 @@ fn access_routing_rules_agree_with_nginx() {
         1,
         "NGX162 beyond /auth (the internal /auth2 is silent):\n{report}"
     );
+    for (line, text) in [
+        (71, "the client chooses the whole target `$arg_next`"),
+        (74, "`GET /cgi-binhttp:/evil.example`"),
+        (81, "`GET //evil.example` gets `Location: //evil.example`"),
+    ] {
+        let found = at(line);
+        assert!(
+            found.len() == 1 && found[0].contains("[NGX163]") && found[0].contains(text),
+            "NGX163 at line {line}:\n{report}"
+        );
+    }
+    assert_eq!(
+        report.lines().filter(|l| l.contains("[NGX163]")).count(),
+        3,
+        "NGX163 beyond its three (`absolute_redirect on` is silent):\n{report}"
+    );
 
     // nginx's side.
-    let _running = common::start_nginx_on(&nginx, prefix, &conf, &[port, port2, port3]);
+    let _running = common::start_nginx_on(&nginx, prefix, &conf, &[port, port2, port3, port4]);
     // The prefix itself asks for a password…
     assert_eq!(get(port, "/admin/x").0, "401");
     // …but a script under it goes to the regex location: the FastCGI port is closed, so
@@ -207,6 +251,36 @@ fn access_routing_rules_agree_with_nginx() {
     );
     // …unless it is `internal`, which still answers nginx's subrequest.
     assert_eq!(get(port3, "/auth2").0, "404");
+    // NGX163: the argument is the whole `Location`.
+    let location = |target: &str| {
+        let (status, head, _) = common::http_parts(&common::http_get(port4, target));
+        let loc = head
+            .lines()
+            .find_map(|l| l.strip_prefix("Location: "))
+            .map(str::to_string);
+        (status, loc)
+    };
+    assert_eq!(
+        location("/go?next=https://evil.example"),
+        ("302".to_string(), Some("https://evil.example".to_string()))
+    );
+    // The capture after `/cgi-bin` starts the `Location` (the path merged `//`).
+    assert_eq!(
+        location("/cgi-binhttp://evil.example"),
+        ("301".to_string(), Some("http:/evil.example".to_string()))
+    );
+    // `absolute_redirect off` sends the raw `//evil.example`; on, nginx adds its host.
+    assert_eq!(
+        location("//evil.example"),
+        ("301".to_string(), Some("//evil.example".to_string()))
+    );
+    let (status, abs) = location("/abs//evil.example");
+    assert_eq!(status, "301");
+    assert!(
+        abs.as_deref()
+            .is_some_and(|l| l.starts_with("http://t") && l.ends_with("/abs//evil.example")),
+        "{abs:?}"
+    );
     assert_eq!(
         get(port3, "/app2/x.txt"),
         ("200".to_string(), "app file".to_string())

@@ -138,6 +138,7 @@ registry! {
     nginx::resolver_missing::ResolverMissing,
     nginx::protected_prefix_overtaken::ProtectedPrefixOvertaken,
     nginx::auth_endpoint_reachable::AuthEndpointReachable,
+    nginx::open_redirect::OpenRedirect,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -33,6 +33,7 @@ pub mod missing_default_server;
 pub mod mixed_case_variable;
 pub mod multiline_header_value;
 pub mod nginx_version_cve;
+pub mod open_redirect;
 pub mod origin_validation_bypass;
 pub mod overlapping_captures_overflow;
 pub mod php_location_regex_unanchored;
