@@ -16,6 +16,9 @@
 //!   `GET //evil.example` gets `Location: //evil.example`, and with it on nginx puts its
 //!   own scheme and host first (silent).
 //!
+//! - NGX164: `Host: evil.example` reaches the PHP location of the catch-all default
+//!   server while the named site on the same address answers only its own name.
+//!
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
 
 mod common;
@@ -30,7 +33,7 @@ fn get(port: u16, target: &str) -> (String, String) {
     (status, body)
 }
 
-fn config(prefix: &Path, [port, port2, port3, port4, closed]: [u16; 5]) -> String {
+fn config(prefix: &Path, [port, port2, port3, port4, port5, closed]: [u16; 6]) -> String {
     format!(
         r#"error_log {p}/error.log;
 pid {p}/nginx.pid;
@@ -115,6 +118,18 @@ http {{
             return 301 $request_uri;
         }}
     }}
+    server {{
+        listen 127.0.0.1:{port5};
+        server_name _;
+        location ~ \.php$ {{
+            fastcgi_pass 127.0.0.1:{closed};
+        }}
+    }}
+    server {{
+        listen 127.0.0.1:{port5};
+        server_name shop.example;
+        return 200 "shop";
+    }}
 }}
 "#,
         p = prefix.display()
@@ -144,21 +159,15 @@ fn access_routing_rules_agree_with_nginx() {
     std::fs::write(prefix.join("html/nested/x.txt"), "nested file").unwrap();
     std::fs::write(prefix.join("html/app2/x.txt"), "app file").unwrap();
     std::fs::write(prefix.join("htpasswd"), "u:{PLAIN}p\n").unwrap();
-    let ports = [
-        free_port(),
-        free_port(),
-        free_port(),
-        free_port(),
-        free_port(),
-    ];
-    let [port, port2, port3, port4, _] = ports;
+    let ports = [(); 6].map(|()| free_port());
+    let [port, port2, port3, port4, port5, _] = ports;
     let conf = prefix.join("nginx.conf");
     std::fs::write(&conf, config(prefix, ports)).unwrap();
 
     // lemplint's side.
     let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
         .args(["lint", "--isolated", "--format", "concise", "--select"])
-        .arg("NGX161,NGX162,NGX163")
+        .arg("NGX161,NGX162,NGX163,NGX164")
         .arg(&conf)
         .env("NO_COLOR", "1")
         .output()
@@ -218,9 +227,20 @@ fn access_routing_rules_agree_with_nginx() {
         3,
         "NGX163 beyond its three (`absolute_redirect on` is silent):\n{report}"
     );
+    let catch_all = at(84);
+    assert!(
+        catch_all.len() == 1 && catch_all[0].contains("info[NGX164] any Host reaches the PHP"),
+        "NGX164 on the catch-all server:\n{report}"
+    );
+    assert_eq!(
+        report.lines().filter(|l| l.contains("[NGX164]")).count(),
+        1,
+        "NGX164 beyond the catch-all:\n{report}"
+    );
 
     // nginx's side.
-    let _running = common::start_nginx_on(&nginx, prefix, &conf, &[port, port2, port3, port4]);
+    let _running =
+        common::start_nginx_on(&nginx, prefix, &conf, &[port, port2, port3, port4, port5]);
     // The prefix itself asks for a password…
     assert_eq!(get(port, "/admin/x").0, "401");
     // …but a script under it goes to the regex location: the FastCGI port is closed, so
@@ -273,6 +293,21 @@ fn access_routing_rules_agree_with_nginx() {
     assert_eq!(
         location("//evil.example"),
         ("301".to_string(), Some("//evil.example".to_string()))
+    );
+    // NGX164: a Host no server names reaches the catch-all's PHP location (502 from the
+    // closed FastCGI port); the named site answers its own Host.
+    let with_host = |host: &str| {
+        let r = common::http_raw(
+            port5,
+            &format!("GET /x.php HTTP/1.0\r\nHost: {host}\r\n\r\n"),
+        );
+        let (status, _, body) = common::http_parts(&r);
+        (status, body)
+    };
+    assert_eq!(with_host("evil.example").0, "502");
+    assert_eq!(
+        with_host("shop.example"),
+        ("200".to_string(), "shop".to_string())
     );
     let (status, abs) = location("/abs//evil.example");
     assert_eq!(status, "301");

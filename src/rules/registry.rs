@@ -139,6 +139,7 @@ registry! {
     nginx::protected_prefix_overtaken::ProtectedPrefixOvertaken,
     nginx::auth_endpoint_reachable::AuthEndpointReachable,
     nginx::open_redirect::OpenRedirect,
+    nginx::php_catch_all_server::PhpCatchAllServer,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

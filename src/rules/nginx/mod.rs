@@ -36,6 +36,7 @@ pub mod nginx_version_cve;
 pub mod open_redirect;
 pub mod origin_validation_bypass;
 pub mod overlapping_captures_overflow;
+pub mod php_catch_all_server;
 pub mod php_location_regex_unanchored;
 pub mod protected_prefix_overtaken;
 pub mod proxy_buffering_off;
