@@ -19,6 +19,9 @@
 //! - NGX164: `Host: evil.example` reaches the PHP location of the catch-all default
 //!   server while the named site on the same address answers only its own name.
 //!
+//! - NGX139 (extended): `$1` in a prefix location no regex reached, and in `if ($uri !~
+//!   re)`, is empty.
+//!
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
 
 mod common;
@@ -33,7 +36,7 @@ fn get(port: u16, target: &str) -> (String, String) {
     (status, body)
 }
 
-fn config(prefix: &Path, [port, port2, port3, port4, port5, closed]: [u16; 6]) -> String {
+fn config(prefix: &Path, [port, port2, port3, port4, port5, port6, closed]: [u16; 7]) -> String {
     format!(
         r#"error_log {p}/error.log;
 pid {p}/nginx.pid;
@@ -130,6 +133,17 @@ http {{
         server_name shop.example;
         return 200 "shop";
     }}
+    server {{
+        listen 127.0.0.1:{port6};
+        location /old/ {{
+            return 200 "[$1]";
+        }}
+        location /neg {{
+            if ($uri !~ ^/neg/(\w+)$) {{
+                return 200 "[$1]";
+            }}
+        }}
+    }}
 }}
 "#,
         p = prefix.display()
@@ -159,15 +173,15 @@ fn access_routing_rules_agree_with_nginx() {
     std::fs::write(prefix.join("html/nested/x.txt"), "nested file").unwrap();
     std::fs::write(prefix.join("html/app2/x.txt"), "app file").unwrap();
     std::fs::write(prefix.join("htpasswd"), "u:{PLAIN}p\n").unwrap();
-    let ports = [(); 6].map(|()| free_port());
-    let [port, port2, port3, port4, port5, _] = ports;
+    let ports = [(); 7].map(|()| free_port());
+    let [port, port2, port3, port4, port5, port6, _] = ports;
     let conf = prefix.join("nginx.conf");
     std::fs::write(&conf, config(prefix, ports)).unwrap();
 
     // lemplint's side.
     let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
         .args(["lint", "--isolated", "--format", "concise", "--select"])
-        .arg("NGX161,NGX162,NGX163,NGX164")
+        .arg("NGX139,NGX161,NGX162,NGX163,NGX164")
         .arg(&conf)
         .env("NO_COLOR", "1")
         .output()
@@ -237,10 +251,22 @@ fn access_routing_rules_agree_with_nginx() {
         1,
         "NGX164 beyond the catch-all:\n{report}"
     );
+    for line in [99, 103] {
+        assert!(
+            at(line)
+                .iter()
+                .any(|l| l.contains("[NGX139]") && l.contains("`$1` is always empty")),
+            "NGX139 at line {line}:\n{report}"
+        );
+    }
 
     // nginx's side.
-    let _running =
-        common::start_nginx_on(&nginx, prefix, &conf, &[port, port2, port3, port4, port5]);
+    let _running = common::start_nginx_on(
+        &nginx,
+        prefix,
+        &conf,
+        &[port, port2, port3, port4, port5, port6],
+    );
     // The prefix itself asks for a password…
     assert_eq!(get(port, "/admin/x").0, "401");
     // …but a script under it goes to the regex location: the FastCGI port is closed, so
@@ -308,6 +334,12 @@ fn access_routing_rules_agree_with_nginx() {
     assert_eq!(
         with_host("shop.example"),
         ("200".to_string(), "shop".to_string())
+    );
+    // NGX139: no regex ran (a prefix location), or only a negated one that failed.
+    assert_eq!(get(port6, "/old/x"), ("200".to_string(), "[]".to_string()));
+    assert_eq!(
+        get(port6, "/neg/a-b"),
+        ("200".to_string(), "[]".to_string())
     );
     let (status, abs) = location("/abs//evil.example");
     assert_eq!(status, "301");
