@@ -283,10 +283,24 @@ fn served_around<'a>(
         Handler::Static(files) => (own_content(restricted).is_none()
             && same_files(files.dir, serving::directory(restricted)))
         .then_some(false)?,
-        Handler::Content(c) => same_source(c, restricted).then_some(true)?,
+        Handler::Content(c) => (same_source(c, restricted)
+            && !handled_inside(inst, server, id, c.name()))
+        .then_some(true)?,
         _ => return None,
     };
     Some((block, sel, pass))
+}
+
+/// Whether a location nested in `id` passes requests with `pass` (`fastcgi_pass`): the
+/// author routed that kind of request inside the restriction (`location /lcp { auth_basic
+/// …; location ~ \.php$ { … } }`), and a sibling that takes others of the kind (`~
+/// \.php84$`) serves file types the protected area does not hold.
+fn handled_inside(inst: &NginxInstance, server: &ServerLocations, id: LocId, pass: &str) -> bool {
+    server.iter().any(|(n, l)| {
+        n != id
+            && server.path(n).contains(&id)
+            && Directive::new(inst, l.occ).children(pass).next().is_some()
+    })
 }
 
 /// The content handler set in `block` itself (content handlers are not inherited).
