@@ -39,6 +39,7 @@ declare_rule! {
     severity: Warning,
     fix: None,
     group: Default,
+    uses_locations: true,
 }
 
 /// The rewrite module's directives, which run in the rewrite phase in order.
