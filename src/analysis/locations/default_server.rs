@@ -193,3 +193,49 @@ pub fn on_address(
         specific
     }
 }
+
+/// The servers of one address (a listening socket) and the one nginx answers a Host no
+/// `server_name` takes with.
+pub struct Socket {
+    /// The address as nginx tells sockets apart (`*:80`, `127.0.0.1:8080`).
+    pub address: String,
+    /// The servers listening on it, in configuration order.
+    pub servers: Vec<OccId>,
+    /// The default server: the first marked `default_server`, else the first.
+    pub default: OccId,
+    /// Whether a `listen` marks it (`false`: it is the default by being first).
+    pub marked: bool,
+}
+
+/// Every TCP address of `servers` (in configuration order) with its servers and default
+/// server. Unix sockets are left out (only local processes reach them), and so are
+/// addresses with variables.
+pub fn sockets(view: &View<'_>, servers: &[OccId]) -> Vec<Socket> {
+    let mut out: Vec<Socket> = Vec::new();
+    let mut index: HashMap<Key, usize> = HashMap::default();
+    for &server in servers {
+        for (key, marked) in addresses(view, server) {
+            if matches!(key, Key::Unix(_)) {
+                continue;
+            }
+            let i = *index.entry(key.clone()).or_insert_with(|| {
+                out.push(Socket {
+                    address: key.to_string(),
+                    servers: Vec::new(),
+                    default: server,
+                    marked: false,
+                });
+                out.len() - 1
+            });
+            let s = &mut out[i];
+            if s.servers.last() != Some(&server) {
+                s.servers.push(server);
+            }
+            if marked && !s.marked {
+                s.default = server;
+                s.marked = true;
+            }
+        }
+    }
+    out
+}

@@ -69,3 +69,36 @@ pub fn guarded_by_if(block: Directive<'_>) -> bool {
         })
     })
 }
+
+/// What keeps every client out of `block`, when something does: `internal` (here or on an
+/// enclosing location), a login in force (`auth_basic`, `auth_request`, … not `off`), or a
+/// `deny` of everyone (`all`, `0.0.0.0/0`, `::/0`) in the list in force. A list that denies
+/// some addresses only (a block list) keeps out only those, and is not counted.
+pub fn keeps_out(block: Directive<'_>) -> Option<Directive<'_>> {
+    let mut at = Some(block);
+    while let Some(b) = at.filter(|b| matches!(b.name(), "location" | "if")) {
+        if let Some(i) = b.children("internal").next() {
+            return Some(i);
+        }
+        at = b.parent();
+    }
+    let access = Access::of(block);
+    access.auth.or_else(|| {
+        access.rules.iter().copied().find(|r| {
+            r.name() == "deny"
+                && r.arg(0)
+                    .is_some_and(|a| matches!(&*a.value(), "all" | "0.0.0.0/0" | "::/0"))
+        })
+    })
+}
+
+/// Whether some check of the access phase (or a hand-written `if … { return 4xx; }`) can
+/// refuse a request served by `block`: anything [`keeps_out`] counts, a `deny` of some
+/// addresses, an access script. A block with any of these repeats a restriction, and is not
+/// taken as an open way around one.
+pub fn refuses_some(block: Directive<'_>) -> bool {
+    is_internal(block)
+        || Access::of(block).restricts()
+        || crate::analysis::access::restriction(block).is_some()
+        || guarded_by_if(block)
+}

@@ -44,6 +44,7 @@
 //! in the configuration.
 
 pub mod access;
+pub mod no_capture;
 pub mod opening;
 pub mod redirects;
 mod rewrite;

@@ -12,12 +12,20 @@
 //! A `map` with regex keys also sets the captures when its variable is evaluated, so a
 //! block that reads such a variable is left alone. Within the `map`, a value's `$N` refers
 //! to its own key's regex, which has just matched: `~^/old/ $1;` is always empty.
+//!
+//! Where no regex is certain, `$N` is still empty when no regex can have run at all
+//! (analysis::request::no_capture: a prefix location, no regex `server_name`, rewrite or
+//! regex `if` before it, no internal redirect into it), also inside `if ($x !~ re)`: the
+//! block runs when `re` failed, and a failed match sets no captures.
 
 use crate::analysis::cursor::{self, Directive};
 use crate::analysis::pcre::Regex;
 use crate::analysis::regex_args::is_regex_argument;
+use crate::analysis::request::no_capture::{is_regex_if, nothing_ran, sets_captures, Seen};
+use crate::analysis::request::redirects::Index;
 use crate::analysis::variables::capture::{may_reference_capture, CaptureFiles};
 use crate::analysis::variables::parse::PartKind;
+use crate::analysis::variables::Provenance;
 use crate::rules::{Context, Rule};
 use crate::source::Span;
 use std::collections::HashSet;
@@ -31,6 +39,7 @@ declare_rule! {
     severity: Warning,
     fix: None,
     group: Default,
+    uses_locations: true,
 }
 
 /// The rewrite module's directives, which run in the rewrite phase in order.
@@ -51,6 +60,8 @@ impl Rule for CaptureReferenceMissing {
             // Only files that mention `$N` somewhere can hold a reference: the others'
             // directives are not read.
             let candidates = CaptureFiles::of(inst);
+            // Built when a reference with no certain regex is found.
+            let mut indexes: Option<(Provenance<'_>, Index<'_>)> = None;
             for occ in 0..inst.expanded.occurrences.len() as u32 {
                 if !candidates.may_hold(inst.expanded.get(occ).file) {
                     continue;
@@ -78,6 +89,17 @@ impl Rule for CaptureReferenceMissing {
                     continue;
                 };
                 let Some(last) = last_regex(d, &regex_maps) else {
+                    let seen = indexes
+                        .get_or_insert_with(|| (Provenance::new(inst.view()), Index::of(inst)));
+                    let reads = |c: Directive<'_>| reads_any(c, &regex_maps);
+                    let seen = Seen {
+                        reads_regex_map: &reads,
+                        provenance: &seen.0,
+                        index: &seen.1,
+                    };
+                    if let Some(empty) = empty_anyway(d, max, &seen) {
+                        report_empty(cx, &refs, &empty);
+                    }
                     continue;
                 };
                 let groups = last.regex.capture_table().count();
@@ -223,22 +245,6 @@ fn if_regex(i: Directive<'_>) -> Option<Regex> {
     }
 }
 
-/// Whether `c` may set the request's captures: a `rewrite`, a regex `if`, a plain `if`
-/// holding a `rewrite`, or `fastcgi_split_path_info`.
-fn sets_captures(c: Directive<'_>) -> bool {
-    match c.name() {
-        "rewrite" | "fastcgi_split_path_info" => true,
-        "if" => is_regex_if(c) || c.children("rewrite").next().is_some(),
-        _ => false,
-    }
-}
-
-fn is_regex_if(i: Directive<'_>) -> bool {
-    let args: Vec<String> = i.args().map(|a| a.value().into_owned()).collect();
-    args.iter()
-        .any(|a| matches!(a.as_str(), "~" | "~*" | "!~" | "!~*"))
-}
-
 /// The regex that certainly matched last when `d` runs, if there is one.
 fn last_regex<'a>(d: Directive<'a>, maps: &HashSet<String>) -> Option<Last<'a>> {
     if reads_any(d, maps) {
@@ -306,5 +312,109 @@ fn last_regex<'a>(d: Directive<'a>, maps: &HashSet<String>) -> Option<Last<'a>> 
             })
         }
         _ => None,
+    }
+}
+
+/// Why `$N` is empty (or not the capture it looks like) where no regex certainly matched
+/// last.
+enum Empty<'a> {
+    /// No regex can have run for any request before the directive.
+    NoRegex,
+    /// Inside `if ($x !~ re)` whose regex has the group, with no regex before it: the
+    /// block runs when `re` did not match, and a failed match sets no captures. (With a
+    /// regex before it, `$N` is that one's capture, which may be what was meant.)
+    Negated { at: Directive<'a>, groups: u32 },
+}
+
+/// The `$N` references of `d` (the largest `max`) that are empty, or that read another
+/// regex's captures than the negated `if` they are in.
+fn empty_anyway<'a>(d: Directive<'a>, max: u8, seen: &Seen<'a, '_>) -> Option<Empty<'a>> {
+    // A directive with a regex of its own (`proxy_redirect ~^(.+)/x $1/`,
+    // `proxy_cookie_path ~^/a/(.+)$ /$1`) fills `$N` from it.
+    if d.args().any(|a| a.value().starts_with('~')) || d.name() == "fastcgi_split_path_info" {
+        return None;
+    }
+    let block = d.parent()?;
+    if block.name() == "if" && is_regex_if(block) {
+        let (negated, regex) = negated_if_regex(block)?;
+        if !negated {
+            return None;
+        }
+        let groups = regex.capture_table().count();
+        // A `rewrite` in the block after the `if` may set them first; and a `$N` past the
+        // `if`'s own groups is not written for it.
+        let set_inside = block
+            .all_children()
+            .any(|c| sets_captures(c) && (c.is_before(d) || !is_rewrite_phase(d)));
+        if set_inside || u32::from(max) > groups {
+            return None;
+        }
+        return nothing_ran(d, block.parent()?, Some(block), seen)
+            .then_some(Empty::Negated { at: block, groups });
+    }
+    nothing_ran(d, block, None, seen).then_some(Empty::NoRegex)
+}
+
+fn is_rewrite_phase(d: Directive<'_>) -> bool {
+    ["set", "rewrite", "return", "if", "break"].contains(&d.name())
+}
+
+/// The regex of `if (… ~ re)` or `if (… !~ re)`, with whether it is negated.
+fn negated_if_regex(i: Directive<'_>) -> Option<(bool, Regex)> {
+    let mut args: Vec<String> = i.args().map(|a| a.value().into_owned()).collect();
+    let first = args.first_mut()?;
+    *first = first.strip_prefix('(')?.to_string();
+    let last = args.last_mut()?;
+    *last = last.strip_suffix(')')?.to_string();
+    args.retain(|a| !a.is_empty());
+    match args.as_slice() {
+        [_, op, pattern] if op.starts_with("!~") || op.starts_with('~') => {
+            let caseless = op.ends_with('*');
+            Some((op.starts_with('!'), Regex::parse(pattern, caseless).ok()?))
+        }
+        _ => None,
+    }
+}
+
+fn report_empty(cx: &mut Context<'_>, refs: &[(u8, Span, crate::source::Shared)], why: &Empty<'_>) {
+    for (n, span, file) in refs {
+        match why {
+            Empty::NoRegex => {
+                let diag = cx.report(
+                    file,
+                    *span,
+                    format!(
+                        "`${n}` is always empty: no regex runs for a request before this (no \
+                         regex location, `rewrite`, regex `if` or regex `server_name` on its way)"
+                    ),
+                );
+                diag.help = Some(
+                    "capture with a regex first (`location ~ ^/old/(.*)$`, `rewrite`), or \
+                     write the text itself"
+                        .to_string(),
+                );
+            }
+            Empty::Negated { at, groups } => {
+                let plural = if *groups == 1 { "" } else { "s" };
+                let diag = cx.report(
+                    file,
+                    *span,
+                    format!(
+                        "`${n}` is always empty: a negated match (`!~`) holds only when the \
+                         regex did not match, which sets no captures, and no regex ran before it"
+                    ),
+                );
+                diag.label(
+                    at.file().clone(),
+                    at.span(),
+                    format!("{groups} group{plural}, never captured when the block runs"),
+                );
+                diag.help = Some(
+                    "test with `~` and put the action in that branch, or capture in a \
+                     `rewrite` or `map`"
+                        .to_string(),
+                );
+            }
+        }
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod alias_path_traversal;
 pub mod allow_without_deny;
+pub mod auth_endpoint_reachable;
 pub mod autoindex_on;
 pub mod cache_ignores_private;
 pub mod capture_reference_missing;
@@ -34,9 +35,12 @@ pub mod missing_default_server;
 pub mod mixed_case_variable;
 pub mod multiline_header_value;
 pub mod nginx_version_cve;
+pub mod open_redirect;
 pub mod origin_validation_bypass;
 pub mod overlapping_captures_overflow;
+pub mod php_catch_all_server;
 pub mod php_location_regex_unanchored;
+pub mod protected_prefix_overtaken;
 pub mod proxy_buffering_off;
 pub mod proxy_pass_uri_mismatch;
 pub mod realip_trusts_everyone;
