@@ -215,10 +215,11 @@ fn access_routing_rules_agree_with_nginx() {
         "NGX161 beyond /admin/, /nested/ and /secret/ (`^~` is silent):\n{report}"
     );
 
-    let auth = at(51);
+    let auth = at(53);
     assert!(
-        auth.len() == 1 && auth[0].contains("[NGX162] `/auth`, the URI of this `auth_request`"),
-        "NGX162 on auth_request /auth:\n{report}"
+        auth.len() == 1
+            && auth[0].contains("[NGX162] `location = /auth` answers the `auth_request /auth`"),
+        "NGX162 on location = /auth:\n{report}"
     );
     assert_eq!(
         report.lines().filter(|l| l.contains("[NGX162]")).count(),

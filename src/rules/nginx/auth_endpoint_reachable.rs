@@ -82,24 +82,25 @@ impl Rule for AuthEndpointReachable {
                     continue;
                 };
                 let serves = format!("passes it on (`{}`)", c.name());
-                // One finding per endpoint location, at the first `auth_request` using it.
+                // One finding per endpoint location, labelled with the first `auth_request`.
                 if !cx.claim(target.file(), target.span()) {
                     continue;
                 }
                 let label = locs.get(id).label();
+                // At the location, where `internal;` goes; the subrequest is a label.
                 let diag = cx.report(
-                    d.file(),
-                    d.span(),
+                    target.file(),
+                    target.span(),
                     format!(
-                        "`{path}`, the URI of this `auth_request`, is also open to clients: \
-                         `location {label}` is not `internal` and {serves}, so a direct \
+                        "`location {label}` answers the `auth_request {path}` subrequest and is \
+                         open to clients too: it is not `internal` and {serves}, so a direct \
                          request reaches the authorization endpoint"
                     ),
                 );
                 diag.label(
-                    target.file().clone(),
-                    target.span(),
-                    "answers a client's own request too",
+                    d.file().clone(),
+                    d.span(),
+                    "the subrequest this location is written for",
                 );
                 diag.help = Some(format!(
                     "add `internal;` to `location {label}`: the `auth_request` subrequest still \

@@ -283,7 +283,10 @@ fn served_around<'a>(
         Handler::Static(files) => (own_content(restricted).is_none()
             && same_files(files.dir, serving::directory(restricted)))
         .then_some(false)?,
-        Handler::Content(c) => (same_source(c, restricted)
+        // A location that only refuses (`location /admin/ { deny all; }`: no content
+        // handler, `root` or `alias` of its own) guards whatever the server would answer
+        // for its URIs: the backend behind `location /` included.
+        Handler::Content(c) => ((only_refuses(restricted) || same_source(c, restricted))
             && !handled_inside(inst, server, id, c.name()))
         .then_some(true)?,
         _ => return None,
@@ -301,6 +304,14 @@ fn handled_inside(inst: &NginxInstance, server: &ServerLocations, id: LocId, pas
             && server.path(n).contains(&id)
             && Directive::new(inst, l.occ).children(pass).next().is_some()
     })
+}
+
+/// Whether `block` has no content handler, `root` or `alias` of its own: it exists to
+/// refuse what the rest of the server would answer.
+fn only_refuses(block: Directive<'_>) -> bool {
+    own_content(block).is_none()
+        && block.children("root").next().is_none()
+        && block.children("alias").next().is_none()
 }
 
 /// The content handler set in `block` itself (content handlers are not inherited).
@@ -366,7 +377,11 @@ fn report(
         .unwrap_or_default();
     let uri = String::from_utf8_lossy(&f.uri);
     let guard = guard_text(f.guard);
-    let how = if f.slashes {
+    let how = if f.slashes && f.pass {
+        "with `merge_slashes off` the doubled slash keeps the URI out of the prefix, and a \
+         backend that merges slashes (most do) answers it as the prefix's URI"
+            .to_string()
+    } else if f.slashes {
         "with `merge_slashes off` the doubled slash keeps the URI out of the prefix, and the \
          file system still reads the same file"
             .to_string()
