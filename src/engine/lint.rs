@@ -334,6 +334,21 @@ fn per_file_ignored(ws: &Workspace, d: &Diagnostic) -> bool {
     })
 }
 
+/// Whether an nginx configuration of `stack` writes a cipher or protocol list, which the
+/// TLS rules judge per OpenSSL version.
+fn uses_tls_lists(stack: &crate::stack::model::Stack) -> bool {
+    stack.nginx.iter().any(|inst| {
+        [
+            "ssl_ciphers",
+            "ssl_protocols",
+            "proxy_ssl_ciphers",
+            "proxy_ssl_protocols",
+        ]
+        .iter()
+        .any(|name| crate::analysis::cursor::named(inst, name).next().is_some())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -351,19 +366,4 @@ mod tests {
             assert_eq!(items, want);
         }
     }
-}
-
-/// Whether an nginx configuration of `stack` writes a cipher or protocol list, which the
-/// TLS rules judge per OpenSSL version.
-fn uses_tls_lists(stack: &crate::stack::model::Stack) -> bool {
-    stack.nginx.iter().any(|inst| {
-        [
-            "ssl_ciphers",
-            "ssl_protocols",
-            "proxy_ssl_ciphers",
-            "proxy_ssl_protocols",
-        ]
-        .iter()
-        .any(|name| crate::analysis::cursor::named(inst, name).next().is_some())
-    })
 }
