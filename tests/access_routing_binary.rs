@@ -28,7 +28,6 @@ mod common;
 use common::free_port;
 
 use std::path::Path;
-use std::process::Command;
 
 /// One HTTP/1.0 GET: the status and the body.
 fn get(port: u16, target: &str) -> (String, String) {
@@ -179,14 +178,7 @@ fn access_routing_rules_agree_with_nginx() {
     std::fs::write(&conf, config(prefix, ports)).unwrap();
 
     // lemplint's side.
-    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
-        .args(["lint", "--isolated", "--format", "concise", "--select"])
-        .arg("NGX139,NGX161,NGX162,NGX163,NGX164")
-        .arg(&conf)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
+    let report = common::lint_concise(&conf, "NGX139,NGX161,NGX162,NGX163,NGX164");
     let at = |line: u32| {
         report
             .lines()

@@ -9,7 +9,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 fn config(prefix: &Path, port: u16, backend: u16) -> String {
     format!(
@@ -18,12 +17,7 @@ pid {p}/nginx.pid;
 events {{}}
 http {{
     access_log off;
-    client_body_temp_path {p}/tmp;
-    proxy_temp_path {p}/tmp;
-    fastcgi_temp_path {p}/tmp;
-    uwsgi_temp_path {p}/tmp;
-    scgi_temp_path {p}/tmp;
-    proxy_cache_path {p}/cache keys_zone=pages:1m;
+{temp}    proxy_cache_path {p}/cache keys_zone=pages:1m;
     server {{
         listen 127.0.0.1:{port};
         location /ignored/ {{
@@ -48,7 +42,8 @@ http {{
     }}
 }}
 "#,
-        p = prefix.display()
+        p = prefix.display(),
+        temp = common::nginx_temp_paths(prefix),
     )
 }
 
@@ -81,20 +76,7 @@ fn ignored_private_headers_share_one_visitors_page() {
         .position(|l| l.contains("proxy_ignore_headers"))
         .unwrap();
 
-    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
-        .args([
-            "lint",
-            "--isolated",
-            "--format",
-            "concise",
-            "--select",
-            "NGX157",
-        ])
-        .arg(&conf)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
+    let report = common::lint_concise(&conf, "NGX157");
     let found: Vec<&str> = report.lines().filter(|l| l.contains("[NGX157]")).collect();
     assert_eq!(found.len(), 1, "{report}");
     assert!(

@@ -28,9 +28,8 @@ use std::process::Command;
 /// The common head of each configuration: a private prefix under `p`.
 fn head(p: &Path) -> String {
     format!(
-        "error_log {p}/error.log info;\npid {p}/nginx.pid;\nevents {{}}\nhttp {{\n    access_log off;\n    \
-         client_body_temp_path {p}/tmp;\n    proxy_temp_path {p}/tmp;\n    fastcgi_temp_path {p}/tmp;\n    \
-         uwsgi_temp_path {p}/tmp;\n    scgi_temp_path {p}/tmp;\n",
+        "error_log {p}/error.log info;\npid {p}/nginx.pid;\nevents {{}}\nhttp {{\n    access_log off;\n{}",
+        common::nginx_temp_paths(p),
         p = p.display()
     )
 }
@@ -45,20 +44,7 @@ fn prefix() -> tempfile::TempDir {
 
 /// lemplint's concise report of `conf` with only `codes` selected: (line, code) pairs.
 fn lint(conf: &Path, codes: &str) -> Vec<(usize, String)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
-        .args([
-            "lint",
-            "--isolated",
-            "--format",
-            "concise",
-            "--select",
-            codes,
-        ])
-        .arg(conf)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    let report = common::lint_concise(conf, codes);
     report
         .lines()
         .filter_map(|l| {

@@ -343,3 +343,36 @@ pub fn serial() -> std::sync::MutexGuard<'static, ()> {
     static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// The `*_temp_path` lines (http level) that keep a test nginx's temporary files in
+/// `prefix`/tmp, each on its own line, indented for an `http` block.
+pub fn nginx_temp_paths(prefix: &Path) -> String {
+    [
+        "client_body_temp_path",
+        "proxy_temp_path",
+        "fastcgi_temp_path",
+        "uwsgi_temp_path",
+        "scgi_temp_path",
+    ]
+    .iter()
+    .map(|d| format!("    {d} {}/tmp;\n", prefix.display()))
+    .collect()
+}
+
+/// lemplint's concise report (standard output) of `conf` with only `codes` selected.
+pub fn lint_concise(conf: &Path, codes: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args([
+            "lint",
+            "--isolated",
+            "--format",
+            "concise",
+            "--select",
+            codes,
+        ])
+        .arg(conf)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("lemplint runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
