@@ -150,3 +150,29 @@ pub fn is_template_placeholder(part: &Part) -> bool {
     matches!(&part.kind, PartKind::Variable { name, braced: true }
         if name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'))
 }
+
+impl HostParts {
+    /// The parts of the host a client can choose, as the variables analysis answers for
+    /// each at `d`, in order: a part that can hold a host of the client's (and, when a
+    /// literal follows it in the host, a `/` that ends the host there); template
+    /// placeholders are not nginx's variables and are left out.
+    pub fn client_chosen<'s>(
+        &'s self,
+        p: &'s crate::analysis::variables::Provenance<'_>,
+        d: Directive<'s>,
+    ) -> impl Iterator<Item = (&'s Part, crate::analysis::variables::Answer)> + 's {
+        use crate::analysis::variables::Danger;
+        self.parts
+            .iter()
+            .filter(|part| !is_template_placeholder(part))
+            .filter_map(move |part| {
+                let one = Script {
+                    parts: vec![part.clone()],
+                    error: None,
+                };
+                let a = p.script(d.occ(), d.file(), &one);
+                (a.can(Danger::Host) && (!self.suffixed || a.can(Danger::Slash)))
+                    .then_some((part, a))
+            })
+    }
+}

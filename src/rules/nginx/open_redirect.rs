@@ -22,8 +22,8 @@
 use crate::analysis::cursor::Directive;
 use crate::analysis::pcre::{Possible, Regex, Target};
 use crate::analysis::rewrite_redirect;
-use crate::analysis::upstream_host::{host_parts, is_template_placeholder};
-use crate::analysis::variables::{Danger, Part, PartKind, Provenance, Script};
+use crate::analysis::upstream_host::host_parts;
+use crate::analysis::variables::{Danger, Part, PartKind, Provenance};
 use crate::rules::{Context, Rule};
 
 declare_rule! {
@@ -103,18 +103,7 @@ fn chosen_host(
         }
     }
     let host = host_parts(&script, &value)?;
-    for part in &host.parts {
-        if is_template_placeholder(part) {
-            continue;
-        }
-        let one = Script {
-            parts: vec![part.clone()],
-            error: None,
-        };
-        let a = p.script(d.occ(), d.file(), &one);
-        if !a.can(Danger::Host) || (host.suffixed && !a.can(Danger::Slash)) {
-            continue;
-        }
+    for (part, a) in host.client_chosen(p, d) {
         if from_header(&a) {
             continue;
         }

@@ -33,9 +33,7 @@ use crate::analysis::request::redirects::{
     client_uri_for_redirect, client_uri_for_rewrite, internal_only, is_named, reaches, routes_into,
     source_of, Index, Route, Source, Via,
 };
-use crate::analysis::upstream_host::{
-    find, host_parts, is_template_placeholder, without_path_variables,
-};
+use crate::analysis::upstream_host::{find, host_parts, without_path_variables};
 use crate::analysis::variables::builtin::header_name;
 use crate::analysis::variables::{Answer, Danger, Part, PartKind, Provenance, Script};
 use crate::rules::{Context, Rule};
@@ -105,19 +103,7 @@ impl Rule for SsrfProxyTarget {
                 let inner = internal_only(d);
                 let mut routes: Option<Vec<Route<'_>>> = None;
                 let mut found_part = None;
-                for part in &host.parts {
-                    if is_template_placeholder(part) {
-                        continue;
-                    }
-                    let one = Script {
-                        parts: vec![part.clone()],
-                        error: None,
-                    };
-                    let a = p.script(d.occ(), d.file(), &one);
-                    let dangerous = a.can(Danger::Host) && (!host.suffixed || a.can(Danger::Slash));
-                    if !dangerous {
-                        continue;
-                    }
+                for (part, a) in host.client_chosen(p, d) {
                     let entry = match inner {
                         None => None,
                         Some(loc) => {
