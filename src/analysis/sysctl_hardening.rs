@@ -337,6 +337,11 @@ pub enum Unset {
     /// The kernel's build decides (a Kconfig option distributions set differently): not
     /// judged when no file sets it.
     Build,
+    /// Distributions ship different values (upstream systemd's `50-default.conf` sets
+    /// `fs.protected_fifos`/`fs.protected_regular` to 1, Debian's and Ubuntu's procps
+    /// `99-protect-links.conf` sets `protected_regular` to 2): not judged when no file of
+    /// the tree sets it.
+    Distribution,
 }
 
 /// A setting of the KSPP / kernel-hardening-checker recommended set (SYS005).
@@ -467,7 +472,7 @@ pub const RECOMMENDED: &[Recommended] = &[
         want: 2,
         meets: |v| v >= 2,
         by: "KSPP",
-        unset: Unset::Systemd(1),
+        unset: Unset::Distribution,
         caveat: "",
     },
     Recommended {
@@ -475,7 +480,7 @@ pub const RECOMMENDED: &[Recommended] = &[
         want: 2,
         meets: |v| v >= 2,
         by: "KSPP",
-        unset: Unset::Systemd(1),
+        unset: Unset::Distribution,
         caveat: "",
     },
     Recommended {

@@ -42,7 +42,7 @@ fn shortfall(cx: &Context<'_>, r: &Recommended) -> Option<String> {
         None => match r.unset {
             Unset::Kernel(v) => (v, format!("not set: the kernel's default is {v}")),
             Unset::Systemd(v) => (v, format!("not set: systemd's 50-default.conf gives {v}")),
-            Unset::Build => return None,
+            Unset::Build | Unset::Distribution => return None,
         },
     };
     if (r.meets)(value) {
