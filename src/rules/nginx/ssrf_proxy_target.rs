@@ -79,7 +79,7 @@ impl Rule for SsrfProxyTarget {
                     continue;
                 };
                 let value = word.bytes();
-                if !value.contains(&b'$') {
+                if !value.contains(&b'$') || only_existing_files(d) {
                     continue;
                 }
                 let script = word.variables();
@@ -507,4 +507,20 @@ fn redirect_example(
         r.kind.name(),
         String::from_utf8_lossy(&sent)
     ))
+}
+
+/// Whether the block of `d` is reached only by URIs that name an existing file: a
+/// `try_files` whose every check is built from `$uri` (`$uri`, `$uri/`, `$uri.html`) ends
+/// the request with its last argument otherwise (`=404`, or a redirect elsewhere), so a
+/// capture of the URI can only be the name of a file under the root, which the client
+/// does not choose (checked with nginx 1.22.1: `try_files $uri =404;` before `fastcgi_pass
+/// $1` answers 404 to `/fpm/status/evil.example/x` and connects nowhere).
+fn only_existing_files(d: Directive<'_>) -> bool {
+    let Some(block) = d.parent() else {
+        return false;
+    };
+    block.children("try_files").last().is_some_and(|t| {
+        let args: Vec<String> = t.args().map(|a| a.value().into_owned()).collect();
+        args.len() >= 2 && args[..args.len() - 1].iter().all(|a| a.contains("$uri"))
+    })
 }
