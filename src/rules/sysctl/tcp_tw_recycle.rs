@@ -91,7 +91,13 @@ impl Rule for TcpTwRecycle {
                 } else {
                     "for TIME-WAIT pressure see `net.ipv4.tcp_tw_reuse` (default 2: loopback only)"
                 };
-                cx.report(src, a.key, message).with_fix(fix).help = Some(help.into());
+                let d = cx.report(src, a.key, message);
+                // `= 0` asks for what every kernel does: the line only fails (`sysctl -p`
+                // exits 1, systemd-sysctl logs it), a warning rather than a broken setting.
+                if !enabled {
+                    d.severity = crate::diagnostic::Severity::Warning;
+                }
+                d.with_fix(fix).help = Some(help.into());
             }
         }
     }
