@@ -544,18 +544,9 @@ fn a_sysctl_file_never_applied_is_found_in_a_namespace() {
     );
 }
 
-/// php-fpm in the foreground with one pool on a unix socket in `dir`.
-struct Fpm(std::process::Child);
-
-impl Drop for Fpm {
-    fn drop(&mut self) {
-        stop_group(&mut self.0);
-    }
-}
-
 /// php-fpm8.2 from `dir`/php-fpm.conf: `global` settings, then pool `www` on `www.sock` in
 /// `dir` with `pool` settings; returns once the socket exists.
-fn start_fpm(dir: &Path, global: &str, pool: &str) -> (Fpm, PathBuf) {
+fn start_fpm(dir: &Path, global: &str, pool: &str) -> (common::RunningFpm, PathBuf) {
     let sock = dir.join("www.sock");
     let conf = dir.join("php-fpm.conf");
     std::fs::write(
@@ -567,26 +558,7 @@ fn start_fpm(dir: &Path, global: &str, pool: &str) -> (Fpm, PathBuf) {
         ),
     )
     .unwrap();
-    let mut cmd = Command::new("/usr/sbin/php-fpm8.2");
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    cmd.arg("-F")
-        .arg("-y")
-        .arg(&conf)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        cmd.arg("-R");
-    }
-    let fpm = Fpm(cmd.spawn().unwrap());
-    let ready = Instant::now();
-    while !sock.exists() {
-        assert!(
-            ready.elapsed() < Duration::from_secs(10),
-            "php-fpm did not start"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let fpm = common::start_php_fpm(&conf, false, || sock.exists());
     (fpm, sock)
 }
 

@@ -19,8 +19,7 @@ mod common;
 
 use common::{free_port, http_get, http_parts, http_raw};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 /// The split regexes compared, from the vulnerable guides' form to the ones that keep the
 /// newline.
@@ -38,13 +37,7 @@ fn a_newline_empties_fastcgi_path_info_as_lemplint_predicts() {
     let Some(nginx) = common::required_nginx("tests/security_php_binary.rs") else {
         return;
     };
-    let Some(echo) = common::nginx_module(&nginx, "ngx_http_echo_module.so") else {
-        let what = "the echo module (scripts/nginx-modules.sh)";
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{what} is required on CI (CI=true) for tests/security_php_binary.rs"
-        );
-        eprintln!("note: {what} not found; skipping");
+    let Some(echo) = common::required_echo_module(&nginx, "tests/security_php_binary.rs") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -107,44 +100,13 @@ fn a_newline_empties_fastcgi_path_info_as_lemplint_predicts() {
     );
 }
 
-/// php-fpm8.2 in the foreground with `conf`, killed (with its workers) when dropped.
-struct Fpm(std::process::Child);
-
-impl Drop for Fpm {
-    fn drop(&mut self) {
-        // SAFETY: kill has no memory preconditions; the group is php-fpm's own (process_group 0).
-        unsafe {
-            libc::kill(-(self.0.id() as i32), libc::SIGTERM);
-        }
-        let _ = self.0.wait();
-    }
-}
-
-fn start_fpm(conf: &Path, ports: &[u16]) -> Fpm {
-    let mut cmd = Command::new("/usr/sbin/php-fpm8.2");
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    // `-n`: no php.ini, so the machine's own cannot change what is measured.
-    cmd.args(["-F", "-n", "-y"])
-        .arg(conf)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        cmd.arg("-R");
-    }
-    let fpm = Fpm(cmd.spawn().expect("php-fpm starts"));
-    let ready = Instant::now();
-    while ports
-        .iter()
-        .any(|&p| std::net::TcpStream::connect(("127.0.0.1", p)).is_err())
-    {
-        assert!(
-            ready.elapsed() < Duration::from_secs(10),
-            "php-fpm did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    fpm
+/// php-fpm8.2 on `conf` without php.ini, once it listens on every one of `ports`.
+fn start_fpm(conf: &Path, ports: &[u16]) -> common::RunningFpm {
+    common::start_php_fpm(conf, true, || {
+        ports
+            .iter()
+            .all(|&p| std::net::TcpStream::connect(("127.0.0.1", p)).is_ok())
+    })
 }
 
 const PROBE: &str = r#"<?php

@@ -389,23 +389,8 @@ fn dh_group_sizes_agree_with_openssl_and_small_ones_stop_nginx() {
     );
 }
 
-/// php-fpm8.2 in the foreground, its own process group, killed with it when dropped.
-struct Fpm(std::process::Child);
-
-impl Drop for Fpm {
-    fn drop(&mut self) {
-        // SAFETY: kill(2) on the process group this test started; no memory is involved.
-        unsafe {
-            libc::kill(-(self.0.id() as i32), libc::SIGKILL);
-        }
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn remote_addr_from_a_header_is_what_php_sees() {
-    use std::os::unix::process::CommandExt;
-    use std::time::{Duration, Instant};
     if !common::have_nginx_and_php_fpm("tests/trust_tls_binary.rs (php-fpm)") {
         return;
     }
@@ -427,27 +412,7 @@ fn remote_addr_from_a_header_is_what_php_sees() {
         ),
     )
     .unwrap();
-    let mut cmd = Command::new("/usr/sbin/php-fpm8.2");
-    cmd.process_group(0)
-        .arg("-F")
-        .arg("-n")
-        .arg("-y")
-        .arg(&fpm_conf)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        cmd.arg("-R");
-    }
-    let _fpm = Fpm(cmd.spawn().unwrap());
-    let ready = Instant::now();
-    while !sock.exists() {
-        assert!(
-            ready.elapsed() < Duration::from_secs(10),
-            "php-fpm did not start"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let _fpm = common::start_php_fpm(&fpm_conf, true, || sock.exists());
     let port = free_port();
     let text = format!(
         "{head}    server {{\n        listen {port};\n        root {p}/html;\n        \

@@ -376,3 +376,65 @@ pub fn lint_concise(conf: &Path, codes: &str) -> String {
         .expect("lemplint runs");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// php-fpm in the foreground, in a process group of its own, killed with its workers when
+/// dropped.
+pub struct RunningFpm(pub std::process::Child);
+
+impl Drop for RunningFpm {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on the process group this test started; no memory is involved.
+        unsafe {
+            libc::kill(-(self.0.id() as i32), libc::SIGKILL);
+        }
+        let _ = self.0.wait();
+    }
+}
+
+/// Debian's php-fpm8.2 on `conf` in the foreground (`-n` too when `no_ini`: no php.ini, so
+/// the machine's own cannot change what is measured; `-R` when run as root); returns once
+/// `ready()` holds, or fails after ten seconds.
+pub fn start_php_fpm(conf: &Path, no_ini: bool, ready: impl Fn() -> bool) -> RunningFpm {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut cmd = Command::new("/usr/sbin/php-fpm8.2");
+    cmd.process_group(0).arg("-F");
+    if no_ini {
+        cmd.arg("-n");
+    }
+    cmd.arg("-y")
+        .arg(conf)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        cmd.arg("-R");
+    }
+    let fpm = RunningFpm(cmd.spawn().expect("php-fpm starts"));
+    let started = Instant::now();
+    while !ready() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "php-fpm did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    fpm
+}
+
+/// The echo module for a test that checks a claim against nginx with it: under `CI=true`
+/// its absence fails the test (`test` names the test file); elsewhere it is skipped, and
+/// says so.
+pub fn required_echo_module(nginx: &Path, test: &str) -> Option<PathBuf> {
+    let found = nginx_module(nginx, "ngx_http_echo_module.so");
+    if found.is_none() {
+        let what = "the echo module (scripts/nginx-modules.sh)";
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{what} is required on CI (CI=true) for {test}"
+        );
+        eprintln!("note: {what} not found; skipping");
+    }
+    found
+}
