@@ -7,6 +7,12 @@
 //!   `merge_slashes off`, `//secret/x.txt` is served by `location /` while `/secret/x.txt`
 //!   is 403. A PHP regex nested in the prefix inherits the login (401) while the asset
 //!   regex beside it still serves `/nested/x.txt`; a `^~` prefix stays closed (silent).
+//!   `location /backup/ { deny all; }` answers 403 while `~* \.(zip|gz|sql)$` beside it
+//!   serves `/backup/db.sql` (a warning: a data file, not an asset).
+//!
+//! - NGX185: `location /protected/` without `internal` hands `/protected/invoice.pdf` to a
+//!   client (200); with `internal` the client gets 404 while an upstream's
+//!   `X-Accel-Redirect: /protected2/invoice.pdf` still serves it.
 //!
 //! - NGX162: `GET /auth` reaches the service behind the `auth_request` location (200);
 //!   with `internal` the same location is 404 to a client and the subrequest still works.
@@ -35,7 +41,10 @@ fn get(port: u16, target: &str) -> (String, String) {
     (status, body)
 }
 
-fn config(prefix: &Path, [port, port2, port3, port4, port5, port6, closed]: [u16; 7]) -> String {
+fn config(
+    prefix: &Path,
+    [port, port2, port3, port4, port5, port6, port7, port8, closed]: [u16; 9],
+) -> String {
     format!(
         r#"error_log {p}/error.log;
 pid {p}/nginx.pid;
@@ -143,6 +152,34 @@ http {{
             }}
         }}
     }}
+    server {{
+        listen 127.0.0.1:{port7};
+        root {p}/html;
+        location /backup/ {{
+            deny all;
+        }}
+        location ~* \.(zip|gz|sql)$ {{
+            expires 1h;
+        }}
+    }}
+    server {{
+        listen 127.0.0.1:{port8};
+        root {p}/html;
+        location /protected/ {{
+            alias {p}/invoices/;
+        }}
+        location /protected2/ {{
+            internal;
+            alias {p}/invoices/;
+        }}
+        location = /download {{
+            proxy_pass http://127.0.0.1:{port8}/backend;
+        }}
+        location = /backend {{
+            add_header X-Accel-Redirect /protected2/invoice.pdf;
+            return 200 "";
+        }}
+    }}
 }}
 "#,
         p = prefix.display()
@@ -162,6 +199,8 @@ fn access_routing_rules_agree_with_nginx() {
         "html/nested",
         "html/secret",
         "html/stop",
+        "html/backup",
+        "invoices",
         "tmp",
     ] {
         std::fs::create_dir_all(prefix.join(dir)).unwrap();
@@ -171,14 +210,16 @@ fn access_routing_rules_agree_with_nginx() {
     std::fs::write(prefix.join("html/stop/x.txt"), "stopped").unwrap();
     std::fs::write(prefix.join("html/nested/x.txt"), "nested file").unwrap();
     std::fs::write(prefix.join("html/app2/x.txt"), "app file").unwrap();
+    std::fs::write(prefix.join("html/backup/db.sql"), "dump").unwrap();
+    std::fs::write(prefix.join("invoices/invoice.pdf"), "invoice").unwrap();
     std::fs::write(prefix.join("htpasswd"), "u:{PLAIN}p\n").unwrap();
-    let ports = [(); 7].map(|()| free_port());
-    let [port, port2, port3, port4, port5, port6, _] = ports;
+    let ports = [(); 9].map(|()| free_port());
+    let [port, port2, port3, port4, port5, port6, port7, port8, _] = ports;
     let conf = prefix.join("nginx.conf");
     std::fs::write(&conf, config(prefix, ports)).unwrap();
 
     // lemplint's side.
-    let report = common::lint_concise(&conf, "NGX139,NGX161,NGX162,NGX163,NGX164");
+    let report = common::lint_concise(&conf, "NGX139,NGX161,NGX162,NGX163,NGX164,NGX185");
     let at = |line: u32| {
         report
             .lines()
@@ -201,10 +242,19 @@ fn access_routing_rules_agree_with_nginx() {
         secret.len() == 1 && secret[0].contains("`//secret/x`"),
         "NGX161 on location /secret/:\n{report}"
     );
+    // A dump under a `deny all` prefix, served by an extension regex: a warning (the
+    // file is the kind the `deny` keeps in), where the asset above is information.
+    let backup = at(110);
+    assert!(
+        backup.len() == 1
+            && backup[0]
+                .contains("warning[NGX161] `/backup/x.sql` is served as a file (a data file"),
+        "NGX161 on location /backup/:\n{report}"
+    );
     assert_eq!(
         report.lines().filter(|l| l.contains("[NGX161]")).count(),
-        3,
-        "NGX161 beyond /admin/, /nested/ and /secret/ (`^~` is silent):\n{report}"
+        4,
+        "NGX161 beyond /admin/, /nested/, /secret/ and /backup/ (`^~` is silent):\n{report}"
     );
 
     let auth = at(53);
@@ -253,12 +303,25 @@ fn access_routing_rules_agree_with_nginx() {
         );
     }
 
+    // NGX185: the X-Accel-Redirect target without `internal`; the one with it is silent.
+    let protected = at(120);
+    assert!(
+        protected.len() == 1
+            && protected[0].contains("warning[NGX185] `location /protected/` is named `protected`"),
+        "NGX185 on location /protected/:\n{report}"
+    );
+    assert_eq!(
+        report.lines().filter(|l| l.contains("[NGX185]")).count(),
+        1,
+        "NGX185 beyond /protected/ (the internal /protected2/ is silent):\n{report}"
+    );
+
     // nginx's side.
     let _running = common::start_nginx_on(
         &nginx,
         prefix,
         &conf,
-        &[port, port2, port3, port4, port5, port6],
+        &[port, port2, port3, port4, port5, port6, port7, port8],
     );
     // The prefix itself asks for a password…
     assert_eq!(get(port, "/admin/x").0, "401");
@@ -344,5 +407,22 @@ fn access_routing_rules_agree_with_nginx() {
     assert_eq!(
         get(port3, "/app2/x.txt"),
         ("200".to_string(), "app file".to_string())
+    );
+    // NGX161, data file: the prefix refuses, the extension regex hands out the dump.
+    assert_eq!(get(port7, "/backup/").0, "403");
+    assert_eq!(
+        get(port7, "/backup/db.sql"),
+        ("200".to_string(), "dump".to_string())
+    );
+    // NGX185: without `internal` a client downloads the invoice directly; with it the
+    // client gets 404 and the application's `X-Accel-Redirect` still serves the file.
+    assert_eq!(
+        get(port8, "/protected/invoice.pdf"),
+        ("200".to_string(), "invoice".to_string())
+    );
+    assert_eq!(get(port8, "/protected2/invoice.pdf").0, "404");
+    assert_eq!(
+        get(port8, "/download"),
+        ("200".to_string(), "invoice".to_string())
     );
 }

@@ -151,6 +151,7 @@ registry! {
     tls::ssl_early_data_replayable::SslEarlyDataReplayable,
     tls::ssl_dhparam_weak::SslDhparamWeak,
     tls::ssl_seclevel_lowered::SslSeclevelLowered,
+    nginx::private_location_reachable::PrivateLocationReachable,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -40,6 +40,7 @@ pub mod origin_validation_bypass;
 pub mod overlapping_captures_overflow;
 pub mod php_catch_all_server;
 pub mod php_location_regex_unanchored;
+pub mod private_location_reachable;
 pub mod protected_prefix_overtaken;
 pub mod proxy_buffering_off;
 pub mod proxy_pass_uri_mismatch;

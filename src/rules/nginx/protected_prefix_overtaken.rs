@@ -42,8 +42,9 @@ declare_rule! {
 }
 
 /// Names tried under a restricted location, most telling first: a PHP script, the
-/// static files a cache-header location is usually written for, a hidden file.
-const SUFFIXES: [&[u8]; 9] = [
+/// static files a cache-header location is usually written for, then the data files a
+/// `deny` is usually written to keep in (see [`DATA_EXTENSIONS`]).
+const SUFFIXES: [&[u8]; 17] = [
     b"index.php",
     b"x.php",
     b"x.js",
@@ -53,7 +54,39 @@ const SUFFIXES: [&[u8]; 9] = [
     b"x.html",
     b"x.txt",
     b"x.json",
+    b"x.sql",
+    b"x.zip",
+    b"x.gz",
+    b"x.tar",
+    b"x.bak",
+    b"x.csv",
+    b"x.pdf",
+    b"x.log",
 ];
+
+/// Extensions of the files a restriction exists to keep in: dumps, backups and archives,
+/// exports and documents, logs, keys and configuration. A regex location that serves
+/// these under a restricted prefix hands out what the restriction was written for (a
+/// warning); one that serves stylesheets, scripts, images or fonts discloses the assets
+/// a page under the prefix loads anyway (information).
+const DATA_EXTENSIONS: [&str; 36] = [
+    "sql", "dump", "db", "sqlite", "sqlite3", "mdb", "bak", "backup", "old", "orig", "swp", "zip",
+    "gz", "tgz", "tar", "bz2", "xz", "7z", "rar", "csv", "tsv", "xls", "xlsx", "ods", "doc",
+    "docx", "odt", "pdf", "log", "ini", "conf", "cfg", "yml", "yaml", "key", "pem",
+];
+
+/// Whether `uri` names a data file (its last segment's extension is in
+/// [`DATA_EXTENSIONS`], compared without case as `~*` locations do).
+fn is_data_file(uri: &[u8]) -> bool {
+    let name = uri.rsplit(|&b| b == b'/').next().unwrap_or(uri);
+    let Some(dot) = name.iter().rposition(|&b| b == b'.') else {
+        return false;
+    };
+    let ext = &name[dot + 1..];
+    DATA_EXTENSIONS
+        .iter()
+        .any(|d| d.as_bytes().eq_ignore_ascii_case(ext))
+}
 
 /// The most regex locations whose samples are tried per restricted location: servers
 /// with hundreds of regexes get the fixed names and the first samples.
@@ -90,10 +123,24 @@ struct Found<'a> {
     slashes: bool,
     /// The other location passes it on (`*_pass`) rather than serving a file.
     pass: bool,
+    /// The URI names a data file ([`is_data_file`]) that the other location serves.
+    data: bool,
+}
+
+impl Found<'_> {
+    /// How much the witness shows, to keep the strongest: a request passed on, then a data
+    /// file served, then an asset.
+    fn weight(&self) -> u8 {
+        if self.pass {
+            2
+        } else {
+            u8::from(self.data)
+        }
+    }
 }
 
 /// The first witness that `id`'s restriction is walked around, preferring one served by
-/// a `*_pass` (a script run) over a static file.
+/// a `*_pass` (a script run) over a data file, and a data file over an asset.
 fn overtaken<'a>(
     inst: &'a NginxInstance,
     server: &ServerLocations,
@@ -110,27 +157,26 @@ fn overtaken<'a>(
     if unread_include_around(block) {
         return None;
     }
-    let mut best: Option<(bool, Found<'a>)> = None;
+    let mut best: Option<Found<'a>> = None;
     let mut consider = |uri: Vec<u8>, slashes: bool, regex_only: bool| {
-        if best.as_ref().is_some_and(|(pass, _)| *pass) || !plausible(server, &uri) {
+        if best.as_ref().is_some_and(|b| b.weight() == 2) || !plausible(server, &uri) {
             return;
         }
         let Some((other, sel, pass)) = served_around(inst, server, id, &uri, slashes, regex_only)
         else {
             return;
         };
-        if best.is_none() || pass {
-            best = Some((
-                pass,
-                Found {
-                    guard,
-                    uri,
-                    other,
-                    explain: sel.explain(server),
-                    slashes,
-                    pass,
-                },
-            ));
+        let found = Found {
+            guard,
+            data: !pass && is_data_file(&uri),
+            uri,
+            other,
+            explain: sel.explain(server),
+            slashes,
+            pass,
+        };
+        if best.as_ref().is_none_or(|b| found.weight() > b.weight()) {
+            best = Some(found);
         }
     };
     match loc.kind {
@@ -154,7 +200,7 @@ fn overtaken<'a>(
         // `=` ends the search, `^~` stops the regexes, a named location has no URI.
         Kind::Exact | Kind::NoRegexPrefix | Kind::Named => {}
     }
-    best.map(|(_, f)| f)
+    best
 }
 
 /// Whether a client would send `uri` as it is and it could name a file a site keeps: nginx
@@ -399,6 +445,8 @@ fn report(
     };
     let what = if f.pass {
         "is passed on"
+    } else if f.data {
+        "is served as a file (a data file of the kind the restriction keeps in)"
     } else {
         "is served as a file"
     };
@@ -410,10 +458,10 @@ fn report(
         ),
     );
     // A static file of the types an asset location serves (`.css`, `.png`) discloses less
-    // than a script run or a request passed to the application behind the restriction:
-    // information.
+    // than a script run, a request passed to the application behind the restriction, or a
+    // dump, backup or export the restriction exists for: information.
     // With doubled slashes the whole prefix is open, whatever the files are.
-    if !f.pass && !f.slashes {
+    if !f.pass && !f.data && !f.slashes {
         d.severity = Severity::Info;
     }
     d.label(f.guard.file().clone(), f.guard.span(), "walked around");
