@@ -191,11 +191,15 @@ pub const KNOBS: &[Knob] = &[
         merge: Merge::Single,
         kernel_default: 4096,
         all_default: 4096,
-        weak: |v| v < 4096,
-        hardened: |v| v >= 4096,
+        // The Kconfig default is 4096, but its help text asks for 65536 on x86 and at most
+        // 32768 on Arm, and the distributions build with those: below 32768 lowers every
+        // distribution's guard.
+        weak: |v| v < 32768,
+        hardened: |v| v >= 32768,
         protects: "the guard below the lowest address a process may map",
-        weak_means: "lets a process map page zero, which turns a kernel NULL-pointer \
-                     dereference into code execution; distributions ship 65536",
+        weak_means: "lets a process map memory that low (page zero itself at 0), which turns \
+                     a kernel NULL-pointer dereference with a small offset into code \
+                     execution; distributions ship 65536 (x86) or 32768 (Arm)",
     },
     Knob {
         key: "vm.unprivileged_userfaultfd",
