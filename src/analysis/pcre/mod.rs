@@ -262,9 +262,16 @@ fn collect_approx(node: &Node, out: &mut Vec<Span>, depth: usize) {
 mod tests;
 
 /// Whether the repeat that ends at `end` is one PCRE2 auto-possessifies: a repeat of one
-/// character (literal or set) followed, in its sequence, by a literal or set it cannot
-/// match.
+/// character (literal or set) followed by a literal or set it cannot match. The item that
+/// follows may be past the end of the group the repeat closes (`([a-z]+[a-z0-9_]*)-`):
+/// PCRE2 looks through the end of a group that is not repeated (pcre2_auto_possess.c).
 fn ends_auto_possessive(node: &Node, end: u32, depth: usize) -> bool {
+    possessive_within(node, end, None, depth)
+}
+
+/// [`ends_auto_possessive`] inside `node`, where `follow` is the item after `node` in its
+/// sequence when the end of `node` passes straight to it.
+fn possessive_within(node: &Node, end: u32, follow: Option<&Node>, depth: usize) -> bool {
     if depth > 4 * MAX_NESTING + 16 {
         return false;
     }
@@ -281,26 +288,42 @@ fn ends_auto_possessive(node: &Node, end: u32, depth: usize) -> bool {
                 }
                 Some(s)
             }
+            // The first item of a plain group or sequence that follows.
+            Kind::Group(g)
+                if matches!(g.kind, GroupKind::Capture { .. } | GroupKind::NonCapture) =>
+            {
+                g.body.items().first().and_then(|f| match &f.kind {
+                    Kind::Set(cs) => Some(cs.set),
+                    Kind::Literal {
+                        byte,
+                        caseless: false,
+                    } => Some(set::ByteSet::of(&[*byte])),
+                    _ => None,
+                })
+            }
             _ => None,
         }
     };
+    if let Kind::Repeat(r) = &node.kind {
+        if node.span.end == end {
+            let (Some(body), Some(next)) = (one_char(&r.node), follow.and_then(&one_char)) else {
+                return false;
+            };
+            return body.intersect(next).is_empty();
+        }
+    }
     match &node.kind {
-        Kind::Concat(items) => items.iter().enumerate().any(|(i, item)| {
-            if let Kind::Repeat(r) = &item.kind {
-                if item.span.end == end {
-                    let (Some(body), Some(next)) =
-                        (one_char(&r.node), items.get(i + 1).and_then(&one_char))
-                    else {
-                        return false;
-                    };
-                    return body.intersect(next).is_empty();
-                }
-            }
-            ends_auto_possessive(item, end, depth + 1)
-        }),
-        Kind::Alternation(v) => v.iter().any(|n| ends_auto_possessive(n, end, depth + 1)),
-        Kind::Group(g) => ends_auto_possessive(&g.body, end, depth + 1),
-        Kind::Repeat(r) => ends_auto_possessive(&r.node, end, depth + 1),
+        Kind::Concat(items) => items
+            .iter()
+            .enumerate()
+            .any(|(i, item)| possessive_within(item, end, items.get(i + 1).or(follow), depth + 1)),
+        Kind::Alternation(v) => v.iter().any(|n| possessive_within(n, end, None, depth + 1)),
+        Kind::Group(g) => {
+            let through = matches!(g.kind, GroupKind::Capture { .. } | GroupKind::NonCapture)
+                && !matches!(g.body.kind, Kind::Alternation(_));
+            possessive_within(&g.body, end, follow.filter(|_| through), depth + 1)
+        }
+        Kind::Repeat(r) => possessive_within(&r.node, end, None, depth + 1),
         _ => false,
     }
 }

@@ -299,10 +299,22 @@ impl Analyser<'_> {
         let (r2, s2) = steps(32);
         let used = s1 + s2;
         match r2 {
+            Err(matcher::Undecided::Steps) => return (true, used),
+            Err(_) => return (false, used),
+            // Linear growth is ×4 from 8 to 32 pumps; ask for well over that.
+            Ok(_) if s2 > 12 * s1.max(1) => return (true, used),
+            Ok(_) => {}
+        }
+        // A quadratic tried from one start (`^/(.*.*)x$`) grows ×16 from 8 to 32 pumps
+        // only in its leading term: the steps of reading the prefix and failing the suffix
+        // keep the ratio below 12 (246 → 2,874). From 32 to 64 pumps the constant part
+        // no longer counts: linear growth is ×2, quadratic ×4 (2,874 → 10,858).
+        let (r3, s3) = steps(64);
+        let used = used + s3;
+        match r3 {
             Err(matcher::Undecided::Steps) => (true, used),
             Err(_) => (false, used),
-            // Linear growth is ×4 from 8 to 32 pumps; ask for well over that.
-            Ok(_) => (s2 > 12 * s1.max(1), used),
+            Ok(_) => (s3 > 3 * s2.max(1), used),
         }
     }
 

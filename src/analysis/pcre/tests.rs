@@ -305,3 +305,22 @@ fn leading_option_settings() {
     assert_eq!(err(r"a(*UTF)").kind, ErrorKind::Unsupported);
     assert_eq!(err(r"(*LIMIT_MATCH=)a").kind, ErrorKind::Unsupported);
 }
+
+#[test]
+fn redos_polynomial_from_one_start_is_confirmed() {
+    // Anchored, the quadratic's constant part hides its growth from 8 to 32 pumps.
+    for p in [r"^/(.*.*)x$", r"^/a(.*.*)x$", r"^/(.*)(.*)\.php$"] {
+        let r = re(p).redos().unwrap_or_else(|| panic!("{p}: no finding"));
+        assert!(r.confirmed, "{p}: {r:?}");
+    }
+    // PCRE2 makes `[a-z0-9_]*` possessive through the end of its group (the `-` after it
+    // cannot be one of its bytes): the chain backtracks in one repeat only.
+    let p = r"^([^\.]*)/([a-z]+[a-z0-9_]*)-([a-z0-9_\-]+)\.html$";
+    let r = re(p);
+    let f = r.redos().unwrap();
+    assert!(!r.redos_reaches_match_limit(&f, 8192), "{p}: {f:?}");
+    // Linear patterns stay unconfirmed (or unfound).
+    for p in [r"^/[a-z]+/x$", r"^/(.*)x$"] {
+        assert!(re(p).redos().is_none_or(|r| !r.confirmed), "{p}");
+    }
+}
