@@ -276,6 +276,25 @@ fn an_include_a_deployment_script_supplies_is_not_missing() {
     assert!(text.contains("supplied at deployment ("), "{text}");
 }
 
+/// A file under a directory a Dockerfile builds (`composer create-project … /flarum/app`)
+/// is the application's, supplied at deployment; a file missing in nginx's own directory
+/// (which the Dockerfile copies) or under a directory no script names is still missing.
+#[test]
+fn an_include_under_a_directory_the_image_builds_is_not_missing() {
+    let dir = "fixtures/templates/app-built";
+    let (found, code) = lint(dir, &[]);
+    let missing: Vec<u64> = found
+        .iter()
+        .filter(|f| f.2 == "NGX020")
+        .map(|f| f.1)
+        .collect();
+    assert_eq!(missing, [11, 12], "{found:?}");
+    assert_eq!(code, 2);
+    let out = run_lemplint(root(), &["stack", dir], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Dockerfile builds `/flarum/app`)"), "{text}");
+}
+
 /// certbot's nginx plugin writes `/etc/letsencrypt/options-ssl-nginx.conf` beside the
 /// keys, a directory no repository commits: an include of it is supplied, not missing; a
 /// missing snippet of the site's own is still reported.

@@ -138,7 +138,8 @@ fn supplied_at_deployment(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxIn
             let includer = files
                 .get(p.file.0 as usize)
                 .map(|f| f.source.path.as_path());
-            if let Some(by) = supplier(path, includer, &texts) {
+            let root = inst.config.root.as_deref();
+            if let Some(by) = supplier(path, includer, root, &texts) {
                 p.kind = nginx::LoadProblemKind::Supplied {
                     path: path.clone(),
                     by,
@@ -153,6 +154,7 @@ fn supplied_at_deployment(fs: &dyn Fs, scripts: &[PathBuf], nginx: &mut [NginxIn
 fn supplier(
     path: &Path,
     includer: Option<&Path>,
+    root: Option<&Path>,
     scripts: &[(&PathBuf, Vec<u8>)],
 ) -> Option<String> {
     if path
@@ -167,9 +169,86 @@ fn supplier(
     {
         return Some(format!("{} names it", crate::escape::path(script)));
     }
+    if let Some((script, dir)) = built_directory(path, includer, root, scripts) {
+        return Some(format!(
+            "{} builds `{}`",
+            crate::escape::path(script),
+            crate::escape::text(&dir)
+        ));
+    }
     includer
         .filter(|f| in_ansible_role(f))
         .map(|_| "an Ansible role's tasks install the including template and its snippets".into())
+}
+
+/// Directories no deployment script can be said to build by naming them: system prefixes
+/// every image touches. A file under one of them is only supplied when a script names it.
+const SYSTEM_DIRS: &[&str] = &[
+    "/",
+    "/etc",
+    "/usr",
+    "/usr/local",
+    "/usr/share",
+    "/usr/lib",
+    "/var",
+    "/var/lib",
+    "/var/www",
+    "/srv",
+    "/opt",
+    "/home",
+    "/tmp",
+    "/run",
+    "/app",
+];
+
+/// A directory above the missing `path` (as nginx names it, under the server `root`) that a
+/// deployment script names as a whole path, with that script: the Dockerfile that runs
+/// `composer create-project flarum/flarum /flarum/app` fills `/flarum/app`, so
+/// `include /flarum/app/.nginx.conf` reads a file the application ships. The directory
+/// must lie outside the including file's own directory tree (a Dockerfile that copies
+/// `/etc/nginx/` says nothing about a snippet missing there), and not be a system prefix.
+fn built_directory<'s>(
+    path: &Path,
+    includer: Option<&Path>,
+    root: Option<&Path>,
+    scripts: &'s [(&PathBuf, Vec<u8>)],
+) -> Option<(&'s PathBuf, String)> {
+    let root = root?;
+    let seen = Path::new("/").join(path.strip_prefix(root).ok()?);
+    let conf_dir = includer
+        .and_then(|f| f.strip_prefix(root).ok())
+        .and_then(|f| Path::new("/").join(f).parent().map(Path::to_path_buf));
+    seen.ancestors().skip(1).find_map(|dir| {
+        let text = dir.to_str()?;
+        if SYSTEM_DIRS.contains(&text)
+            || conf_dir
+                .as_deref()
+                .is_some_and(|c| c.starts_with(dir) || dir.starts_with(c))
+        {
+            return None;
+        }
+        let (script, _) = scripts
+            .iter()
+            .find(|(_, t)| names_dir(t, text.as_bytes()))?;
+        Some((*script, text.to_string()))
+    })
+}
+
+/// Whether `text` names the directory `dir` itself as a whole path, with or without a
+/// trailing `/` (`/flarum/app`, `/flarum/app/`): not inside a longer word, and not as the
+/// parent of something else (`/flarum/app` says nothing about `/flarum/application`).
+fn names_dir(text: &[u8], dir: &[u8]) -> bool {
+    let part = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.');
+    memchr::memmem::find_iter(text, dir).any(|i| {
+        let before = i.checked_sub(1).map(|j| text[j]);
+        let mut end = i + dir.len();
+        if text.get(end) == Some(&b'/') {
+            end += 1;
+        }
+        let after = text.get(end).copied();
+        !before.is_some_and(|b| part(b) || b == b'/')
+            && !after.is_some_and(|b| part(b) || b == b'/')
+    })
 }
 
 /// Whether `path` lies in `roles/<role>/templates/` or `roles/<role>/files/`.
