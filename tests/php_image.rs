@@ -181,6 +181,34 @@ fn a_file_named_like_a_master_copied_into_php_fpm_d_is_a_pool() {
     assert!(found.iter().all(|f| f.2 != "FPM100"), "{found:?}");
 }
 
+/// A pool file copied over the image's own `php-fpm.conf` is the master: php-fpm reads only
+/// it (it includes nothing), so the image's `php-fpm.d/` files are not read, and the pool
+/// runs on PHP's compiled-in defaults (FPM112, preview) as the image has no php.ini.
+#[test]
+fn a_file_copied_over_the_images_master_is_the_master() {
+    let dir = "fixtures/templates/php-image-over-master";
+    let text = stack(dir);
+    assert!(
+        text.contains(
+            "master (copied by the Dockerfile over php:8.2-fpm-alpine's own php-fpm.conf"
+        ) && text.contains("[www] listen 127.0.0.1:9000")
+            && text.contains("pm.max_children 9")
+            && !text.contains("php-fpm.d/docker.conf"),
+        "{text}"
+    );
+    let out = run_lemplint(
+        root(),
+        &["lint", dir, "--select", "FPM112", "--format", "concise"],
+        None,
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report
+            .contains("docker/www.conf:1:1: warning[FPM112] pool `www` runs in php:8.2-fpm-alpine"),
+        "{report}"
+    );
+}
+
 /// The image's `listen = 9000` is the two-container design; a compose `ports:` entry that
 /// publishes 9000 on every address of the host opens FastCGI to the world: an error, at the
 /// pool's header in the repository's file, naming the compose file and the entry. Bound to

@@ -296,7 +296,7 @@ pub fn load(
 /// image's own `docker.conf`, `www.conf` and `zz-docker.conf` (each unless a tree file takes
 /// its name) among the tree's. The image's files are synthetic, at their paths in the image.
 pub fn load_image(fs: &dyn Fs, image: &super::php_image::ImagePools) -> FpmConfig {
-    use super::php_image::{MASTER, POOL_DIR, STOCK};
+    use super::php_image::{MASTER, MASTER_PATH, POOL_DIR, STOCK};
     let synthetic = |path: PathBuf, text: &str| {
         let mut s = crate::source::SourceFile::new(path, text.as_bytes().to_vec());
         s.synthetic = true;
@@ -312,16 +312,18 @@ pub fn load_image(fs: &dyn Fs, image: &super::php_image::ImagePools) -> FpmConfi
         compose: image.compose.clone(),
         image_php_ini: image.php_ini,
     };
+    // The tree's file where the Dockerfile copies one over the master; else the stock one.
+    let tree_master = image.master.as_ref().and_then(|p| fs.source(p).1.ok());
+    let replaced = tree_master.is_some();
     let (master, parsed) = parse_fpm(
         fs,
-        synthetic(PathBuf::from("/usr/local/etc/php-fpm.conf"), MASTER),
+        tree_master.unwrap_or_else(|| synthetic(PathBuf::from(MASTER_PATH), MASTER)),
     );
-    let include = parsed
-        .file
-        .includes(&master.text)
-        .map(|(i, _)| i)
-        .next()
-        .unwrap_or(0);
+    let include = parsed.file.includes(&master.text).map(|(i, _)| i).next();
+    // A master of the tree's without an `include` reads nothing else: the image's
+    // `php-fpm.d/` files are not read.
+    let reads_pool_dir = include.is_some();
+    let include = include.unwrap_or(0);
     cfg.files.push(FpmFile {
         source: Shared::new(master),
         parsed,
@@ -329,14 +331,14 @@ pub fn load_image(fs: &dyn Fs, image: &super::php_image::ImagePools) -> FpmConfi
     });
     let mut members: Vec<(String, crate::source::SourceFile)> = Vec::new();
     for (name, text) in STOCK {
-        if !image.replaces_dir && !image.files.iter().any(|(_, n)| n == name) {
+        if reads_pool_dir && !image.replaces_dir && !image.files.iter().any(|(_, n)| n == name) {
             members.push((
                 name.to_string(),
                 synthetic(Path::new(POOL_DIR).join(name), text),
             ));
         }
     }
-    for (path, name) in &image.files {
+    for (path, name) in image.files.iter().filter(|_| reads_pool_dir || !replaced) {
         match fs.source(path).1 {
             Ok(source) => members.push((name.clone(), source)),
             Err(e) => cfg.problems.push(IncludeProblem {

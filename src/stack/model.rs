@@ -1006,14 +1006,27 @@ impl Roles<'_> {
             image
                 .files
                 .retain(|(p, _)| !self.claimed.has(self.fs, p) && self.fs.source(p).1.is_ok());
-            if image.files.is_empty() {
+            if image
+                .master
+                .as_ref()
+                .is_some_and(|p| self.claimed.has(self.fs, p))
+            {
+                image.master = None;
+            }
+            if image.files.is_empty() && image.master.is_none() {
                 continue;
             }
             let cfg = super::fpm::load_image(self.fs, &image);
             self.claimed.fpm(self.fs, &cfg);
             for f in &cfg.files {
                 let path = f.source.path.clone();
-                let text = if !f.source.synthetic {
+                let text = if image.master.as_ref() == Some(&path) {
+                    format!(
+                        "copied by the Dockerfile over {}'s own php-fpm.conf ({})",
+                        image.image,
+                        super::php_image::MASTER_PATH
+                    )
+                } else if !f.source.synthetic {
                     match image.files.iter().find(|(p, _)| *p == path) {
                         Some((_, name)) => {
                             format!(

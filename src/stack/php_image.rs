@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 /// Where the image's pool files are.
 pub const POOL_DIR: &str = "/usr/local/etc/php-fpm.d";
 
+/// Where the image's php-fpm reads its master configuration.
+pub const MASTER_PATH: &str = "/usr/local/etc/php-fpm.conf";
+
 /// The image's master, as its Dockerfile template leaves it (the parts that matter).
 pub const MASTER: &str = "[global]\n; pid = run/php-fpm.pid\n; error_log = log/php-fpm.log\ninclude=etc/php-fpm.d/*.conf\n";
 
@@ -47,6 +50,9 @@ pub struct ImagePools {
     pub image: String,
     /// Each tree file and its name in `php-fpm.d/`.
     pub files: Vec<(PathBuf, String)>,
+    /// A tree file copied over the image's master ([`MASTER_PATH`]): php-fpm starts from it,
+    /// not from the stock one (pterodactyl copies its `www.conf` there).
+    pub master: Option<PathBuf>,
     /// A compose volume mounts a tree directory over `php-fpm.d/`: the image's own files
     /// are hidden.
     pub replaces_dir: bool,
@@ -261,6 +267,7 @@ pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
                 image,
                 files: Vec::new(),
                 replaces_dir: false,
+                master: None,
                 mounted: Vec::new(),
                 published: svc.ports.clone(),
                 compose: Some(compose.clone()),
@@ -292,7 +299,7 @@ pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
                 let p = base.join(src.trim_start_matches("./"));
                 (fs.read(&p).is_ok() || is_dir(fs, &p)).then_some(p)
             });
-            if !pools.files.is_empty() {
+            if !pools.files.is_empty() || pools.master.is_some() {
                 out.push(pools);
             }
         }
@@ -308,6 +315,7 @@ pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
             image,
             files: Vec::new(),
             replaces_dir: false,
+            master: None,
             mounted: Vec::new(),
             published: Vec::new(),
             compose: None,
@@ -316,7 +324,7 @@ pub fn image_pools(fs: &dyn Fs, scripts: &[PathBuf]) -> Vec<ImagePools> {
                 .is_ok_and(|t| dockerfile_gives_php_ini(&String::from_utf8_lossy(&t))),
         };
         place(fs, &mut pools, &copies, |src| locate(fs, script, src));
-        if !pools.files.is_empty() {
+        if !pools.files.is_empty() || pools.master.is_some() {
             out.push(pools);
         }
     }
@@ -357,6 +365,14 @@ fn place(
 ) -> Vec<PathBuf> {
     let mut placed = Vec::new();
     for (src, dst) in pairs {
+        // A file copied over the master replaces it.
+        if dst == MASTER_PATH && !src.starts_with('/') && !src.contains(['$', '*', '?']) {
+            if let Some(found) = find(src).filter(|f| fs.read(f).is_ok()) {
+                placed.push(found.clone());
+                pools.master = Some(found);
+            }
+            continue;
+        }
         let dst_dir = dst.trim_end_matches('/') == POOL_DIR;
         let named = dst
             .strip_prefix(POOL_DIR)
