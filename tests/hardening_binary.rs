@@ -5,8 +5,9 @@
 //! - NGX179: with `user root;` nginx's workers run with uid 0 and serve a file only root may
 //!   read; with an unprivileged `user` they run as that account and answer 403;
 //! - NGX182: with `ssl_early_data on;` a POST sent as TLS 1.3 early data reaches the backend
-//!   again each time its recorded bytes are replayed; `ssl_early_data off;` rejects it, and
-//!   forwarding `$ssl_early_data` lets the application answer 425 to the replays;
+//!   again each time its recorded bytes are replayed (within OpenSSL's ten seconds);
+//!   `ssl_early_data off;` rejects it, and forwarding `$ssl_early_data` lets the application
+//!   answer 425 to the replays;
 //! - NGX184: what `@SECLEVEL=1` and `@SECLEVEL=0` in `ssl_ciphers` let nginx load and
 //!   negotiate on this OpenSSL (1024-bit RSA and DH from level 1; 512-bit RSA and SHA-1 or
 //!   MD5 signed certificates only at 0; DH groups under 1024 bits never);
@@ -411,7 +412,8 @@ fn send_early(port: u16, sess: &Path, early: &Path) -> Option<String> {
 
 /// TLS 1.3 early data can be replayed, and nginx hands each replay to the backend
 /// (nginx.org, `ssl_early_data`: "Requests sent within early data are subject to replay
-/// attacks"; OpenSSL keeps no replay cache for nginx's stateless tickets). The replay here
+/// attacks": nginx 1.22 with OpenSSL 3.0 accepts the same recorded early data again and
+/// again, the session's ticket being valid until it expires). The replay here
 /// is the attacker's: the recorded ClientHello and early data, sent again without the
 /// client's keys (it cannot finish the handshake). `ssl_early_data off` rejects the early
 /// data of the same session. Forwarding `$ssl_early_data` ("1" while the handshake is not
@@ -431,9 +433,9 @@ fn early_data_replays_reach_the_backend_until_refused_or_flagged() {
     // as it would be across a reload that keeps the key.
     std::fs::write(p.join("ticket.key"), [7u8; 80]).unwrap();
 
-    // (`access_log off` in the head cancels the http-level logs: each server names its own.)
     // The applications, in an nginx of their own (not part of the fronts' configurations):
     // one that handles whatever comes, one that follows RFC 8470 (425 to `Early-Data: 1`).
+    // Each server names its log: `access_log off` in the head cancels any at http level.
     let (plain_app, aware_app) = (free_port(), free_port());
     let backend_prefix = p.join("backend");
     std::fs::create_dir_all(backend_prefix.join("tmp")).unwrap();
@@ -519,6 +521,7 @@ fn early_data_replays_reach_the_backend_until_refused_or_flagged() {
     assert!(out.contains("Max Early Data: 16384"), "{out}");
 
     let mut verdicts = Vec::new();
+    let mut late_replay = None;
     for (name, (_, conf, text, port)) in &fronts {
         let early = p.join(format!("{name}.txt"));
         std::fs::write(&early, transfer(name)).unwrap();
@@ -543,9 +546,13 @@ fn early_data_replays_reach_the_backend_until_refused_or_flagged() {
                 None,
             );
         });
+        let recorded = Instant::now();
         assert!(flight.len() > transfer(name).len(), "{}", flight.len());
         replay(*port, &flight);
         replay(*port, &flight);
+        if *name == "replayable" {
+            late_replay = Some((flight, recorded, *port));
+        }
         let handled = backend_lines(p, name, if *name == "off" { 0 } else { 4 });
         verdicts.push((name, said, handled));
 
@@ -561,6 +568,16 @@ fn early_data_replays_reach_the_backend_until_refused_or_flagged() {
         };
         assert_eq!(found, want, "{name}");
     }
+    // OpenSSL bounds the window: it takes early data only while the ticket age the
+    // ClientHello claims is within ten seconds of its own count (`TICKET_AGE_ALLOWANCE`,
+    // ssl/ssl_local.h), so the same recording sent eleven seconds after it was made resumes
+    // the session but its early data is not handled.
+    let (flight, recorded, port) = late_replay.unwrap();
+    std::thread::sleep(
+        (recorded + Duration::from_secs(11)).saturating_duration_since(Instant::now()),
+    );
+    replay(port, &flight);
+    let late = backend_lines(p, "replayable", 5).len();
     drop(running);
 
     let accepted = [
@@ -580,6 +597,7 @@ fn early_data_replays_reach_the_backend_until_refused_or_flagged() {
     // The client's two sends and the attacker's two replays: the POST ran four times, and
     // the application could not tell (no Early-Data header reaches it).
     assert_eq!(handled, &vec![post("replayable", "-", "200"); 4]);
+    assert_eq!(late, 4, "a replay after eleven seconds is not handled");
 
     let (name, said, handled) = &verdicts[1];
     assert_eq!(**name, "off");
@@ -653,7 +671,7 @@ fn seclevel_decides_which_weak_keys_nginx_loads_and_negotiates() {
     )
     .unwrap();
     assert!(ok, "{out}");
-    let mut leaf = |md: &str| {
+    let leaf = |md: &str| {
         let cert = p.join(format!("leaf-{md}.pem"));
         let (ok, out) = openssl(
             &[
