@@ -2,10 +2,13 @@
 //! OpenSSL's security level for the servers that use the string.
 //!
 //! The security level decides the smallest keys, DH groups and signature hashes OpenSSL
-//! accepts, and which suites it drops (OpenSSL's `SSL_CTX_set_security_level`): at level 0
-//! "everything is permitted" (whatever is under 80 bits of security, and the suites a
-//! higher level removes); level 1 (80 bits) accepts 1024-bit RSA and DH and SHA-1, which
-//! level 2 — Debian's and Ubuntu's OpenSSL 3 default — refuses. Level 0 is a
+//! accepts, and which suites it drops (OpenSSL's `SSL_CTX_set_security_level`): level 0
+//! accepts RSA keys and certificate signatures under 80 bits of security (a 512-bit key, an
+//! MD5- or, on OpenSSL 3, a SHA-1-signed certificate) and the suites a higher level
+//! removes, but never a DH group under 1024 bits (`ssl_security_default_callback`); level 1
+//! (80 bits) accepts 1024-bit RSA keys and DH groups, which level 2 — Debian's and Ubuntu's
+//! OpenSSL 3 default — refuses. tests/hardening_binary.rs measures each of these with
+//! nginx. Level 0 is a
 //! warning; level 1 is info (it is upstream OpenSSL's own default). OpenSSL 1.0.2 has no
 //! levels, so nothing is reported for `[host] openssl = "1.0.2…"`; the OpenSSL assumed
 //! otherwise is named in the message.
@@ -53,9 +56,9 @@ impl Rule for SslSeclevelLowered {
                     (
                         format!(
                             "`@SECLEVEL=0` turns off the security level of {openssl} for this \
-                             cipher list (\"everything is permitted\"): keys, DH groups and \
-                             signature hashes under 80 bits of security, and the suites a \
-                             higher level drops, are accepted"
+                             cipher list: RSA keys and certificate signatures under 80 bits of \
+                             security (a 512-bit key, an MD5- or SHA-1-signed certificate) and \
+                             the suites a higher level drops are accepted"
                         ),
                         Severity::Warning,
                     )
@@ -63,8 +66,8 @@ impl Rule for SslSeclevelLowered {
                     (
                         format!(
                             "`@SECLEVEL=1` lowers {openssl} to 80-bit security for this cipher \
-                             list: 1024-bit RSA keys and DH groups and SHA-1 signatures are \
-                             accepted, which level 2 (Debian's and Ubuntu's default) refuses"
+                             list: 1024-bit RSA keys and DH groups are accepted, which level 2 \
+                             (Debian's and Ubuntu's default) refuses"
                         ),
                         Severity::Info,
                     )
