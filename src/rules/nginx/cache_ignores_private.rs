@@ -22,6 +22,7 @@
 //! passes nowhere (no application behind it).
 
 use crate::analysis::cursor::Directive;
+use crate::analysis::request::access::is_internal;
 use crate::analysis::variables::{PartKind, Script};
 use crate::rules::{Context, Rule};
 
@@ -139,12 +140,8 @@ fn ignored_private<'a>(block: Directive<'a>, module: &str) -> Option<(Directive<
     }
     // A subrequest's location (auth, a key set fetched from an identity provider) is not
     // one a client names: nobody is served its cache by a link.
-    let mut at = Some(block);
-    while let Some(b) = at.filter(|b| b.name() == "location") {
-        if b.children("internal").next().is_some() {
-            return None;
-        }
-        at = b.parent();
+    if is_internal(block) {
+        return None;
     }
     let cookie_hidden = block.effective(&format!("{module}_hide_header")).any(|h| {
         h.arg(0)
