@@ -74,8 +74,9 @@ pub fn has_marker(text: &[u8], lang: Lang) -> bool {
     after(b'@', &|c| c.is_ascii_uppercase())
         || after(b'%', &|c| c.is_ascii_uppercase() || c == b'%')
         || after(b'<', &|c| c.is_ascii_alphabetic())
-        || after(b'{', &|c| c.is_ascii_alphabetic() || c == b'_' || c == b'#')
+        || after(b'{', &|c| c.is_ascii_alphabetic() || c == b'_' || c == b'#' || c == b'$')
         || after(b'$', &dollar)
+        || (matches!(lang, Lang::Fpm | Lang::PhpIni) && after(b'!', &|c| c.is_ascii_uppercase()))
 }
 
 fn ident(b: u8) -> bool {
@@ -245,6 +246,14 @@ fn at(
             Some((i + end, kind))
         }
         b'{' if rest.starts_with(b"{#") => close(rest, b"#}").map(|e| (i + e, HoleKind::Comment)),
+        b'{' if rest.starts_with(b"{$") && quote.is_none() => {
+            // `{$SERVER_PATH}`: the PHP-style placeholder hosting panels (mdserver-web, the
+            // BT panel family) fill in. nginx reads an unquoted `{` as a block, and a `$`
+            // never follows one in a regex (`x{2}`), so the shape is never nginx's own.
+            let n = rest[2..].iter().take_while(|&&b| ident(b)).count();
+            (n > 0 && rest[2].is_ascii_alphabetic() && rest.get(2 + n) == Some(&b'}'))
+                .then_some((i + n + 3, HoleKind::Value))
+        }
         b'{' if quote.is_none() && lang != Lang::PhpIni => {
             // `{name}` outside quotes (VVV's `server_name {vvv_hosts};`): nginx has no such
             // syntax (an unquoted `{` opens a block), unlike `${name}`, `\p{L}` or `x{2}`
@@ -328,6 +337,13 @@ fn at(
                 .then_some((i + n + 2, HoleKind::Value))
         }
         b'$' => dollar(line, i, lang, defined),
+        b'!' if matches!(lang, Lang::Fpm | Lang::PhpIni) && (i == 0 || !ident(line[i - 1])) => {
+            // `!MAGENTO_RUN_MODE!`: an entrypoint's `sed` placeholder. In an INI value `!`
+            // is PHP's NOT operator, which never wraps an ALL_CAPS name.
+            let n = rest[1..].iter().take_while(|&&b| ident(b)).count();
+            (n >= 3 && rest.get(1 + n) == Some(&b'!') && upper_ident(&rest[1..1 + n]))
+                .then_some((i + n + 2, HoleKind::Value))
+        }
         _ => None,
     }
 }
@@ -835,6 +851,13 @@ mod tests {
                 "{{PHP_FPM_MAX_CHILDREN}}",
             ),
             ("net.core.somaxconn = ${SOMAXCONN}", Sysctl, "${SOMAXCONN}"),
+            ("pid {$SERVER_PATH}/nginx.pid;", Nginx, "{$SERVER_PATH}"),
+            ("    use {$EVENT_MODEL};", Nginx, "{$EVENT_MODEL}"),
+            (
+                "env[MAGE_MODE] = !MAGENTO_RUN_MODE!",
+                Fpm,
+                "!MAGENTO_RUN_MODE!",
+            ),
             (
                 "memory_limit = {{ php_memory_limit }}",
                 PhpIni,
@@ -852,6 +875,10 @@ mod tests {
             ("location ~ \"^/(\\d{2}){3}$\" { }", Nginx),
             ("map $a $b { default 0; }", Nginx),
             ("return 200 '{{';", Nginx),
+            ("return 200 '{$json}';", Nginx),
+            ("location ~ ^/a{2}$ { }", Nginx),
+            ("display_errors = !E_ALL", PhpIni),
+            ("error_reporting = E_ALL & ~E_NOTICE", PhpIni),
             ("root \"{site}/public\";", Nginx),
             ("set $x ${name};", Nginx),
             ("location ~ ^/\\p{Lu} { }", Nginx),
