@@ -11,7 +11,7 @@ use super::fpm::{eval_value, FpmConfig, Setting};
 use super::model::Stack;
 use crate::source::{Shared, Span};
 use crate::syntax::error::SyntaxError;
-use crate::syntax::fpm::{self, Entry, Line, LineKind, StartIn};
+use crate::syntax::fpm::{self, AfterInclude, Entry, Line, LineKind, StartIn};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -437,11 +437,75 @@ pub fn entry_contexts(cfg: &FpmConfig, file: usize) -> Vec<(usize, &Entry, Optio
     for (i, line) in f.parsed.file.lines.iter().enumerate() {
         match &line.kind {
             LineKind::Section(s) => ctx = Some(!s.is_global(src)),
+            LineKind::Entry(e) if e.is_include(src) => {
+                out.push((i, e, ctx));
+                match after_include(cfg, file, i, 0) {
+                    AfterInclude::Same => {}
+                    AfterInclude::In(s) => ctx = Some(s == StartIn::Pool),
+                    AfterInclude::Unknown => ctx = None,
+                }
+            }
             LineKind::Entry(e) => out.push((i, e, ctx)),
             _ => {}
         }
     }
     out
+}
+
+/// The section php-fpm is in after the `include` on `line` of `file`: the one the last file
+/// it read ended in (php-fpm's current pool carries out of an included file: `php-fpm -tt`
+/// applies a `pm.max_children` written after `include=pool.d/*.conf` to the last pool read).
+/// Unknown when the include was not read (a path of the server, a file outside the tree).
+fn after_include(cfg: &FpmConfig, file: usize, line: usize, depth: usize) -> AfterInclude {
+    let Some(LineKind::Entry(e)) = cfg
+        .files
+        .get(file)
+        .and_then(|f| f.parsed.file.lines.get(line))
+        .map(|l| &l.kind)
+    else {
+        return AfterInclude::Same;
+    };
+    let unread = cfg
+        .problems
+        .iter()
+        .any(|p| p.file == file && p.span.start >= e.key.start && p.span.end <= e.raw_value.end);
+    if unread || depth > 16 {
+        return AfterInclude::Unknown;
+    }
+    match (0..cfg.files.len())
+        .rev()
+        .find(|&j| cfg.files[j].included_from == Some((file, line)))
+    {
+        None => AfterInclude::Same,
+        Some(last) => {
+            end_section(cfg, last, depth + 1).map_or(AfterInclude::Unknown, AfterInclude::In)
+        }
+    }
+}
+
+/// The section php-fpm is in at the end of `file`, following its own includes.
+fn end_section(cfg: &FpmConfig, file: usize, depth: usize) -> Option<StartIn> {
+    let f = cfg.files.get(file)?;
+    let src = &f.source.text;
+    let mut ctx = start_in(cfg, file);
+    for (i, line) in f.parsed.file.lines.iter().enumerate() {
+        match &line.kind {
+            LineKind::Section(s) => {
+                ctx = Some(if s.is_global(src) {
+                    StartIn::Global
+                } else {
+                    StartIn::Pool
+                })
+            }
+            LineKind::Entry(e) if e.is_include(src) => match after_include(cfg, file, i, depth) {
+                AfterInclude::Same => {}
+                AfterInclude::In(s) => ctx = Some(s),
+                AfterInclude::Unknown => ctx = None,
+            },
+            _ => {}
+        }
+    }
+    ctx
 }
 
 /// php-fpm 8.2's load errors for one file, each with the entry's context. Errors on values
@@ -456,8 +520,9 @@ fn file_load_errors(cfg: &FpmConfig, file: usize) -> Vec<(SyntaxError, Option<bo
         .into_iter()
         .map(|(_, e, c)| (e.key, (c, eval_value(e, src).1)))
         .collect();
+    let after = |line: usize| after_include(cfg, file, line, 0);
     let errors = match start_in(cfg, file) {
-        Some(start) => pf.load_errors(src, &fpm::no_env, start),
+        Some(start) => pf.load_errors_after_includes(src, &fpm::no_env, start, &after),
         None => {
             let global = pf.load_errors(src, &fpm::no_env, StartIn::Global);
             let headerless: HashSet<Span> = contexts

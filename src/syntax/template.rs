@@ -74,7 +74,9 @@ pub fn has_marker(text: &[u8], lang: Lang) -> bool {
     after(b'@', &|c| c.is_ascii_uppercase())
         || after(b'%', &|c| c.is_ascii_uppercase() || c == b'%')
         || after(b'<', &|c| c.is_ascii_alphabetic())
-        || after(b'{', &|c| c.is_ascii_alphabetic() || c == b'_' || c == b'#' || c == b'$')
+        || after(b'{', &|c| {
+            c.is_ascii_alphabetic() || c == b'_' || c == b'#' || c == b'$'
+        })
         || after(b'$', &dollar)
         || (matches!(lang, Lang::Fpm | Lang::PhpIni) && after(b'!', &|c| c.is_ascii_uppercase()))
 }

@@ -143,6 +143,18 @@ pub enum StartIn {
     Pool,
 }
 
+/// The section php-fpm is in after an `include` line (see
+/// [`FpmFile::load_errors_after_includes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterInclude {
+    /// The include read nothing: the section before it continues.
+    Same,
+    /// The last file it read ended in this section.
+    In(StartIn),
+    /// It was not read (a path of the server, outside the tree): unknown.
+    Unknown,
+}
+
 impl FpmFile {
     /// The errors php-fpm 8.2's loader reports for individual entries, with its wording
     /// (`unknown entry 'x'`, `unable to parse value for entry 'pm': invalid process manager
@@ -154,16 +166,41 @@ impl FpmFile {
         env: &dyn Fn(&str) -> Option<String>,
         start: StartIn,
     ) -> Vec<SyntaxError> {
-        let mut in_pool = start == StartIn::Pool;
+        self.load_errors_after_includes(src, env, start, &|_| AfterInclude::Same)
+    }
+
+    /// [`FpmFile::load_errors`], where `after_include(line)` says which section php-fpm is
+    /// in after the `include` on that line: php-fpm keeps the section the last included file
+    /// ended in (`fpm_conf.c`'s `current_wp`), so an entry after `include=…/*.conf` belongs
+    /// to the last included pool, not to `[global]`. Until the next header after an include
+    /// whose end is unknown (not read), an entry is refused only if php-fpm would refuse it
+    /// in `[global]` and in a pool alike.
+    pub fn load_errors_after_includes(
+        &self,
+        src: &[u8],
+        env: &dyn Fn(&str) -> Option<String>,
+        start: StartIn,
+        after_include: &dyn Fn(usize) -> AfterInclude,
+    ) -> Vec<SyntaxError> {
+        let mut in_pool = Some(start == StartIn::Pool);
         let mut out = Vec::new();
         if self.xml {
             return out;
         }
-        for line in &self.lines {
+        for (i, line) in self.lines.iter().enumerate() {
             match &line.kind {
-                LineKind::Section(s) => in_pool = !s.is_global(src),
+                LineKind::Section(s) => in_pool = Some(!s.is_global(src)),
+                LineKind::Entry(e) if e.is_include(src) => match after_include(i) {
+                    AfterInclude::Same => {}
+                    AfterInclude::In(s) => in_pool = Some(s == StartIn::Pool),
+                    AfterInclude::Unknown => in_pool = None,
+                },
                 LineKind::Entry(e) => {
-                    if let Some(msg) = entry_error(e, src, env, in_pool) {
+                    let msg = match in_pool {
+                        Some(p) => entry_error(e, src, env, p),
+                        None => entry_error(e, src, env, false).and(entry_error(e, src, env, true)),
+                    };
+                    if let Some(msg) = msg {
                         out.push(SyntaxError::new(msg, e.key));
                     }
                 }
