@@ -110,7 +110,6 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
 /// own `docker.conf`, its logs go to the container's output, or nginx names the pool's
 /// port on another host name (a compose service, `php:9000`).
 fn in_container(cx: &Context<'_>, cfg: &crate::stack::fpm::FpmConfig, port: u16) -> Option<String> {
-    use crate::stack::net::{fastcgi_targets, Addr};
     for f in &cfg.files {
         let path = &f.source.path;
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -125,6 +124,15 @@ fn in_container(cx: &Context<'_>, cfg: &crate::stack::fpm::FpmConfig, port: u16)
             return Some("its logs go to /proc/self/fd, a container's output".into());
         }
     }
+    reached_by_container_name(cx, port)
+        .map(|h| format!("nginx reaches it as {h}:{port}, the name of another container"))
+}
+
+/// The host name (`php`, a compose service) by which nginx in the tree passes to `port`:
+/// nginx runs in another container and reaches php-fpm over their network, so a listen on
+/// every interface of php-fpm's container is how the design works, not an accident.
+fn reached_by_container_name(cx: &Context<'_>, port: u16) -> Option<String> {
+    use crate::stack::net::{fastcgi_targets, Addr};
     for inst in crate::analysis::stack_links::active_nginx(cx.stack) {
         for t in fastcgi_targets(inst).iter() {
             if let Addr::Tcp {
@@ -132,18 +140,39 @@ fn in_container(cx: &Context<'_>, cfg: &crate::stack::fpm::FpmConfig, port: u16)
                 port: p,
             } = &t.addr
             {
+                // A host name as written, not a placeholder (`{{ PHPFPMHOST }}`) or variable.
                 let named = h.parse::<std::net::IpAddr>().is_err()
                     && !h.eq_ignore_ascii_case("localhost")
-                    && !h.contains('$');
+                    && h
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
                 if named && *p == port {
-                    return Some(format!(
-                        "nginx reaches it as {h}:{port}, the name of another container"
-                    ));
+                    return Some(h.to_string());
                 }
             }
         }
     }
     None
+}
+
+/// A pool on every interface of its container, which nginx in another container reaches by
+/// name (`host`), and whose port no compose file of the tree publishes: the listen is the
+/// design, and what it exposes depends on the network and on publishing, which the tree
+/// does not show. Information, saying so (three reviews of unseen stacks judged a warning
+/// here misleading).
+fn by_design(d: &mut crate::diagnostic::Diagnostic, host: Option<&str>, port: u16) {
+    let Some(h) = host else { return };
+    d.severity = crate::diagnostic::Severity::Info;
+    let how = if d.message.contains("nginx reaches it as") {
+        String::new()
+    } else {
+        format!("; nginx reaches it as {h}:{port} from another container")
+    };
+    d.message = format!(
+        "{}{how}: the listen is the design, and what it exposes depends on that network and \
+         on whether port {port} is published, which this tree does not show",
+        d.message
+    );
 }
 
 /// A pool in a container on every interface: a warning about the container's network.
@@ -161,8 +190,10 @@ fn report_container(
         pool.name,
         listen.text.trim(),
     );
+    let reached = reached_by_container_name(cx, port);
     let d = cx.report(listen.at.file(), listen.span(), message);
     d.severity = crate::diagnostic::Severity::Warning;
+    by_design(d, reached.as_deref(), port);
     d.help = Some(
         "FastCGI has no authentication: whoever reaches the port names the script to run \
          (`SCRIPT_FILENAME`) and can set `PHP_VALUE auto_prepend_file=php://input` to run the \
@@ -248,8 +279,9 @@ fn check_image_pool(
         own.text.trim(),
         listen.text.trim(),
     );
+    let reached = reached_by_container_name(cx, port);
     let d = cx.report(own.at.file(), own.span(), message);
-    container_network(d, listen.at.cfg, port);
+    container_network(d, listen.at.cfg, port, reached.as_deref());
 }
 
 /// A pool that leaves `listen` to the image, whose port compose publishes on the host:
@@ -303,8 +335,9 @@ fn report_open(
         pool.name,
         listen.text.trim(),
     );
+    let reached = reached_by_container_name(cx, port);
     let d = cx.report(listen.at.file(), listen.span(), message);
-    container_network(d, listen.at.cfg, port);
+    container_network(d, listen.at.cfg, port, reached.as_deref());
 }
 
 /// A finding about a pool open on the container's network: a warning about that network,
@@ -313,6 +346,7 @@ fn container_network(
     d: &mut crate::diagnostic::Diagnostic,
     cfg: &crate::stack::fpm::FpmConfig,
     port: u16,
+    reached: Option<&str>,
 ) {
     use crate::diagnostic::Severity;
     d.severity = Severity::Warning;
@@ -321,6 +355,8 @@ fn container_network(
         d.severity = Severity::Error;
         d.message = format!("{}; {}", d.message, published_message(item, &compose, port));
         d.help = Some(PUBLISHED_HELP.into());
+    } else {
+        by_design(d, reached, port);
     }
 }
 
