@@ -275,9 +275,15 @@ fn under_regex(server: &ServerLocations, id: LocId) -> Vec<Vec<u8>> {
     let Some(Ok(re)) = server.get(id).regex() else {
         return Vec::new();
     };
-    let Some(base) = re.sample() else {
+    let Some(mut base) = re.sample() else {
         return Vec::new();
     };
+    // A sample whose repeat matched nothing before an extension (`/templates(/.*)\.php$`
+    // gives `/templates/.php`) names a hidden file, which [`plausible`] rejects: give the
+    // file a name (`/templates/x.php`) when the regex still matches it.
+    if let Some(named) = named_file(&base).filter(|n| re.is_match(n) == Ok(true)) {
+        base = named;
+    }
     let mut out = vec![base.clone()];
     out.extend(SUFFIXES.iter().map(|s| joined(&base, s)));
     for r in rivals(server, id).into_iter().take(MAX_SAMPLED) {
@@ -286,11 +292,35 @@ fn under_regex(server: &ServerLocations, id: LocId) -> Vec<Vec<u8>> {
         };
         let tail = other.sample().filter(|s| !s.contains(&b'/'));
         if let Some(s) = tail.filter(|_| !other.anchored_start()) {
+            // The sample's own file with the rival's extension (`/templates/x.bak` and
+            // `.php`: `/templates/x.php`), then the rival's file under the sample.
+            let name_start = base.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
+            if let Some(dot) = base[name_start..].iter().rposition(|&b| b == b'.') {
+                if s.starts_with(b".") {
+                    out.insert(0, [&base[..name_start + dot], &s[..]].concat());
+                }
+            }
             out.push(joined(&base, &[b"x".as_slice(), &s].concat()));
         }
     }
     out.retain(|u| u.starts_with(b"/") && re.is_match(u) == Ok(true));
     out
+}
+
+/// `uri` with an `x` before each dot that starts a path segment (`/a/.php` → `/a/x.php`),
+/// if it has such a dot.
+fn named_file(uri: &[u8]) -> Option<Vec<u8>> {
+    if !uri.windows(2).any(|w| w == b"/.") {
+        return None;
+    }
+    let mut out = Vec::with_capacity(uri.len() + 2);
+    for (i, &b) in uri.iter().enumerate() {
+        if b == b'.' && i > 0 && uri[i - 1] == b'/' {
+            out.push(b'x');
+        }
+        out.push(b);
+    }
+    Some(out)
 }
 
 /// The location that serves `uri` instead of `id` (which would have matched it alone),
