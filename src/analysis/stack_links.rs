@@ -308,20 +308,20 @@ pub fn same_server(stack: &Stack, nginx: &NginxInstance, cfg: &FpmConfig) -> boo
     let (Some(a), Some(b)) = (nginx.config.files.first(), cfg.files.first()) else {
         return false;
     };
-    let top = |p: &Path| -> (bool, String) {
-        let rel = p.strip_prefix(&stack.root).unwrap_or(p);
-        let parts: Vec<String> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        let first = match parts.as_slice() {
-            [dir, _, ..] => dir.clone(),
-            _ => String::new(),
+    // The first directory of the file's path under the root ("" for a file at the root).
+    // Asked for every (nginx, pool) pair, tens of thousands of times on a large tree: it
+    // borrows instead of collecting the path's components as strings.
+    fn top<'p>(root: &Path, p: &'p Path) -> (bool, std::borrow::Cow<'p, str>) {
+        let rel = p.strip_prefix(root).unwrap_or(p);
+        let mut parts = rel.components();
+        let first = match (parts.next(), parts.next()) {
+            (Some(dir), Some(_)) => dir.as_os_str().to_string_lossy(),
+            _ => "".into(),
         };
-        (SERVER_DIRS.contains(&first.as_str()), first)
-    };
-    let (a_server, a_top) = top(&a.source.path);
-    let (b_server, b_top) = top(&b.source.path);
+        (SERVER_DIRS.contains(&first.as_ref()), first)
+    }
+    let (a_server, a_top) = top(&stack.root, &a.source.path);
+    let (b_server, b_top) = top(&stack.root, &b.source.path);
     if (a_server && b_server) || a_top == b_top {
         return true;
     }
