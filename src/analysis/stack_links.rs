@@ -348,7 +348,11 @@ fn under_root<'p>(root: &Path, p: &'p Path) -> Option<&'p Path> {
     if r.is_empty() || r.ends_with(b"/") {
         return None;
     }
-    let rest = p.as_os_str().as_bytes().strip_prefix(r)?.strip_prefix(b"/")?;
+    let rest = p
+        .as_os_str()
+        .as_bytes()
+        .strip_prefix(r)?
+        .strip_prefix(b"/")?;
     if rest.starts_with(b"/") || rest.starts_with(b"./") || rest == b"." {
         return None;
     }
