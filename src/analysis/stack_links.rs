@@ -308,20 +308,20 @@ pub fn same_server(stack: &Stack, nginx: &NginxInstance, cfg: &FpmConfig) -> boo
     let (Some(a), Some(b)) = (nginx.config.files.first(), cfg.files.first()) else {
         return false;
     };
-    let top = |p: &Path| -> (bool, String) {
-        let rel = p.strip_prefix(&stack.root).unwrap_or(p);
-        let parts: Vec<String> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        let first = match parts.as_slice() {
-            [dir, _, ..] => dir.clone(),
-            _ => String::new(),
+    // The first directory of the file's path under the root ("" for a file at the root).
+    // Asked for every (nginx, pool) pair, tens of thousands of times on a large tree: it
+    // borrows instead of collecting the path's components as strings.
+    fn top<'p>(root: &Path, p: &'p Path) -> (bool, std::borrow::Cow<'p, str>) {
+        let rel = under_root(root, p).unwrap_or(p);
+        let mut parts = rel.components();
+        let first = match (parts.next(), parts.next()) {
+            (Some(dir), Some(_)) => dir.as_os_str().to_string_lossy(),
+            _ => "".into(),
         };
-        (SERVER_DIRS.contains(&first.as_str()), first)
-    };
-    let (a_server, a_top) = top(&a.source.path);
-    let (b_server, b_top) = top(&b.source.path);
+        (SERVER_DIRS.contains(&first.as_ref()), first)
+    }
+    let (a_server, a_top) = top(&stack.root, &a.source.path);
+    let (b_server, b_top) = top(&stack.root, &b.source.path);
     if (a_server && b_server) || a_top == b_top {
         return true;
     }
@@ -334,6 +334,29 @@ pub fn same_server(stack: &Stack, nginx: &NginxInstance, cfg: &FpmConfig) -> boo
     net::fastcgi_targets(nginx)
         .iter()
         .any(|t| sockets.iter().any(|l| reaches(&t.addr, l)))
+}
+
+/// `p.strip_prefix(root)` for the usual case, `p` spelled as `root` + `/` + the rest, by
+/// comparing bytes: `Path::strip_prefix` compares component by component (1,400
+/// instructions for a corpus path), and [`same_server`] asks it for every (nginx, pool)
+/// pair. `None` where the two could differ (a rest that starts with `/` or `./`, which
+/// components would skip after the root but not at the start of a path; a root ending in
+/// `/`) or where the bytes do not match: the caller then strips by components.
+fn under_root<'p>(root: &Path, p: &'p Path) -> Option<&'p Path> {
+    use std::os::unix::ffi::OsStrExt;
+    let r = root.as_os_str().as_bytes();
+    if r.is_empty() || r.ends_with(b"/") {
+        return None;
+    }
+    let rest = p
+        .as_os_str()
+        .as_bytes()
+        .strip_prefix(r)?
+        .strip_prefix(b"/")?;
+    if rest.starts_with(b"/") || rest.starts_with(b"./") || rest == b"." {
+        return None;
+    }
+    Some(Path::new(std::ffi::OsStr::from_bytes(rest)))
 }
 
 /// One `fastcgi_pass` target that reaches a pool of the stack.
@@ -395,6 +418,36 @@ pub fn setting_place(cfg: &FpmConfig, s: Setting) -> Option<(Shared, Span)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn under_root_strips_as_components_do() {
+        let roots = ["/w/corpus", ".", "./a", "a/.", "a", "/", "a//b", ""];
+        let paths = [
+            "/w/corpus/etc/nginx.conf",
+            "/w/corpus//etc/x",
+            "/w/corpus/./etc/x",
+            "/w/corpus/",
+            "/w/corpusx/etc",
+            "./x/y",
+            "./a/x",
+            "a/./x/y",
+            "a/x",
+            "a/b/x",
+            "a//b/x",
+            "/etc/x",
+            "x",
+        ];
+        for r in roots {
+            for p in paths {
+                let (r, p) = (Path::new(r), Path::new(p));
+                let by_components = p.strip_prefix(r).ok();
+                if let Some(fast) = under_root(r, p) {
+                    let want = by_components.expect("bytes matched where components did not");
+                    assert!(fast.components().eq(want.components()), "{r:?} {p:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn socket_aliases() {

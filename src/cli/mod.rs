@@ -35,6 +35,8 @@ fn load_failed(msg: &str, what: &str) -> i32 {
     }
 }
 
+// The parsed command line (see `parse_args` and `run_parsed`); a doc comment here would become
+// the long `--help` text.
 #[derive(Parser, Debug)]
 #[command(
     name = "lemplint",
@@ -42,7 +44,7 @@ fn load_failed(msg: &str, what: &str) -> i32 {
     about = "Lint, fix and tune nginx, PHP-FPM and sysctl configuration as one stack",
     propagate_version = true
 )]
-struct Cli {
+pub struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -98,14 +100,25 @@ fn lock_for_writing(
 
 /// Runs the command line and returns the process exit code.
 pub fn run() -> i32 {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
-            let _ = e.print();
-            return code;
-        }
-    };
+    match parse_args() {
+        Ok(cli) => run_parsed(cli),
+        Err(code) => code,
+    }
+}
+
+/// Reads the command line. `--version`, `--help` and a usage error are answered here, and
+/// end with the exit code in `Err`: `main` parses before it starts the thread pool, so these
+/// answer without starting threads.
+pub fn parse_args() -> Result<Cli, i32> {
+    Cli::try_parse().map_err(|e| {
+        let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
+        let _ = e.print();
+        code
+    })
+}
+
+/// Runs a parsed command line and returns the process exit code.
+pub fn run_parsed(cli: Cli) -> i32 {
     match cli.command {
         Command::Lint(args) => lint::run(args),
         Command::Bench(args) => crate::bench::run(args),

@@ -8,7 +8,8 @@ use crate::stack::confine::{self, Confinement};
 use crate::stack::discover::{self, StackFiles};
 use crate::stack::fs::{Fs, OverlayFs, RealFs};
 use crate::stack::model::{BuildOptions, Stack};
-use std::collections::HashSet;
+// Fx: sets of the run's own paths, asked for every file (see `crate::fxhash`).
+use crate::fxhash::FxHashSet as HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -22,7 +22,10 @@
 
 use super::Summary;
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Label;
+use crate::fix::{Edit, Fix};
 use crate::source::{LineCol, SourceFile};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Value};
 
 /// The version of the contract this module writes.
@@ -40,50 +43,110 @@ pub fn display_path(file: &SourceFile) -> String {
 
 /// One diagnostic as a JSON object of the contract.
 pub fn diagnostic(d: &Diagnostic) -> Value {
-    let rule = crate::rules::entry(d.code);
-    let (start, end) = positions(d);
-    let labels: Vec<Value> = d
-        .labels
-        .iter()
-        .map(|l| {
-            let at = l.file.line_col(l.span.start);
-            json!({
-                "file": display_path(&l.file),
-                "line": at.line,
-                "column": at.column,
-                "message": l.text,
-            })
-        })
-        .collect();
-    let fix = match &d.fix {
-        None => Value::Null,
-        Some(f) => json!({
-            "applicability": serde_json::to_value(f.applicability).unwrap_or(Value::Null),
-            "title": f.title,
-            "edits": f.edits.iter().map(|e| json!({
-                "file": display_path(&e.file),
-                "start": e.range.start,
-                "end": e.range.end,
-                "content": e.content,
-            })).collect::<Vec<_>>(),
-        }),
-    };
-    json!({
-        "code": d.code,
-        "name": rule.name,
-        "severity": d.severity.as_str(),
-        "category": rule.category.as_str(),
-        "message": d.message,
-        "file": display_path(&d.file),
-        "line": start.line,
-        "column": start.column,
-        "end_line": end.line,
-        "end_column": end.column,
-        "help": d.help,
-        "labels": labels,
-        "fix": fix,
-        "loaded": d.loaded,
-    })
+    serde_json::to_value(Contract(d)).unwrap_or(Value::Null)
+}
+
+/// A diagnostic serialized straight into the contract's shape. The writer streams these
+/// rather than building a [`Value`] per finding: a `Value` copies every string and hashes
+/// every key into an ordered map first, which cost more than the rules on a tree with
+/// 16,000 findings (1 G instructions for 33 MB of JSON). Keys stay in the order above.
+struct Contract<'a>(&'a Diagnostic);
+
+/// A path written as [`display_path`] shows it, without building the `String`.
+struct PathOf<'a>(&'a SourceFile);
+
+impl Serialize for PathOf<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // A UTF-8 path displays as itself: written as a string, without the formatting
+        // machinery (240,000 paths in a 16,000-finding report).
+        let path = self.0.shown_path();
+        match path.to_str() {
+            Some(text) => s.serialize_str(text),
+            None => s.collect_str(&path.display()),
+        }
+    }
+}
+
+impl Serialize for Contract<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let d = self.0;
+        let rule = crate::rules::entry(d.code);
+        let (start, end) = positions(d);
+        let mut m = s.serialize_map(Some(14))?;
+        m.serialize_entry("code", &d.code)?;
+        m.serialize_entry("name", rule.name)?;
+        m.serialize_entry("severity", d.severity.as_str())?;
+        m.serialize_entry("category", rule.category.as_str())?;
+        m.serialize_entry("message", &d.message)?;
+        m.serialize_entry("file", &PathOf(&d.file))?;
+        m.serialize_entry("line", &start.line)?;
+        m.serialize_entry("column", &start.column)?;
+        m.serialize_entry("end_line", &end.line)?;
+        m.serialize_entry("end_column", &end.column)?;
+        m.serialize_entry("help", &d.help)?;
+        m.serialize_entry("labels", &Labels(&d.labels))?;
+        m.serialize_entry("fix", &d.fix.as_ref().map(FixOf))?;
+        m.serialize_entry("loaded", &d.loaded)?;
+        m.end()
+    }
+}
+
+struct Labels<'a>(&'a [Label]);
+
+impl Serialize for Labels<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(LabelOf))
+    }
+}
+
+struct LabelOf<'a>(&'a Label);
+
+impl Serialize for LabelOf<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let l = self.0;
+        let at = l.file.line_col(l.span.start);
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("file", &PathOf(&l.file))?;
+        m.serialize_entry("line", &at.line)?;
+        m.serialize_entry("column", &at.column)?;
+        m.serialize_entry("message", &l.text)?;
+        m.end()
+    }
+}
+
+struct FixOf<'a>(&'a Fix);
+
+impl Serialize for FixOf<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let f = self.0;
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("applicability", &f.applicability)?;
+        m.serialize_entry("title", &f.title)?;
+        m.serialize_entry("edits", &Edits(&f.edits))?;
+        m.end()
+    }
+}
+
+struct Edits<'a>(&'a [Edit]);
+
+impl Serialize for Edits<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(EditOf))
+    }
+}
+
+struct EditOf<'a>(&'a Edit);
+
+impl Serialize for EditOf<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.0;
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("file", &PathOf(&e.file))?;
+        m.serialize_entry("start", &e.range.start)?;
+        m.serialize_entry("end", &e.range.end)?;
+        m.serialize_entry("content", &e.content)?;
+        m.end()
+    }
 }
 
 /// The whole document.
@@ -93,6 +156,14 @@ pub fn document(diagnostics: &[Diagnostic], summary: &Summary) -> Value {
         "diagnostics": diagnostics.iter().map(diagnostic).collect::<Vec<_>>(),
         "summary": serde_json::to_value(summary).unwrap_or(Value::Null),
     })
+}
+
+struct Diagnostics<'a>(&'a [Diagnostic]);
+
+impl Serialize for Diagnostics<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(Contract))
+    }
 }
 
 pub fn write(
@@ -109,9 +180,12 @@ pub fn write(
     }
     let doc = Document {
         version: VERSION,
-        diagnostics: super::Streamed(diagnostics, diagnostic),
+        diagnostics: Diagnostics(diagnostics),
         summary,
     };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
-    out.write_all(b"\n")
+    use std::io::Write;
+    let mut out = super::Batched::new(out);
+    serde_json::to_writer_pretty(&mut out, &doc)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }

@@ -11,7 +11,9 @@ use super::memo::Memo;
 use super::nginx::{self, LoadOptions, NginxConfig};
 use crate::host::HostFacts;
 use crate::source::FileId;
-use std::collections::{HashMap, HashSet};
+// Fx, not SipHash: these are keyed by the stack's own paths and file keys, thousands per
+// tree (a 10 MB tree's sets of paths were rehashed with SipHash 40,000 times).
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 
 /// One nginx configuration: a main file with everything it includes.
@@ -508,7 +510,7 @@ impl Stack {
 
     /// Every PHP-FPM file of the stack once.
     pub fn fpm_files(&self) -> Vec<&super::fpm::FpmFile> {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         self.fpm
             .iter()
             .flat_map(|c| c.files.iter())
@@ -556,7 +558,7 @@ impl Stack {
     /// none of them reads. A repository of fragments with no main file (the platform's
     /// own includes them) has none: whether they run is not known here.
     pub fn unloaded_files(&self) -> HashMap<&Path, Unloaded> {
-        let mut out = HashMap::new();
+        let mut out = HashMap::default();
         // A platform's stock main file (not in the tree) says nothing of what else loads.
         let mains: Vec<&NginxInstance> = self
             .nginx
@@ -693,7 +695,7 @@ impl Stack {
 
 /// Each file of the configurations once (by path), in order.
 fn distinct_files(nginx: &[NginxInstance]) -> Vec<(usize, FileId)> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut out = Vec::new();
     for (i, inst) in nginx.iter().enumerate() {
         for id in inst.config.ids() {
@@ -867,7 +869,7 @@ impl Roles<'_> {
             .enumerate()
             .map(|(i, (k, _))| (k, i))
             .collect();
-        let mut edges: HashSet<(usize, usize)> = HashSet::new();
+        let mut edges: HashSet<(usize, usize)> = HashSet::default();
         for (i, (_, config)) in loaded.iter().enumerate() {
             for f in config.files.iter().skip(1) {
                 if let Some(&j) = index.get(&f.identity) {
@@ -960,7 +962,7 @@ impl Roles<'_> {
         let mut candidates: Vec<(FileKey, NginxConfig)> = Vec::new();
         // One file under two names (`sites-enabled/x` a link to `sites-available/x`, nothing
         // including either) is one configuration: the first name is kept.
-        let mut seen: HashSet<FileKey> = HashSet::new();
+        let mut seen: HashSet<FileKey> = HashSet::default();
         for p in self.files.nginx.iter().filter(|p| !is_main(p)) {
             if self.claimed.has(fs, p) {
                 continue;
@@ -979,7 +981,7 @@ impl Roles<'_> {
                 candidates.push((fs.identity(p), c));
             }
         }
-        let mut included_by_other: HashSet<FileKey> = HashSet::new();
+        let mut included_by_other: HashSet<FileKey> = HashSet::default();
         for (_, c) in &candidates {
             for f in c.files.iter().skip(1) {
                 included_by_other.insert(f.identity.clone());

@@ -153,6 +153,13 @@ fn scan_line(line: &[u8], base: usize, lang: Lang, defined: &[Vec<u8>], out: &mu
     // its block unsure (`autoindex on; # {{ note }}` is still reported).
     let mut comment_at: Option<usize> = None;
     while i < line.len() {
+        // Only the bytes that may start a placeholder (see `at`), a comment or a quote, or
+        // escape the next byte, change anything below: the rest are stepped over without
+        // the checks (a blocklist's lines are long, and hold none of them).
+        if !NOTABLE[line[i] as usize] {
+            i += 1;
+            continue;
+        }
         let b = line[i];
         if comment_at.is_none() && quote.is_none() {
             let starts = match lang {
@@ -204,6 +211,19 @@ fn scan_line(line: &[u8], base: usize, lang: Lang, defined: &[Vec<u8>], out: &mu
         }
     }
 }
+
+/// The bytes [`scan_line`] looks at: those `at` starts a hole with, the comment starts of
+/// every language, quotes and the backslash.
+const NOTABLE: [bool; 256] = {
+    let mut t = [false; 256];
+    let bytes = b"{<%@S_$#;\"'\\";
+    let mut k = 0;
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
 
 fn token_start(line: &[u8], i: usize) -> bool {
     i == 0 || matches!(line[i - 1], b' ' | b'\t' | b';' | b'{' | b'}' | b'(')

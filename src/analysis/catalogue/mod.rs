@@ -17,7 +17,7 @@ mod values;
 
 pub use modules::Modules;
 
-use crate::edit_distance::levenshtein;
+use crate::edit_distance::levenshtein_within;
 pub use crate::syntax::nginx::known::Ctx;
 
 /// nginx's configuration contexts, one bit each (the parser's, plus [`ctx::OTHER`]).
@@ -309,8 +309,10 @@ pub fn suggest(name: &str, c: Ctx) -> Option<&'static str> {
             continue;
         }
         last = e.name;
-        let d = levenshtein(name.as_bytes(), e.name.as_bytes());
-        if d == 0 || d > limit {
+        let Some(d) = levenshtein_within(name.as_bytes(), e.name.as_bytes(), limit) else {
+            continue;
+        };
+        if d == 0 {
             continue;
         }
         let dynamic = lookup(e.name).iter().all(|x| x.dynamic);

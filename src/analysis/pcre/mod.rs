@@ -42,6 +42,7 @@ pub use redos::{Attack, Redos, Risk};
 pub use set::ByteSet;
 
 use crate::source::Span;
+use std::sync::OnceLock;
 
 /// A parsed pattern, ready for questions.
 pub struct Regex {
@@ -49,11 +50,14 @@ pub struct Regex {
     caseless: bool,
     root: Node,
     captures: CaptureTable,
-    /// `None` when the pattern unrolls past `program::MAX_PROGRAM` instructions.
-    program: Option<program::Program>,
+    /// `None` when the pattern unrolls past `program::MAX_PROGRAM` instructions. Compiled
+    /// on first use: most patterns are only asked structural questions (ReDoS candidates,
+    /// prefixes), and unrolling counted repeats cost more than parsing (a third of the
+    /// whole corpus run went to patterns never matched).
+    program: OnceLock<Option<program::Program>>,
     start: matcher::Start,
-    /// The bytes each capture can hold (0 = whole match).
-    capture_sets: Vec<ByteSet>,
+    /// The bytes each capture can hold (0 = whole match), on first use like `program`.
+    capture_sets: OnceLock<Vec<ByteSet>>,
 }
 
 impl std::fmt::Debug for Regex {
@@ -73,22 +77,27 @@ impl Regex {
 
     pub fn parse_bytes(pattern: &[u8], caseless: bool) -> Result<Regex, ParseError> {
         let (root, captures) = parser::parse(pattern, caseless)?;
-        let program = program::compile(&root, captures.count()).ok();
         let (first, empty) = queries::first_bytes(&root, 0);
         let start = matcher::Start {
             anchored: queries::anchored_start(&root, 0),
             first: (!empty).then_some(first),
         };
-        let capture_sets = queries::capture_sets(&root, captures.count());
         Ok(Regex {
             pattern: pattern.into(),
             caseless,
             root,
             captures,
-            program,
+            program: OnceLock::new(),
             start,
-            capture_sets,
+            capture_sets: OnceLock::new(),
         })
+    }
+
+    /// The compiled program, compiled the first time it is asked for.
+    fn program(&self) -> Option<&program::Program> {
+        self.program
+            .get_or_init(|| program::compile(&self.root, self.captures.count()).ok())
+            .as_ref()
     }
 
     pub fn pattern(&self) -> &[u8] {
@@ -127,7 +136,7 @@ impl Regex {
         subject: &[u8],
         limits: Limits,
     ) -> Result<Option<Captures>, Undecided> {
-        let Some(p) = &self.program else {
+        let Some(p) = self.program() else {
             return Err(Undecided::TooLarge);
         };
         matcher::search(p, &self.start, subject, limits)
@@ -182,7 +191,10 @@ impl Regex {
     /// Whether the text of `target` can contain `byte`: `No` only when proven (a `[^/]+`
     /// group never holds `/`; `.` never holds `\n` without `(?s)`).
     pub fn can_contain(&self, target: Target, byte: u8) -> Possible {
-        queries::can_contain(&self.capture_sets, target, byte)
+        let sets = self
+            .capture_sets
+            .get_or_init(|| queries::capture_sets(&self.root, self.captures.count()));
+        queries::can_contain(sets, target, byte)
     }
 
     /// The bytes every match starts with (empty when none are certain).
@@ -237,7 +249,7 @@ impl Regex {
         redos::analyse(
             &self.root,
             self.captures.count(),
-            self.program.as_ref(),
+            &|| self.program(),
             &self.start,
         )
     }

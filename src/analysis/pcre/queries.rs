@@ -238,6 +238,25 @@ fn consumed(node: &Node, groups: &[ByteSet], depth: usize) -> ByteSet {
 /// backreferences resolved to a fixpoint.
 pub fn capture_sets(root: &Node, count: u32) -> Vec<ByteSet> {
     let n = count as usize + 1;
+    // Without backreferences no group's set depends on another's, so one walk of the tree
+    // gives every group's set on the way. The fixpoint below walks each group's body once
+    // per round, at least two rounds: quadratic in a bot-blocking map's key of hundreds
+    // of groups, a fifth of the corpus run.
+    let mut walk = OnePass {
+        sets: vec![ByteSet::EMPTY; n],
+        backref: false,
+        too_deep: false,
+    };
+    walk.sets[0] = walk.consumed(root, 0);
+    if !walk.backref && !walk.too_deep {
+        return walk.sets;
+    }
+    fixpoint(root, n)
+}
+
+/// Each group's set recomputed from its body until none changes (backreferences take the
+/// set of the group they name).
+pub(super) fn fixpoint(root: &Node, n: usize) -> Vec<ByteSet> {
     let mut sets = vec![ByteSet::EMPTY; n];
     let bodies: Vec<Option<&Node>> = (0..n)
         .map(|k| {
@@ -263,6 +282,57 @@ pub fn capture_sets(root: &Node, count: u32) -> Vec<ByteSet> {
     }
     // Not settled (cannot happen: sets only grow, 256 bits each); stay conservative.
     vec![ByteSet::ALL; n]
+}
+
+/// [`consumed`] of a whole pattern, keeping each capture group's own set as it passes it.
+/// It gives up (for the fixpoint) on a backreference, whose set depends on the others, and
+/// past [`MAX_DEPTH`], where [`consumed`] from a group's body would reach deeper than from
+/// the root.
+struct OnePass {
+    sets: Vec<ByteSet>,
+    backref: bool,
+    too_deep: bool,
+}
+
+impl OnePass {
+    fn consumed(&mut self, node: &Node, depth: usize) -> ByteSet {
+        if depth > MAX_DEPTH {
+            self.too_deep = true;
+            return ByteSet::ALL;
+        }
+        match &node.kind {
+            Kind::Backref { .. } => {
+                self.backref = true;
+                ByteSet::ALL
+            }
+            Kind::Group(g) => {
+                // Groups inside lookarounds consume nothing of the match but still capture.
+                let body = self.consumed(&g.body, depth + 1);
+                if let GroupKind::Capture { index, .. } = g.kind {
+                    if let Some(s) = self.sets.get_mut(index as usize) {
+                        *s = body;
+                    }
+                }
+                match g.kind {
+                    GroupKind::Lookahead { .. } | GroupKind::Lookbehind { .. } => ByteSet::EMPTY,
+                    _ => body,
+                }
+            }
+            Kind::Concat(v) | Kind::Alternation(v) => v
+                .iter()
+                .fold(ByteSet::EMPTY, |a, n| a.union(self.consumed(n, depth + 1))),
+            Kind::Repeat(r) => {
+                // `{0}` consumes nothing, but a group inside it still has its set.
+                let body = self.consumed(&r.node, depth + 1);
+                if r.max == Some(0) {
+                    ByteSet::EMPTY
+                } else {
+                    body
+                }
+            }
+            _ => consumed(node, &[], depth),
+        }
+    }
 }
 
 /// Whether `target` can contain `byte`: `No` is proven, `Maybe` is not.

@@ -100,17 +100,18 @@ const MAX_WITNESS: usize = 256;
 
 pub(super) struct Analyser<'a> {
     pub captures: u32,
-    pub program: Option<&'a program::Program>,
+    /// The pattern's program, compiled only when a candidate needs confirming.
+    pub program: &'a dyn Fn() -> Option<&'a program::Program>,
     pub start: &'a Start,
     found: Vec<Redos>,
 }
 
 /// The worst finding of the pattern, if any.
-pub(super) fn analyse(
+pub(super) fn analyse<'a>(
     root: &Node,
     captures: u32,
-    program: Option<&program::Program>,
-    start: &Start,
+    program: &'a dyn Fn() -> Option<&'a program::Program>,
+    start: &'a Start,
 ) -> Option<Redos> {
     let mut a = Analyser {
         captures,
@@ -282,7 +283,7 @@ impl Analyser<'_> {
     /// Whether the attack string makes the whole pattern's matching super-linear, and the
     /// steps that took.
     fn confirm(&self, attack: &Attack) -> (bool, u64) {
-        let Some(prog) = self.program else {
+        let Some(prog) = (self.program)() else {
             return (false, 0);
         };
         let steps = |n: usize| {

@@ -142,6 +142,31 @@ fn capture_contents() {
 }
 
 #[test]
+fn capture_sets_in_one_walk_equal_the_fixpoint() {
+    // The one-walk shortcut must give what the fixpoint gives, for groups inside
+    // lookarounds, inside `{0}`, nested, alternated, named, and with no group at all.
+    for p in [
+        r"^/([^/]+)/(.*)$",
+        r"^(?=(a+))b(c)",
+        r"(?<!(x))y",
+        r"(a){0}b",
+        r"((a|(b))c)*(?<n>d+)",
+        r"~*(bot|crawl(er|ing)|spider|(?:wget|curl)/[0-9.]+)",
+        r"plain",
+    ] {
+        for caseless in [false, true] {
+            let r = Regex::parse(p, caseless).unwrap();
+            let n = r.capture_table().count() as usize + 1;
+            assert_eq!(
+                super::queries::capture_sets(r.ast(), n as u32 - 1),
+                super::queries::fixpoint(r.ast(), n),
+                "{p}"
+            );
+        }
+    }
+}
+
+#[test]
 fn literal_prefixes() {
     assert_eq!(re(r"^/static/.*\.css$").literal_prefix(), b"/static/");
     assert_eq!(re(r"/(api|apt)/").literal_prefix(), b"/ap");

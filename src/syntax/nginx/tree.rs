@@ -124,6 +124,12 @@ impl Word {
         if raw == s.as_bytes() && !s.contains('\\') {
             return true;
         }
+        // Each escape turns two bytes into one, so the value is at least half as long as
+        // the word: a word over twice as long as `s` is not it, and is not unescaped to see
+        // (a regex key full of `\.`, asked whether it is `include`).
+        if raw.len() > 2 * s.len() {
+            return false;
+        }
         has_backslash(raw) && self.value(src).as_ref() == s.as_bytes()
     }
 }
@@ -649,5 +655,37 @@ mod tests {
         }
         let open = Directive::new(0, (1, 1), None, None);
         assert!(open.is_unterminated() && open.semicolon().is_none() && open.block().is_none());
+    }
+
+    /// `is` answers as comparing the unescaped value would, at the length bounds too (a
+    /// word of only escapes is exactly twice its value's length).
+    #[test]
+    fn is_agrees_with_the_value() {
+        let words: [&[u8]; 9] = [
+            b"include",
+            br"\\\\\\",
+            br"\\\\\\\\",
+            br"in\clude",
+            br"\i\n\c\l\u\d\e",
+            br"~*(bot|\.php)",
+            br"\t",
+            b"",
+            b"includes",
+        ];
+        let names = ["include", r"\\", r"\\\", r"\\\\\", "\t", "\t\t", "x"];
+        for raw in words {
+            let w = Word::new(
+                Span::new(0, raw.len() as u32),
+                Span::new(0, raw.len() as u32),
+            );
+            for s in names {
+                assert_eq!(
+                    w.is(raw, s),
+                    w.value(raw).as_ref() == s.as_bytes(),
+                    "{:?} {s:?}",
+                    String::from_utf8_lossy(raw)
+                );
+            }
+        }
     }
 }
