@@ -213,10 +213,10 @@ fn scan_line(line: &[u8], base: usize, lang: Lang, defined: &[Vec<u8>], out: &mu
 }
 
 /// The bytes [`scan_line`] looks at: those `at` starts a hole with, the comment starts of
-/// every language, quotes and the backslash.
+/// every language, quotes and the backslash (`!` starts an INI placeholder, `!NAME!`).
 const NOTABLE: [bool; 256] = {
     let mut t = [false; 256];
-    let bytes = b"{<%@S_$#;\"'\\";
+    let bytes = b"{<%@S_$#;!\"'\\";
     let mut k = 0;
     while k < bytes.len() {
         t[bytes[k] as usize] = true;
