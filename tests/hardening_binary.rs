@@ -20,6 +20,12 @@
 
 mod common;
 use common::free_port;
+use common::nginx_head as head;
+
+/// A fresh private prefix for nginx.
+fn prefix() -> tempfile::TempDir {
+    common::nginx_prefix(&[])
+}
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -39,23 +45,6 @@ fn skip(why: &str) {
         "{why}: required under CI=true (tests/hardening_binary.rs)"
     );
     eprintln!("note: {why}; skipping (CI=true makes this an error)");
-}
-
-/// The head of each nginx configuration: a private prefix under `p`, everything nginx
-/// writes kept there.
-fn head(p: &Path) -> String {
-    format!(
-        "error_log {p}/error.log info;\npid {p}/nginx.pid;\nevents {{}}\nhttp {{\n    access_log off;\n{}",
-        common::nginx_temp_paths(p),
-        p = p.display()
-    )
-}
-
-/// A fresh prefix with `tmp/` for nginx's temporary files.
-fn prefix() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(tmp.path().join("tmp")).unwrap();
-    tmp
 }
 
 /// lemplint's concise report of `conf` with `select` selected: (file name, line, severity,

@@ -21,26 +21,15 @@
 
 mod common;
 use common::free_port;
+use common::nginx_head as head;
+
+/// A fresh private prefix for nginx.
+fn prefix() -> tempfile::TempDir {
+    common::nginx_prefix(&["html"])
+}
 
 use std::path::Path;
 use std::process::Command;
-
-/// The common head of each configuration: a private prefix under `p`.
-fn head(p: &Path) -> String {
-    format!(
-        "error_log {p}/error.log info;\npid {p}/nginx.pid;\nevents {{}}\nhttp {{\n    access_log off;\n{}",
-        common::nginx_temp_paths(p),
-        p = p.display()
-    )
-}
-
-/// A fresh prefix with `html/` and `tmp/`.
-fn prefix() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(tmp.path().join("html")).unwrap();
-    std::fs::create_dir_all(tmp.path().join("tmp")).unwrap();
-    tmp
-}
 
 /// lemplint's concise report of `conf` with only `codes` selected: (line, code) pairs.
 fn lint(conf: &Path, codes: &str) -> Vec<(usize, String)> {

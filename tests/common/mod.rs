@@ -359,6 +359,26 @@ pub fn nginx_temp_paths(prefix: &Path) -> String {
     .collect()
 }
 
+/// The head of a test nginx configuration up to the inside of `http`: a private prefix
+/// under `p` (error log at `info`, pid), an empty `events`, no access log, and the
+/// temporary paths of [`nginx_temp_paths`].
+pub fn nginx_head(p: &Path) -> String {
+    format!(
+        "error_log {p}/error.log info;\npid {p}/nginx.pid;\nevents {{}}\nhttp {{\n    access_log off;\n{}",
+        nginx_temp_paths(p),
+        p = p.display()
+    )
+}
+
+/// A fresh prefix directory holding `tmp/` (nginx's temporary files) and `dirs`.
+pub fn nginx_prefix(dirs: &[&str]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    for d in std::iter::once("tmp").chain(dirs.iter().copied()) {
+        std::fs::create_dir_all(tmp.path().join(d)).unwrap();
+    }
+    tmp
+}
+
 /// lemplint's concise report (standard output) of `conf` with only `codes` selected.
 pub fn lint_concise(conf: &Path, codes: &str) -> String {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_lemplint"))

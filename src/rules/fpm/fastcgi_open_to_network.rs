@@ -143,8 +143,7 @@ fn reached_by_container_name(cx: &Context<'_>, port: u16) -> Option<String> {
                 // A host name as written, not a placeholder (`{{ PHPFPMHOST }}`) or variable.
                 let named = h.parse::<std::net::IpAddr>().is_err()
                     && !h.eq_ignore_ascii_case("localhost")
-                    && h
-                        .bytes()
+                    && h.bytes()
                         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
                 if named && *p == port {
                     return Some(h.to_string());
