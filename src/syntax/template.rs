@@ -58,7 +58,14 @@ pub fn find(text: &[u8], lang: Lang) -> Vec<Hole> {
 /// in a few vectorised passes (this runs on every file read).
 pub fn has_marker(text: &[u8], lang: Lang) -> bool {
     let find = |pat: &[u8]| memchr::memmem::find(text, pat).is_some();
-    if find(b"{{") || find(b"{%") || find(b"<%") || find(b"%%") || find(b"SED") || find(b"__") {
+    if find(b"{{")
+        || find(b"{%")
+        || find(b"<%")
+        || find(b"%%")
+        || find(b"SED")
+        || find(b"__")
+        || find(b"PH_")
+    {
         return true;
     }
     let after = |b: u8, ok: &dyn Fn(u8) -> bool| {
@@ -216,7 +223,7 @@ fn scan_line(line: &[u8], base: usize, lang: Lang, defined: &[Vec<u8>], out: &mu
 /// every language, quotes and the backslash (`!` starts an INI placeholder, `!NAME!`).
 const NOTABLE: [bool; 256] = {
     let mut t = [false; 256];
-    let bytes = b"{<%@S_$#;!\"'\\";
+    let bytes = b"{<%@SP_$#;!\"'\\";
     let mut k = 0;
     while k < bytes.len() {
         t[bytes[k] as usize] = true;
@@ -351,6 +358,11 @@ fn at(
         b'S' if rest.starts_with(b"SED") && (i == 0 || !ident(line[i - 1])) => {
             let n = rest.iter().take_while(|&&b| ident(b)).count();
             (n > 3 && upper_ident(&rest[..n])).then_some((i + n, HoleKind::Value))
+        }
+        // `PH_SSL_CIPHERS`: iRedMail's installer replaces `PH_` names with `perl -pi -e`.
+        b'P' if rest.starts_with(b"PH_") && (i == 0 || !ident(line[i - 1])) => {
+            let n = rest.iter().take_while(|&&b| ident(b)).count();
+            (n > 4 && upper_ident(&rest[..n])).then_some((i + n, HoleKind::Value))
         }
         b'_' if rest.starts_with(b"__") && (i == 0 || !ident(line[i - 1])) => {
             let n = rest[2..].iter().take_while(|&&b| ident(b)).count();
@@ -874,6 +886,7 @@ mod tests {
             ),
             ("net.core.somaxconn = ${SOMAXCONN}", Sysctl, "${SOMAXCONN}"),
             ("pid {$SERVER_PATH}/nginx.pid;", Nginx, "{$SERVER_PATH}"),
+            ("ssl_ciphers PH_SSL_CIPHERS;", Nginx, "PH_SSL_CIPHERS"),
             ("    use {$EVENT_MODEL};", Nginx, "{$EVENT_MODEL}"),
             (
                 "env[MAGE_MODE] = !MAGENTO_RUN_MODE!",
@@ -899,6 +912,8 @@ mod tests {
             ("return 200 '{{';", Nginx),
             ("return 200 '{$json}';", Nginx),
             ("location ~ ^/a{2}$ { }", Nginx),
+            ("ssl_ciphers HIGH:!aNULL:!PSK;", Nginx),
+            ("set $GRAPH_ROOT /srv;", Nginx),
             ("display_errors = !E_ALL", PhpIni),
             ("error_reporting = E_ALL & ~E_NOTICE", PhpIni),
             ("root \"{site}/public\";", Nginx),
