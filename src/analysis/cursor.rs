@@ -219,6 +219,28 @@ impl<'a> Directive<'a> {
     /// `geo`, `types`, `split_clients`): each line's first word and its first value, with
     /// the entries of files an `include` among them reads, in order.
     pub fn entries(self) -> Vec<(Word<'a>, Option<Word<'a>>)> {
+        let mut out = Vec::new();
+        self.for_each_entry(&mut |key, value| out.push((key, value)));
+        out
+    }
+
+    /// The [`Directive::entries`] that `keep` accepts, without collecting the others.
+    pub fn entries_where(
+        self,
+        keep: impl Fn(&Word<'a>, &Option<Word<'a>>) -> bool,
+    ) -> Vec<(Word<'a>, Option<Word<'a>>)> {
+        let mut out = Vec::new();
+        self.for_each_entry(&mut |key, value| {
+            if keep(&key, &value) {
+                out.push((key, value));
+            }
+        });
+        out
+    }
+
+    /// [`Directive::entries`] one at a time, without collecting them: a `map` of a million
+    /// lines, of which a rule wants a few (regex keys), costs no list of a million pairs.
+    pub fn for_each_entry(self, each: &mut dyn FnMut(Word<'a>, Option<Word<'a>>)) {
         // nginx refuses includes nested deeper than its own limit long before this.
         const MAX_INCLUDE_DEPTH: usize = 16;
         fn walk<'a>(
@@ -226,7 +248,7 @@ impl<'a> Directive<'a> {
             file: crate::source::FileId,
             node: crate::syntax::nginx::NodeId,
             depth: usize,
-            out: &mut Vec<(Word<'a>, Option<Word<'a>>)>,
+            out: &mut dyn FnMut(Word<'a>, Option<Word<'a>>),
         ) {
             let f = inst.config.file(file);
             let t = &f.parsed.tree;
@@ -247,19 +269,17 @@ impl<'a> Directive<'a> {
                     file: &f.source,
                     word,
                 });
-                out.push((
+                out(
                     Word {
                         file: &f.source,
                         word: key,
                     },
                     value,
-                ));
+                );
             }
         }
         let o = self.inst.expanded.get(self.occ);
-        let mut out = Vec::new();
-        walk(self.inst, o.file, o.node, 0, &mut out);
-        out
+        walk(self.inst, o.file, o.node, 0, each);
     }
 
     /// Whether the directive opens a block (`server { … }`).

@@ -134,8 +134,10 @@ impl Rule for CaptureReferenceMissing {
 /// `$N` in a `map` value beyond the groups of the entry's own regex key.
 fn map_values(cx: &mut Context<'_>) {
     for m in cx.nginx_directives("map") {
-        for (key, value) in m.entries() {
-            let Some(value) = value.filter(|v| may_reference_capture(v.raw_bytes())) else {
+        for (key, value) in
+            m.entries_where(|_, value| value.is_some_and(|v| may_reference_capture(v.raw_bytes())))
+        {
+            let Some(value) = value else {
                 continue;
             };
             let k = key.value();

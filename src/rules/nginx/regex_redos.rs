@@ -117,15 +117,19 @@ impl Rule for RegexRedos {
             if !client_variable(&src) {
                 continue;
             }
-            for (key, _) in d.entries() {
+            d.for_each_entry(&mut |key, _| {
+                // Only regex keys: the first raw byte tells (a quoted `"~…"` is one too).
+                if !key.raw_bytes().iter().take(2).any(|&b| b == b'~') {
+                    return;
+                }
                 let k = key.value();
                 let (p, ci) = match (k.strip_prefix("~*"), k.strip_prefix('~')) {
                     (Some(p), _) => (p.to_string(), true),
                     (None, Some(p)) => (p.to_string(), false),
-                    _ => continue,
+                    _ => return,
                 };
                 sites.push((d, key, Some(p), ci, format!("`{src}`").into()));
-            }
+            });
         }
         // A pattern repeated in many servers (generated vhosts, shared snippets) is
         // analysed once.
