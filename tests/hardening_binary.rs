@@ -20,6 +20,7 @@
 
 mod common;
 use common::free_port;
+use common::line_of;
 use common::nginx_head as head;
 
 /// A fresh private prefix for nginx.
@@ -63,14 +64,6 @@ fn lint(conf: &Path, select: &str, code: &str) -> Vec<(usize, String, String)> {
                 .then(|| (line, severity.to_string(), found.to_string()))
         })
         .collect()
-}
-
-/// The 1-based line of `text` holding `needle`.
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("{needle} not in the configuration"))
-        + 1
 }
 
 /// `openssl <args>`: (success, stdout and stderr together); `None` (skip, or a failure under

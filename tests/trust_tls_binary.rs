@@ -21,6 +21,7 @@
 
 mod common;
 use common::free_port;
+use common::line_of;
 use common::nginx_head as head;
 
 /// A fresh private prefix for nginx.
@@ -43,14 +44,6 @@ fn lint(conf: &Path, codes: &str) -> Vec<(usize, String)> {
             Some((line, code))
         })
         .collect()
-}
-
-/// The 1-based line of `conf` holding `needle`.
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("{needle} not in the configuration"))
-        + 1
 }
 
 fn get(port: u16, target: &str, extra: &str) -> (String, String) {

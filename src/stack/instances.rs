@@ -373,10 +373,7 @@ fn start_in(cfg: &FpmConfig, file: usize) -> Option<StartIn> {
         // (`php-fpm -tt`: a headerless `pm.max_children = 10` after a file ending in `[www]`
         // is www's): the file read just before this one by the same `include` decides. It
         // lies between the includer and this file (files are kept in read order).
-        if let Some(prev) = (includer + 1..f)
-            .rev()
-            .find(|&j| cfg.files[j].included_from == Some((includer, line)))
-        {
+        if let Some(prev) = last_read_by(cfg, (includer, line), f) {
             match last_section(cfg, prev) {
                 Some(end) => return Some(end),
                 None => {
@@ -404,6 +401,14 @@ fn start_in(cfg: &FpmConfig, file: usize) -> Option<StartIn> {
         }
     }
     None
+}
+
+/// The last file below index `before` that the `include` at `at` (file, line) read: files
+/// are kept in read order, so it is the one php-fpm read last of them.
+fn last_read_by(cfg: &FpmConfig, at: (usize, usize), before: usize) -> Option<usize> {
+    (0..before.min(cfg.files.len()))
+        .rev()
+        .find(|&j| cfg.files[j].included_from == Some(at))
 }
 
 /// The last section header of `file`, if it has one.
@@ -472,10 +477,7 @@ fn after_include(cfg: &FpmConfig, file: usize, line: usize, depth: usize) -> Aft
     if unread || depth > 16 {
         return AfterInclude::Unknown;
     }
-    match (0..cfg.files.len())
-        .rev()
-        .find(|&j| cfg.files[j].included_from == Some((file, line)))
-    {
+    match last_read_by(cfg, (file, line), cfg.files.len()) {
         None => AfterInclude::Same,
         Some(last) => {
             end_section(cfg, last, depth + 1).map_or(AfterInclude::Unknown, AfterInclude::In)

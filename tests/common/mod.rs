@@ -370,6 +370,14 @@ pub fn nginx_head(p: &Path) -> String {
     )
 }
 
+/// The 1-based line of `text` holding `needle` (a test configuration's own line).
+pub fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle} not in the configuration"))
+        + 1
+}
+
 /// A fresh prefix directory holding `tmp/` (nginx's temporary files) and `dirs`.
 pub fn nginx_prefix(dirs: &[&str]) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();

@@ -75,8 +75,9 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
     if let Some(image) = listen.at.cfg.image.as_deref() {
         return check_image_pool(cx, pool, image, &listen, port);
     }
-    if let Some(why) = in_container(cx, listen.at.cfg, port) {
-        return report_container(cx, pool, &listen, port, &why);
+    let reached = reached_by_container_name(cx, port);
+    if let Some(why) = in_container(listen.at.cfg, reached.as_deref(), port) {
+        return report_container(cx, pool, &listen, port, &why, reached.as_deref());
     }
     let message = format!(
         "[pool {}] listen = {} accepts FastCGI on {} from any client (no \
@@ -108,8 +109,12 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
 /// Why a pool of a configuration lemplint reads outside an image model runs in a container,
 /// where a bare port is how nginx in another container reaches it: the file is an image's
 /// own `docker.conf`, its logs go to the container's output, or nginx names the pool's
-/// port on another host name (a compose service, `php:9000`).
-fn in_container(cx: &Context<'_>, cfg: &crate::stack::fpm::FpmConfig, port: u16) -> Option<String> {
+/// port on another host name (`reached`: a compose service, `php:9000`).
+fn in_container(
+    cfg: &crate::stack::fpm::FpmConfig,
+    reached: Option<&str>,
+    port: u16,
+) -> Option<String> {
     for f in &cfg.files {
         let path = &f.source.path;
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -124,8 +129,7 @@ fn in_container(cx: &Context<'_>, cfg: &crate::stack::fpm::FpmConfig, port: u16)
             return Some("its logs go to /proc/self/fd, a container's output".into());
         }
     }
-    reached_by_container_name(cx, port)
-        .map(|h| format!("nginx reaches it as {h}:{port}, the name of another container"))
+    reached.map(|h| format!("nginx reaches it as {h}:{port}, the name of another container"))
 }
 
 /// The host name (`php`, a compose service) by which nginx in the tree passes to `port`:
@@ -159,10 +163,11 @@ fn reached_by_container_name(cx: &Context<'_>, port: u16) -> Option<String> {
 /// design, and what it exposes depends on the network and on publishing, which the tree
 /// does not show. Information, saying so (three reviews of unseen stacks judged a warning
 /// here misleading).
-fn by_design(d: &mut crate::diagnostic::Diagnostic, host: Option<&str>, port: u16) {
+/// `said`: the message already names the host nginx reaches it by.
+fn by_design(d: &mut crate::diagnostic::Diagnostic, host: Option<&str>, port: u16, said: bool) {
     let Some(h) = host else { return };
     d.severity = crate::diagnostic::Severity::Info;
-    let how = if d.message.contains("nginx reaches it as") {
+    let how = if said {
         String::new()
     } else {
         format!("; nginx reaches it as {h}:{port} from another container")
@@ -181,6 +186,7 @@ fn report_container(
     listen: &Val<'_>,
     port: u16,
     why: &str,
+    reached: Option<&str>,
 ) {
     let message = format!(
         "[pool {}] listen = {} accepts FastCGI on every interface of its container ({why}): \
@@ -189,10 +195,11 @@ fn report_container(
         pool.name,
         listen.text.trim(),
     );
-    let reached = reached_by_container_name(cx, port);
     let d = cx.report(listen.at.file(), listen.span(), message);
     d.severity = crate::diagnostic::Severity::Warning;
-    by_design(d, reached.as_deref(), port);
+    // `why` names the host when that was the only sign of a container.
+    let said = why.starts_with("nginx reaches it as");
+    by_design(d, reached, port, said);
     d.help = Some(
         "FastCGI has no authentication: whoever reaches the port names the script to run \
          (`SCRIPT_FILENAME`) and can set `PHP_VALUE auto_prepend_file=php://input` to run the \
@@ -355,7 +362,7 @@ fn container_network(
         d.message = format!("{}; {}", d.message, published_message(item, &compose, port));
         d.help = Some(PUBLISHED_HELP.into());
     } else {
-        by_design(d, reached, port);
+        by_design(d, reached, port, false);
     }
 }
 
