@@ -5,7 +5,8 @@
 //!   uses `.`, and `analysis::php_guard::split_loses_path_info` says so for each regex
 //!   (nginx with the echo module);
 //! * FPM110: without `session.use_strict_mode` php-fpm adopts a session id the client chose;
-//!   with it (from a `.user.ini`, a per-directory setting) it issues its own;
+//!   with it (from a `.user.ini`, a per-directory setting) it issues its own; without
+//!   `session.cookie_httponly` the session cookie has no `HttpOnly`;
 //! * what a pool's `php_value` can set: a `PHP_INI_SYSTEM` directive (`enable_dl`,
 //!   `allow_url_fopen`) takes the pool's value, a `.user.ini` cannot change it back, and
 //!   `dl()` does not exist under FPM at all (so `enable_dl` is not judged);
@@ -140,7 +141,7 @@ fn php_fpm_applies_and_exposes_as_the_rules_say() {
     // Per-directory settings: strict mode may be set here, allow_url_fopen may not.
     std::fs::write(
         www.join("strict/.user.ini"),
-        "session.use_strict_mode = 1\nallow_url_fopen = 1\n",
+        "session.use_strict_mode = 1\nsession.cookie_httponly = 1\nallow_url_fopen = 1\n",
     )
     .unwrap();
     let (fpm_port, bare_port, port) = (free_port(), free_port(), free_port());
@@ -216,6 +217,22 @@ fn php_fpm_applies_and_exposes_as_the_rules_say() {
         chosen,
         "without strict mode the chosen id is adopted"
     );
+
+    // HttpOnly: PHP's default (and php.ini-production's blank) sends the session cookie
+    // without it, so scripts can read it; `session.cookie_httponly = 1` adds it.
+    let cookie = |path: &str| {
+        let (_, head, _) = http_parts(&http_get(port, &format!("{path}?sess=1")));
+        head.lines()
+            .find(|l| l.to_ascii_lowercase().starts_with("set-cookie: phpsessid="))
+            .unwrap_or_else(|| panic!("a session cookie from {path}: {head}"))
+            .to_string()
+    };
+    assert!(
+        !cookie("/p.php").contains("HttpOnly"),
+        "{}",
+        cookie("/p.php")
+    );
+    assert!(cookie("/strict/p.php").contains("HttpOnly"));
 
     // The error log under the root is one GET away.
     http_get(port, "/p.php?err=1");

@@ -8,7 +8,9 @@
 //!   `Referer`, logs and shared links);
 //! * info, hardening PHP's defaults and php.ini-production leave off, written off:
 //!   `session.use_strict_mode = 0` (PHP adopts an id it never issued: a fixation needs no
-//!   URL), `session.cookie_httponly` off (scripts read the cookie), `session.cookie_samesite`
+//!   URL), `session.cookie_httponly =` left blank (scripts read the cookie; a warning when
+//!   someone typed it off, `= 0`, `= Off`: the stock files leave it blank, so a typed value
+//!   is a choice to let scripts read the cookie, not a copied default), `session.cookie_samesite`
 //!   empty (the cookie rides cross-site requests), and a session id of fewer than 128 bits
 //!   (`sid_length × sid_bits_per_character`, PHP's default 32 × 4; php.ini-production's
 //!   26 × 5 is 130). PHP's own minimum (22 × 4 = 88 bits) is still far from guessable, hence
@@ -69,6 +71,15 @@ const FLAGS: &[(&str, bool, Severity, &str)] = &[
     ),
 ];
 
+/// Whether `written` (`key = value` as written; the evaluated value of `Off` is blank too)
+/// turns `name` off by a typed word where php.ini-production and php.ini-development leave
+/// the value blank (`session.cookie_httponly =`): a blank is the copied stock file, `0` or
+/// `Off` is someone's choice.
+fn typed_off(name: &str, written: &str) -> bool {
+    let value = written.split_once('=').map_or("", |(_, v)| v);
+    name == "session.cookie_httponly" && !value.trim().trim_matches('"').is_empty()
+}
+
 /// The bits of a session id PHP's defaults give (32 characters of 4 bits).
 const DEFAULT_BITS: u64 = 128;
 
@@ -87,7 +98,11 @@ impl Rule for SessionHardeningWeakened {
                     vec![edits::replace_fpm_value(w.file, w.entry, safe)],
                 );
                 let d = cx.report(w.file, w.span, message);
-                d.severity = severity;
+                d.severity = if typed_off(name, &w.written) {
+                    Severity::Warning
+                } else {
+                    severity
+                };
                 d.with_fix(fix);
             }
         }
