@@ -209,6 +209,18 @@ fn a_file_copied_over_the_images_master_is_the_master() {
     );
 }
 
+/// `COPY etc/php-fpm.conf /usr/local/etc/`: Docker keeps the source's name when the
+/// destination is a directory, so the file replaces the image's master as well.
+#[test]
+fn a_php_fpm_conf_copied_into_the_masters_directory_is_the_master() {
+    let text = stack("fixtures/templates/php-image-into-master-dir");
+    assert!(
+        text.contains("master (copied by the Dockerfile over php:8.3-fpm's own php-fpm.conf")
+            && text.contains("[www] listen 127.0.0.1:9000"),
+        "{text}"
+    );
+}
+
 /// The image's `listen = 9000` is the two-container design; a compose `ports:` entry that
 /// publishes 9000 on every address of the host opens FastCGI to the world: an error, at the
 /// pool's header in the repository's file, naming the compose file and the entry. Bound to

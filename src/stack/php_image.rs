@@ -365,8 +365,14 @@ fn place(
 ) -> Vec<PathBuf> {
     let mut placed = Vec::new();
     for (src, dst) in pairs {
-        // A file copied over the master replaces it.
-        if dst == MASTER_PATH && !src.starts_with('/') && !src.contains(['$', '*', '?']) {
+        // A file copied over the master replaces it: named as the target, or a file called
+        // `php-fpm.conf` copied into the master's directory (`COPY etc/php-fpm.conf
+        // /usr/local/etc/`, where Docker keeps the source's name).
+        let (master_dir, master_name) = MASTER_PATH.rsplit_once('/').unwrap_or_default();
+        let over_master = dst == MASTER_PATH
+            || (dst.trim_end_matches('/') == master_dir
+                && src.rsplit('/').next() == Some(master_name));
+        if over_master && !src.starts_with('/') && !src.contains(['$', '*', '?']) {
             if let Some(found) = find(src).filter(|f| fs.read(f).is_ok()) {
                 placed.push(found.clone());
                 pools.master = Some(found);
