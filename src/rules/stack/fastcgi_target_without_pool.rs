@@ -10,7 +10,9 @@
 //! `${VAR}` or relative socket path could be any address). Only unix sockets and loopback
 //! addresses must be local; a remote host may run PHP-FPM elsewhere, and a target with
 //! variables is decided per request: both are left alone. `/var/run` and `/run` are one
-//! directory (a symlink on every current distribution).
+//! directory (a symlink on every current distribution). A target where a pool file of the
+//! tree that no master includes listens is left alone too: something the configuration does
+//! not show starts it (`php-fpm --fpm-config` per site from an init script).
 
 use crate::analysis::stack_links::{
     active_nginx, pool_listen, reaches, same_server, target_directive,
@@ -73,12 +75,27 @@ impl Rule for FastcgiTargetWithoutPool {
             if pools.is_empty() {
                 continue;
             }
+            // Pool files of the tree that no master here includes, yet listen where nginx
+            // connects: something outside the configuration starts them (an init script's
+            // `php-fpm --fpm-config php-fpm.d/site.conf` per site), so "no pool listens
+            // there" would be a guess.
+            let unloaded: Vec<Listen> = cx
+                .stack
+                .fpm
+                .iter()
+                .filter(|c| !c.has_master)
+                .flat_map(|c| c.pools.iter().filter_map(move |p| pool_listen(c, p)))
+                .map(|(_, l)| l)
+                .collect();
             for t in fastcgi_targets(inst).iter() {
                 let local = match &t.addr {
                     Addr::Unix(p) => p.starts_with('/'),
                     a => a.is_loopback_tcp(),
                 };
-                if !local || pools.iter().any(|(_, l, _)| reaches(&t.addr, l)) {
+                if !local
+                    || pools.iter().any(|(_, l, _)| reaches(&t.addr, l))
+                    || unloaded.iter().any(|l| reaches(&t.addr, l))
+                {
                     continue;
                 }
                 let holder = target_directive(inst, t);
