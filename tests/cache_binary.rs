@@ -4,6 +4,9 @@
 //! cookie; with the headers honoured, each client gets its own. lemplint reports the first
 //! location and not the second.
 //!
+//! NGX163: a permanent redirect to `$http_x_forwarded_host` behind that cache is stored with
+//! one client's host and sent to the next.
+//!
 //! Without nginx the test is skipped with a note, or fails when `CI=true`.
 
 mod common;
@@ -95,4 +98,82 @@ fn ignored_private_headers_share_one_visitors_page() {
     let second = get(port, "/honoured/account");
     assert_ne!(first.0, second.0);
     assert_ne!(first.1, second.1);
+}
+
+/// NGX163's cache-poisoning premise: a permanent redirect whose host comes from the
+/// client's `X-Forwarded-Host`, behind a cache that keys on the URL (nginx's own
+/// `proxy_cache`, the key `$scheme$proxy_host$request_uri`), is stored with the first
+/// client's host and sent to the next client, who sent no such header. lemplint reports the
+/// `return 301` and not the one to `$host`.
+#[test]
+fn a_redirect_to_x_forwarded_host_poisons_a_cache_in_front() {
+    let Some(nginx) = common::required_nginx("tests/cache_binary.rs") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = tmp.path();
+    std::fs::create_dir_all(prefix.join("tmp")).unwrap();
+    let (port, backend) = (common::free_port(), common::free_port());
+    let conf = prefix.join("nginx.conf");
+    let text = format!(
+        r#"error_log {p}/error.log;
+pid {p}/nginx.pid;
+events {{}}
+http {{
+    access_log off;
+{temp}    proxy_cache_path {p}/cache keys_zone=pages:1m;
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            proxy_pass http://127.0.0.1:{backend};
+            proxy_cache pages;
+            proxy_cache_valid 301 10m;
+        }}
+    }}
+    server {{
+        listen 127.0.0.1:{backend};
+        server_name shop.example;
+        location /moved/ {{
+            return 301 https://$http_x_forwarded_host$request_uri;
+        }}
+        location /own/ {{
+            return 301 https://$host$request_uri;
+        }}
+    }}
+}}
+"#,
+        p = prefix.display(),
+        temp = common::nginx_temp_paths(prefix),
+    );
+    std::fs::write(&conf, &text).unwrap();
+    let line = 1 + text
+        .lines()
+        .position(|l| l.contains("$http_x_forwarded_host"))
+        .unwrap();
+    let report = common::lint_concise(&conf, "NGX163");
+    let found: Vec<&str> = report.lines().filter(|l| l.contains("[NGX163]")).collect();
+    assert_eq!(found.len(), 1, "{report}");
+    assert!(
+        found[0].contains(&format!("nginx.conf:{line}:")) && found[0].contains("cache poisoning"),
+        "{report}"
+    );
+
+    let _running = common::start_nginx_on(&nginx, prefix, &conf, &[port, backend]);
+    let location = |request: &str| {
+        let (status, head, _) = common::http_parts(&common::http_raw(port, request));
+        assert_eq!(status, "301", "{head}");
+        head.lines()
+            .find_map(|l| l.strip_prefix("Location: "))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let attacker =
+        "GET /moved/login HTTP/1.0\r\nHost: shop.example\r\nX-Forwarded-Host: evil.example\r\n\r\n";
+    let visitor = "GET /moved/login HTTP/1.0\r\nHost: shop.example\r\n\r\n";
+    assert_eq!(location(attacker), "https://evil.example/moved/login");
+    assert_eq!(
+        location(visitor),
+        "https://evil.example/moved/login",
+        "the visitor gets the attacker's stored redirect"
+    );
 }

@@ -88,6 +88,8 @@ struct Chosen {
     why: Vec<String>,
     /// A `/`-leading value sent as it is under `absolute_redirect off`.
     scheme_relative: bool,
+    /// The request header (`X-Forwarded-Host`) a permanent redirect takes its host from.
+    unkeyed_header: Option<String>,
 }
 
 fn chosen_host(
@@ -103,8 +105,18 @@ fn chosen_host(
         }
     }
     let host = host_parts(&script, &value)?;
+    let mut poisoned = None;
     for (part, a) in host.client_chosen(p, d) {
-        if from_header(&a) {
+        if let Some(name) = from_header(&a) {
+            if poisoned.is_none() && permanent(d) {
+                poisoned = unkeyed(&name).map(|header| Chosen {
+                    text: String::from_utf8_lossy(&value[part.value.range()]).into_owned(),
+                    example: Some(format!("`{header}: evil.example`")),
+                    why: Vec::new(),
+                    scheme_relative: false,
+                    unkeyed_header: Some(header),
+                });
+            }
             continue;
         }
         let whole_url = part.value.start == 0;
@@ -124,9 +136,40 @@ fn chosen_host(
             text,
             why: a.explain(Danger::Host),
             scheme_relative: false,
+            unkeyed_header: None,
         });
     }
-    None
+    poisoned
+}
+
+/// Whether `d` redirects permanently (`return 301|308`, `rewrite … permanent`): a response
+/// shared caches store without being told to (RFC 9111 §4.2.2: 301 and 308 are
+/// heuristically cacheable; 302, 303 and 307 are not).
+fn permanent(d: Directive<'_>) -> bool {
+    match d.name() {
+        "return" => d.arg(0).is_some_and(|c| c.is("301") || c.is("308")),
+        "rewrite" => d.args().last().is_some_and(|f| f.is("permanent")),
+        _ => false,
+    }
+}
+
+/// The header a cache does not key on, as a client writes it (`X-Forwarded-Host`), for the
+/// variable `http_x_forwarded_host`; `None` for `Host` (caches key on it) and non-headers.
+fn unkeyed(variable: &str) -> Option<String> {
+    let field = variable.strip_prefix("http_")?;
+    if field == "host" {
+        return None;
+    }
+    let words: Vec<String> = field
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect();
+    Some(words.join("-"))
 }
 
 /// Whether the client's bytes come from a request header (`Host`, `X-Forwarded-Host`, a
@@ -134,18 +177,22 @@ fn chosen_host(
 /// another site cannot set a visitor's headers (the browser sends the link's own host as
 /// `Host`), so such a redirect moves only the client that forged the header: what it
 /// harms is a shared cache (web cache poisoning) or an application that trusts the header
-/// (NGX134), not a visitor who follows a link.
-fn from_header(a: &crate::analysis::variables::Answer) -> bool {
-    let Some(leaf) = a.why(Danger::Host).and_then(<[_]>::last) else {
-        return false;
-    };
+/// (NGX134), not a visitor who follows a link. Returns the variable read (`http_x_forwarded_host`).
+fn from_header(a: &crate::analysis::variables::Answer) -> Option<String> {
+    let leaf = a.why(Danger::Host).and_then(<[_]>::last)?;
     let text = leaf.file.text.get(leaf.span.range()).unwrap_or_default();
     let name = String::from_utf8_lossy(text).to_ascii_lowercase();
     let name = name.trim_start_matches('$').trim_start_matches('{');
-    name.starts_with("http_")
+    let name: String = name
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .map(char::from)
+        .collect();
+    (name.starts_with("http_")
         || name.starts_with("cookie_")
         || name.starts_with("host")
-        || name.starts_with("ssl_server_name")
+        || name.starts_with("ssl_server_name"))
+    .then_some(name)
 }
 
 /// Variables whose value is one field of the request as the client wrote it: any byte
@@ -244,6 +291,7 @@ fn scheme_relative(d: Directive<'_>, first: &Part, value: &[u8]) -> Option<Chose
         example: Some("`GET //evil.example` gets `Location: //evil.example`".to_string()),
         why: Vec::new(),
         scheme_relative: true,
+        unkeyed_header: None,
     })
 }
 
@@ -326,7 +374,15 @@ fn report(
             c.text
         )
     };
-    let message = if c.scheme_relative {
+    let message = if let Some(header) = &c.unkeyed_header {
+        format!(
+            "cache poisoning: the host of this permanent redirect `{shown}` comes from the \
+             `{header}` request header, which any client sends (a request with `{header}: \
+             evil.example` is redirected there); a cache in front (a CDN, Varnish, a \
+             `proxy_cache`) stores a 301/308 under its URL without that header and then sends \
+             every visitor to that host. Without such a cache only the sender is redirected"
+        )
+    } else if c.scheme_relative {
         format!(
             "open redirect: the target `{shown}` starts with `{}` and `absolute_redirect off` \
              sends it as it is, so {}, a link to another host",
@@ -342,7 +398,11 @@ fn report(
     let diag = cx.report(d.file(), d.span(), message);
     diag.label(target.file().clone(), target.raw(), "the redirect target");
     let mut help: Vec<String> = c.why.clone();
-    help.push(if c.scheme_relative {
+    help.push(if c.unkeyed_header.is_some() {
+        "redirect to a fixed host or to `$host` (the request's own `Host`, which caches key \
+         on); if a proxy in front sets the header, make it overwrite what the client sent"
+            .to_string()
+    } else if c.scheme_relative {
         "leave `absolute_redirect` on (the default: nginx then puts its own scheme and host \
          before a `/`-leading target), or redirect to a fixed host"
             .to_string()
