@@ -7,7 +7,7 @@
 //! MD5- or, on OpenSSL 3, a SHA-1-signed certificate) and the suites a higher level
 //! removes, but never a DH group under 1024 bits (`ssl_security_default_callback`); level 1
 //! (80 bits) accepts 1024-bit RSA keys and DH groups, which level 2 — Debian's and Ubuntu's
-//! OpenSSL 3 default — refuses. tests/hardening_binary.rs measures each of these with
+//! OpenSSL 3 default — refuses. tests/hardening_binary/ measures each of these with
 //! nginx. Level 0 is a
 //! warning; level 1 is info (it is upstream OpenSSL's own default). OpenSSL 1.0.2 has no
 //! levels, so nothing is reported for `[host] openssl = "1.0.2…"`; the OpenSSL assumed
