@@ -30,7 +30,6 @@ fn prefix() -> tempfile::TempDir {
 }
 
 use std::path::Path;
-use std::process::Command;
 
 /// lemplint's concise report of `conf` with only `codes` selected: (line, code) pairs.
 fn lint(conf: &Path, codes: &str) -> Vec<(usize, String)> {
@@ -190,33 +189,9 @@ fn a_missing_semicolon_in_server_name_is_what_nginx_warns_about() {
     );
 }
 
-/// `openssl req` for a self-signed certificate for `name` in `dir`: (cert, key).
+/// A self-signed certificate for `name` (see common::self_signed).
 fn self_signed(dir: &Path, name: &str) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
-    let (cert, key) = (
-        dir.join(format!("{name}.pem")),
-        dir.join(format!("{name}.key")),
-    );
-    let ok = Command::new("openssl")
-        .args([
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-        ])
-        .arg("-subj")
-        .arg(format!("/CN={name}"))
-        .arg("-keyout")
-        .arg(&key)
-        .arg("-out")
-        .arg(&cert)
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "openssl is required under CI=true for tests/trust_tls_binary.rs"
-        );
-        eprintln!("note: openssl not found; skipping");
-        return None;
-    }
-    Some((cert, key))
+    common::self_signed("tests/trust_tls_binary.rs", dir, name, 2048)
 }
 
 #[test]
@@ -280,21 +255,12 @@ fn proxy_pass_https_accepts_any_certificate_until_verification_is_on() {
     );
 }
 
-/// `openssl <args>`: its stdout, or `None` (a note, or a failure under `CI=true`) when
-/// openssl cannot run.
+/// `openssl <args>`: its output; `None` (a note, or a failure under `CI=true`) when openssl
+/// cannot run; a run that fails fails the test.
 fn openssl(args: &[&str]) -> Option<String> {
-    let out = Command::new("openssl").args(args).output();
-    match out {
-        Ok(o) if o.status.success() => Some(String::from_utf8_lossy(&o.stdout).into_owned()),
-        _ => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "openssl {args:?} must run under CI=true"
-            );
-            eprintln!("note: openssl {args:?} did not run; skipping");
-            None
-        }
-    }
+    let (ok, out) = common::openssl("tests/trust_tls_binary.rs", args, None)?;
+    assert!(ok, "openssl {args:?}: {out}");
+    Some(out)
 }
 
 #[test]

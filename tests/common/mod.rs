@@ -466,3 +466,64 @@ pub fn required_echo_module(nginx: &Path, test: &str) -> Option<PathBuf> {
     }
     found
 }
+
+/// `openssl <args>` (stdin from `stdin`, else nothing): (success, stdout and stderr
+/// together). `None` only when openssl cannot run at all: under `CI=true` that fails the
+/// test (`test` names the test file), elsewhere the test is skipped and says so. A run
+/// that fails is the caller's to judge (`ok` false), never a skip.
+pub fn openssl(test: &str, args: &[&str], stdin: Option<&Path>) -> Option<(bool, String)> {
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new("openssl");
+    cmd.args(args).stdin(match stdin {
+        Some(p) => Stdio::from(std::fs::File::open(p).unwrap()),
+        None => Stdio::null(),
+    });
+    match cmd.output() {
+        Ok(o) => Some((
+            o.status.success(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            ),
+        )),
+        Err(e) => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "openssl is required on CI (CI=true) for {test}: {e}"
+            );
+            eprintln!("note: openssl does not run ({e}); skipping");
+            None
+        }
+    }
+}
+
+/// `openssl req` for a self-signed certificate for `name` with an RSA key of `bits` in
+/// `dir`: (cert, key); `None` as for [`openssl`].
+pub fn self_signed(test: &str, dir: &Path, name: &str, bits: u32) -> Option<(PathBuf, PathBuf)> {
+    let (cert, key) = (
+        dir.join(format!("{name}.pem")),
+        dir.join(format!("{name}.key")),
+    );
+    let (ok, out) = openssl(
+        test,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            &format!("rsa:{bits}"),
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            &format!("/CN={name}"),
+            "-keyout",
+            key.to_str().unwrap(),
+            "-out",
+            cert.to_str().unwrap(),
+        ],
+        None,
+    )?;
+    assert!(ok, "openssl req: {out}");
+    Some((cert, key))
+}

@@ -72,56 +72,15 @@ fn lint(conf: &Path, select: &str, code: &str) -> Vec<(usize, String, String)> {
         .collect()
 }
 
-/// `openssl <args>`: (success, stdout and stderr together); `None` (skip, or a failure under
-/// `CI=true`) when openssl is not there.
+/// `openssl <args>` (see common::openssl).
 fn openssl(args: &[&str], stdin: Option<&Path>) -> Option<(bool, String)> {
-    let mut cmd = Command::new("openssl");
-    cmd.args(args);
-    cmd.stdin(match stdin {
-        Some(p) => Stdio::from(std::fs::File::open(p).unwrap()),
-        None => Stdio::null(),
-    });
-    match cmd.output() {
-        Ok(o) => Some((
-            o.status.success(),
-            format!(
-                "{}{}",
-                String::from_utf8_lossy(&o.stdout),
-                String::from_utf8_lossy(&o.stderr)
-            ),
-        )),
-        Err(e) => {
-            skip(&format!("openssl does not run ({e})"));
-            None
-        }
-    }
+    common::openssl(TEST, args, stdin)
 }
 
-/// `openssl req` for a self-signed certificate with an RSA key of `bits` in `dir`: (cert,
-/// key).
+/// A self-signed certificate with an RSA key of `bits` (see common::self_signed).
 fn self_signed(dir: &Path, name: &str, bits: u32) -> Option<(PathBuf, PathBuf)> {
-    let (cert, key) = (
-        dir.join(format!("{name}.pem")),
-        dir.join(format!("{name}.key")),
-    );
-    let (ok, out) = openssl(
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            &format!("rsa:{bits}"),
-            "-nodes",
-            "-days",
-            "2",
-            "-subj",
-            &format!("/CN={name}"),
-            "-keyout",
-            key.to_str().unwrap(),
-            "-out",
-            cert.to_str().unwrap(),
-        ],
-        None,
-    )?;
-    assert!(ok, "openssl req: {out}");
-    Some((cert, key))
+    common::self_signed(TEST, dir, name, bits)
 }
+
+/// This test binary, as failures name it.
+const TEST: &str = "tests/hardening_binary/";
