@@ -62,30 +62,41 @@ fn get(port: u16, target: &str) -> (String, String) {
     (body, cookie)
 }
 
-#[test]
-fn ignored_private_headers_share_one_visitors_page() {
-    let Some(nginx) = common::required_nginx("tests/cache_binary.rs") else {
-        return;
-    };
+/// A private prefix (with nginx's temporary directory) and two free ports.
+fn scratch() -> (tempfile::TempDir, u16, u16) {
     let tmp = tempfile::tempdir().unwrap();
-    let prefix = tmp.path();
-    std::fs::create_dir_all(prefix.join("tmp")).unwrap();
-    let (port, backend) = (common::free_port(), common::free_port());
-    let conf = prefix.join("nginx.conf");
-    let text = config(prefix, port, backend);
-    std::fs::write(&conf, &text).unwrap();
-    let line = 1 + text
-        .lines()
-        .position(|l| l.contains("proxy_ignore_headers"))
-        .unwrap();
+    std::fs::create_dir_all(tmp.path().join("tmp")).unwrap();
+    (tmp, common::free_port(), common::free_port())
+}
 
-    let report = common::lint_concise(&conf, "NGX157");
-    let found: Vec<&str> = report.lines().filter(|l| l.contains("[NGX157]")).collect();
+/// lemplint's one `code` finding on `conf`, which must be on the line of `text` that holds
+/// `needle`.
+fn only_finding(conf: &Path, text: &str, code: &str, needle: &str) -> String {
+    let line = common::line_of(text, needle);
+    let report = common::lint_concise(conf, code);
+    let found: Vec<&str> = report
+        .lines()
+        .filter(|l| l.contains(&format!("[{code}]")))
+        .collect();
     assert_eq!(found.len(), 1, "{report}");
     assert!(
         found[0].contains(&format!("nginx.conf:{line}:")),
         "{report}"
     );
+    found[0].to_string()
+}
+
+#[test]
+fn ignored_private_headers_share_one_visitors_page() {
+    let Some(nginx) = common::required_nginx("tests/cache_binary.rs") else {
+        return;
+    };
+    let (tmp, port, backend) = scratch();
+    let prefix = tmp.path();
+    let conf = prefix.join("nginx.conf");
+    let text = config(prefix, port, backend);
+    std::fs::write(&conf, &text).unwrap();
+    only_finding(&conf, &text, "NGX157", "proxy_ignore_headers");
 
     let _running = common::start_nginx_on(&nginx, prefix, &conf, &[port, backend]);
     // Ignored: the second client gets the first one's page and session cookie.
@@ -110,10 +121,8 @@ fn a_redirect_to_x_forwarded_host_poisons_a_cache_in_front() {
     let Some(nginx) = common::required_nginx("tests/cache_binary.rs") else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
+    let (tmp, port, backend) = scratch();
     let prefix = tmp.path();
-    std::fs::create_dir_all(prefix.join("tmp")).unwrap();
-    let (port, backend) = (common::free_port(), common::free_port());
     let conf = prefix.join("nginx.conf");
     let text = format!(
         r#"error_log {p}/error.log;
@@ -146,17 +155,8 @@ http {{
         temp = common::nginx_temp_paths(prefix),
     );
     std::fs::write(&conf, &text).unwrap();
-    let line = 1 + text
-        .lines()
-        .position(|l| l.contains("$http_x_forwarded_host"))
-        .unwrap();
-    let report = common::lint_concise(&conf, "NGX163");
-    let found: Vec<&str> = report.lines().filter(|l| l.contains("[NGX163]")).collect();
-    assert_eq!(found.len(), 1, "{report}");
-    assert!(
-        found[0].contains(&format!("nginx.conf:{line}:")) && found[0].contains("cache poisoning"),
-        "{report}"
-    );
+    let found = only_finding(&conf, &text, "NGX163", "$http_x_forwarded_host");
+    assert!(found.contains("cache poisoning"), "{found}");
 
     let _running = common::start_nginx_on(&nginx, prefix, &conf, &[port, backend]);
     let location = |request: &str| {

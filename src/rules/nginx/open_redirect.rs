@@ -160,7 +160,13 @@ fn unkeyed(variable: &str) -> Option<String> {
     if field == "host" {
         return None;
     }
-    let words: Vec<String> = field
+    Some(header_name(field))
+}
+
+/// A header as a client writes it (`X-Forwarded-Host`) from its variable's field name
+/// (`x_forwarded_host`).
+fn header_name(field: &str) -> String {
+    field
         .split('_')
         .map(|w| {
             let mut c = w.chars();
@@ -168,8 +174,8 @@ fn unkeyed(variable: &str) -> Option<String> {
                 .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
                 .unwrap_or_default()
         })
-        .collect();
-    Some(words.join("-"))
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 /// Whether the client's bytes come from a request header (`Host`, `X-Forwarded-Host`, a
@@ -346,17 +352,7 @@ fn example(part: &Part, whole_url: bool, suffixed: bool) -> Option<String> {
         "host" | "http_host" => "host".to_string(),
         h => h.strip_prefix("http_")?.to_string(),
     };
-    let header: String = header
-        .split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect::<Vec<_>>()
-        .join("-");
-    Some(format!("`{header}: {value}`"))
+    Some(format!("`{}: {value}`", header_name(&header)))
 }
 
 fn report(
