@@ -295,7 +295,7 @@ const STALE_DIRS: &[&str] = &[
     "attic",
 ];
 
-/// The file names the loaded nginx files name in an `include` they have commented out
+/// The file names the nginx files of the tree name in an `include` they have commented out
 /// (`#include /etc/nginx/wp-multisite-subdir;`): alternatives switched off on purpose.
 fn commented_includes(mains: &[&NginxInstance]) -> HashSet<Vec<u8>> {
     mains
@@ -587,7 +587,12 @@ impl Stack {
                 .filter(|d| d.file_name().is_some_and(|n| n == "sites-enabled"))
                 .filter_map(|d| d.parent())
                 .collect();
-            let commented = commented_includes(&mains);
+            // Commented-out includes in any nginx file of the tree count, the standalone ones
+            // too: a site template the installer enables (`sites-available/your-domain.conf`)
+            // that names `#include globals/map-google-sitemap.conf;` makes that file an
+            // option left off.
+            let all: Vec<&NginxInstance> = self.nginx.iter().collect();
+            let commented = commented_includes(&all);
             for i in self.nginx.iter().filter(|i| i.standalone) {
                 for f in &i.config.files {
                     let path = f.source.path.as_path();
@@ -602,8 +607,8 @@ impl Stack {
                     let stock = path
                         .file_name()
                         .is_some_and(|n| STOCK_NGINX_FILES.iter().any(|s| n == *s));
-                    // A copy kept in `old/` or `backup/`, or an alternative a loaded file
-                    // names in an `include` it has commented out: left out on purpose.
+                    // A copy kept in `old/` or `backup/`, or an alternative a file of the
+                    // tree names in an `include` it has commented out: left out on purpose.
                     let stale = path.parent().is_some_and(|d| {
                         d.strip_prefix(&self.root)
                             .unwrap_or(d)
