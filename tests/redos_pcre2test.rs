@@ -49,15 +49,16 @@ fn subject_line(s: &[u8]) -> String {
 
 /// pcre2test's verdict on one pattern and subject: its output line after the subject.
 fn run(exe: &PathBuf, pattern: &str, caseless: bool, subject: &[u8]) -> String {
+    run_with(exe, pattern, if caseless { "i" } else { "" }, subject)
+}
+
+/// The same with pcre2test's pattern modifiers (`i`, `jit`).
+fn run_with(exe: &PathBuf, pattern: &str, modifiers: &str, subject: &[u8]) -> String {
     assert!(
         !pattern.contains('"'),
         "the test patterns use `\"` as delimiter"
     );
-    let input = format!(
-        "\"{pattern}\"{}\n{}\n",
-        if caseless { "i" } else { "" },
-        subject_line(subject)
-    );
+    let input = format!("\"{pattern}\"{modifiers}\n{}\n", subject_line(subject));
     let mut child = Command::new(exe)
         .arg("-q")
         .stdin(Stdio::piped())
@@ -180,5 +181,33 @@ fn polynomial_attacks_at_nginxs_8k() {
         let out = run(&exe, pattern, false, &subject);
         let limit = out.contains("match limit exceeded");
         assert_eq!(limit, reaches, "{pattern}: pcre2test answered {out}");
+        if !reaches {
+            continue;
+        }
+        // `pcre_jit on`: the JIT looks for the pattern's last required byte at any length,
+        // so the interpreter's subject fails at once when it lacks that byte, and the
+        // subject NGX137 shows then (`redos_subject_jit`) still reaches the match limit.
+        let n = (max - fixed - 1) / r.attack.pump.len();
+        let jit = re
+            .redos_subject_jit(&r, n)
+            .unwrap_or_else(|| panic!("{pattern}: no subject for the JIT"));
+        assert!(jit.len() <= max + 64, "{pattern}");
+        let out = run_with(&exe, pattern, "jit", &jit);
+        assert!(
+            out.contains("match limit exceeded"),
+            "{pattern} (jit): pcre2test answered {out}"
+        );
+        if jit != subject {
+            let out = run_with(&exe, pattern, "jit", &subject);
+            assert!(
+                out.contains("No match"),
+                "{pattern} (jit, no required byte): pcre2test answered {out}"
+            );
+        }
     }
+    // Where the byte the JIT requires completes a match, there is no subject to run
+    // (`.` under `(?s)` takes any byte: whatever holds an `x` after `/` matches).
+    let re = Regex::parse(r"(?s)^/(.*.*)x", false).unwrap();
+    let r = re.redos().unwrap();
+    assert_eq!(re.redos_subject_jit(&r, 32), None);
 }

@@ -227,6 +227,40 @@ impl Regex {
         s
     }
 
+    /// The subject `r`'s attack needs under PCRE2's JIT (`pcre_jit on`), which checks for
+    /// the pattern's last required byte ([`queries::last_required_byte`]) at any length:
+    /// the attack with `n` pumps and that byte before its failing suffix, or after it, or
+    /// a sample after it ([`Regex::redos_subject`]), the first that this matcher finds does
+    /// not match. `None` when each of them matches: the byte the JIT asks for completes a
+    /// match (`^/(.*.*)x` has no failing subject holding an `x`).
+    pub fn redos_subject_jit(&self, r: &Redos, n: usize) -> Option<Vec<u8>> {
+        let Some((byte, caseless)) = queries::last_required_byte(&self.root, 0) else {
+            return Some(r.attack.string(n));
+        };
+        let holds = |t: &[u8]| {
+            t.iter()
+                .any(|&b| b == byte || (caseless && b.eq_ignore_ascii_case(&byte)))
+        };
+        // The three shapes, with `k` pumps.
+        let shape = |which: usize, k: usize| {
+            let mut t = r.attack.string(k);
+            match which {
+                0 if holds(&t) => {}
+                0 => return None,
+                1 => t.insert(t.len() - r.attack.suffix.len(), byte),
+                2 => t.push(byte),
+                _ => return Some(self.redos_subject(r, k)),
+            }
+            Some(t)
+        };
+        // Decided on a short subject, which this backtracking matcher settles at once (the
+        // pumps only repeat what makes the match fail), then built at `n` pumps.
+        let probe = n.min(8);
+        (0..4)
+            .find(|&w| shape(w, probe).is_some_and(|t| holds(&t) && self.is_match(&t) == Ok(false)))
+            .and_then(|w| shape(w, n))
+    }
+
     /// Whether `r`'s attack, in a subject of at most `max_len` bytes, reaches PCRE2's match
     /// limit ([`redos::PCRE2_MATCH_LIMIT`]; then the match fails with an error). PCRE2
     /// counts calls of its internal `match()`, one per backtracking point; at compile time

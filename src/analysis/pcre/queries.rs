@@ -415,3 +415,29 @@ fn prefix(node: &Node, out: &mut Vec<u8>, depth: usize) -> bool {
         }
     }
 }
+
+/// The last literal byte every match must hold, as PCRE2 finds it at compile time (its
+/// "last code unit": `l` for `^/goods-(\d+)(.*)\.html`), and whether it is caseless. PCRE2's
+/// JIT fails a subject without it at once, whatever its length (the interpreter checks only
+/// subjects shorter than 5,000 bytes). Read from the end of the top-level sequence: a
+/// literal, or one inside a group or a repeat that must match at least once; an optional
+/// or alternative part is stepped over (an earlier literal is still required). `None` when
+/// nothing is surely required.
+pub fn last_required_byte(node: &Node, depth: usize) -> Option<(u8, bool)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match &node.kind {
+        Kind::Literal { byte, caseless } => Some((*byte, *caseless)),
+        Kind::Group(g) => match g.kind {
+            GroupKind::Lookahead { .. } | GroupKind::Lookbehind { .. } => None,
+            _ => last_required_byte(&g.body, depth + 1),
+        },
+        Kind::Repeat(r) if r.min >= 1 => last_required_byte(&r.node, depth + 1),
+        Kind::Concat(v) => v
+            .iter()
+            .rev()
+            .find_map(|n| last_required_byte(n, depth + 1)),
+        _ => None,
+    }
+}

@@ -9,7 +9,10 @@
 //! findings its own matcher confirmed take super-linear steps are reported, and the
 //! attack is checked against the real PCRE2 by tests/redos_pcre2test.rs. nginx's
 //! `pcre_jit` is off by default, and a JIT-compiled pattern still backtracks the same
-//! number of ways, only faster.
+//! number of ways, only faster; but the JIT fails a subject without the pattern's last
+//! required byte at any length, so under `pcre_jit on` the attack shown holds that byte
+//! (`Regex::redos_subject_jit`), and a pattern with no failing subject that holds it is not
+//! reported.
 
 use crate::analysis::cursor::{Directive, Word};
 use crate::analysis::pcre::{Redos, Regex, Risk};
@@ -165,10 +168,18 @@ impl Rule for RegexRedos {
                 Risk::Exponential => "exponentially".to_string(),
                 Risk::Polynomial { degree } => format!("in time growing as length^{degree}"),
             };
-            // A subject of 8 KB is past PCRE2's required-byte check (done below 5,000
-            // bytes), so the polynomial attack needs no sample after it, which could make it
-            // match.
+            // A subject of 8 KB is past the interpreter's required-byte check (done below
+            // 5,000 bytes), so the polynomial attack needs no sample after it, which could
+            // make it match. PCRE2's JIT checks at any length: under `pcre_jit on` the
+            // subject ends with a sample, which holds the bytes the pattern requires
+            // (tests/redos_pcre2test.rs runs both against pcre2test).
+            let jit = jit_on(d);
             let attack = match r.risk {
+                Risk::Polynomial { .. } if jit => match re.redos_subject_jit(r, PUMPS) {
+                    Some(s) => shown(&s),
+                    // Every subject the JIT would run matches: no attack.
+                    None => continue,
+                },
                 Risk::Polynomial { .. } if severity == Severity::Warning => {
                     shown(&r.attack.string(PUMPS))
                 }
@@ -178,7 +189,14 @@ impl Rule for RegexRedos {
                 Risk::Exponential => "keeps a worker matching until PCRE2's match limit".into(),
                 Risk::Polynomial { .. } => {
                     let pump = shown(&r.attack.pump);
-                    if severity == Severity::Warning {
+                    if severity == Severity::Warning && jit {
+                        format!(
+                            "with `{pump}` repeated to fill the 8 KB nginx accepts, keeps a \
+                             worker matching until PCRE2's match limit (then nginx answers \
+                             500); `pcre_jit on` makes each attempt several times faster, not \
+                             shorter"
+                        )
+                    } else if severity == Severity::Warning {
                         format!(
                             "with `{pump}` repeated to fill the 8 KB nginx accepts, keeps a \
                              worker matching until PCRE2's match limit (then nginx answers 500)"
@@ -206,6 +224,15 @@ impl Rule for RegexRedos {
             );
         }
     }
+}
+
+/// Whether nginx compiles `d`'s regexes with PCRE2's JIT (`pcre_jit on` in the main
+/// context; off by default).
+fn jit_on(d: Directive<'_>) -> bool {
+    d.effective("pcre_jit")
+        .last()
+        .and_then(|p| p.arg(0))
+        .is_some_and(|a| a.is("on"))
 }
 
 /// `if ($var ~ re)` (and `~*`, `!~`, `!~*`): the word holding the pattern, the pattern,
