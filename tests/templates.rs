@@ -347,8 +347,8 @@ fn fmt_leaves_templates_as_written() {
     }
 }
 
-/// A file the main configuration names in an include it has commented out, or a copy kept
-/// in `old/`, was left out on purpose: its findings are info and marked not loaded. A file
+/// A file the main configuration (or a site template nothing loads) names in an include it
+/// has commented out, or a copy kept in `old/`, was left out on purpose: its findings are info and marked not loaded. A file
 /// nothing includes and nothing explains keeps its severity (still marked).
 #[test]
 fn switched_off_and_stale_files_are_told_at_info() {
@@ -373,7 +373,11 @@ fn switched_off_and_stale_files_are_told_at_info() {
             .unwrap_or_else(|| panic!("no NGX104 in {name}: {text}"))
             .to_string()
     };
-    for name in ["conf.d/site-multi.conf", "old/site.conf"] {
+    for name in [
+        "conf.d/site-multi.conf",
+        "old/site.conf",
+        "globals/sitemap.conf",
+    ] {
         let l = line(name);
         assert!(
             l.contains("info[NGX104]") && l.ends_with("[not loaded]"),
