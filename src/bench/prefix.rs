@@ -769,18 +769,18 @@ fn fpm_config(
         if let Some(n) = over.fpm_backlog {
             let _ = writeln!(out, "listen.backlog = {n}");
         }
-        let mut keys: Vec<&String> = pool.settings.keys().collect();
-        keys.sort();
-        for key in keys {
+        // Each key once, in key order, with its last occurrence (the one php-fpm uses).
+        for group in pool.settings.chunk_by(|a, b| a.0 == b.0) {
+            let Some(&(ref key, at)) = group.last() else {
+                continue;
+            };
+            let key: &str = key;
             if key == "listen.backlog" && over.fpm_backlog.is_some() {
                 continue;
             }
-            let Some(&at) = pool.settings[key].last() else {
-                continue;
-            };
             // As the file spells the key (`pm.max_children`, `php_value[memory_limit]`).
             let written = cfg.entry(at).map_or_else(
-                || key.clone(),
+                || key.to_string(),
                 |e| String::from_utf8_lossy(&cfg.source(at).text[e.key.range()]).into_owned(),
             );
             let where_ = format!(
@@ -812,7 +812,7 @@ fn fpm_config(
                 continue;
             }
             let value = match value.trim().parse::<u64>() {
-                Ok(n) if masters > 1 && SPLIT.contains(&key.as_str()) => {
+                Ok(n) if masters > 1 && SPLIT.contains(&key) => {
                     n.div_ceil(masters as u64).max(1).to_string()
                 }
                 _ => value,
@@ -823,7 +823,7 @@ fn fpm_config(
                     let head = key.split('[').next().unwrap_or_default();
                     format!("{}[{}]", head.to_ascii_lowercase(), setting.trim())
                 }
-                None => key.clone(),
+                None => key.to_string(),
             };
             let _ = writeln!(out, "{key} = {}", quote_ini(&value));
         }

@@ -133,7 +133,10 @@ impl Expanded {
         let overflow = fanout.err();
         let mut occ: Vec<Occurrence> = Vec::with_capacity(expected.min(limit));
         let mut interner = Interner::default();
-        // Per file: its local name ids → ours, filled when the file is first walked.
+        // Per file: its local name ids → ours, each interned when a directive first uses
+        // it. A file's name table also numbers the first words of word-list entries (a
+        // map's keys, a `types` block's MIME types), which are not directives: interning
+        // those too cost a string and a table slot per map key (a 150,000-key map: 11 MB).
         let mut local_names: Vec<Vec<NameId>> = vec![Vec::new(); config.files.len()];
         // A file being walked: its next node, where it ends, and the occurrence its
         // top-level directives belong to.
@@ -159,11 +162,7 @@ impl Expanded {
             let tree = &file.parsed.tree;
             let names = &mut local_names[frame.file.0 as usize];
             if names.is_empty() && !tree.names.is_empty() {
-                *names = tree
-                    .names
-                    .iter()
-                    .map(|w| interner.intern(&w.value(&file.source.text)))
-                    .collect();
+                *names = vec![UNSEEN; tree.names.len()];
             }
             // Walk this file's nodes until it ends or an include opens another file.
             let mut opened: Option<(&[FileId], OccId)> = None;
@@ -182,7 +181,12 @@ impl Expanded {
                 let NodeKind::Directive(d) = &node.kind else {
                     continue;
                 };
-                let name = names[d.name_id as usize];
+                let local = &mut names[d.name_id as usize];
+                if *local == UNSEEN {
+                    let word = tree.names[d.name_id as usize];
+                    *local = interner.intern(&word.value(&file.source.text));
+                }
+                let name = *local;
                 let parent = frame.open.last().map_or(frame.parent, |&(o, _)| o);
                 let me = occ.len() as OccId;
                 occ.push(Occurrence {
@@ -340,6 +344,9 @@ impl Expanded {
 }
 
 /// Names seen while expanding, numbered in order of first appearance.
+/// A file's local name not yet interned (see [`Expanded::build`]).
+const UNSEEN: NameId = NameId::MAX;
+
 #[derive(Default)]
 struct Interner {
     ids: FxHashMap<Box<[u8]>, NameId>,

@@ -341,6 +341,11 @@ impl ServerLocations {
             }
             out.push_children(view, cache, occ, Some(id), &mut todo);
         }
+        // Sized exactly: the tree lives as long as the configuration, one level per
+        // location, and grown by doubling each server kept room for four levels where most
+        // have one (a server without locations: 224 bytes instead of 56).
+        out.locations.shrink_to_fit();
+        out.levels.reserve_exact(members.len());
         for (i, level) in members.iter().enumerate() {
             // nginx builds the static tree of a level only on a path of prefix and exact
             // locations from the server: the prefix and exact locations nested in a regex

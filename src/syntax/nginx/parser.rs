@@ -77,11 +77,13 @@ fn encoding_errors(src: &[u8], parsed: &mut Parsed) {
 fn parse_bytes(src: &[u8]) -> Parsed {
     let (scratch, table) = SCRATCH.with(|s| s.take()).unwrap_or_default();
     if src.len() > SCRATCH_LIMIT {
-        let (parsed, table) = Parser::new(src, Tree::default(), table).run();
+        let (parsed, mut table) = Parser::new(src, Tree::default(), table).run();
+        table.trim();
         SCRATCH.with(|s| s.set(Some((scratch, table))));
         return parsed;
     }
-    let (mut parsed, table) = Parser::new(src, scratch, table).run();
+    let (mut parsed, mut table) = Parser::new(src, scratch, table).run();
+    table.trim();
     // Hand back exactly-sized arrays and keep the grown ones for the next file: a vhost of
     // 2 KB would otherwise reserve (and half waste) arrays sized by guesswork, or grow
     // them by copying, thousands of times over.
