@@ -106,9 +106,6 @@ pub fn run() -> i32 {
     }
 }
 
-/// Reads the command line. `--version`, `--help` and a usage error are answered here, and
-/// end with the exit code in `Err`: `main` parses before it starts the thread pool, so these
-/// answer without starting threads.
 impl Cli {
     /// The command starts nginx and php-fpm (`bench`): those inherit the process's
     /// settings, such as whether transparent huge pages are allowed.
@@ -117,6 +114,9 @@ impl Cli {
     }
 }
 
+/// Reads the command line. `--version`, `--help` and a usage error are answered here, and
+/// end with the exit code in `Err`: `main` parses before it starts the thread pool, so these
+/// answer without starting threads.
 pub fn parse_args() -> Result<Cli, i32> {
     Cli::try_parse().map_err(|e| {
         let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
