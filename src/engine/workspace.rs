@@ -13,7 +13,9 @@ use crate::fxhash::FxHashSet as HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Options shared by `lint`, `fix`, `stack` and `tune`.
+// Options shared by `lint`, `fix`, `stack` and `tune`. A plain comment: clap makes a doc
+// comment here the description of every command that flattens these, once that command's
+// arguments are added on demand (`cli::Command` defers them).
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct StackArgs {
     /// Files or directories (default: the current directory)
