@@ -41,7 +41,7 @@ fn main() {
     }
 }
 
-/// Links the `lemplint` executable at a fixed address on Linux (`-no-pie`): a
+/// Links the `lemplint` executable at a fixed address on Linux with glibc (`-no-pie`): a
 /// position-independent one is relocated by the dynamic loader at every start, 32,700
 /// relocations that write every page of its 590 KB of pointer tables (the rule registry,
 /// the directive catalogue, clap's command tree): `lemplint --version` took 289 page faults
@@ -51,8 +51,10 @@ fn main() {
 /// Rust, and the code it runs is its own. The library, tests and other targets are
 /// unchanged; delete this call to go back to a PIE.
 fn position_dependent_binary() {
+    // glibc targets only: a musl build linked static-pie is left as the target makes it.
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    if os == "linux" {
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if os == "linux" && env == "gnu" {
         println!("cargo:rustc-link-arg-bin=lemplint=-no-pie");
     }
 }
