@@ -346,6 +346,42 @@ fn a_finding_shown_by_its_label_is_still_built_when_files_are_named() {
     }
 }
 
+/// Naming a file shows the findings of every path that resolves to it: the include reads
+/// `sites-enabled/site`, a link to `sites-available/site`, and either name shows the finding.
+/// A hard link is another path to the same inode, which `realpath` does not turn into the
+/// named one: the findings read through the include stay hidden (the focus check skips
+/// resolving paths only for files of another inode, and must agree with `realpath` here).
+#[test]
+fn a_named_file_is_in_focus_through_a_symlink_not_a_hard_link() {
+    let d = tree();
+    let lint = |named: &str| {
+        let out = run(
+            d.path(),
+            &["lint", "--select", "NGX022", "--format", "concise", named],
+            None,
+        );
+        text(&out.stdout)
+    };
+    for named in [
+        "etc/nginx/sites-available/site",
+        "etc/nginx/sites-enabled/site",
+    ] {
+        let stdout = lint(named);
+        assert!(
+            stdout.contains("etc/nginx/sites-enabled/site:4:16: warning[NGX022]"),
+            "{named}: {stdout}"
+        );
+    }
+    std::fs::hard_link(
+        d.path().join("etc/nginx/sites-available/site"),
+        d.path().join("etc/nginx/site-copy"),
+    )
+    .unwrap();
+    let stdout = lint("etc/nginx/site-copy");
+    assert!(!stdout.contains("sites-enabled/site:"), "{stdout}");
+    assert!(!stdout.contains("sites-available/site:"), "{stdout}");
+}
+
 /// A site in `sites-available/` and its link in `sites-enabled/`, with no main configuration
 /// that includes either: one file, one configuration, each finding once (at the file's own
 /// name), not once per name.

@@ -539,13 +539,24 @@ pub fn merge(name: &str) -> Merge {
     static POLICIES: std::sync::OnceLock<crate::fxhash::FxHashMap<&'static str, Merge>> =
         std::sync::OnceLock::new();
     let policies = POLICIES.get_or_init(|| {
-        catalogue::all()
-            .iter()
-            .map(|e| e.name)
-            .chain(OWN.iter().copied())
-            .chain(ARRAYS.iter().copied())
-            .map(|n| (n, merge_uncached(n)))
-            .collect()
+        // The catalogue is sorted by name: each name's entries are one run of it, judged
+        // where they are (a binary search per name was most of a small stack's rules).
+        let mut entries = catalogue::all();
+        let mut policies = crate::fxhash::FxHashMap::with_capacity_and_hasher(
+            entries.len() + OWN.len() + ARRAYS.len(),
+            Default::default(),
+        );
+        while let Some(first) = entries.first() {
+            let run = entries.partition_point(|e| e.name == first.name);
+            policies.insert(first.name, policy(first.name, &entries[..run]));
+            entries = &entries[run..];
+        }
+        for &n in OWN.iter().chain(ARRAYS) {
+            policies
+                .entry(n)
+                .or_insert_with(|| policy(n, catalogue::lookup(n)));
+        }
+        policies
     });
     policies.get(name).copied().unwrap_or(Merge::Inherited)
 }
@@ -581,14 +592,15 @@ const ARRAYS: &[&str] = &[
     "grpc_set_header",
 ];
 
-fn merge_uncached(name: &str) -> Merge {
+/// The policy of `name`, whose catalogue entries are `entries`.
+fn policy(name: &str, entries: &[catalogue::Entry]) -> Merge {
     if OWN.contains(&name) {
         return Merge::NotInherited;
     }
     // The http command of that name that servers and locations use (not `upstream`'s
     // `keepalive_timeout`). Only positive evidence is taken: the generator's "no merge"
     // also covers lists merged by custom code (`fastcgi_hide_header`).
-    let http = catalogue::lookup(name).iter().find(|e| {
+    let http = entries.iter().find(|e| {
         e.module.starts_with("ngx_http_") && e.allowed_in(known::HTTP_SRV | known::HTTP_LOC)
     });
     match http.map(|e| e.merge) {

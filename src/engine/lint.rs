@@ -144,7 +144,13 @@ pub fn collect_cancellable(
         crate::timings::report(format_args!("rules"), ran);
         skipped.extend(result.skipped_for_host);
         let mut found = result.diagnostics;
-        let unloaded = stack.unloaded_files();
+        // Which files nothing loads is asked only when there is a finding to mark (a walk of
+        // every file: 31 M instructions on a 5,600-file tree linted through its main file).
+        let unloaded = if found.is_empty() {
+            Default::default()
+        } else {
+            stack.unloaded_files()
+        };
         if !unloaded.is_empty() {
             for d in &mut found {
                 let why = unloaded.get(d.file.path.as_path()).copied();

@@ -13,7 +13,9 @@ use crate::fxhash::FxHashSet as HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Options shared by `lint`, `fix`, `stack` and `tune`.
+// Options shared by `lint`, `fix`, `stack` and `tune`. A plain comment: clap makes a doc
+// comment here the description of every command that flattens these, once that command's
+// arguments are added on demand (`cli::Command` defers them).
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct StackArgs {
     /// Files or directories (default: the current directory)
@@ -128,6 +130,9 @@ pub struct Workspace {
     /// The files the user named (pre-commit passes changed files): only diagnostics that
     /// concern them are reported. `None` when directories were given.
     pub focus: Option<HashSet<PathBuf>>,
+    /// The device and inode of each named file, when every one could be asked: a file read
+    /// with another identity is none of them, found without resolving its path.
+    focus_ids: Option<HashSet<(u64, u64)>>,
 }
 
 impl Workspace {
@@ -226,12 +231,18 @@ impl Workspace {
             stacks.push(Stack::build(fs, files, &build, host));
         }
         let focus = all_files.then(|| paths.iter().map(|p| normalize(p)).collect());
+        let focus_ids = if all_files && !stdin {
+            file_ids(&paths)
+        } else {
+            None
+        };
         release_freed_memory();
         Ok(Workspace {
             config,
             options,
             stacks,
             focus,
+            focus_ids,
         })
     }
 
@@ -249,6 +260,15 @@ impl Workspace {
     /// `nginx -T` dump holding it is (the dump is what was named; its sections carry the
     /// paths of the server that wrote it).
     pub fn file_in_focus(&self, file: &crate::source::SourceFile) -> bool {
+        // Two paths that resolve to one file name one device and inode: a file read with
+        // an identity no named file has is not one of them, and its path is not resolved
+        // (a `realpath`, one `readlink` per component, for each of 5,600 files of a tree
+        // linted through its main file). A section of a dump is asked by its paths.
+        if let (Some(ids), Some(stamp), None) = (&self.focus_ids, &file.stamp, &file.member) {
+            if !ids.contains(&(stamp.dev, stamp.ino)) {
+                return false;
+            }
+        }
         self.in_focus(&file.path)
             || file
                 .member
@@ -319,6 +339,24 @@ fn load_config(args: &StackArgs, paths: &[PathBuf]) -> Result<(Loaded, RuleOptio
             Ok((loaded, options))
         }
         None => Ok((Loaded::default(), RuleOptions::default())),
+    }
+}
+
+/// The device and inode of each of `paths` (as `stat` follows links), or `None` when one
+/// cannot be asked.
+fn file_ids(paths: &[PathBuf]) -> Option<HashSet<(u64, u64)>> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        paths
+            .iter()
+            .map(|p| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino())))
+            .collect()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = paths;
+        None
     }
 }
 

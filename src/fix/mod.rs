@@ -62,6 +62,17 @@ pub enum Applicability {
     Safe,
 }
 
+impl Applicability {
+    /// The name the JSON contract writes (serde's kebab-case of the variant).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::DisplayOnly => "display-only",
+            Applicability::Unsafe => "unsafe",
+            Applicability::Safe => "safe",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Fix {
     pub title: String,

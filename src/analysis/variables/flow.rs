@@ -207,17 +207,18 @@ impl<'a> Provenance<'a> {
                 p.sets.entry((n, server)).or_default().push(occ);
             }
         }
-        let named_group = memchr::memmem::Finder::new(b"(?");
         for occ in view.named("map") {
             if let Some(n) = view.arg(occ, 1).as_deref().and_then(var_name) {
                 p.maps.entry(n).or_default().push(occ);
             }
-            for (file, key, _) in self.map_entries(occ) {
+            // Visited in place, not listed: a blocklist's tens of thousands of entries
+            // were a vector of them per map, when only keys with a named group are kept.
+            self.visit_entries(occ, &mut |file, key, _| {
                 // A named capture opens with `(?`, which unescaping never makes: a key
                 // without it as written has none, and is not unescaped to find out (a
                 // blocklist's tens of thousands of regex keys were half a pre-commit run).
-                if named_group.find(&file.text[key.raw().range()]).is_none() {
-                    continue;
+                if !has_group_opener(&file.text[key.raw().range()]) {
+                    return;
                 }
                 if let Some((pattern, _)) = regex_key(&key.text(&file.text)) {
                     for n in names_in(pattern.as_bytes()) {
@@ -227,7 +228,7 @@ impl<'a> Provenance<'a> {
                             .push((occ, file.clone(), key));
                     }
                 }
-            }
+            });
         }
         // Their variable is the last argument: `geo [$src] $var`, `split_clients $src $var`.
         for dir in ["geo", "split_clients"] {
@@ -944,10 +945,17 @@ impl<'a> Provenance<'a> {
     /// absent for `hostnames`, `volatile`), those of files an `include` among them reads
     /// included (the map handler calls nginx's include: ngx_http_map), in order.
     fn map_entries(&self, m: OccId) -> Vec<(Shared, Word, Option<Word>)> {
-        let o = self.view.expanded.get(m);
         let mut out = Vec::new();
-        self.entries_in(o.file, o.node, 0, &mut out);
+        self.visit_entries(m, &mut |file, key, value| {
+            out.push((file.clone(), key, value))
+        });
         out
+    }
+
+    /// Calls `visit` with each entry of map `m` as [`Provenance::map_entries`] lists them.
+    fn visit_entries(&self, m: OccId, visit: &mut dyn FnMut(&Shared, Word, Option<Word>)) {
+        let o = self.view.expanded.get(m);
+        self.entries_in(o.file, o.node, 0, visit);
     }
 
     /// The entries below `node` of `file` (`ROOT` for a whole included file).
@@ -956,7 +964,7 @@ impl<'a> Provenance<'a> {
         file: FileId,
         node: NodeId,
         depth: usize,
-        out: &mut Vec<(Shared, Word, Option<Word>)>,
+        visit: &mut dyn FnMut(&Shared, Word, Option<Word>),
     ) {
         // nginx refuses includes nested deeper than its own limit long before this.
         const MAX_INCLUDE_DEPTH: usize = 16;
@@ -971,12 +979,12 @@ impl<'a> Provenance<'a> {
             if key.is(&f.source.text, "include") {
                 if depth < MAX_INCLUDE_DEPTH {
                     for &t in self.view.config.includes.get(file, id).unwrap_or_default() {
-                        self.entries_in(t, ROOT, depth + 1, out);
+                        self.entries_in(t, ROOT, depth + 1, visit);
                     }
                 }
                 continue;
             }
-            out.push((f.source.clone(), key, tree.args(d).first().copied()));
+            visit(&f.source, key, tree.args(d).first().copied());
         }
     }
 
@@ -1055,6 +1063,11 @@ impl<'a> Provenance<'a> {
 }
 
 /// The index of a set of dangers in [`Picks`].
+/// Whether `raw` holds `(?`, which opens every named group.
+fn has_group_opener(raw: &[u8]) -> bool {
+    memchr::memchr_iter(b'(', raw).any(|i| raw.get(i + 1) == Some(&b'?'))
+}
+
 fn subject_index(d: Dangers) -> usize {
     d.iter().map(|d| 1 << d.index()).sum()
 }

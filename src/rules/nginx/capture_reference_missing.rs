@@ -89,8 +89,8 @@ impl Rule for CaptureReferenceMissing {
                     continue;
                 };
                 let Some(last) = last_regex(d, &regex_maps) else {
-                    let seen = indexes
-                        .get_or_insert_with(|| (Provenance::new(inst.view()), Index::of(inst)));
+                    let seen =
+                        indexes.get_or_insert_with(|| (cx.provenance(inst), Index::of(inst)));
                     let reads = |c: Directive<'_>| reads_any(c, &regex_maps);
                     let seen = Seen {
                         reads_regex_map: &reads,

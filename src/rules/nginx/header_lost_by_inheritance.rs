@@ -300,6 +300,17 @@ fn judge<'a>(
         return None;
     }
     let own = level.own(kind.name);
+    // When files are named, a finding none of whose places (the block, its own entries, the
+    // lost ones among those inherited) is in one is not shown: asked before the entries'
+    // names are read, which is most of the cost of a level that loses nothing shown.
+    if let Some(focus) = focus {
+        let shown = focus.shows(block.file())
+            || own.iter().any(|d| focus.shows(d.file()))
+            || inherited.iter().any(|d| focus.shows(d.file()));
+        if !shown {
+            return None;
+        }
+    }
     let mut present = Present::new(kind.caseless);
     for d in &own {
         if let Some(a) = d.arg(0) {

@@ -50,7 +50,7 @@ impl Rule for OpenRedirect {
                 if !target.bytes().contains(&b'$') {
                     continue;
                 }
-                let p = prov.get_or_insert_with(|| Provenance::new(inst.view()));
+                let p = prov.get_or_insert_with(|| cx.provenance(inst));
                 if let Some(found) = chosen_host(d, target, p) {
                     report(cx, d, target, &found);
                 }

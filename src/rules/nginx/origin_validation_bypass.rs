@@ -103,7 +103,14 @@ impl Rule for OriginValidationBypass {
                 .arg(1)
                 .map(|v| v.value().trim_start_matches('$').to_ascii_lowercase());
             let sent_as_cors = output.is_some_and(|o| cors_vars.contains(&o));
-            for (key, value) in d.entries() {
+            // Of a map that does not feed the CORS header, only entries that may yield the
+            // origin are judged: a value without `$` or `:` as written has neither
+            // `$http_origin` nor `://` (unescaping makes neither), and is not unescaped to
+            // find out (a referer blocklist's thousands of `1`s).
+            let may_yield = |v: &Option<Word<'_>>| {
+                v.is_some_and(|v| v.raw_bytes().iter().any(|&b| b == b'$' || b == b':'))
+            };
+            for (key, value) in d.entries_where(|_, v| sent_as_cors || may_yield(v)) {
                 // An entry is a trusted site when the map feeds the CORS header, or when it
                 // yields the origin itself; a map of `1`s is as likely a blocklist.
                 let yields_origin = value.is_some_and(|v| {

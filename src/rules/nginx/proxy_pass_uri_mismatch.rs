@@ -122,7 +122,7 @@ impl Rule for ProxyPassUriMismatch {
                     if let Some(mut seen) = simulate(&mut model, d, parent) {
                         if seen.decoded.is_some() {
                             // Request splitting is NGX040's finding, as below.
-                            let p = provenance.get_or_insert_with(|| Provenance::new(inst.view()));
+                            let p = provenance.get_or_insert_with(|| cx.provenance(inst));
                             if p.argument(d.occ(), 0).why(Danger::CrLf).is_some() {
                                 seen.decoded = None;
                             }
@@ -140,7 +140,7 @@ impl Rule for ProxyPassUriMismatch {
                 if !value.contains('$') || !uri.contains('$') {
                     continue;
                 }
-                let p = provenance.get_or_insert_with(|| Provenance::new(inst.view()));
+                let p = provenance.get_or_insert_with(|| cx.provenance(inst));
                 let answer = p.argument(d.occ(), 0);
                 // A client-chosen line break here is request splitting, NGX040's finding
                 // (header-crlf-injection follows the same chains); one report is enough.

@@ -95,7 +95,7 @@ impl Rule for SsrfProxyTarget {
                     continue;
                 };
                 if prov.as_ref().is_none_or(|(i, _)| *i != ci) {
-                    prov = Some((ci, Provenance::new(inst.view())));
+                    prov = Some((ci, cx.provenance(inst)));
                 }
                 let p = &prov.as_ref().expect("just built").1;
                 // A location only nginx enters, and the redirects that send requests there

@@ -118,6 +118,12 @@ impl<'a> JsonOut<'a> {
         self.buf.clear();
         Ok(())
     }
+
+    /// Hands everything buffered to the writer and flushes it.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.flush_buf()?;
+        self.out.flush()
+    }
 }
 
 /// "00" to "99", for writing integers two digits at a time.
@@ -182,16 +188,29 @@ fn escape_text(buf: &mut Vec<u8>, mut text: &[u8]) {
 /// runs whole; returns how many bytes it consumed.
 fn escape_ascii(buf: &mut Vec<u8>, bytes: &[u8]) -> usize {
     let mut run_start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight bytes at a time while none needs a look (nearly all text): a byte at a time
+        // only around the ones that do.
+        if let Some(word) = bytes.get(i..i + 8) {
+            let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            if is_plain_ascii(word) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
         let esc = ESCAPES[b as usize];
         if esc == PLAIN {
+            i += 1;
             continue;
         }
         buf.extend_from_slice(&bytes[run_start..i]);
         if esc == NON_ASCII {
             return i;
         }
-        run_start = i + 1;
+        i += 1;
+        run_start = i;
         if esc == b'u' {
             // serde_json writes these with lowercase hex digits.
             const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -205,6 +224,19 @@ fn escape_ascii(buf: &mut Vec<u8>, bytes: &[u8]) -> usize {
     }
     buf.extend_from_slice(&bytes[run_start..]);
     bytes.len()
+}
+
+/// Whether none of the eight bytes of `word` is escaped or non-ASCII: no byte from 0x80,
+/// below 0x20, `"` or `\`. (The classic "has a zero byte" and "has a byte less than n"
+/// tests: each is exact about whether such a byte exists, which is all that is asked.)
+fn is_plain_ascii(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word;
+    let quote = has_zero(word ^ (ONES * u64::from(b'"')));
+    let backslash = has_zero(word ^ (ONES * u64::from(b'\\')));
+    (word | below_space | quote | backslash) & HIGHS == 0
 }
 
 /// Writes the nodes of `tree` as a JSON array. `includes` lists, sorted by node, the include
