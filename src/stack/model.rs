@@ -593,6 +593,14 @@ impl Stack {
             // option left off.
             let all: Vec<&NginxInstance> = self.nginx.iter().collect();
             let commented = commented_includes(&all);
+            // ...unless another file of the tree includes it for real (a template's own
+            // `include globals/php-fpm.conf;` beside another's commented-out one).
+            let included: HashSet<&Path> = self
+                .nginx
+                .iter()
+                .flat_map(|i| i.config.files.iter().skip(1))
+                .map(|f| f.source.path.as_path())
+                .collect();
             for i in self.nginx.iter().filter(|i| i.standalone) {
                 for f in &i.config.files {
                     let path = f.source.path.as_path();
@@ -615,9 +623,10 @@ impl Stack {
                             .iter()
                             .any(|c| STALE_DIRS.iter().any(|s| c.eq_ignore_ascii_case(s)))
                     });
-                    let switched_off = path
-                        .file_name()
-                        .is_some_and(|n| commented.contains(n.as_encoded_bytes()));
+                    let switched_off = !included.contains(path)
+                        && path
+                            .file_name()
+                            .is_some_and(|n| commented.contains(n.as_encoded_bytes()));
                     let why = if disabled || stock || stale || switched_off {
                         Unloaded::Disabled
                     } else {
