@@ -320,7 +320,7 @@ impl Analyser<'_> {
     }
 
     /// A suffix byte that the rest of the pattern cannot start with and the pumped
-    /// repeat cannot consume, if there is one.
+    /// repeat cannot consume, if there is one (a newline with a byte after it).
     fn suffix(&self, rest: &[Node], pumped: ByteSet) -> Vec<u8> {
         let mut first = ByteSet::EMPTY;
         for n in rest {
@@ -337,10 +337,14 @@ impl Analyser<'_> {
                 .find(|b| !s.contains(*b))
                 .or_else(|| s.complement().first())
         };
-        pick(bad)
-            .or_else(|| pick(first))
-            .map(|b| vec![b])
-            .unwrap_or_default()
+        match pick(bad).or_else(|| pick(first)) {
+            // `$` also matches before a final newline: a subject ending in `\n` could then
+            // match. A byte after it keeps the newline from being final (`.*` cannot
+            // cross it either), as `%0Ab` does in a URI.
+            Some(b'\n') => vec![b'\n', b'b'],
+            Some(b) => vec![b],
+            None => Vec::new(),
+        }
     }
 
     /// Walks the tree; `before` is a witness of what a match has read on the way here.
