@@ -228,29 +228,18 @@ fn write_diagnostic(o: &mut JsonOut<'_>, d: &Diagnostic) {
         None => o.raw(b"null"),
     }
     o.raw(b",\n      \"labels\": ");
-    if d.labels.is_empty() {
-        o.raw(b"[]");
-    } else {
-        o.raw(b"[");
-        for (i, l) in d.labels.iter().enumerate() {
-            let at = l.file.line_col(l.span.start);
-            o.raw(if i == 0 {
-                b"\n        {"
-            } else {
-                b",\n        {"
-            });
-            o.raw(b"\n          \"file\": ");
-            write_path(o, &l.file);
-            o.raw(b",\n          \"line\": ");
-            o.uint(at.line);
-            o.raw(b",\n          \"column\": ");
-            o.uint(at.column);
-            o.raw(b",\n          \"message\": ");
-            o.string(&l.text);
-            o.raw(b"\n        }");
-        }
-        o.raw(b"\n      ]");
-    }
+    write_array(o, &d.labels, b"\n        ", |o, l| {
+        let at = l.file.line_col(l.span.start);
+        o.raw(b"{\n          \"file\": ");
+        write_path(o, &l.file);
+        o.raw(b",\n          \"line\": ");
+        o.uint(at.line);
+        o.raw(b",\n          \"column\": ");
+        o.uint(at.column);
+        o.raw(b",\n          \"message\": ");
+        o.string(&l.text);
+        o.raw(b"\n        }");
+    });
     o.raw(b",\n      \"fix\": ");
     match &d.fix {
         None => o.raw(b"null"),
@@ -260,34 +249,48 @@ fn write_diagnostic(o: &mut JsonOut<'_>, d: &Diagnostic) {
             o.raw(b",\n        \"title\": ");
             o.string(&f.title);
             o.raw(b",\n        \"edits\": ");
-            if f.edits.is_empty() {
-                o.raw(b"[]");
-            } else {
-                o.raw(b"[");
-                for (i, e) in f.edits.iter().enumerate() {
-                    o.raw(if i == 0 {
-                        b"\n          {"
-                    } else {
-                        b",\n          {"
-                    });
-                    o.raw(b"\n            \"file\": ");
-                    write_path(o, &e.file);
-                    o.raw(b",\n            \"start\": ");
-                    o.uint(e.range.start);
-                    o.raw(b",\n            \"end\": ");
-                    o.uint(e.range.end);
-                    o.raw(b",\n            \"content\": ");
-                    o.string(&e.content);
-                    o.raw(b"\n          }");
-                }
-                o.raw(b"\n        ]");
-            }
+            write_array(o, &f.edits, b"\n          ", |o, e| {
+                o.raw(b"{\n            \"file\": ");
+                write_path(o, &e.file);
+                o.raw(b",\n            \"start\": ");
+                o.uint(e.range.start);
+                o.raw(b",\n            \"end\": ");
+                o.uint(e.range.end);
+                o.raw(b",\n            \"content\": ");
+                o.string(&e.content);
+                o.raw(b"\n          }");
+            });
             o.raw(b"\n      }");
         }
     }
     o.raw(b",\n      \"loaded\": ");
     o.raw(if d.loaded { b"true" } else { b"false" });
     o.raw(b"\n    }");
+}
+
+/// A list as serde's pretty printer writes it: `[]` when empty, else each item on its own
+/// line after `indent` (a newline and the items' indent), the closing `]` two spaces less
+/// indented.
+fn write_array<T>(
+    o: &mut JsonOut<'_>,
+    items: &[T],
+    indent: &[u8],
+    mut each: impl FnMut(&mut JsonOut<'_>, &T),
+) {
+    if items.is_empty() {
+        o.raw(b"[]");
+        return;
+    }
+    o.raw(b"[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            o.raw(b",");
+        }
+        o.raw(indent);
+        each(o, item);
+    }
+    o.raw(&indent[..indent.len() - 2]);
+    o.raw(b"]");
 }
 
 /// A path as [`display_path`] shows it.
