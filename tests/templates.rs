@@ -258,21 +258,30 @@ fn a_directory_mounted_as_conf_d_is_read_inside_the_platforms_main_file() {
     assert!(found.iter().any(|f| f.2 == "STK007"), "{found:?}");
 }
 
-/// A file the Dockerfile downloads at build time is supplied at deployment, not missing;
-/// one no script of the tree names is still a missing include (nginx would not start).
-#[test]
-fn an_include_a_deployment_script_supplies_is_not_missing() {
-    let dir = "fixtures/templates/supplied";
+/// The lines of `dir`'s NGX020 (missing include) findings, lint's exit code, and what
+/// `lemplint stack` says of the tree.
+fn missing_includes(dir: &str) -> (Vec<u64>, i32, String) {
     let (found, code) = lint(dir, &[]);
-    let missing: Vec<u64> = found
+    let missing = found
         .iter()
         .filter(|f| f.2 == "NGX020")
         .map(|f| f.1)
         .collect();
-    assert_eq!(missing, [8], "{found:?}");
-    assert_eq!(code, 2);
     let out = run_lemplint(root(), &["stack", dir], None);
-    let text = String::from_utf8_lossy(&out.stdout);
+    (
+        missing,
+        code,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// A file the Dockerfile downloads at build time is supplied at deployment, not missing;
+/// one no script of the tree names is still a missing include (nginx would not start).
+#[test]
+fn an_include_a_deployment_script_supplies_is_not_missing() {
+    let (missing, code, text) = missing_includes("fixtures/templates/supplied");
+    assert_eq!(missing, [8]);
+    assert_eq!(code, 2);
     assert!(text.contains("supplied at deployment ("), "{text}");
 }
 
@@ -281,17 +290,9 @@ fn an_include_a_deployment_script_supplies_is_not_missing() {
 /// (which the Dockerfile copies) or under a directory no script names is still missing.
 #[test]
 fn an_include_under_a_directory_the_image_builds_is_not_missing() {
-    let dir = "fixtures/templates/app-built";
-    let (found, code) = lint(dir, &[]);
-    let missing: Vec<u64> = found
-        .iter()
-        .filter(|f| f.2 == "NGX020")
-        .map(|f| f.1)
-        .collect();
-    assert_eq!(missing, [11, 12], "{found:?}");
+    let (missing, code, text) = missing_includes("fixtures/templates/app-built");
+    assert_eq!(missing, [11, 12]);
     assert_eq!(code, 2);
-    let out = run_lemplint(root(), &["stack", dir], None);
-    let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Dockerfile builds `/flarum/app`)"), "{text}");
 }
 

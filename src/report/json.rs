@@ -22,12 +22,8 @@
 
 use super::Summary;
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::Label;
-use crate::fix::{Edit, Fix};
 use crate::source::{LineCol, SourceFile};
 use crate::syntax::nginx::json::JsonOut;
-use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::{json, Value};
 
 /// The version of the contract this module writes.
 pub const VERSION: u32 = 1;
@@ -42,128 +38,12 @@ pub fn display_path(file: &SourceFile) -> String {
     file.shown_path().display().to_string()
 }
 
-/// One diagnostic as a JSON object of the contract.
-pub fn diagnostic(d: &Diagnostic) -> Value {
-    serde_json::to_value(Contract(d)).unwrap_or(Value::Null)
-}
-
-/// A diagnostic serialized straight into the contract's shape. The writer streams these
-/// rather than building a [`Value`] per finding: a `Value` copies every string and hashes
-/// every key into an ordered map first, which cost more than the rules on a tree with
-/// 16,000 findings (1 G instructions for 33 MB of JSON). Keys stay in the order above.
-struct Contract<'a>(&'a Diagnostic);
-
-/// A path written as [`display_path`] shows it, without building the `String`.
-struct PathOf<'a>(&'a SourceFile);
-
-impl Serialize for PathOf<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // A UTF-8 path displays as itself: written as a string, without the formatting
-        // machinery (240,000 paths in a 16,000-finding report).
-        let path = self.0.shown_path();
-        match path.to_str() {
-            Some(text) => s.serialize_str(text),
-            None => s.collect_str(&path.display()),
-        }
-    }
-}
-
-impl Serialize for Contract<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let d = self.0;
-        let rule = crate::rules::entry(d.code);
-        let (start, end) = positions(d);
-        let mut m = s.serialize_map(Some(14))?;
-        m.serialize_entry("code", &d.code)?;
-        m.serialize_entry("name", rule.name)?;
-        m.serialize_entry("severity", d.severity.as_str())?;
-        m.serialize_entry("category", rule.category.as_str())?;
-        m.serialize_entry("message", &d.message)?;
-        m.serialize_entry("file", &PathOf(&d.file))?;
-        m.serialize_entry("line", &start.line)?;
-        m.serialize_entry("column", &start.column)?;
-        m.serialize_entry("end_line", &end.line)?;
-        m.serialize_entry("end_column", &end.column)?;
-        m.serialize_entry("help", &d.help)?;
-        m.serialize_entry("labels", &Labels(&d.labels))?;
-        m.serialize_entry("fix", &d.fix.as_ref().map(FixOf))?;
-        m.serialize_entry("loaded", &d.loaded)?;
-        m.end()
-    }
-}
-
-struct Labels<'a>(&'a [Label]);
-
-impl Serialize for Labels<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(LabelOf))
-    }
-}
-
-struct LabelOf<'a>(&'a Label);
-
-impl Serialize for LabelOf<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let l = self.0;
-        let at = l.file.line_col(l.span.start);
-        let mut m = s.serialize_map(Some(4))?;
-        m.serialize_entry("file", &PathOf(&l.file))?;
-        m.serialize_entry("line", &at.line)?;
-        m.serialize_entry("column", &at.column)?;
-        m.serialize_entry("message", &l.text)?;
-        m.end()
-    }
-}
-
-struct FixOf<'a>(&'a Fix);
-
-impl Serialize for FixOf<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let f = self.0;
-        let mut m = s.serialize_map(Some(3))?;
-        m.serialize_entry("applicability", &f.applicability)?;
-        m.serialize_entry("title", &f.title)?;
-        m.serialize_entry("edits", &Edits(&f.edits))?;
-        m.end()
-    }
-}
-
-struct Edits<'a>(&'a [Edit]);
-
-impl Serialize for Edits<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(EditOf))
-    }
-}
-
-struct EditOf<'a>(&'a Edit);
-
-impl Serialize for EditOf<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let e = self.0;
-        let mut m = s.serialize_map(Some(4))?;
-        m.serialize_entry("file", &PathOf(&e.file))?;
-        m.serialize_entry("start", &e.range.start)?;
-        m.serialize_entry("end", &e.range.end)?;
-        m.serialize_entry("content", &e.content)?;
-        m.end()
-    }
-}
-
-/// The whole document.
-pub fn document(diagnostics: &[Diagnostic], summary: &Summary) -> Value {
-    json!({
-        "version": VERSION,
-        "diagnostics": diagnostics.iter().map(diagnostic).collect::<Vec<_>>(),
-        "summary": serde_json::to_value(summary).unwrap_or(Value::Null),
-    })
-}
-
-/// Writes the document [`document`] describes, as `serde_json::to_writer_pretty` prints it
+/// Writes the document of the contract above, as `serde_json::to_writer_pretty` prints it
 /// (two-space indent, `"key": value`, `[]` for an empty list) and a final newline. The
 /// diagnostics are written by hand into one buffer: through serde, escaping each key and
 /// string a byte at a time was a third of a run whose 10,000 findings make 34 MB of JSON.
-/// The summary, a few lines, still goes through serde. The unit tests compare the two.
+/// The summary, a few lines, still goes through serde. The unit tests compare the two: the
+/// same document built through serde (`serde_oracle`) is printed byte for byte alike.
 pub fn write(
     out: &mut dyn std::io::Write,
     diagnostics: &[Diagnostic],
@@ -302,17 +182,148 @@ fn write_path(o: &mut JsonOut<'_>, file: &SourceFile) {
     }
 }
 
+/// The contract's document built through serde's data model: the unit tests' oracle for
+/// the hand-written [`write`] (serde_json's pretty printer, byte for byte).
+#[cfg(test)]
+mod serde_oracle {
+    use super::{positions, Summary, VERSION};
+    use crate::diagnostic::{Diagnostic, Label};
+    use crate::fix::{Edit, Fix};
+    use crate::source::SourceFile;
+    use serde::ser::{Serialize, SerializeMap, Serializer};
+    use serde_json::{json, Value};
+
+    /// One diagnostic as a JSON object of the contract.
+    pub fn diagnostic(d: &Diagnostic) -> Value {
+        serde_json::to_value(Contract(d)).unwrap_or(Value::Null)
+    }
+
+    /// A diagnostic serialized straight into the contract's shape. The writer streams these
+    /// rather than building a [`Value`] per finding: a `Value` copies every string and hashes
+    /// every key into an ordered map first, which cost more than the rules on a tree with
+    /// 16,000 findings (1 G instructions for 33 MB of JSON). Keys stay in the order above.
+    struct Contract<'a>(&'a Diagnostic);
+
+    /// A path written as [`display_path`] shows it, without building the `String`.
+    struct PathOf<'a>(&'a SourceFile);
+
+    impl Serialize for PathOf<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            // A UTF-8 path displays as itself: written as a string, without the formatting
+            // machinery (240,000 paths in a 16,000-finding report).
+            let path = self.0.shown_path();
+            match path.to_str() {
+                Some(text) => s.serialize_str(text),
+                None => s.collect_str(&path.display()),
+            }
+        }
+    }
+
+    impl Serialize for Contract<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let d = self.0;
+            let rule = crate::rules::entry(d.code);
+            let (start, end) = positions(d);
+            let mut m = s.serialize_map(Some(14))?;
+            m.serialize_entry("code", &d.code)?;
+            m.serialize_entry("name", rule.name)?;
+            m.serialize_entry("severity", d.severity.as_str())?;
+            m.serialize_entry("category", rule.category.as_str())?;
+            m.serialize_entry("message", &d.message)?;
+            m.serialize_entry("file", &PathOf(&d.file))?;
+            m.serialize_entry("line", &start.line)?;
+            m.serialize_entry("column", &start.column)?;
+            m.serialize_entry("end_line", &end.line)?;
+            m.serialize_entry("end_column", &end.column)?;
+            m.serialize_entry("help", &d.help)?;
+            m.serialize_entry("labels", &Labels(&d.labels))?;
+            m.serialize_entry("fix", &d.fix.as_ref().map(FixOf))?;
+            m.serialize_entry("loaded", &d.loaded)?;
+            m.end()
+        }
+    }
+
+    struct Labels<'a>(&'a [Label]);
+
+    impl Serialize for Labels<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().map(LabelOf))
+        }
+    }
+
+    struct LabelOf<'a>(&'a Label);
+
+    impl Serialize for LabelOf<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let l = self.0;
+            let at = l.file.line_col(l.span.start);
+            let mut m = s.serialize_map(Some(4))?;
+            m.serialize_entry("file", &PathOf(&l.file))?;
+            m.serialize_entry("line", &at.line)?;
+            m.serialize_entry("column", &at.column)?;
+            m.serialize_entry("message", &l.text)?;
+            m.end()
+        }
+    }
+
+    struct FixOf<'a>(&'a Fix);
+
+    impl Serialize for FixOf<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let f = self.0;
+            let mut m = s.serialize_map(Some(3))?;
+            m.serialize_entry("applicability", &f.applicability)?;
+            m.serialize_entry("title", &f.title)?;
+            m.serialize_entry("edits", &Edits(&f.edits))?;
+            m.end()
+        }
+    }
+
+    struct Edits<'a>(&'a [Edit]);
+
+    impl Serialize for Edits<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().map(EditOf))
+        }
+    }
+
+    struct EditOf<'a>(&'a Edit);
+
+    impl Serialize for EditOf<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let e = self.0;
+            let mut m = s.serialize_map(Some(4))?;
+            m.serialize_entry("file", &PathOf(&e.file))?;
+            m.serialize_entry("start", &e.range.start)?;
+            m.serialize_entry("end", &e.range.end)?;
+            m.serialize_entry("content", &e.content)?;
+            m.end()
+        }
+    }
+
+    /// The whole document.
+    pub fn document(diagnostics: &[Diagnostic], summary: &Summary) -> Value {
+        json!({
+            "version": VERSION,
+            "diagnostics": diagnostics.iter().map(diagnostic).collect::<Vec<_>>(),
+            "summary": serde_json::to_value(summary).unwrap_or(Value::Null),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::diagnostic::{RuleId, Severity};
+    use crate::fix::{Edit, Fix};
     use crate::source::Span;
     use std::sync::Arc;
 
     /// What serde_json printed for the same document before the diagnostics were written
     /// by hand: the contract's bytes.
     fn through_serde(diagnostics: &[Diagnostic], summary: &Summary) -> String {
-        serde_json::to_string_pretty(&document(diagnostics, summary)).unwrap() + "\n"
+        serde_json::to_string_pretty(&super::serde_oracle::document(diagnostics, summary)).unwrap()
+            + "\n"
     }
 
     fn written(diagnostics: &[Diagnostic], summary: &Summary) -> String {

@@ -52,51 +52,6 @@ impl<T, F: Fn(&T) -> serde_json::Value> serde::Serialize for Streamed<'_, T, F> 
     }
 }
 
-/// A writer that gathers small writes in a buffer of its own and hands them on in blocks.
-/// serde_json writes a pretty document in pieces of a few bytes (a quote, a colon, an
-/// indent): through a `&mut dyn Write` each piece is a virtual call into the caller's
-/// `BufWriter`, 5 million of them for a 33 MB report. Here the pieces are copies into a
-/// `Vec` the compiler can see.
-pub struct Batched<'a> {
-    buf: Vec<u8>,
-    out: &'a mut dyn Write,
-}
-
-impl<'a> Batched<'a> {
-    const BLOCK: usize = 64 * 1024;
-
-    pub fn new(out: &'a mut dyn Write) -> Self {
-        Batched {
-            buf: Vec::with_capacity(Self::BLOCK),
-            out,
-        }
-    }
-}
-
-impl Write for Batched<'_> {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.write_all(bytes)?;
-        Ok(bytes.len())
-    }
-
-    #[inline]
-    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.buf.extend_from_slice(bytes);
-        if self.buf.len() >= Self::BLOCK {
-            self.out.write_all(&self.buf)?;
-            self.buf.clear();
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.write_all(&self.buf)?;
-        self.buf.clear();
-        self.out.flush()
-    }
-}
-
 /// Writes `diagnostics` in `format`. `color` only affects `full`.
 pub fn write(
     format: Format,

@@ -110,10 +110,28 @@ impl Pool {
     /// The occurrences of `key` (lowercased already), in reading order: php-fpm uses the
     /// last.
     pub fn occurrences(&self, key: &str) -> impl DoubleEndedIterator<Item = Setting> + '_ {
-        let lo = self.settings.partition_point(|(k, _)| &**k < key);
-        let len = self.settings[lo..].partition_point(|(k, _)| &**k == key);
-        self.settings[lo..lo + len].iter().map(|&(_, s)| s)
+        self.settings[key_range(&self.settings, key)]
+            .iter()
+            .map(|&(_, s)| s)
     }
+}
+
+/// Where `key`'s entries are in a list sorted by key ([`Pool::settings`], and the instance
+/// view's per pool, which is sorted the same way by [`sort_by_key`]).
+pub fn key_range<K: std::ops::Deref<Target = str>, V>(
+    list: &[(K, V)],
+    key: &str,
+) -> std::ops::Range<usize> {
+    let lo = list.partition_point(|(k, _)| &**k < key);
+    let len = list[lo..].partition_point(|(k, _)| &**k == key);
+    lo..lo + len
+}
+
+/// Sorts a settings list by key, keeping each key's occurrences in reading order (a stable
+/// sort), and lets go of its spare capacity.
+pub fn sort_by_key<K: Ord, V>(list: &mut Vec<(K, V)>) {
+    list.sort_by(|a, b| a.0.cmp(&b.0));
+    list.shrink_to_fit();
 }
 
 pub struct FpmConfig {
@@ -539,9 +557,7 @@ fn assemble_pools(cfg: &mut FpmConfig) {
     };
     state.walk(cfg, &included, 0, 0);
     for p in &mut state.pools {
-        // Stable: each key's occurrences stay in reading order.
-        p.settings.sort_by(|a, b| a.0.cmp(&b.0));
-        p.settings.shrink_to_fit();
+        sort_by_key(&mut p.settings);
     }
     cfg.pools = state.pools;
 }

@@ -190,9 +190,7 @@ impl<'a> PoolView<'a> {
 
     /// The occurrences of `key` (lowercased already), in reading order.
     fn occurrences(&self, key: &str) -> &[(&'a str, At<'a>)] {
-        let lo = self.settings.partition_point(|&(k, _)| k < key);
-        let len = self.settings[lo..].partition_point(|&(k, _)| k == key);
-        &self.settings[lo..lo + len]
+        &self.settings[super::fpm::key_range(&self.settings, key)]
     }
 
     /// Every occurrence of `key` in reading order (the last one is php-fpm's).
@@ -353,9 +351,7 @@ fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
     }
     pools.retain(|p| !p.headers.is_empty());
     for p in &mut pools {
-        // Stable: each key's occurrences stay in reading order.
-        p.settings.sort_by(|a, b| a.0.cmp(b.0));
-        p.settings.shrink_to_fit();
+        super::fpm::sort_by_key(&mut p.settings);
     }
     Instance {
         configs,
@@ -444,28 +440,49 @@ fn last_section(cfg: &FpmConfig, file: usize) -> Option<StartIn> {
 /// Each entry of a file with where php-fpm reads it: `Some(true)` in a pool, `Some(false)` in
 /// `[global]`, `None` unknown (the headerless start of a pool file no master reads).
 pub fn entry_contexts(cfg: &FpmConfig, file: usize) -> Vec<(usize, &Entry, Option<bool>)> {
-    let Some(f) = cfg.files.get(file) else {
-        return Vec::new();
-    };
-    let src = &f.source.text;
-    let mut ctx = start_in(cfg, file).map(|s| s == StartIn::Pool);
     let mut out = Vec::new();
+    walk_sections(cfg, file, 0, |i, e, ctx| {
+        out.push((i, e, ctx.map(|s| s == StartIn::Pool)))
+    });
+    out
+}
+
+/// Walks the lines of `file` with the section php-fpm is in (from [`start_in`], each
+/// header, and after each `include` the section its last file ended in): `each` gets every
+/// entry with the section it is read in (an `include` with the one before it), and the
+/// section at the end of the file is returned. `depth` bounds includes that include.
+fn walk_sections<'c>(
+    cfg: &'c FpmConfig,
+    file: usize,
+    depth: usize,
+    mut each: impl FnMut(usize, &'c Entry, Option<StartIn>),
+) -> Option<StartIn> {
+    let f = cfg.files.get(file)?;
+    let src = &f.source.text;
+    let mut ctx = start_in(cfg, file);
     for (i, line) in f.parsed.file.lines.iter().enumerate() {
         match &line.kind {
-            LineKind::Section(s) => ctx = Some(!s.is_global(src)),
-            LineKind::Entry(e) if e.is_include(src) => {
-                out.push((i, e, ctx));
-                match after_include(cfg, file, i, 0) {
-                    AfterInclude::Same => {}
-                    AfterInclude::In(s) => ctx = Some(s == StartIn::Pool),
-                    AfterInclude::Unknown => ctx = None,
+            LineKind::Section(s) => {
+                ctx = Some(if s.is_global(src) {
+                    StartIn::Global
+                } else {
+                    StartIn::Pool
+                })
+            }
+            LineKind::Entry(e) => {
+                each(i, e, ctx);
+                if e.is_include(src) {
+                    match after_include(cfg, file, i, depth) {
+                        AfterInclude::Same => {}
+                        AfterInclude::In(s) => ctx = Some(s),
+                        AfterInclude::Unknown => ctx = None,
+                    }
                 }
             }
-            LineKind::Entry(e) => out.push((i, e, ctx)),
             _ => {}
         }
     }
-    out
+    ctx
 }
 
 /// The section php-fpm is in after the `include` on `line` of `file`: the one the last file
@@ -498,27 +515,7 @@ fn after_include(cfg: &FpmConfig, file: usize, line: usize, depth: usize) -> Aft
 
 /// The section php-fpm is in at the end of `file`, following its own includes.
 fn end_section(cfg: &FpmConfig, file: usize, depth: usize) -> Option<StartIn> {
-    let f = cfg.files.get(file)?;
-    let src = &f.source.text;
-    let mut ctx = start_in(cfg, file);
-    for (i, line) in f.parsed.file.lines.iter().enumerate() {
-        match &line.kind {
-            LineKind::Section(s) => {
-                ctx = Some(if s.is_global(src) {
-                    StartIn::Global
-                } else {
-                    StartIn::Pool
-                })
-            }
-            LineKind::Entry(e) if e.is_include(src) => match after_include(cfg, file, i, depth) {
-                AfterInclude::Same => {}
-                AfterInclude::In(s) => ctx = Some(s),
-                AfterInclude::Unknown => ctx = None,
-            },
-            _ => {}
-        }
-    }
-    ctx
+    walk_sections(cfg, file, depth, |_, _, _| {})
 }
 
 /// php-fpm 8.2's load errors for one file, each with the entry's context. Errors on values
