@@ -261,6 +261,36 @@ impl Regex {
             .and_then(|w| shape(w, n))
     }
 
+    /// `r` with an attack whose subjects `ok` accepts: `r` itself when its subject (a few
+    /// pumps, with and without the sample after them) passes, else `r` with its pump
+    /// lengthened by one byte, after or before it, that still makes this matcher backtrack
+    /// super-linearly on the whole pattern. `None` when no such variant is found. nginx
+    /// normalises a URI before matching locations: a pump of `/` is merged into one slash,
+    /// `/.` pumps are removed as segments, so the attack must survive that (`/a` does).
+    pub fn redos_accepted(&self, r: &Redos, ok: &dyn Fn(&[u8]) -> bool) -> Option<Redos> {
+        let accepted = |r: &Redos| ok(&r.attack.string(3)) && ok(&self.redos_subject(r, 3));
+        if accepted(r) {
+            return Some(r.clone());
+        }
+        let program = || self.program();
+        for x in *b"a0-_x" {
+            for after in [true, false] {
+                let mut v = r.clone();
+                if after {
+                    v.attack.pump.push(x);
+                } else {
+                    v.attack.pump.insert(0, x);
+                }
+                if accepted(&v)
+                    && redos::confirms(self.captures.count(), &program, &self.start, &v.attack)
+                {
+                    return Some(v);
+                }
+            }
+        }
+        None
+    }
+
     /// Whether `r`'s attack, in a subject of at most `max_len` bytes, reaches PCRE2's match
     /// limit ([`redos::PCRE2_MATCH_LIMIT`]; then the match fails with an error). PCRE2
     /// counts calls of its internal `match()`, one per backtracking point; at compile time

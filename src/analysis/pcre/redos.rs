@@ -142,6 +142,23 @@ pub(super) fn analyse<'a>(
     found.into_iter().next()
 }
 
+/// Whether `attack` makes the whole pattern's matching super-linear on this module's
+/// matcher (the test [`analyse`] confirms its own candidates with).
+pub(super) fn confirms<'a>(
+    captures: u32,
+    program: &'a dyn Fn() -> Option<&'a program::Program>,
+    start: &'a Start,
+    attack: &Attack,
+) -> bool {
+    let a = Analyser {
+        captures,
+        program,
+        start,
+        found: Vec::new(),
+    };
+    a.confirm(attack).0
+}
+
 /// Steps one confirmation run may take (see [`Analyser::confirm`]).
 const CONFIRM_STEPS: u64 = 2_000_000;
 /// Steps all confirmations of one pattern may take: a handful of candidates. Past it the

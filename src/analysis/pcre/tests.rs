@@ -349,3 +349,21 @@ fn redos_polynomial_from_one_start_is_confirmed() {
         assert!(re(p).redos().is_none_or(|r| !r.confirmed), "{p}");
     }
 }
+
+#[test]
+fn redos_attack_avoiding_a_pump() {
+    // nginx merges `//`: the attack must pump something else that still backtracks.
+    let no_double_slash = |s: &[u8]| !s.windows(2).any(|w| w == b"//");
+    let exp = re(r".*\.php(\/.*)*$");
+    let r = exp.redos().unwrap();
+    assert_eq!(r.attack.pump, b"/");
+    let v = exp.redos_accepted(&r, &no_double_slash).unwrap();
+    assert_eq!(v.attack.pump, b"/a");
+    assert_eq!(v.risk, Risk::Exponential);
+    // An accepted attack is kept as it is.
+    assert_eq!(exp.redos_accepted(&r, &|_| true), Some(r));
+    // `.*` and `/*` share only `/`: no other pump makes them backtrack.
+    let quad = re(r"^/templates/.*/*.tpl");
+    let r = quad.redos().unwrap();
+    assert_eq!(quad.redos_accepted(&r, &no_double_slash), None);
+}

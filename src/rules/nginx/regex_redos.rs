@@ -44,14 +44,25 @@ const MIN_DEGREE: u32 = 3;
 const PUMPS: usize = 32;
 
 /// A regex to analyse: (directive, word holding the pattern, the pattern when it is not
-/// the word's whole value, caseless, what it matches).
+/// the word's whole value, caseless, what it matches, whether that is nginx's normalised
+/// URI).
 type Site<'a> = (
     Directive<'a>,
     Word<'a>,
     Option<String>,
     bool,
     Cow<'static, str>,
+    bool,
 );
+
+/// A pattern's analysis, kept for every site that repeats it: the regex, its confirmed
+/// ReDoS, and that ReDoS with an attack nginx's URI normalisation leaves intact (computed on
+/// first use, with `merge_slashes` off and on).
+struct Analysed {
+    re: Regex,
+    redos: Redos,
+    on_uri: [std::cell::OnceCell<Option<Redos>>; 2],
+}
 
 impl Rule for RegexRedos {
     fn check(&self, cx: &mut Context<'_>) {
@@ -82,11 +93,11 @@ impl Rule for RegexRedos {
                     _ => continue,
                 },
             };
-            sites.push((d, p, None, caseless, "the URI".into()));
+            sites.push((d, p, None, caseless, "the URI".into(), true));
         }
         for d in directives("rewrite") {
             if let Some(p) = d.arg(0) {
-                sites.push((d, p, None, false, "the URI".into()));
+                sites.push((d, p, None, false, "the URI".into(), true));
             }
         }
         for d in directives("server_name") {
@@ -95,7 +106,14 @@ impl Rule for RegexRedos {
                     continue;
                 }
                 if let Some(p) = a.value().strip_prefix('~') {
-                    sites.push((d, a, Some(p.to_string()), true, "the `Host` header".into()));
+                    sites.push((
+                        d,
+                        a,
+                        Some(p.to_string()),
+                        true,
+                        "the `Host` header".into(),
+                        false,
+                    ));
                 }
             }
         }
@@ -109,7 +127,15 @@ impl Rule for RegexRedos {
             }
             if let Some((word, pattern, caseless, var)) = if_regex(d) {
                 if client_variable(&var) {
-                    sites.push((d, word, Some(pattern), caseless, format!("`{var}`").into()));
+                    let uri = normalised_uri(&var);
+                    sites.push((
+                        d,
+                        word,
+                        Some(pattern),
+                        caseless,
+                        format!("`{var}`").into(),
+                        uri,
+                    ));
                 }
             }
         }
@@ -120,6 +146,7 @@ impl Rule for RegexRedos {
             if !client_variable(&src) {
                 continue;
             }
+            let uri = normalised_uri(&src);
             d.for_each_entry(&mut |key, _| {
                 // Only regex keys: the first raw byte tells (a quoted `"~…"` is one too).
                 if !key.raw_bytes().iter().take(2).any(|&b| b == b'~') {
@@ -131,7 +158,7 @@ impl Rule for RegexRedos {
                     (None, Some(p)) => (p.to_string(), false),
                     _ => return,
                 };
-                sites.push((d, key, Some(p), ci, format!("`{src}`").into()));
+                sites.push((d, key, Some(p), ci, format!("`{src}`").into(), uri));
             });
         }
         // A pattern repeated in many servers (generated vhosts, shared snippets) is
@@ -141,9 +168,9 @@ impl Rule for RegexRedos {
         type Key<'a> = (Cow<'a, [u8]>, bool, bool);
         // Boxed: most patterns have no ReDoS, and a parsed regex inline made every slot of
         // the map hundreds of bytes (24,000 distinct location regexes: 9.9 MB).
-        let mut seen: crate::fxhash::FxHashMap<Key<'_>, Option<Box<(Regex, Redos)>>> =
+        let mut seen: crate::fxhash::FxHashMap<Key<'_>, Option<Box<Analysed>>> =
             crate::fxhash::FxHashMap::default();
-        for (d, word, pattern, caseless, subject) in sites {
+        for (d, word, pattern, caseless, subject, uri) in sites {
             let key: Key<'_> = match &pattern {
                 None => (Cow::Borrowed(word.raw_bytes()), false, caseless),
                 Some(p) => (Cow::Owned(p.clone().into_bytes()), true, caseless),
@@ -151,12 +178,35 @@ impl Rule for RegexRedos {
             let analysed = seen.entry(key).or_insert_with(|| {
                 let text = pattern.clone().unwrap_or_else(|| word.value().into_owned());
                 let re = Regex::parse(&text, caseless).ok()?;
-                let r = re.redos().filter(|r| r.confirmed)?;
-                Some(Box::new((re, r)))
+                let redos = re.redos().filter(|r| r.confirmed)?;
+                Some(Box::new(Analysed {
+                    re,
+                    redos,
+                    on_uri: Default::default(),
+                }))
             });
-            let Some((re, r)) = analysed.as_deref() else {
+            let Some(a) = analysed.as_deref() else {
                 continue;
             };
+            let re = &a.re;
+            // nginx matches locations and `rewrite` against the URI after normalising it:
+            // an attack whose pumps it changes (`//` merged, `/./` removed) never reaches the
+            // regex as written, so the pump is lengthened until it survives, or the pattern
+            // is not reported.
+            let merge = uri && !merge_slashes_off(d);
+            let r = if uri {
+                let variant = a.on_uri[usize::from(merge)].get_or_init(|| {
+                    re.redos_accepted(&a.redos, &|s| survives_normalisation(s, merge))
+                });
+                match variant {
+                    Some(r) => r,
+                    None => continue,
+                }
+            } else {
+                &a.redos
+            };
+            // A URI is shown as the client sends it: from `/`, with escapes.
+            let shown = |s: &[u8]| if uri { target(s, true) } else { shown(s) };
             let pattern = pattern.unwrap_or_else(|| word.value().into_owned());
             // A polynomial attack that reaches the match limit within one request costs
             // as much as an exponential one: measured with nginx 1.22.1, an 8 KB URI
@@ -190,7 +240,11 @@ impl Rule for RegexRedos {
             let effect = match r.risk {
                 Risk::Exponential => "keeps a worker matching until PCRE2's match limit".into(),
                 Risk::Polynomial { .. } => {
-                    let pump = shown(&r.attack.pump);
+                    let pump = if uri {
+                        target(&r.attack.pump, false)
+                    } else {
+                        shown(&r.attack.pump)
+                    };
                     if severity == Severity::Warning && jit {
                         format!(
                             "with `{pump}` repeated to fill the 8 KB nginx accepts, keeps a \
@@ -289,6 +343,53 @@ fn shown(s: &[u8]) -> String {
             out.push(b as char);
         } else {
             out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Whether `var` holds nginx's normalised URI (decoded, `merge_slashes` and `.` segments
+/// applied), which locations and `rewrite` match too.
+fn normalised_uri(var: &str) -> bool {
+    let name = var.strip_prefix('$').unwrap_or(var);
+    name.eq_ignore_ascii_case("uri") || name.eq_ignore_ascii_case("document_uri")
+}
+
+/// Whether requests that reach `d` keep doubled slashes (`merge_slashes off` where `d`
+/// is; the server's own setting, as the rest of the location model reads it).
+fn merge_slashes_off(d: Directive<'_>) -> bool {
+    d.effective("merge_slashes")
+        .last()
+        .and_then(|m| m.arg(0))
+        .is_some_and(|a| a.is("off"))
+}
+
+/// Whether a client can make `$uri` hold `uri` (with a `/` before it when it has none): the
+/// request target that sends it ([`target`]) normalises back to it.
+fn survives_normalisation(uri: &[u8], merge_slashes: bool) -> bool {
+    let sent = target(uri, true);
+    let mut want = Vec::with_capacity(uri.len() + 1);
+    if uri.first() != Some(&b'/') {
+        want.push(b'/');
+    }
+    want.extend_from_slice(uri);
+    crate::analysis::locations::normalise(sent.as_bytes(), merge_slashes)
+        .is_ok_and(|n| n.path == want)
+}
+
+/// The request target that sends the decoded URI `uri`: bytes a request line cannot carry
+/// as they are (controls, space, non-ASCII, `%`, `?`, `#`) percent-escaped, and, when
+/// `lead`, a `/` before it if it has none.
+fn target(uri: &[u8], lead: bool) -> String {
+    let mut out = String::with_capacity(uri.len() + 1);
+    if lead && uri.first() != Some(&b'/') {
+        out.push('/');
+    }
+    for &b in uri {
+        if b.is_ascii_graphic() && !matches!(b, b'%' | b'?' | b'#') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
         }
     }
     out
