@@ -279,3 +279,56 @@ fn a_pool_in_another_container_gets_information_about_its_network() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("error[FPM100]"), "{text}");
 }
+
+/// The same pool in a container (its logs go to the container's output), where nginx's
+/// `fastcgi_pass` names an address set when the containers start (a variable, an upstream
+/// of placeholders its entrypoint fills in): whether nginx reaches it by a container name
+/// is unknown, and the listen is information, saying what it depends on.
+#[test]
+fn a_container_pool_behind_a_runtime_address_gets_information() {
+    let found = lint("fixtures/templates/container-pool-runtime-address");
+    let f = found
+        .iter()
+        .find(|f| f.2 == "FPM100")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert_eq!(f.3, "info", "{f:?}");
+    assert!(
+        f.4.contains("nginx passes FastCGI to `$backend`, an address set when the containers run")
+            && f.4.contains("the listen is the design"),
+        "{f:?}"
+    );
+}
+
+/// FPM100's help says where a `listen` takes effect over the image's `docker.conf` only
+/// where the image's pool files are read; a repository master without that include sets
+/// `listen` where it is.
+#[test]
+fn the_www_conf_advice_only_where_the_images_pool_files_are_read() {
+    let help = |dir: &str| {
+        let out = run_lemplint(
+            root(),
+            &["lint", dir, "--select", "FPM100", "--format", "json"],
+            None,
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["diagnostics"][0]["help"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{doc}"))
+            .to_string()
+    };
+    assert!(help("fixtures/templates/php-image-early").contains("such as www.conf"));
+    // The image's master replaced by one that includes nothing, listening everywhere.
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_tree(
+        &root().join("fixtures/templates/php-image-into-master-dir"),
+        dir.path(),
+    );
+    let conf = dir.path().join("etc/php-fpm.conf");
+    let text = std::fs::read_to_string(&conf).unwrap();
+    std::fs::write(&conf, text.replace("127.0.0.1:9000", "[::]:9000")).unwrap();
+    let own = help(dir.path().to_str().unwrap());
+    assert!(
+        own.contains("unix socket") && !own.contains("www.conf"),
+        "{own}"
+    );
+}

@@ -75,9 +75,10 @@ fn check_pool(cx: &mut Context<'_>, pool: &PoolView<'_>) {
     if let Some(image) = listen.at.cfg.image.as_deref() {
         return check_image_pool(cx, pool, image, &listen, port);
     }
-    let reached = reached_by_container_name(cx, port);
-    if let Some(why) = in_container(listen.at.cfg, reached.as_deref(), port) {
-        return report_container(cx, pool, &listen, port, &why, reached.as_deref());
+    let named = reached_by_container_name(cx, port);
+    if let Some(why) = in_container(listen.at.cfg, named.as_deref(), port) {
+        let reached = reached(cx, port);
+        return report_container(cx, pool, &listen, port, &why, reached.as_ref());
     }
     let message = format!(
         "[pool {}] listen = {} accepts FastCGI on {} from any client (no \
@@ -135,6 +136,42 @@ fn in_container(
 /// The host name (`php`, a compose service) by which nginx in the tree passes to `port`:
 /// nginx runs in another container and reaches php-fpm over their network, so a listen on
 /// every interface of php-fpm's container is how the design works, not an accident.
+/// How nginx in the tree reaches a pool on every interface of its container, when that
+/// tells the listen is the design: by a container's name, or through a `fastcgi_pass` whose
+/// address is set at run time (a variable, or a placeholder its image's entrypoint fills in).
+enum Reach {
+    Named(String),
+    Unresolved(String),
+}
+
+/// [`Reach`] for a pool on `port`: a name first, else an address lemplint cannot read.
+fn reached(cx: &Context<'_>, port: u16) -> Option<Reach> {
+    reached_by_container_name(cx, port)
+        .map(Reach::Named)
+        .or_else(|| unresolved_pass(cx).map(Reach::Unresolved))
+}
+
+/// The argument of a `fastcgi_pass` of the tree's nginx whose address lemplint cannot read:
+/// one with a variable (`$backend`), or naming an `upstream` whose servers are
+/// placeholders (`server !FPM_HOST!:!FPM_PORT!;`). It may well be this pool, by a container
+/// name given at run time.
+fn unresolved_pass(cx: &Context<'_>) -> Option<String> {
+    use crate::stack::net::fastcgi_targets;
+    for inst in crate::analysis::stack_links::active_nginx(cx.stack) {
+        let targets = fastcgi_targets(inst);
+        let view = inst.view();
+        for pass in view.named("fastcgi_pass") {
+            if targets.iter().any(|t| t.pass == pass) {
+                continue;
+            }
+            if let Some(arg) = view.arg(pass, 0) {
+                return Some(arg.into_owned());
+            }
+        }
+    }
+    None
+}
+
 fn reached_by_container_name(cx: &Context<'_>, port: u16) -> Option<String> {
     use crate::stack::net::{fastcgi_targets, Addr};
     for inst in crate::analysis::stack_links::active_nginx(cx.stack) {
@@ -164,13 +201,16 @@ fn reached_by_container_name(cx: &Context<'_>, port: u16) -> Option<String> {
 /// does not show. Information, saying so (three reviews of unseen stacks judged a warning
 /// here misleading).
 /// `said`: the message already names the host nginx reaches it by.
-fn by_design(d: &mut crate::diagnostic::Diagnostic, host: Option<&str>, port: u16, said: bool) {
-    let Some(h) = host else { return };
+fn by_design(d: &mut crate::diagnostic::Diagnostic, reach: Option<&Reach>, port: u16, said: bool) {
+    let Some(reach) = reach else { return };
     d.severity = crate::diagnostic::Severity::Info;
-    let how = if said {
-        String::new()
-    } else {
-        format!("; nginx reaches it as {h}:{port} from another container")
+    let how = match reach {
+        _ if said => String::new(),
+        Reach::Named(h) => format!("; nginx reaches it as {h}:{port} from another container"),
+        Reach::Unresolved(pass) => format!(
+            "; nginx passes FastCGI to `{}`, an address set when the containers run",
+            crate::escape::excerpt(pass, 80)
+        ),
     };
     d.message = format!(
         "{}{how}: the listen is the design, and what it exposes depends on that network and \
@@ -186,7 +226,7 @@ fn report_container(
     listen: &Val<'_>,
     port: u16,
     why: &str,
-    reached: Option<&str>,
+    reached: Option<&Reach>,
 ) {
     let message = format!(
         "[pool {}] listen = {} accepts FastCGI on every interface of its container ({why}): \
@@ -236,12 +276,31 @@ const PUBLISHED_HELP: &str = "FastCGI has no authentication: whoever reaches the
     loopback (`127.0.0.1:9000:9000`) if something on the host needs it.";
 
 /// What a pool that listens on every interface of a container is open to, and what to do.
-const CONTAINER_HELP: &str = "FastCGI has no authentication: whoever reaches the port names \
-    the script to run (`SCRIPT_FILENAME`) and can set `PHP_VALUE auto_prepend_file=php://input` \
-    to run the request body as code. In a container, keep the port on a private network that \
-    only nginx joins and never publish 9000 (no `ports:`/`-p` for it), or listen on a unix \
-    socket in a volume shared with nginx (set in a file read after the image's docker.conf, \
-    such as www.conf, which holds the image's `listen = 9000`).";
+/// Where the image's own pool files are read (its master includes `php-fpm.d`), a `listen`
+/// only takes effect in a file read after its `docker.conf`; a repository master without that
+/// include sets it where it is.
+fn container_help(cfg: &crate::stack::fpm::FpmConfig) -> String {
+    let image_pools = cfg.files.iter().any(|f| {
+        f.source.synthetic
+            && f.source
+                .path
+                .file_name()
+                .is_some_and(|n| n == "docker.conf" || n == "zz-docker.conf")
+    });
+    let place = if image_pools {
+        " (set in a file read after the image's docker.conf, such as www.conf, which holds \
+         the image's `listen = 9000`)"
+    } else {
+        ""
+    };
+    format!(
+        "FastCGI has no authentication: whoever reaches the port names the script to run \
+         (`SCRIPT_FILENAME`) and can set `PHP_VALUE auto_prepend_file=php://input` to run the \
+         request body as code. In a container, keep the port on a private network that only \
+         nginx joins and never publish 9000 (no `ports:`/`-p` for it), or listen on a unix \
+         socket in a volume shared with nginx{place}."
+    )
+}
 
 /// A pool of a docker-library php-fpm image: the image's `docker.conf` sets `listen = 9000`
 /// for `[www]` (in `zz-docker.conf` before January 2026), replacing the `listen` of a
@@ -285,9 +344,9 @@ fn check_image_pool(
         own.text.trim(),
         listen.text.trim(),
     );
-    let reached = reached_by_container_name(cx, port);
+    let reached = reached(cx, port);
     let d = cx.report(own.at.file(), own.span(), message);
-    container_network(d, listen.at.cfg, port, reached.as_deref());
+    container_network(d, listen.at.cfg, port, reached.as_ref());
 }
 
 /// A pool that leaves `listen` to the image, whose port compose publishes on the host:
@@ -341,9 +400,9 @@ fn report_open(
         pool.name,
         listen.text.trim(),
     );
-    let reached = reached_by_container_name(cx, port);
+    let reached = reached(cx, port);
     let d = cx.report(listen.at.file(), listen.span(), message);
-    container_network(d, listen.at.cfg, port, reached.as_deref());
+    container_network(d, listen.at.cfg, port, reached.as_ref());
 }
 
 /// A finding about a pool open on the container's network: a warning about that network,
@@ -352,11 +411,11 @@ fn container_network(
     d: &mut crate::diagnostic::Diagnostic,
     cfg: &crate::stack::fpm::FpmConfig,
     port: u16,
-    reached: Option<&str>,
+    reached: Option<&Reach>,
 ) {
     use crate::diagnostic::Severity;
     d.severity = Severity::Warning;
-    d.help = Some(CONTAINER_HELP.into());
+    d.help = Some(container_help(cfg));
     if let Some((item, compose)) = published(cfg, port) {
         d.severity = Severity::Error;
         d.message = format!("{}; {}", d.message, published_message(item, &compose, port));
