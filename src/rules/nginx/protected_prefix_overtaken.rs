@@ -37,7 +37,7 @@ declare_rule! {
     category: Security,
     severity: Warning,
     fix: None,
-    group: Preview,
+    group: Hardening,
     uses_locations: true,
 }
 

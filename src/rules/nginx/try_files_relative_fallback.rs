@@ -26,7 +26,7 @@ declare_rule! {
     category: Correctness,
     severity: Warning,
     fix: Always,
-    group: Preview,
+    group: Default,
 }
 
 impl Rule for TryFilesRelativeFallback {
