@@ -281,9 +281,9 @@ fn a_pool_in_another_container_gets_information_about_its_network() {
 }
 
 /// The same pool in a container (its logs go to the container's output), where nginx's
-/// `fastcgi_pass` names an address set when the containers start (a variable, an upstream
-/// of placeholders its entrypoint fills in): whether nginx reaches it by a container name
-/// is unknown, and the listen is information, saying what it depends on.
+/// `fastcgi_pass` names an address set when the containers start (an upstream of
+/// placeholders its entrypoint fills in): whether nginx reaches it by a container name is
+/// unknown, and the listen is information, saying what it depends on.
 #[test]
 fn a_container_pool_behind_a_runtime_address_gets_information() {
     let found = lint("fixtures/templates/container-pool-runtime-address");
@@ -293,8 +293,9 @@ fn a_container_pool_behind_a_runtime_address_gets_information() {
         .unwrap_or_else(|| panic!("{found:?}"));
     assert_eq!(f.3, "info", "{f:?}");
     assert!(
-        f.4.contains("nginx passes FastCGI to `$backend`, an address set when the containers run")
-            && f.4.contains("the listen is the design"),
+        f.4.contains(
+            "nginx passes FastCGI to `fastcgi_backend`, an address set when the containers run"
+        ) && f.4.contains("the listen is the design"),
         "{f:?}"
     );
 }

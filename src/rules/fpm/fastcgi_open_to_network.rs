@@ -138,7 +138,7 @@ fn in_container(
 /// every interface of php-fpm's container is how the design works, not an accident.
 /// How nginx in the tree reaches a pool on every interface of its container, when that
 /// tells the listen is the design: by a container's name, or through a `fastcgi_pass` whose
-/// address is set at run time (a variable, or a placeholder its image's entrypoint fills in).
+/// address is set at run time (a placeholder its image's entrypoint fills in).
 enum Reach {
     Named(String),
     Unresolved(String),
@@ -151,20 +151,36 @@ fn reached(cx: &Context<'_>, port: u16) -> Option<Reach> {
         .or_else(|| unresolved_pass(cx).map(Reach::Unresolved))
 }
 
-/// The argument of a `fastcgi_pass` of the tree's nginx whose address lemplint cannot read:
-/// one with a variable (`$backend`), or naming an `upstream` whose servers are
-/// placeholders (`server !FPM_HOST!:!FPM_PORT!;`). It may well be this pool, by a container
-/// name given at run time.
+/// The argument of a `fastcgi_pass` of the tree's nginx whose address is a placeholder
+/// filled in when the containers start: the `fastcgi_pass` itself (`!FPM_HOST!:9000`), or an
+/// `upstream` whose servers all are (`server !FPM_HOST!:!FPM_PORT!;`). It may well be this
+/// pool, by a container name given at run time. A variable is not such an address: it may
+/// come from the request (`$arg_b`).
 fn unresolved_pass(cx: &Context<'_>) -> Option<String> {
-    use crate::stack::net::fastcgi_targets;
+    use crate::stack::net::{fastcgi_targets, upstreams, Addr};
     for inst in crate::analysis::stack_links::active_nginx(cx.stack) {
         let targets = fastcgi_targets(inst);
         let view = inst.view();
+        let ups = upstreams(&view);
         for pass in view.named("fastcgi_pass") {
             if targets.iter().any(|t| t.pass == pass) {
                 continue;
             }
-            if let Some(arg) = view.arg(pass, 0) {
+            let Some(arg) = view.arg(pass, 0) else {
+                continue;
+            };
+            if arg.contains('$') {
+                continue;
+            }
+            let placeholder = match ups.get(arg.as_ref()) {
+                // Every server of the upstream failed to parse (none is a target).
+                Some(_) => view.named("upstream").any(|u| {
+                    view.arg(u, 0).as_deref() == Some(arg.as_ref())
+                        && !view.expanded.children_named(u, "server").is_empty()
+                }),
+                None => Addr::parse(&arg, 80).is_none(),
+            };
+            if placeholder {
                 return Some(arg.into_owned());
             }
         }
