@@ -248,15 +248,9 @@ fn a_published_fastcgi_port_is_an_error_and_a_loopback_one_is_not() {
 /// show), with no address to hard-code.
 #[test]
 fn a_pool_in_another_container_gets_information_about_its_network() {
-    let found = lint("fixtures/templates/container-pool");
-    let f = found
-        .iter()
-        .find(|f| f.2 == "FPM100")
-        .unwrap_or_else(|| panic!("{found:?}"));
-    assert_eq!(f.3, "info", "{f:?}");
-    assert!(
-        f.4.contains("nginx reaches it as app:9000") && f.4.contains("the listen is the design"),
-        "{f:?}"
+    fpm100_by_design(
+        "fixtures/templates/container-pool",
+        "nginx reaches it as app:9000",
     );
     // The same pool on a host (nginx on 127.0.0.1) stays an error.
     let dir = tempfile::tempdir().unwrap();
@@ -286,16 +280,23 @@ fn a_pool_in_another_container_gets_information_about_its_network() {
 /// unknown, and the listen is information, saying what it depends on.
 #[test]
 fn a_container_pool_behind_a_runtime_address_gets_information() {
-    let found = lint("fixtures/templates/container-pool-runtime-address");
+    fpm100_by_design(
+        "fixtures/templates/container-pool-runtime-address",
+        "nginx passes FastCGI to `fastcgi_backend`, an address set when the containers run",
+    );
+}
+
+/// `dir`'s FPM100 is information that says the listen is the design, and `how` nginx
+/// reaches the pool.
+fn fpm100_by_design(dir: &str, how: &str) {
+    let found = lint(dir);
     let f = found
         .iter()
         .find(|f| f.2 == "FPM100")
         .unwrap_or_else(|| panic!("{found:?}"));
     assert_eq!(f.3, "info", "{f:?}");
     assert!(
-        f.4.contains(
-            "nginx passes FastCGI to `fastcgi_backend`, an address set when the containers run"
-        ) && f.4.contains("the listen is the design"),
+        f.4.contains(how) && f.4.contains("the listen is the design"),
         "{f:?}"
     );
 }
