@@ -162,6 +162,10 @@ fn polynomial_attacks_at_nginxs_8k() {
         (r"^([^\.]*)/([a-z]+[a-z0-9_]*)-([a-z0-9_\-]+)\.html$", false),
         (r"^/[_0-9a-zA-Z-]+.*(/wp-admin/.*\.php)$", true),
         (r"^/\d+\d+x$", false),
+        // Repeats joined by a one-byte separator they can also take: each byte of a run of
+        // it may be the separator (freescout's storage rule; EmpireCMS's rewrites).
+        (r"^/storage/.*\.((?!(jpg|png|pdf)).)*$", true),
+        (r"^([^\.]*)/listinfo-(.+?)-(.+?)\.html$", true),
     ];
     for (pattern, reaches) in cases {
         let re = Regex::parse(pattern, false).unwrap();
@@ -185,7 +189,13 @@ fn polynomial_attacks_at_nginxs_8k() {
         let out = run(&exe, pattern, false, &subject);
         let limit = out.contains("match limit exceeded");
         assert_eq!(limit, reaches, "{pattern}: pcre2test answered {out}");
-        if !reaches {
+        if !reaches || r.lookaround {
+            // Under the JIT a lookaround in the repeats ends on the JIT stack limit (-46)
+            // at once: NGX137 does not report those under `pcre_jit on`.
+            if r.lookaround {
+                let out = run_with(&exe, pattern, "jit", &subject);
+                assert!(out.contains("JIT stack limit"), "{pattern}: {out}");
+            }
             continue;
         }
         // `pcre_jit on`: the JIT looks for the pattern's last required byte at any length,
@@ -201,7 +211,11 @@ fn polynomial_attacks_at_nginxs_8k() {
             out.contains("match limit exceeded"),
             "{pattern} (jit): pcre2test answered {out}"
         );
-        if jit != subject {
+        // The interpreter's subject, when it lacks the byte the JIT requires (a prefix may
+        // hold it: `/listinfo` holds the `l` of `\.html`), fails at once under the JIT.
+        let required = lemplint::analysis::pcre::queries::last_required_byte(re.ast(), 0);
+        let lacks = required.is_some_and(|(b, _)| !subject.contains(&b));
+        if jit != subject && lacks {
             let out = run_with(&exe, pattern, "jit", &subject);
             assert!(
                 out.contains("No match"),

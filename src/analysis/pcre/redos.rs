@@ -66,6 +66,10 @@ pub struct Redos {
     pub attack: Attack,
     /// The attack made this module's matcher take super-linear steps.
     pub confirmed: bool,
+    /// The repeats hold a lookahead or lookbehind. PCRE2's JIT runs each as a recursion on
+    /// its own stack, which such an attack exhausts at once (error -46, "JIT stack limit
+    /// reached": a fast failure) rather than backtracking to the match limit.
+    pub lookaround: bool,
 }
 
 /// PCRE2's default match limit (`MATCH_LIMIT`: calls of its internal `match()`, each a
@@ -411,6 +415,7 @@ impl Analyser<'_> {
                     suffix,
                 },
                 confirmed: false,
+                lookaround: has_lookaround(node, 0),
             });
         }
     }
@@ -499,17 +504,32 @@ impl Analyser<'_> {
                 continue;
             };
             let mut overlap = set;
+            // The overlap narrowed by the separators since the last repeat: it only holds
+            // once another repeat follows them.
+            let mut pending = set;
+            // Whether a separator stands between two repeats of the chain.
+            let mut separated = false;
             let mut degree = 1;
             let mut last = i;
             let mut j = i + 1;
             while j < flat.len() {
                 if let Some(s) = unbounded_set(flat[j]) {
-                    if s.intersect(overlap).is_empty() {
+                    if s.intersect(pending).is_empty() {
                         break;
                     }
-                    overlap = overlap.intersect(s);
+                    separated |= pending != overlap;
+                    overlap = pending.intersect(s);
+                    pending = overlap;
                     degree += 1;
                     last = j;
+                } else if let Some(sep) = one_byte(flat[j]) {
+                    // A one-byte separator the repeats' bytes include (`.*\..*$` on a run of
+                    // dots): each pump byte can be it, so the repeats still share the run
+                    // (PCRE2 gives up on `^/s/.*\.(.)*$` with 8 KB of dots).
+                    if sep.intersect(pending).is_empty() {
+                        break;
+                    }
+                    pending = pending.intersect(sep);
                 } else if !nullable(flat[j], 0) {
                     break;
                 }
@@ -526,7 +546,13 @@ impl Analyser<'_> {
                     witness(n, &mut prefix, 0);
                 }
                 let rest: Vec<Node> = flat[last + 1..].iter().map(|n| (*n).clone()).collect();
-                let suffix = self.suffix(&rest, overlap);
+                // Not a byte the last repeat takes either: past a separator the overlap is
+                // narrower than what that repeat reads to the end (`.*\.(.)*$`).
+                let pumped = match unbounded_set(flat[last]) {
+                    Some(last_set) if separated => overlap.union(last_set),
+                    _ => overlap,
+                };
+                let suffix = self.suffix(&rest, pumped);
                 self.found.push(Redos {
                     risk: Risk::Polynomial { degree },
                     span: flat[i].span.cover(flat[last].span),
@@ -536,6 +562,7 @@ impl Analyser<'_> {
                         suffix,
                     },
                     confirmed: false,
+                    lookaround: flat[i..=last].iter().any(|n| has_lookaround(n, 0)),
                 });
                 i = last + 1;
             } else {
@@ -559,6 +586,42 @@ fn flatten<'a>(items: &'a [Node], out: &mut Vec<&'a Node>, depth: usize) {
             Kind::Concat(v) if depth < 64 => flatten(v, out, depth + 1),
             _ => out.push(n),
         }
+    }
+}
+
+/// Whether `node` holds a lookahead or lookbehind.
+fn has_lookaround(node: &Node, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match &node.kind {
+        Kind::Group(g) => {
+            matches!(
+                g.kind,
+                GroupKind::Lookahead { .. } | GroupKind::Lookbehind { .. }
+            ) || has_lookaround(&g.body, depth + 1)
+        }
+        Kind::Repeat(r) => has_lookaround(&r.node, depth + 1),
+        Kind::Concat(v) | Kind::Alternation(v) => v.iter().any(|n| has_lookaround(n, depth + 1)),
+        _ => false,
+    }
+}
+
+/// The bytes of an item that matches exactly one byte: a literal or a set, not repeated.
+fn one_byte(n: &Node) -> Option<ByteSet> {
+    match &n.kind {
+        Kind::Literal { byte, caseless } => {
+            let mut s = ByteSet::of(&[*byte]);
+            if *caseless {
+                s = s.union(ByteSet::of(&[
+                    byte.to_ascii_lowercase(),
+                    byte.to_ascii_uppercase(),
+                ]));
+            }
+            Some(s)
+        }
+        Kind::Set(cs) => Some(cs.set),
+        _ => None,
     }
 }
 

@@ -226,6 +226,11 @@ impl Rule for RegexRedos {
             // subject ends with a sample, which holds the bytes the pattern requires
             // (tests/redos_pcre2test.rs runs both against pcre2test).
             let jit = jit_on(d);
+            // Under the JIT, repeats around a lookaround fail fast on its stack limit
+            // instead (error -46 in milliseconds): not the cost this rule is about.
+            if jit && r.lookaround {
+                continue;
+            }
             let attack = match r.risk {
                 Risk::Polynomial { .. } if jit => match re.redos_subject_jit(r, PUMPS) {
                     Some(s) => shown(&s),
