@@ -111,3 +111,47 @@ fn location_attacks_survive_nginxs_uri_normalisation() {
         "{fast:?} {took:?}"
     );
 }
+
+/// A rewrite collection beside the `nginx.conf` that sets `pcre_jit on` (an installer's
+/// layout: the snippets are included where a site picks them, not by the main file in the
+/// tree): NGX137 judges the snippets under the JIT, whose attack holds the byte the JIT
+/// requires, and leaves alone the chain with a lookahead the JIT fails at once; without such
+/// a main file, the lookahead chain is reported with what it depends on.
+#[test]
+fn snippets_beside_a_main_file_with_pcre_jit_are_judged_under_the_jit() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("rewrite")).unwrap();
+    std::fs::write(
+        p.join("rewrite/shop.conf"),
+        "rewrite ^/goods-([0-9]+)(.*)\\.html /goods.php last;\n\
+         location ~ ^/storage/.*\\.((?!(jpg|png)).)*$ { return 404; }\n",
+    )
+    .unwrap();
+    let lint = || {
+        let out = run_lemplint(
+            p,
+            &["lint", ".", "--select", "NGX137", "--format", "concise"],
+            None,
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let unknown = lint();
+    assert!(
+        unknown.contains("storage") && unknown.contains("with `pcre_jit off`, nginx's default"),
+        "{unknown}"
+    );
+    std::fs::write(p.join("nginx.conf"), "pcre_jit on;\nevents {}\nhttp {\n}\n").unwrap();
+    let jit = lint();
+    assert!(!jit.contains("storage"), "{jit}");
+    let goods = jit
+        .lines()
+        .find(|l| l.contains("goods"))
+        .unwrap_or_else(|| panic!("{jit}"));
+    // The JIT's subject holds the `l` of `\.html`; the message says the JIT is on.
+    assert!(goods.contains("l%0Ab`") || goods.contains("l!`"), "{goods}");
+    assert!(
+        goods.contains("`pcre_jit on` makes each attempt"),
+        "{goods}"
+    );
+}

@@ -225,23 +225,40 @@ impl Rule for RegexRedos {
             // make it match. PCRE2's JIT checks at any length: under `pcre_jit on` the
             // subject ends with a sample, which holds the bytes the pattern requires
             // (tests/redos_pcre2test.rs runs both against pcre2test).
-            let jit = jit_on(d);
+            let state = jit_state(cx, d);
+            let jit = state == Jit::On;
             // Under the JIT, repeats around a lookaround fail fast on its stack limit
             // instead (error -46 in milliseconds): not the cost this rule is about.
             if jit && r.lookaround {
                 continue;
             }
+            // Where `pcre_jit` is not known (a snippet whose main configuration is not in
+            // the tree), a subject that holds the byte the JIT requires works either way;
+            // where there is none, the finding says what it depends on.
+            let mut depends = "";
             let attack = match r.risk {
                 Risk::Polynomial { .. } if jit => match re.redos_subject_jit(r, PUMPS) {
                     Some(s) => shown(&s),
                     // Every subject the JIT would run matches: no attack.
                     None => continue,
                 },
+                Risk::Polynomial { .. } if state == Jit::Unknown && !r.lookaround => {
+                    match re.redos_subject_jit(r, PUMPS) {
+                        Some(s) => shown(&s),
+                        None => {
+                            depends = UNLESS_JIT;
+                            shown(&r.attack.string(PUMPS))
+                        }
+                    }
+                }
                 Risk::Polynomial { .. } if severity == Severity::Warning => {
                     shown(&r.attack.string(PUMPS))
                 }
                 _ => shown(&re.redos_subject(r, PUMPS)),
             };
+            if state == Jit::Unknown && r.lookaround {
+                depends = UNLESS_JIT;
+            }
             let effect = match r.risk {
                 Risk::Exponential => "keeps a worker matching until PCRE2's match limit".into(),
                 Risk::Polynomial { .. } => {
@@ -274,7 +291,7 @@ impl Rule for RegexRedos {
             let diag = cx.report(
                 &file,
                 word.raw(),
-                format!("`{pattern}` backtracks {how} on {subject}: `{attack}` {effect}"),
+                format!("`{pattern}` backtracks {how} on {subject}: `{attack}` {effect}{depends}"),
             );
             diag.severity = severity;
             diag.help = Some(
@@ -284,6 +301,41 @@ impl Rule for RegexRedos {
                     .into(),
             );
         }
+    }
+}
+
+/// Whether nginx compiles a regex with PCRE2's JIT.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Jit {
+    On,
+    Off,
+    /// A snippet whose main configuration is not in the tree, beside no main file that
+    /// sets `pcre_jit on`.
+    Unknown,
+}
+
+/// What a finding says when it holds only with `pcre_jit` off.
+const UNLESS_JIT: &str = " (with `pcre_jit off`, nginx's default: the main configuration that \
+    includes this file is not in the tree)";
+
+/// [`Jit`] for `d`: its own main context's `pcre_jit`; for a snippet no main file of the tree
+/// includes, `on` when a main file of the stack sets it (an installer's rewrite collection
+/// beside the `nginx.conf` it installs), else unknown.
+fn jit_state(cx: &Context<'_>, d: Directive<'_>) -> Jit {
+    if jit_on(d) {
+        return Jit::On;
+    }
+    if !d.instance().standalone {
+        return Jit::Off;
+    }
+    let main_sets_it = cx.stack.nginx.iter().filter(|i| !i.standalone).any(|i| {
+        crate::analysis::cursor::named(i, "pcre_jit")
+            .any(|p| p.parent().is_none() && p.arg(0).is_some_and(|a| a.is("on")))
+    });
+    if main_sets_it {
+        Jit::On
+    } else {
+        Jit::Unknown
     }
 }
 
