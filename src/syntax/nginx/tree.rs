@@ -154,7 +154,13 @@ fn has_backslash(raw: &[u8]) -> bool {
             return true;
         }
     }
-    chunks.remainder().iter().any(|&b| b == b'\\')
+    // Up to seven bytes: a plain loop (`contains` would call into `memchr`).
+    for &b in chunks.remainder() {
+        if b == b'\\' {
+            return true;
+        }
+    }
+    false
 }
 
 /// nginx's escape processing (`ngx_conf_read_token`, the copy loop).
