@@ -81,8 +81,11 @@ fn parse_comment(text: &str) -> Option<Result<Directive, String>> {
 /// of the value (procps writes it to the kernel), so it suppresses nothing.
 fn comments(file: &Shared, tree: Option<&Tree>, kind: FileKind) -> Vec<(Span, Span)> {
     let text = &file.text;
-    // Nearly every file has no suppression: find that out at memory speed.
-    if memchr::memmem::find(text, MARKER.as_bytes()).is_none() {
+    // Nearly every file has no suppression: find that out at memory speed, with a searcher
+    // built once for the run rather than once per file.
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(MARKER));
+    if FINDER.find(text).is_none() {
         return Vec::new();
     }
     let mut out = Vec::new();

@@ -74,6 +74,24 @@ impl EditorFs<'_> {
     fn doc(&self, path: &Path) -> Option<&[u8]> {
         self.docs.get(path).map(|d| &d.text[..])
     }
+
+    /// The tree kept from the last lint when the file's bytes are unchanged, else `parse`'s;
+    /// kept for the next lint either way.
+    fn kept_tree(
+        &self,
+        source: SourceFile,
+        parse: fn(SourceFile) -> (Shared, Arc<Parsed>),
+    ) -> (Shared, Arc<Parsed>) {
+        let path = source.path.clone();
+        let tree = match self.trees.take(&source) {
+            Some(tree) => tree,
+            None => parse(source),
+        };
+        lock(&self.trees.used)
+            .entry(path)
+            .or_insert_with(|| tree.clone());
+        tree
+    }
 }
 
 impl Fs for EditorFs<'_> {
@@ -115,15 +133,11 @@ impl Fs for EditorFs<'_> {
     }
 
     fn nginx_tree(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
-        let path = source.path.clone();
-        let tree = match self.trees.take(&source) {
-            Some(tree) => tree,
-            None => crate::stack::fs::parse_nginx(source),
-        };
-        lock(&self.trees.used)
-            .entry(path)
-            .or_insert_with(|| tree.clone());
-        tree
+        self.kept_tree(source, crate::stack::fs::parse_nginx)
+    }
+
+    fn nginx_tree_unmarked(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
+        self.kept_tree(source, crate::stack::fs::parse_nginx_unmarked)
     }
 
     fn head(&self, path: &Path, limit: usize) -> io::Result<Vec<u8>> {

@@ -32,6 +32,16 @@ pub fn parse_nginx_with(fs: Option<&dyn Fs>, mut source: SourceFile) -> (Shared,
     (Shared::new(source), Arc::new(parsed))
 }
 
+/// [`parse_nginx`] of a file in which [`crate::syntax::template::has_marker`] already found
+/// no placeholder marker: it has no holes, and is not scanned for them a second time.
+pub fn parse_nginx_unmarked(mut source: SourceFile) -> (Shared, Arc<Parsed>) {
+    use crate::syntax::template;
+    let masked = template::prepare_found(&mut source, Vec::new(), template::Lang::Nginx);
+    debug_assert!(masked.is_none());
+    let parsed = crate::syntax::nginx::parse(&source.text);
+    (Shared::new(source), Arc::new(parsed))
+}
+
 /// A file system whose reads render templates with `values` (see [`super::values`]).
 pub struct WithValues<'a> {
     pub inner: &'a dyn Fs,
@@ -61,9 +71,12 @@ impl Fs for WithValues<'_> {
         // system's to parse, without scanning it for holes twice.
         if !crate::syntax::template::has_marker(&source.text, crate::syntax::template::Lang::Nginx)
         {
-            return self.inner.nginx_tree(source);
+            return self.inner.nginx_tree_unmarked(source);
         }
         parse_nginx_with(Some(self), source)
+    }
+    fn nginx_tree_unmarked(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
+        self.inner.nginx_tree_unmarked(source)
     }
     fn values(&self) -> Option<&super::values::Values> {
         Some(&self.values)
@@ -130,6 +143,12 @@ pub trait Fs: Sync {
     /// keystroke parses one file, not the stack; everywhere else it parses.
     fn nginx_tree(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
         parse_nginx(source)
+    }
+
+    /// [`Fs::nginx_tree`] of a file known to hold no placeholder marker (see
+    /// [`parse_nginx_unmarked`]): the marker scan, a pass over every byte, is not repeated.
+    fn nginx_tree_unmarked(&self, source: SourceFile) -> (Shared, Arc<Parsed>) {
+        parse_nginx_unmarked(source)
     }
 
     /// The values templates are rendered with (see [`super::values`]): none but where a

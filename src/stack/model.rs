@@ -574,7 +574,10 @@ impl Stack {
                 )
             })
         });
-        if !mains.is_empty() && followed {
+        // Only a standalone configuration can be unloaded: without one, the sets below (every
+        // path of the stack hashed twice) are not built.
+        let standalone = self.nginx.iter().any(|i| i.standalone);
+        if !mains.is_empty() && followed && standalone {
             let read: HashSet<&Path> = mains
                 .iter()
                 .flat_map(|m| m.config.files.iter().map(|f| f.source.path.as_path()))

@@ -57,15 +57,13 @@ pub fn find(text: &[u8], lang: Lang) -> Vec<Hole> {
 /// Whether any byte that starts a placeholder is there: most files have none, and are done
 /// in a few vectorised passes (this runs on every file read).
 pub fn has_marker(text: &[u8], lang: Lang) -> bool {
-    let find = |pat: &[u8]| memchr::memmem::find(text, pat).is_some();
-    if find(b"{{")
-        || find(b"{%")
-        || find(b"<%")
-        || find(b"%%")
-        || find(b"SED")
-        || find(b"__")
-        || find(b"PH_")
-    {
+    // The searchers are built once for the run, not once per file and pattern.
+    static MARKERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 7]> =
+        std::sync::LazyLock::new(|| {
+            [b"{{", b"{%", b"<%", b"%%", &b"SED"[..], b"__", b"PH_"]
+                .map(memchr::memmem::Finder::new)
+        });
+    if MARKERS.iter().any(|m| m.find(text).is_some()) {
         return true;
     }
     let after = |b: u8, ok: &dyn Fn(u8) -> bool| {

@@ -209,6 +209,52 @@ fn applicable(
         .filter(move |e| e.allowed_in(c) && e.block == block)
 }
 
+/// What the catalogue says of a name written in the contexts `c`, as a block or not: the
+/// same for every occurrence of the name there, so worked out once per name and context
+/// (a large tree has hundreds of thousands of directives and a few hundred names).
+#[derive(Clone, Copy)]
+struct Verdict {
+    c: Ctx,
+    block: bool,
+    /// The contexts inside its block ([`inner`]); 0 for a simple directive.
+    inside: Ctx,
+    /// The first applicable entry: none applies when `None`.
+    first: Option<&'static Entry>,
+    /// Bit `n` (`n` < 8): some applicable entry accepts `n` arguments; bit 8: 8 or more
+    /// ([`super::Arity::accepts`] answers alike for every count past 7).
+    accepts: u16,
+    /// Every applicable entry is a flag.
+    all_flags: bool,
+    /// Some applicable entry's value is judged ([`super::values::judged`]).
+    judged: bool,
+}
+
+impl Verdict {
+    fn of(name: &str, entries: &'static [Entry], c: Ctx, block: bool) -> Verdict {
+        let mut accepts = 0u16;
+        for e in applicable(entries, c, block) {
+            for n in 0..=8 {
+                if e.arity.accepts(n) {
+                    accepts |= 1 << n;
+                }
+            }
+        }
+        Verdict {
+            c,
+            block,
+            inside: if block { inner(name, c) } else { 0 },
+            first: applicable(entries, c, block).next(),
+            accepts,
+            all_flags: applicable(entries, c, block).all(|e| e.is_flag()),
+            judged: applicable(entries, c, block).any(super::values::judged),
+        }
+    }
+
+    fn accepts(&self, n: usize) -> bool {
+        self.accepts & (1 << n.min(8)) != 0
+    }
+}
+
 fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) -> Findings {
     let view = inst.view();
     let ex = &inst.expanded;
@@ -236,6 +282,8 @@ fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) -> F
             (e, e.iter().fold(0, |c, e| c | e.contexts))
         })
         .collect();
+    // Per name, the verdicts for the contexts and forms it was met in (one or two each).
+    let mut verdicts: Vec<Vec<Verdict>> = vec![Vec::new(); names.len()];
     // The contexts each occurrence is in; its parent comes before it.
     let mut within: Vec<Ctx> = Vec::with_capacity(ex.occurrences.len());
     let mut out = Vec::new();
@@ -249,17 +297,28 @@ fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) -> F
         } else {
             inside[occ.parent as usize]
         };
-        let name = view.name(id);
         let d = view.directive(id);
         within.push(c);
-        inside.push(if c != 0 && d.block().is_some() {
-            inner(name, c)
-        } else {
-            0
-        });
-        if c == 0 || errors.after(inst, occ.file, occ.node) {
+        if c == 0 {
+            inside.push(0);
             continue;
         }
+        let block = d.block().is_some();
+        let (entries, allowed) = names[occ.name as usize];
+        let known = &mut verdicts[occ.name as usize];
+        let verdict = match known.iter().find(|v| v.c == c && v.block == block) {
+            Some(v) => *v,
+            None => {
+                let v = Verdict::of(view.name(id), entries, c, block);
+                known.push(v);
+                v
+            }
+        };
+        inside.push(verdict.inside);
+        if errors.after(inst, occ.file, occ.node) {
+            continue;
+        }
+        let name = view.name(id);
         let file = inst.config.file(occ.file);
         let src = &file.source;
         let tree = &file.parsed.tree;
@@ -276,7 +335,6 @@ fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) -> F
             suggestion: None,
             earlier: None,
         };
-        let (entries, allowed) = names[occ.name as usize];
         if let Some(m) = &modules {
             // nginx knows no directive of a module it lacks: the same message as a typo.
             if let Some(first) = entries
@@ -329,30 +387,25 @@ fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) -> F
         }
         // Ended the wrong way (`{` for a simple directive, `;` for a block) is the
         // parser's to say, where it knows; otherwise nothing applies.
-        let block = d.block().is_some();
-        let mut applies = applicable(entries, c, block).peekable();
-        if applies.peek().is_none() {
+        let Some(first) = verdict.first else {
             continue;
-        }
+        };
         let args = tree.args(d);
-        let first = applies.peek().copied();
-        if !applies.any(|e| e.arity.accepts(args.len())) {
+        if !verdict.accepts(args.len()) {
             let mut f = finding(
                 Kind::ArgCount,
                 name_span,
                 format!("invalid number of arguments in \"{name}\" directive"),
             );
-            f.help = first.map(|e| {
-                let t = e.arity.describe();
-                format!(
-                    "`{name}` takes {t} argument(s) here and has {}; an unquoted space (in a regex, a header value) splits a word in two: quote it",
-                    args.len()
-                )
-            });
+            f.help = Some(format!(
+                "`{name}` takes {} argument(s) here and has {}; an unquoted space (in a regex, a header value) splits a word in two: quote it",
+                first.arity.describe(),
+                args.len()
+            ));
             out.push(f);
             continue;
         }
-        if applicable(entries, c, block).all(|e| e.is_flag()) {
+        if verdict.all_flags {
             if let [arg] = args {
                 let v = arg.value(&src.text);
                 if !v.eq_ignore_ascii_case(b"on") && !v.eq_ignore_ascii_case(b"off") {
@@ -372,13 +425,11 @@ fn check(instance: usize, inst: &NginxInstance, modules: Option<&[String]>) -> F
             }
         }
         // Most directives have no number to judge: nothing is collected or copied for them.
-        if applicable(entries, c, block).any(super::values::judged) {
+        if let Some(value) = args.first().filter(|_| verdict.judged) {
             let handlers: Vec<&Entry> = applicable(entries, c, block).collect();
-            let values: Vec<Vec<u8>> = args
-                .iter()
-                .map(|a| a.value(&src.text).into_owned())
-                .collect();
-            if let Some((i, message)) = super::values::invalid(name, &handlers, &values) {
+            let value = value.value(&src.text);
+            if let Some((i, message)) = super::values::invalid(name, &handlers, args.len(), &value)
+            {
                 out.push(finding(Kind::Value, args[i].raw(), message));
                 continue;
             }

@@ -59,12 +59,20 @@ fn numeric(v: &[u8]) -> bool {
 }
 
 /// nginx's message for a value its handler refuses, or `None`. `handlers` are those of the
-/// entries that apply; `args` the values.
-pub fn invalid(name: &str, handlers: &[&Entry], args: &[Vec<u8>]) -> Option<(usize, String)> {
+/// entries that apply; `count` the number of arguments and `first` the first's value (the
+/// only one judged: the others are not copied out).
+pub fn invalid(
+    name: &str,
+    handlers: &[&Entry],
+    count: usize,
+    first: &[u8],
+) -> Option<(usize, String)> {
     let all = |h: &str| !handlers.is_empty() && handlers.iter().all(|e| e.handler == h);
     let shown = |v: &[u8]| crate::escape::excerpt(&String::from_utf8_lossy(v), 60);
-    let first = args.first().filter(|v| numeric(v))?;
-    if args.len() == 1 {
+    if !numeric(first) {
+        return None;
+    }
+    if count == 1 {
         if all("ngx_conf_set_num_slot") && atoi(first).is_none() {
             return Some((0, format!("\"{name}\" directive invalid number")));
         }
@@ -87,7 +95,7 @@ pub fn invalid(name: &str, handlers: &[&Entry], args: &[Vec<u8>]) -> Option<(usi
         // A port alone (`listen 65536`) or after an IPv4 address; after a host name (which
         // nginx looks up first) it is left to nginx.
         let port = match first.iter().rposition(|&b| b == b':') {
-            None => first.as_slice(),
+            None => first,
             Some(i) if first[..i].iter().all(|&b| b.is_ascii_digit() || b == b'.') => {
                 &first[i + 1..]
             }

@@ -60,11 +60,14 @@ impl Quick {
         }
         // A name defined both ways may hold what the non-literal definition holds.
         literal.retain(|n| !defined.contains(n));
+        // One pass per file for `(?`, the start all three share, then the bytes after it.
+        let open = memchr::memmem::Finder::new(b"(?");
         let named_captures = view.config.ids().any(|id| {
             let text = &view.config.file(id).source.text;
-            [&b"(?<"[..], b"(?P<", b"(?'"]
-                .iter()
-                .any(|p| memchr::memmem::find(text, p).is_some())
+            open.find_iter(text).any(|i| {
+                let rest = &text[i + 2..];
+                rest.starts_with(b"<") || rest.starts_with(b"P<") || rest.starts_with(b"'")
+            })
         });
         let mut quick = Quick {
             defined,
