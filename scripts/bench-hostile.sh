@@ -75,7 +75,7 @@ for scale in (1, 10):
         w(f'{d}/sysctl-unknown/etc/sysctl.d/{f:03}.conf', "".join(
             f"net.core.unknown_key_{f}_{i} = {i}\n" for i in range(100)))
     parts(f'{d}/gzip-lines', 3, lambda f: "gzip on;\n" * (630000 * k))
-    parts(f'{d}/map-prefix', 5, lambda f: f"map $uri $x{f} {{\n" + "".join(
+    parts(f'{d}/map-prefix', 8, lambda f: f"map $uri $x{f} {{\n" + "".join(
         f"/prefix/{f}{i:08} 1;\n" for i in range(250000 * k)) + "}\n")
     parts(f'{d}/no-root', 3, lambda f: "".join(
         f"server {{ listen {10000 + i % 50000}; server_name s{f}-{i}.example; location / {{ }} }}\n"

@@ -250,6 +250,16 @@ pub fn witness(b: &[Branch]) -> Option<Vec<u8>> {
 pub struct Index<T> {
     entries: Vec<(T, Vec<Branch>)>,
     by_string: FxHashMap<Vec<u8>, Vec<u32>>,
+    /// The lengths of `by_string`'s keys: bit `n` for length `n` (at most [`MAX_LEN`], the
+    /// top bit standing for any longer). A substring of no such length is not looked up: with 480,000
+    /// regex locations the table outgrew the cache, and most of the lookups (every
+    /// substring of the new pattern's string) were misses that each cost a cache miss.
+    lengths: u128,
+}
+
+/// [`Index::lengths`]'s bit for a key of `n` bytes.
+fn length_bit(n: usize) -> u128 {
+    1 << n.min(127)
 }
 
 impl<T: Copy> Index<T> {
@@ -266,6 +276,9 @@ impl<T: Copy> Index<T> {
         let mut candidates: Vec<u32> = Vec::new();
         for i in 0..=s.len() {
             for j in i..=s.len() {
+                if self.lengths & length_bit(j - i) == 0 {
+                    continue;
+                }
                 if let Some(ids) = self.by_string.get(&s[i..j]) {
                     candidates.extend_from_slice(ids);
                 }
@@ -285,6 +298,7 @@ impl<T: Copy> Index<T> {
         for br in &branches {
             for s in &br.strings {
                 let key: Vec<u8> = s.iter().map(|c| c.byte.to_ascii_lowercase()).collect();
+                self.lengths |= length_bit(key.len());
                 let ids = self.by_string.entry(key).or_default();
                 if ids.last() != Some(&id) {
                     ids.push(id);
@@ -359,5 +373,40 @@ mod tests {
         assert_eq!(ix.covering(&simple(r"\.jsx$", false)), None);
         assert_eq!(witness(&simple(r"\.php$", false)).unwrap(), b"/x.php");
         assert_eq!(witness(&simple(r"^/api/", false)).unwrap(), b"/api/");
+    }
+
+    /// The index answers as comparing the new pattern with every earlier one would, with
+    /// strings short and near [`MAX_LEN`].
+    #[test]
+    fn index_agrees_with_comparing_every_pair() {
+        let long = "a".repeat(MAX_LEN - 4);
+        let patterns = [
+            r"\.php$".to_string(),
+            r"^/api/".into(),
+            format!("^/{long}"),
+            format!("{long}b$"),
+            "php".into(),
+            r"^/api/v1/".into(),
+            format!("^/{long}/x"),
+            format!("{long}a"),
+            format!("^/{long}ab$"),
+            r"\.(php|phtml)$".into(),
+            "/static1/".into(),
+            r"^/static12/".into(),
+            r"^/static1/x".into(),
+        ];
+        let branches: Vec<Vec<Branch>> = patterns.iter().map(|p| simple(p, false)).collect();
+        let mut ix = Index::default();
+        for (i, b) in branches.iter().enumerate() {
+            let every_pair = (0..i).find(|&j| covers(&branches[j], b));
+            assert_eq!(ix.covering(b), every_pair, "{}", patterns[i]);
+            ix.insert(i, b.clone());
+        }
+        // Not vacuous: covers are found, short and long.
+        assert_eq!(ix.covering(&simple(r"^/static1/x", false)), Some(10));
+        assert_eq!(
+            ix.covering(&simple(&format!("^/{long}ab$"), false)),
+            Some(2)
+        );
     }
 }

@@ -550,9 +550,15 @@ fn assemble_pools(cfg: &mut FpmConfig) {
             included.entry(at).or_default().push(i);
         }
     }
+    // Sized for every header at once: grown by doubling, a table of 240,000 pools was
+    // rehashed at each doubling (every name hashed again, the table read and written whole).
+    let headers = (cfg.files.iter())
+        .flat_map(|f| &f.parsed.file.lines)
+        .filter(|l| matches!(l.kind, LineKind::Section(_)))
+        .count();
     let mut state = Assembly {
-        pools: Vec::new(),
-        by_name: HashMap::new(),
+        pools: Vec::with_capacity(headers),
+        by_name: HashMap::with_capacity(headers),
         current: None,
     };
     state.walk(cfg, &included, 0, 0);

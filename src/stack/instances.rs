@@ -281,8 +281,10 @@ pub fn instances(stack: &Stack) -> Vec<Instance<'_>> {
 }
 
 fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
-    let mut pools: Vec<PoolView<'_>> = Vec::new();
-    let mut by_name: HashMap<String, usize> = HashMap::new();
+    // Sized for every pool at once (see `fpm::assemble_pools`).
+    let count = configs.iter().map(|c| c.pools.len()).sum();
+    let mut pools: Vec<PoolView<'_>> = Vec::with_capacity(count);
+    let mut by_name: HashMap<String, usize> = HashMap::with_capacity(count);
     let mut globals: HashMap<String, At<'_>> = HashMap::new();
     let mut load_errors = Vec::new();
     let mut clean = master;

@@ -187,14 +187,24 @@ impl<'a> Parser<'a> {
         id
     }
 
-    /// The collected statement's name, interned.
+    /// The collected statement's name, interned; [`NO_NAME`] for a word-list entry, whose
+    /// first word is a key, unless it is `include` (which nginx follows there too).
     fn pending_name(&mut self) -> u32 {
-        self.intern(self.tree.words[self.pending.words_start as usize])
+        let name = self.tree.words[self.pending.words_start as usize];
+        if self.kind() == BlockKind::WordList && !name.is(self.src, "include") {
+            return NO_NAME;
+        }
+        self.intern(name)
     }
 
-    /// What [`known`] says of name `name_id` ([`known::lookup`]).
+    /// What [`known`] says of name `name_id` ([`known::lookup`]); nothing of a word-list
+    /// entry's key.
     fn known_info(&self, name_id: u32) -> u8 {
-        self.names.info[name_id as usize]
+        self.names
+            .info
+            .get(name_id as usize)
+            .copied()
+            .unwrap_or(known::NONE)
     }
 
     /// The contexts a directive here may be in.

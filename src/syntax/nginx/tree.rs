@@ -241,6 +241,12 @@ impl std::fmt::Debug for Block {
     }
 }
 
+/// The [`Directive::name_id`] of a word-list entry (other than `include`): its first word is
+/// a key (a map's source value, a MIME type), not a name, and numbering them cost a
+/// name-table slot and a [`Tree::names`] word per key; a 2.5M-key map spent 40% of its lint
+/// time probing a name table far larger than the cache.
+pub const NO_NAME: u32 = u32::MAX;
+
 /// A statement: a directive, or a line of a word-list block ([`NodeKind::Entry`]), which is
 /// tokenized and stored the same way. 20 bytes (a node, 40), as a large configuration has
 /// millions: the name is the word before the arguments ([`Tree::name`]), the `;` and the `{`
@@ -250,6 +256,7 @@ impl std::fmt::Debug for Block {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Directive {
     /// The name's index in [`Tree::names`]: directives with equal names (by value) share it.
+    /// [`NO_NAME`] for a word-list entry other than `include`.
     pub name_id: u32,
     /// Range into [`Tree::words`]; the name is the word just before it.
     pub args: (u32, u32),
@@ -443,6 +450,7 @@ pub struct Tree {
     pub comment_owners: Vec<NodeId>,
     /// Each distinct directive name of the file (the word of its first occurrence), so a
     /// configuration-wide index can name directives by number instead of hashing every one.
+    /// Word-list entries are not numbered (see [`NO_NAME`]), except `include`.
     pub names: Vec<Word>,
     /// Every `include` statement (directive or word-list entry), in order: where nginx reads
     /// other files, so loading a configuration need not scan every node for them.
@@ -668,6 +676,39 @@ mod tests {
         }
         let open = Directive::new(0, (1, 1), None, None);
         assert!(open.is_unterminated() && open.semicolon().is_none() && open.block().is_none());
+    }
+
+    /// A word list's keys are not numbered as names, its `include` is (and is listed with
+    /// the file's includes); directives keep their ids, shared by value.
+    #[test]
+    fn word_list_keys_are_not_names() {
+        let src = b"map $uri $x {\n  /a 1;\n  include m.conf;\n  \"/b\" 2;\n  x { }\n  \
+                    default 0;\n}\ninclude a.conf;\ntypes { text/html html; }\nmap $a $b { }\n";
+        let tree = crate::syntax::nginx::parse(src).tree;
+        let names: Vec<String> = tree.names.iter().map(|w| w.text(src).into()).collect();
+        assert_eq!(names, ["map", "include", "types"]);
+        let mut entries = 0;
+        for (id, node) in tree.nodes.iter().enumerate() {
+            let Some(d) = node.kind.statement() else {
+                continue;
+            };
+            let name = tree.name(d).text(src).into_owned();
+            let expected = match (&node.kind, name.as_str()) {
+                (NodeKind::Entry(_), "include") => 1,
+                (NodeKind::Entry(_), _) => {
+                    entries += 1;
+                    NO_NAME
+                }
+                _ => names.iter().position(|n| *n == name).unwrap() as u32,
+            };
+            assert_eq!(d.name_id, expected, "node {id} ({name})");
+        }
+        assert_eq!(entries, 5);
+        let includes: Vec<String> = (tree.includes.iter())
+            .map(|&i| tree.name(tree.statement(i).unwrap()).text(src).into())
+            .collect();
+        assert_eq!(includes, ["include", "include"]);
+        assert_eq!(tree.directives_named(src, "include").count(), 1);
     }
 
     /// `is` answers as comparing the unescaped value would, at the length bounds too (a
