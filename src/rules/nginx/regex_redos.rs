@@ -44,24 +44,50 @@ const MIN_DEGREE: u32 = 3;
 const PUMPS: usize = 32;
 
 /// A regex to analyse: (directive, word holding the pattern, the pattern when it is not
-/// the word's whole value, caseless, what it matches, whether that is nginx's normalised
-/// URI).
+/// the word's whole value, caseless, what it matches, how a client delivers it).
 type Site<'a> = (
     Directive<'a>,
     Word<'a>,
     Option<String>,
     bool,
     Cow<'static, str>,
-    bool,
+    Channel,
 );
 
+/// How the text a regex runs on reaches nginx, which decides the bytes an attack can hold.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Channel {
+    /// The normalised URI (`$uri`, locations, `rewrite`): percent-escapes decoded, then
+    /// slashes merged and `.` segments removed.
+    Uri,
+    /// Raw from the request line (`$request_uri`, `$args`, `$arg_*`): nothing is decoded,
+    /// and the line carries no control byte or space (nginx answers 400).
+    RequestLine,
+    /// A header's value (`Host`, `$http_*`, cookies): anything but NUL, CR and LF.
+    Header,
+    /// Any byte (a request body, a decoded user name).
+    Any,
+}
+
+impl Channel {
+    /// Whether a client can deliver `s` this way (for [`Channel::Uri`], `merge_slashes`).
+    fn carries(self, s: &[u8], merge_slashes: bool) -> bool {
+        match self {
+            Channel::Uri => survives_normalisation(s, merge_slashes),
+            Channel::RequestLine => s.iter().all(|&b| (0x21..0x7f).contains(&b)),
+            Channel::Header => !s.iter().any(|&b| matches!(b, 0 | b'\r' | b'\n')),
+            Channel::Any => true,
+        }
+    }
+}
+
 /// A pattern's analysis, kept for every site that repeats it: the regex, its confirmed
-/// ReDoS, and that ReDoS with an attack nginx's URI normalisation leaves intact (computed on
-/// first use, with `merge_slashes` off and on).
+/// ReDoS, and that ReDoS with an attack a client can deliver (computed on first use): on the
+/// URI with `merge_slashes` off and on, in the request line, in a header.
 struct Analysed {
     re: Regex,
     redos: Redos,
-    on_uri: [std::cell::OnceCell<Option<Redos>>; 2],
+    delivered: [std::cell::OnceCell<Option<Redos>>; 4],
 }
 
 impl Rule for RegexRedos {
@@ -93,11 +119,11 @@ impl Rule for RegexRedos {
                     _ => continue,
                 },
             };
-            sites.push((d, p, None, caseless, "the URI".into(), true));
+            sites.push((d, p, None, caseless, "the URI".into(), Channel::Uri));
         }
         for d in directives("rewrite") {
             if let Some(p) = d.arg(0) {
-                sites.push((d, p, None, false, "the URI".into(), true));
+                sites.push((d, p, None, false, "the URI".into(), Channel::Uri));
             }
         }
         for d in directives("server_name") {
@@ -112,7 +138,7 @@ impl Rule for RegexRedos {
                         Some(p.to_string()),
                         true,
                         "the `Host` header".into(),
-                        false,
+                        Channel::Header,
                     ));
                 }
             }
@@ -127,14 +153,14 @@ impl Rule for RegexRedos {
             }
             if let Some((word, pattern, caseless, var)) = if_regex(d) {
                 if client_variable(&var) {
-                    let uri = normalised_uri(&var);
+                    let how = channel(&var);
                     sites.push((
                         d,
                         word,
                         Some(pattern),
                         caseless,
                         format!("`{var}`").into(),
-                        uri,
+                        how,
                     ));
                 }
             }
@@ -146,7 +172,7 @@ impl Rule for RegexRedos {
             if !client_variable(&src) {
                 continue;
             }
-            let uri = normalised_uri(&src);
+            let how = channel(&src);
             d.for_each_entry(&mut |key, _| {
                 // Only regex keys: the first raw byte tells (a quoted `"~…"` is one too).
                 if !key.raw_bytes().iter().take(2).any(|&b| b == b'~') {
@@ -158,7 +184,7 @@ impl Rule for RegexRedos {
                     (None, Some(p)) => (p.to_string(), false),
                     _ => return,
                 };
-                sites.push((d, key, Some(p), ci, format!("`{src}`").into(), uri));
+                sites.push((d, key, Some(p), ci, format!("`{src}`").into(), how));
             });
         }
         // A pattern repeated in many servers (generated vhosts, shared snippets) is
@@ -170,7 +196,7 @@ impl Rule for RegexRedos {
         // the map hundreds of bytes (24,000 distinct location regexes: 9.9 MB).
         let mut seen: crate::fxhash::FxHashMap<Key<'_>, Option<Box<Analysed>>> =
             crate::fxhash::FxHashMap::default();
-        for (d, word, pattern, caseless, subject, uri) in sites {
+        for (d, word, pattern, caseless, subject, how) in sites {
             let key: Key<'_> = match &pattern {
                 None => (Cow::Borrowed(word.raw_bytes()), false, caseless),
                 Some(p) => (Cow::Owned(p.clone().into_bytes()), true, caseless),
@@ -182,7 +208,7 @@ impl Rule for RegexRedos {
                 Some(Box::new(Analysed {
                     re,
                     redos,
-                    on_uri: Default::default(),
+                    delivered: Default::default(),
                 }))
             });
             let Some(a) = analysed.as_deref() else {
@@ -193,17 +219,28 @@ impl Rule for RegexRedos {
             // an attack whose pumps it changes (`//` merged, `/./` removed) never reaches the
             // regex as written, so the pump is lengthened until it survives, or the pattern
             // is not reported.
+            // An attack must be one a client can send: a pump nginx's URI normalisation
+            // changes (`//` merged, `/./` removed) never reaches the regex as written, nor does
+            // a line feed in the request line (`$args` is not decoded): the pump is lengthened
+            // until it gets through, or the pattern is not reported.
+            let uri = how == Channel::Uri;
             let merge = uri && !merge_slashes_off(d);
-            let r = if uri {
-                let variant = a.on_uri[usize::from(merge)].get_or_init(|| {
-                    re.redos_accepted(&a.redos, &|s| survives_normalisation(s, merge))
-                });
-                match variant {
-                    Some(r) => r,
-                    None => continue,
+            let slot = match how {
+                Channel::Uri => usize::from(merge),
+                Channel::RequestLine => 2,
+                Channel::Header => 3,
+                Channel::Any => 4,
+            };
+            let r = match a.delivered.get(slot) {
+                Some(cell) => {
+                    let variant = cell
+                        .get_or_init(|| re.redos_accepted(&a.redos, &|s| how.carries(s, merge)));
+                    match variant {
+                        Some(r) => r,
+                        None => continue,
+                    }
                 }
-            } else {
-                &a.redos
+                None => &a.redos,
             };
             // A URI is shown as the client sends it: from `/`, with escapes.
             let shown = |s: &[u8]| if uri { target(s, true) } else { shown(s) };
@@ -405,11 +442,16 @@ fn shown(s: &[u8]) -> String {
     out
 }
 
-/// Whether `var` holds nginx's normalised URI (decoded, `merge_slashes` and `.` segments
-/// applied), which locations and `rewrite` match too.
-fn normalised_uri(var: &str) -> bool {
-    let name = var.strip_prefix('$').unwrap_or(var);
-    name.eq_ignore_ascii_case("uri") || name.eq_ignore_ascii_case("document_uri")
+/// How a client variable's text reaches nginx ([`Channel`]).
+fn channel(var: &str) -> Channel {
+    let name = var.strip_prefix('$').unwrap_or(var).to_ascii_lowercase();
+    match name.as_str() {
+        "uri" | "document_uri" => Channel::Uri,
+        "request_uri" | "args" | "query_string" | "request" => Channel::RequestLine,
+        "request_body" | "remote_user" => Channel::Any,
+        _ if name.starts_with("arg_") => Channel::RequestLine,
+        _ => Channel::Header,
+    }
 }
 
 /// Whether requests that reach `d` keep doubled slashes (`merge_slashes off` where `d`
