@@ -152,6 +152,7 @@ registry! {
     tls::ssl_dhparam_weak::SslDhparamWeak,
     tls::ssl_seclevel_lowered::SslSeclevelLowered,
     nginx::private_location_reachable::PrivateLocationReachable,
+    nginx::set_builtin_variable::SetBuiltinVariable,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

@@ -56,6 +56,7 @@ pub mod scheme_less_redirect;
 pub mod secret_file_exposed;
 pub mod server_name_suspicious;
 pub mod server_tokens_on;
+pub mod set_builtin_variable;
 pub mod source_backup_exposed;
 pub mod ssrf_proxy_target;
 pub mod status_page_exposed;
