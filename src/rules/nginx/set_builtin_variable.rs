@@ -21,7 +21,7 @@ declare_rule! {
     category: Correctness,
     severity: Error,
     fix: None,
-    group: Preview,
+    group: Default,
 }
 
 /// The built-in variables `set` may change (`NGX_HTTP_VAR_CHANGEABLE` in
