@@ -244,3 +244,14 @@ pub fn sockets(view: &View<'_>, servers: &[OccId]) -> Vec<Socket> {
     }
     out
 }
+
+/// Whether the server around `d` writes `merge_slashes off` (the setting in force where `d`
+/// is written). nginx applies the default server's setting instead (what
+/// `ServerLocations::merge_slashes` holds); in the single-server shapes the rules that ask
+/// this look at, it is that server's.
+pub fn written_off(d: crate::analysis::cursor::Directive<'_>) -> bool {
+    d.effective("merge_slashes")
+        .last()
+        .and_then(|a| a.arg(0))
+        .is_some_and(|a| a.is("off"))
+}

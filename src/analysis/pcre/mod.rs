@@ -353,18 +353,10 @@ fn possessive_within(node: &Node, end: u32, follow: Option<&Node>, depth: usize)
         return false;
     }
     let one_char = |n: &Node| -> Option<set::ByteSet> {
+        if let Some(s) = queries::one_byte(n) {
+            return Some(s);
+        }
         match &n.kind {
-            Kind::Set(cs) => Some(cs.set),
-            Kind::Literal { byte, caseless } => {
-                let mut s = set::ByteSet::of(&[*byte]);
-                if *caseless {
-                    s = s.union(set::ByteSet::of(&[
-                        byte.to_ascii_lowercase(),
-                        byte.to_ascii_uppercase(),
-                    ]));
-                }
-                Some(s)
-            }
             // The first item of a plain group or sequence that follows.
             Kind::Group(g)
                 if matches!(g.kind, GroupKind::Capture { .. } | GroupKind::NonCapture) =>

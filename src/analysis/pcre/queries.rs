@@ -31,6 +31,25 @@ pub enum Target {
     Group(u32),
 }
 
+/// The bytes of an item that matches exactly one byte: a literal (both cases when caseless)
+/// or a set, not repeated.
+pub fn one_byte(node: &Node) -> Option<ByteSet> {
+    match &node.kind {
+        Kind::Set(cs) => Some(cs.set),
+        Kind::Literal { byte, caseless } => {
+            let mut s = ByteSet::of(&[*byte]);
+            if *caseless {
+                s = s.union(ByteSet::of(&[
+                    byte.to_ascii_lowercase(),
+                    byte.to_ascii_uppercase(),
+                ]));
+            }
+            Some(s)
+        }
+        _ => None,
+    }
+}
+
 /// Whether `node` can match the empty string (backreferences are assumed to).
 pub fn nullable(node: &Node, depth: usize) -> bool {
     if depth > MAX_DEPTH {

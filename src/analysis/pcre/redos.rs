@@ -522,7 +522,7 @@ impl Analyser<'_> {
                     pending = overlap;
                     degree += 1;
                     last = j;
-                } else if let Some(sep) = one_byte(flat[j]) {
+                } else if let Some(sep) = super::queries::one_byte(flat[j]) {
                     // A one-byte separator the repeats' bytes include (`.*\..*$` on a run of
                     // dots): each pump byte can be it, so the repeats still share the run
                     // (PCRE2 gives up on `^/s/.*\.(.)*$` with 8 KB of dots).
@@ -604,24 +604,6 @@ fn has_lookaround(node: &Node, depth: usize) -> bool {
         Kind::Repeat(r) => has_lookaround(&r.node, depth + 1),
         Kind::Concat(v) | Kind::Alternation(v) => v.iter().any(|n| has_lookaround(n, depth + 1)),
         _ => false,
-    }
-}
-
-/// The bytes of an item that matches exactly one byte: a literal or a set, not repeated.
-fn one_byte(n: &Node) -> Option<ByteSet> {
-    match &n.kind {
-        Kind::Literal { byte, caseless } => {
-            let mut s = ByteSet::of(&[*byte]);
-            if *caseless {
-                s = s.union(ByteSet::of(&[
-                    byte.to_ascii_lowercase(),
-                    byte.to_ascii_uppercase(),
-                ]));
-            }
-            Some(s)
-        }
-        Kind::Set(cs) => Some(cs.set),
-        _ => None,
     }
 }
 

@@ -281,7 +281,7 @@ fn scheme_relative(d: Directive<'_>, first: &Part, value: &[u8]) -> Option<Chose
     }
     let slashes_kept = match name.as_str() {
         "request_uri" => true,
-        "uri" | "document_uri" => merge_slashes_off(d),
+        "uri" | "document_uri" => crate::analysis::locations::default_server::written_off(d),
         _ => false,
     };
     let absolute_off = d
@@ -299,16 +299,6 @@ fn scheme_relative(d: Directive<'_>, first: &Part, value: &[u8]) -> Option<Chose
         scheme_relative: true,
         unkeyed_header: None,
     })
-}
-
-/// Whether the server around `d` keeps doubled slashes (`merge_slashes off`). nginx reads
-/// the setting of the socket's default server; this asks the server itself, which is that
-/// server in the single-site configurations where the shape occurs.
-fn merge_slashes_off(d: Directive<'_>) -> bool {
-    d.effective("merge_slashes")
-        .last()
-        .and_then(|a| a.arg(0))
-        .is_some_and(|a| a.is("off"))
 }
 
 /// The request whose capture `k` carries the host: the regex's sample with the group

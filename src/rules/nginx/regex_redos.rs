@@ -196,6 +196,9 @@ impl Rule for RegexRedos {
         // the map hundreds of bytes (24,000 distinct location regexes: 9.9 MB).
         let mut seen: crate::fxhash::FxHashMap<Key<'_>, Option<Box<Analysed>>> =
             crate::fxhash::FxHashMap::default();
+        // Whether a main file of the stack sets `pcre_jit on`, asked once for the run.
+        let main_sets_jit = std::cell::OnceCell::new();
+        let stack = cx.stack;
         for (d, word, pattern, caseless, subject, how) in sites {
             let key: Key<'_> = match &pattern {
                 None => (Cow::Borrowed(word.raw_bytes()), false, caseless),
@@ -224,7 +227,7 @@ impl Rule for RegexRedos {
             // a line feed in the request line (`$args` is not decoded): the pump is lengthened
             // until it gets through, or the pattern is not reported.
             let uri = how == Channel::Uri;
-            let merge = uri && !merge_slashes_off(d);
+            let merge = uri && !crate::analysis::locations::default_server::written_off(d);
             let slot = match how {
                 Channel::Uri => usize::from(merge),
                 Channel::RequestLine => 2,
@@ -262,7 +265,7 @@ impl Rule for RegexRedos {
             // make it match. PCRE2's JIT checks at any length: under `pcre_jit on` the
             // subject ends with a sample, which holds the bytes the pattern requires
             // (tests/redos_pcre2test.rs runs both against pcre2test).
-            let state = jit_state(cx, d);
+            let state = jit_state(d, &|| *main_sets_jit.get_or_init(|| a_main_sets_jit(stack)));
             let jit = state == Jit::On;
             // Under the JIT, repeats around a lookaround fail fast on its stack limit
             // instead (error -46 in milliseconds): not the cost this rule is about.
@@ -357,23 +360,28 @@ const UNLESS_JIT: &str = " (with `pcre_jit off`, nginx's default: the main confi
 
 /// [`Jit`] for `d`: its own main context's `pcre_jit`; for a snippet no main file of the tree
 /// includes, `on` when a main file of the stack sets it (an installer's rewrite collection
-/// beside the `nginx.conf` it installs), else unknown.
-fn jit_state(cx: &Context<'_>, d: Directive<'_>) -> Jit {
+/// beside the `nginx.conf` it installs; `main_sets_jit` answers that, once per run), else
+/// unknown.
+fn jit_state(d: Directive<'_>, main_sets_jit: &dyn Fn() -> bool) -> Jit {
     if jit_on(d) {
         return Jit::On;
     }
     if !d.instance().standalone {
         return Jit::Off;
     }
-    let main_sets_it = cx.stack.nginx.iter().filter(|i| !i.standalone).any(|i| {
-        crate::analysis::cursor::named(i, "pcre_jit")
-            .any(|p| p.parent().is_none() && p.arg(0).is_some_and(|a| a.is("on")))
-    });
-    if main_sets_it {
+    if main_sets_jit() {
         Jit::On
     } else {
         Jit::Unknown
     }
+}
+
+/// Whether a main file of `stack` (not a standalone snippet) sets `pcre_jit on`.
+fn a_main_sets_jit(stack: &crate::stack::model::Stack) -> bool {
+    stack.nginx.iter().filter(|i| !i.standalone).any(|i| {
+        crate::analysis::cursor::named(i, "pcre_jit")
+            .any(|p| p.parent().is_none() && p.arg(0).is_some_and(|a| a.is("on")))
+    })
 }
 
 /// Whether nginx compiles `d`'s regexes with PCRE2's JIT (`pcre_jit on` in the main
@@ -452,15 +460,6 @@ fn channel(var: &str) -> Channel {
         _ if name.starts_with("arg_") => Channel::RequestLine,
         _ => Channel::Header,
     }
-}
-
-/// Whether requests that reach `d` keep doubled slashes (`merge_slashes off` where `d`
-/// is; the server's own setting, as the rest of the location model reads it).
-fn merge_slashes_off(d: Directive<'_>) -> bool {
-    d.effective("merge_slashes")
-        .last()
-        .and_then(|m| m.arg(0))
-        .is_some_and(|a| a.is("off"))
 }
 
 /// Whether a client can make `$uri` hold `uri` (with a `/` before it when it has none): the
