@@ -313,3 +313,89 @@ fn php_defaults_match_the_directive_table() {
     }
     assert_eq!(text.lines().count(), names.len(), "{text}");
 }
+
+/// STK014's premise, with the php CLI reading the rule's fixture php.ini: `open_basedir =` and
+/// `disable_functions =` written empty leave a script every file and `system()`; the same
+/// lines filled in take both away. And lemplint reports the empty lines at warning there, where
+/// someone wrote them, but PHP's own template (which writes `disable_functions =` and leaves
+/// `open_basedir` out) only at information.
+#[test]
+fn an_empty_sandbox_leaves_files_and_commands_to_scripts() {
+    let php = ["/usr/bin/php8.2", "/usr/bin/php"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file());
+    let Some(php) = php else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "php8.2 (the CLI) is required on CI (CI=true) for tests/security_php_binary.rs"
+        );
+        eprintln!("note: php not found; skipping");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("elsewhere/secret.txt");
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(secret.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(&secret, "the other site's password").unwrap();
+    let probe = format!(
+        "echo @file_get_contents('{}') === false ? 'closed' : 'read', ' ', \
+         function_exists('system') ? 'system' : 'no-system';",
+        secret.display()
+    );
+    let run = |ini: &Path| {
+        let out = Command::new(php)
+            .args(["-n", "-c"])
+            .arg(ini)
+            .args(["-r", &probe])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let fixture = Path::new("fixtures/stack/STK014/written-empty");
+    let written = fixture.join("etc/php/8.2/fpm/php.ini");
+    assert_eq!(run(&written), "read system");
+    let sandboxed = dir.path().join("sandboxed.ini");
+    std::fs::write(
+        &sandboxed,
+        format!(
+            "[PHP]\nopen_basedir = {}\ndisable_functions = exec,system,passthru\n",
+            site.display()
+        ),
+    )
+    .unwrap();
+    assert_eq!(run(&sandboxed), "closed no-system");
+
+    let lint = |tree: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+            .args(["lint", "--select", "STK014", "--format", "concise"])
+            .arg(tree)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let text = lint(fixture);
+    assert!(
+        text.contains("php.ini:4:1: warning[STK014]")
+            && text.contains("php.ini:5:1: warning[STK014]"),
+        "{text}"
+    );
+    // PHP's own template, copied as a server would: information at the pool.
+    let production = Path::new("/usr/lib/php/8.2/php.ini-production");
+    if production.is_file() {
+        let tree = dir.path().join("tree");
+        std::fs::create_dir_all(tree.join("etc/php/8.2/fpm/pool.d")).unwrap();
+        std::fs::create_dir_all(tree.join("etc/nginx")).unwrap();
+        for f in [
+            "etc/php/8.2/fpm/php-fpm.conf",
+            "etc/php/8.2/fpm/pool.d/www.conf",
+            "etc/nginx/nginx.conf",
+        ] {
+            std::fs::copy(fixture.join(f), tree.join(f)).unwrap();
+        }
+        std::fs::copy(production, tree.join("etc/php/8.2/fpm/php.ini")).unwrap();
+        let text = lint(&tree);
+        assert!(text.contains("www.conf:1:1: info[STK014]"), "{text}");
+        assert!(!text.contains("warning["), "{text}");
+    }
+}

@@ -29,6 +29,9 @@ pub struct PhpWrite<'a> {
     pub scope: Scope<'a>,
     /// The configuration counts as development (`php_ini::development`).
     pub development: bool,
+    /// Someone wrote this value: a pool's own setting, or a php.ini that is not a copy of
+    /// the distribution's template (`php_template`), whose weak values were copied.
+    pub chosen: bool,
 }
 
 /// The scope a write takes effect in.
@@ -88,6 +91,7 @@ pub fn php_writes<'a>(
             // `docker/dev/www.conf`), says development.
             development: pool.ini.is_some_and(|s| s.development.is_some())
                 || crate::stack::php_ini::named_for_development(&file.path, &stack.root).is_some(),
+            chosen: true,
         });
     }
     for set in &stack.php_ini.sets {
@@ -112,6 +116,7 @@ pub fn php_writes<'a>(
             pool: None,
             scope: Scope::Ini(set),
             development: set.development.is_some(),
+            chosen: !v.file.template_copy,
         });
     }
     out

@@ -18,6 +18,7 @@ pub mod paths;
 pub mod php_image;
 pub mod php_ini;
 pub mod php_settings;
+pub mod php_template;
 pub mod platform;
 pub mod side_files;
 pub mod sizing;

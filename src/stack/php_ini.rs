@@ -28,6 +28,9 @@ use std::path::{Path, PathBuf};
 pub struct IniFile {
     pub source: Shared,
     pub parsed: Parsed,
+    /// A copy of the distribution's template, edited or not
+    /// ([`super::php_template::copies_template`]): its weak values were copied, not chosen.
+    pub template_copy: bool,
 }
 
 /// The php.ini files PHP reads from one home, in reading order.
@@ -245,10 +248,13 @@ pub fn load(
         };
         use crate::syntax::template;
         let masked = super::values::prepare(fs, &mut source, template::Lang::PhpIni);
-        let parsed = phpini::parse(masked.as_deref().unwrap_or(&source.text));
+        let text = masked.as_deref().unwrap_or(&source.text);
+        let parsed = phpini::parse(text);
+        let template_copy = super::php_template::copies_template(&parsed, text);
         let file = IniFile {
             source: Shared::new(source),
             parsed,
+            template_copy,
         };
         let (home, template) = match role {
             Role::Template => (path.parent().unwrap_or(Path::new("")).to_path_buf(), true),

@@ -9,6 +9,7 @@
 
 use super::instances::{PoolView, Val};
 use super::php_ini::{IniSet, IniVal};
+use crate::source::{Shared, Span};
 
 /// Where an effective value comes from.
 #[derive(Clone)]
@@ -30,7 +31,7 @@ pub struct Effective<'a> {
     pub origin: Origin<'a>,
 }
 
-impl Effective<'_> {
+impl<'a> Effective<'a> {
     /// Where the value comes from, in words (`php.ini:412`, `www.conf:30, php_admin_value`,
     /// `PHP's default`).
     pub fn describe(&self) -> String {
@@ -78,6 +79,18 @@ impl Effective<'_> {
     /// Whether the value was written somewhere (not PHP's default).
     pub fn is_set(&self) -> bool {
         !matches!(self.origin, Origin::Default)
+    }
+
+    /// Where the value is written when someone chose it: a pool's own setting, or a php.ini
+    /// that is not a copy of the distribution's template (whose values were copied, see
+    /// [`super::php_template`]). `None` for PHP's default and a template copy's line.
+    pub fn chosen_at(&self) -> Option<(&'a Shared, Span)> {
+        match &self.origin {
+            Origin::Default => None,
+            Origin::Ini(v) if v.file.template_copy => None,
+            Origin::Ini(v) => Some((&v.file.source, v.span())),
+            Origin::Pool { val, .. } => Some((val.at.file(), val.span())),
+        }
     }
 }
 

@@ -8,9 +8,11 @@
 //!   `Referer`, logs and shared links);
 //! * info, hardening PHP's defaults and php.ini-production leave off, written off:
 //!   `session.use_strict_mode = 0` (PHP adopts an id it never issued: a fixation needs no
-//!   URL), `session.cookie_httponly =` left blank (scripts read the cookie; a warning when
-//!   someone typed it off, `= 0`, `= Off`: the stock files leave it blank, so a typed value
-//!   is a choice to let scripts read the cookie, not a copied default), `session.cookie_samesite`
+//!   URL; a warning where someone chose it, in a pool or in a php.ini that is not a copy of
+//!   the template, which writes `0`: `stack::php_template`), `session.cookie_httponly =` left
+//!   blank (scripts read the cookie; a warning when someone typed it off, `= 0`, `= Off`: the
+//!   stock files leave it blank, so a typed value is a choice to let scripts read the cookie,
+//!   not a copied default), `session.cookie_samesite`
 //!   empty (the cookie rides cross-site requests), and a session id of fewer than 128 bits
 //!   (`sid_length × sid_bits_per_character`, PHP's default 32 × 4; php.ini-production's
 //!   26 × 5 is 130). PHP's own minimum (22 × 4 = 88 bits) is still far from guessable, hence
@@ -20,7 +22,7 @@
 //! (`session_set_cookie_params`, `ini_set` in Symfony's session storage), which the
 //! configuration does not show. A development configuration is not reported (FPM103's rule).
 
-use crate::analysis::php_writes::php_writes;
+use crate::analysis::php_writes::{php_writes, PhpWrite};
 use crate::diagnostic::Severity;
 use crate::fix::{edits, Fix};
 use crate::rules::{Context, Rule};
@@ -71,13 +73,19 @@ const FLAGS: &[(&str, bool, Severity, &str)] = &[
     ),
 ];
 
-/// Whether `written` (`key = value` as written; the evaluated value of `Off` is blank too)
-/// turns `name` off by a typed word where php.ini-production and php.ini-development leave
-/// the value blank (`session.cookie_httponly =`): a blank is the copied stock file, `0` or
-/// `Off` is someone's choice.
-fn typed_off(name: &str, written: &str) -> bool {
-    let value = written.split_once('=').map_or("", |(_, v)| v);
-    name == "session.cookie_httponly" && !value.trim().trim_matches('"').is_empty()
+/// Whether the weak value of `name` in `w` is someone's choice rather than the copied
+/// template. The templates leave `session.cookie_httponly` blank, so a typed `0` or `Off`
+/// (the evaluated value of `Off` is blank too: read `written`) is a choice; they write
+/// `session.use_strict_mode = 0`, so only a line outside a copy of them is.
+fn chosen_weak(name: &str, w: &PhpWrite<'_>) -> bool {
+    match name {
+        "session.cookie_httponly" => {
+            let value = w.written.split_once('=').map_or("", |(_, v)| v);
+            !value.trim().trim_matches('"').is_empty()
+        }
+        "session.use_strict_mode" => w.chosen,
+        _ => false,
+    }
 }
 
 /// The bits of a session id PHP's defaults give (32 characters of 4 bits).
@@ -98,7 +106,7 @@ impl Rule for SessionHardeningWeakened {
                     vec![edits::replace_fpm_value(w.file, w.entry, safe)],
                 );
                 let d = cx.report(w.file, w.span, message);
-                d.severity = if typed_off(name, &w.written) {
+                d.severity = if chosen_weak(name, &w) {
                     Severity::Warning
                 } else {
                     severity
