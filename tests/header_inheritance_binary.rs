@@ -178,3 +178,106 @@ fn lost_headers_are_judged_by_what_nginx_answers() {
         format!("host=127.0.0.1:{upstream} connection=close extra=1")
     );
 }
+
+/// The CORS recipe's branches (`fixtures/nginx/NGX116/trusted_origin.conf`'s `/api/`): nginx
+/// drops the server's `X-Frame-Options` only for a request whose `Origin` the regex trusts;
+/// without an `Origin` (what a framed page's request sends) or with another site's, the
+/// server's list is what answers. lemplint reports the branch as information.
+#[test]
+fn a_trusted_origin_branch_drops_headers_only_for_trusted_origins() {
+    let Some(nginx) = common::required_nginx("tests/header_inheritance_binary.rs") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path();
+    std::fs::create_dir_all(p.join("tmp")).unwrap();
+    let port = free_port();
+    let conf = p.join("nginx.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            r#"error_log {p}/error.log;
+pid {p}/nginx.pid;
+events {{}}
+http {{
+    access_log off;
+    client_body_temp_path {p}/tmp;
+    proxy_temp_path {p}/tmp;
+    fastcgi_temp_path {p}/tmp;
+    uwsgi_temp_path {p}/tmp;
+    scgi_temp_path {p}/tmp;
+    server {{
+        listen 127.0.0.1:{port};
+        add_header X-Frame-Options DENY always;
+        location /api/ {{
+            set $cors "";
+            if ($http_origin ~* ^https://(www\.)?example\.com$) {{
+                set $cors "true";
+            }}
+            if ($request_method = OPTIONS) {{
+                set $cors "${{cors}}options";
+            }}
+            if ($cors = "true") {{
+                add_header Access-Control-Allow-Origin $http_origin always;
+            }}
+            if ($cors = "trueoptions") {{
+                add_header Access-Control-Allow-Origin $http_origin always;
+                return 204;
+            }}
+            return 200 "api";
+        }}
+    }}
+}}
+"#,
+            p = p.display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
+        .args([
+            "lint",
+            "--isolated",
+            "--format",
+            "concise",
+            "--select",
+            "NGX116",
+        ])
+        .arg(&conf)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("info[NGX116]").count(), 2, "{text}");
+    assert!(!text.contains("warning[NGX116]"), "{text}");
+
+    let _running = common::start_nginx(&nginx, p, &conf, port);
+    let get = |method: &str, origin: Option<&str>| {
+        let origin = origin
+            .map(|o| format!("Origin: {o}\r\n"))
+            .unwrap_or_default();
+        let response = common::http_raw(
+            port,
+            &format!("{method} /api/ HTTP/1.0\r\nHost: t\r\n{origin}\r\n"),
+        );
+        let (_, head, _) = common::http_parts(&response);
+        head.to_ascii_lowercase()
+    };
+    let trusted = get("GET", Some("https://www.example.com"));
+    assert!(
+        trusted.contains("access-control-allow-origin: https://www.example.com"),
+        "{trusted}"
+    );
+    assert!(!trusted.contains("x-frame-options"), "{trusted}");
+    let preflight = get("OPTIONS", Some("https://example.com"));
+    assert!(preflight.starts_with("http/1.1 204"), "{preflight}");
+    assert!(!preflight.contains("x-frame-options"), "{preflight}");
+    for origin in [None, Some("https://attacker.example"), Some("null")] {
+        for method in ["GET", "POST", "OPTIONS"] {
+            let head = get(method, origin);
+            assert!(
+                head.contains("x-frame-options: deny"),
+                "{method} {origin:?}: {head}"
+            );
+            assert!(!head.contains("access-control-allow-origin"), "{head}");
+        }
+    }
+}

@@ -37,6 +37,9 @@ pub enum Serves {
     CachedForever,
     /// The preflight branch of a CORS setup: `if ($request_method = OPTIONS)`.
     Preflight,
+    /// A branch only requests from a trusted `Origin` enter
+    /// ([`super::trusted_origin`]): answers to the trusted sites' own CORS requests.
+    TrustedOrigin,
 }
 
 /// Why a lost header does not matter where it is lost (or that it does).
@@ -94,6 +97,9 @@ pub fn serves(block: Directive<'_>) -> Serves {
         "if" => {
             if is_options_test(block) {
                 return Serves::Preflight;
+            }
+            if super::trusted_origin::entered_only_from_trusted_origin(block) {
+                return Serves::TrustedOrigin;
             }
             // An `if` in a location answers that location's requests.
             match block.parent().filter(|p| p.name() == "location") {
@@ -430,6 +436,17 @@ pub fn relevance(header: &str, value: Option<&str>, serves: &Serves) -> Relevanc
                 return Relevance::TypedByExtension;
             }
         }
+        Serves::TrustedOrigin => {
+            // A page a third party frames or opens sends no trusted Origin: framing and
+            // content policies are not lost where they defend anything, and the host's
+            // other responses carry its HSTS.
+            if DOCUMENT_ONLY.contains(&h.as_str()) {
+                return Relevance::DocumentOnly;
+            }
+            if h == "strict-transport-security" {
+                return Relevance::PerHost;
+            }
+        }
         Serves::Documents => {}
     }
     if h == "content-security-policy" && value.is_some_and(csp_protects_nothing) {
@@ -518,6 +535,10 @@ pub fn explain(lost: &[(&str, Relevance)], serves: &Serves) -> Option<String> {
                 "this location serves static files cached for good (versioned assets)".into()
             }
             Serves::Preflight => "this `if` answers CORS preflights, which render nothing".into(),
+            Serves::TrustedOrigin => "this `if` is entered only by requests whose `Origin` its \
+                                      test trusts, which a third-party page cannot make a \
+                                      browser send (a framed page's request carries none)"
+                .into(),
             Serves::Documents => "these responses are not documents".into(),
         };
         let verb = if docs.len() == 1 { "acts" } else { "act" };

@@ -36,5 +36,6 @@ pub mod sysctl_keys;
 pub mod sysctl_known;
 pub mod tls_findings;
 pub mod tls_settings;
+pub mod trusted_origin;
 pub mod upstream_host;
 pub mod variables;
