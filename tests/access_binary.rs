@@ -2,7 +2,8 @@
 //! against the real nginx on one configuration, and that lemplint reports each case.
 //!
 //! - NGX110: a location with only `allow 10.0.0.0/8;` still serves 127.0.0.1;
-//! - NGX111: `deny all;` with `return 200` still answers 200 (rewrite phase first);
+//! - NGX111: `deny all;` with `return 200` still answers 200 (rewrite phase first), and a
+//!   `return 204` without text sends no body (nothing to protect);
 //! - NGX113: a non-ending `if` makes the location skip its `try_files`; an `if` on
 //!   `$sent_http_content_type` never holds (the header does not exist yet);
 //! - NGX139: `$2` after a regex with one group is empty;
@@ -68,6 +69,10 @@ http {{
             if ($sent_http_content_type) {{
                 return 418;
             }}
+        }}
+        location /h/ {{
+            deny all;
+            return 204;
         }}
     }}
     map $uri $redirect {{
@@ -140,7 +145,8 @@ fn access_and_if_rules_agree_with_nginx() {
             "{code} at line {line} missing:\n{report}"
         );
     }
-    // The redirect, the login page and the internal location: NGX111 stays silent.
+    // The redirect, the login page, the internal location and the empty 204: NGX111 stays
+    // silent.
     assert!(
         !report
             .lines()
@@ -154,6 +160,8 @@ fn access_and_if_rules_agree_with_nginx() {
     assert_eq!(get(port, "/a/"), ("200".to_string(), "a".to_string()));
     // NGX111: the return answers before the access phase's deny.
     assert_eq!(get(port, "/b/"), ("200".to_string(), "b".to_string()));
+    // ... but a `return` without text sends no body: the deny protects nothing it skips.
+    assert_eq!(get(port, "/h/"), ("204".to_string(), String::new()));
     // NGX113: try_files serves exists.txt, except when the if holds.
     assert_eq!(get(port, "/c/x"), ("200".to_string(), "exists".to_string()));
     assert_eq!(get(port, "/c/x?x=1").0, "404");

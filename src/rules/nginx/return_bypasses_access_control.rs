@@ -92,9 +92,16 @@ fn check_one(cx: &mut Context<'_>, d: Directive<'_>, what: String) {
 /// (4xx/5xx/444), which denies anyway; not a redirect (`return URL`, or 301, 302, 303, 307,
 /// 308, whose text is the `Location`, `ngx_http_rewrite_return`): it discloses only the
 /// target, which answers under its own access rules.
+///
+/// A code without text (`return 200;`, `return 204;`, a health check or a CORS preflight's
+/// answer) sends an empty body (`tests/access_binary.rs`): nothing the access control
+/// guards goes out.
 fn answers_return(d: Directive<'_>) -> Option<String> {
     let code = d.arg(0)?.value().parse::<u16>().ok()?;
     if !(200..400).contains(&code) || matches!(code, 301 | 302 | 303 | 307 | 308) {
+        return None;
+    }
+    if d.arg(1).is_none_or(|text| text.value().is_empty()) {
         return None;
     }
     Some(format!("`return {code}`"))
