@@ -38,4 +38,5 @@ pub mod tls_findings;
 pub mod tls_settings;
 pub mod trusted_origin;
 pub mod upstream_host;
+pub mod variable_uses;
 pub mod variables;

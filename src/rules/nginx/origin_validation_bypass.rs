@@ -30,6 +30,9 @@
 //! warning when the level also sends `Access-Control-Allow-Credentials true` (the visitors'
 //! authenticated responses), info otherwise (often meant, for public data)
 //! (`reflected_origins`).
+//!
+//! A `map` whose variable nothing in a whole configuration reads (its consumer's include
+//! commented out) lets nothing through and is not judged (`analysis::variable_uses`).
 
 use crate::analysis::cursor::{self, Directive, Word};
 use crate::analysis::header_lists::more_headers_specs;
@@ -39,6 +42,7 @@ use crate::analysis::origin_regex::{
     bypass, escape_origin, origin_with_path, plain_http, regex_key, Subject,
 };
 use crate::analysis::pcre::Regex;
+use crate::analysis::variable_uses;
 use crate::diagnostic::Severity;
 use crate::rules::{Context, Rule};
 
@@ -93,6 +97,8 @@ impl Rule for OriginValidationBypass {
                     .collect::<Vec<_>>()
             })
             .collect();
+        // The variables each whole configuration reads, asked only when an origin map is met.
+        let mut read = variable_uses::Reads::default();
         for d in cx.nginx_directives("map") {
             let subject = match d.arg(0).map(|a| a.value().to_ascii_lowercase()).as_deref() {
                 Some("$http_origin") => Subject::Origin,
@@ -102,6 +108,14 @@ impl Rule for OriginValidationBypass {
             let output = d
                 .arg(1)
                 .map(|v| v.value().trim_start_matches('$').to_ascii_lowercase());
+            // A map whose variable nothing in the running configuration reads lets nothing
+            // through (its consumer's include commented out).
+            if output
+                .as_deref()
+                .is_some_and(|o| read.unread_where_loaded(cx.stack, d.file(), o))
+            {
+                continue;
+            }
             let sent_as_cors = output.is_some_and(|o| cors_vars.contains(&o));
             // Of a map that does not feed the CORS header, only entries that may yield the
             // origin are judged: a value without `$` or `:` as written has neither
