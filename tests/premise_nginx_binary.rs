@@ -12,9 +12,10 @@
 //!   upstream learns nothing of it unless `proxy_set_header Early-Data $ssl_early_data` tells
 //!   it (nginx.org, ngx_http_ssl_module `ssl_early_data`, `$ssl_early_data`; RFC 8470);
 //! * NGX184: `@SECLEVEL=0` makes OpenSSL accept what the default level (and level 1) refuse:
-//!   a certificate signed with SHA-1 loads in nginx only at level 0, a 1024-bit key only
-//!   below level 2, and `ALL` keeps the unauthenticated (anonymous) suites only at level 0
-//!   (OpenSSL, `SSL_CTX_set_security_level`; nginx.org, `ssl_ciphers`).
+//!   a certificate signed with SHA-1 and a 512-bit key load in nginx only at level 0, a
+//!   1024-bit key only below level 2, and `ALL` keeps the unauthenticated (anonymous)
+//!   suites only at level 0 (OpenSSL, `SSL_CTX_set_security_level`; nginx.org,
+//!   `ssl_ciphers`).
 //!
 //! Where it is cheap, lemplint's report of the very configuration the test ran is checked
 //! too. Without nginx or openssl the tests say they were skipped, and fail under `CI=true`.
@@ -461,19 +462,25 @@ fn seclevel_zero_accepts_what_the_default_level_refuses() {
         assert!(ok, "openssl {args:?}: {out}");
     }
     let (sha1_cert, sha1_key) = (p.join("leaf.pem"), p.join("leaf.key"));
+    let Some((tiny_cert, tiny_key)) = common::self_signed(FILE, p, "tiny", 512) else {
+        return;
+    };
 
     let level = |cert: &Path, key: &Path, suffix: &str| {
         loads(&nginx, p, cert, key, &format!("DEFAULT{suffix}"))
     };
-    // The default level (2 on Debian's OpenSSL 3) refuses both; level 1 only the SHA-1
-    // signature; level 0 neither.
+    // The default level (2 on Debian's OpenSSL 3) refuses all three; level 1 the 512-bit
+    // key and the SHA-1 signature; level 0 none.
     let refused = level(&small_cert, &small_key, "").unwrap_err();
     assert!(refused.contains("ee key too small"), "{refused}");
     assert_eq!(level(&small_cert, &small_key, ":@SECLEVEL=1"), Ok(()));
     for suffix in ["", ":@SECLEVEL=1"] {
         let refused = level(&sha1_cert, &sha1_key, suffix).unwrap_err();
         assert!(refused.contains("ca md too weak"), "{suffix}: {refused}");
+        let refused = level(&tiny_cert, &tiny_key, suffix).unwrap_err();
+        assert!(refused.contains("ee key too small"), "{suffix}: {refused}");
     }
+    assert_eq!(level(&tiny_cert, &tiny_key, ":@SECLEVEL=0"), Ok(()));
     assert_eq!(level(&sha1_cert, &sha1_key, ":@SECLEVEL=0"), Ok(()));
     let conf = std::fs::read_to_string(p.join("nginx.conf")).unwrap();
     let text = common::lint_concise(&p.join("nginx.conf"), "NGX184");
