@@ -6,11 +6,15 @@
 //!   anyone on the path (nginx.org, ngx_http_auth_basic_module; RFC 7617, section 4);
 //! * NGX179: with `user root;` the worker processes run as uid 0; with an unprivileged `user`
 //!   they switch to it; and when the master itself is not root, nginx ignores `user` with the
-//!   warning the rule quotes (nginx.org, core module `user`; `ngx_worker_process_init`);
+//!   warning the rule quotes (nginx.org, core module `user`; `ngx_worker_process_init`).
+//!   Run unprivileged, the test shows the first part only, inside `unshare -Ur`;
 //! * NGX182: with `ssl_early_data on` a TLS 1.3 0-RTT request (`openssl s_client -sess_in
-//!   -early_data`) reaches the upstream, again on a second use of the same ticket, and the
-//!   upstream learns nothing of it unless `proxy_set_header Early-Data $ssl_early_data` tells
-//!   it (nginx.org, ngx_http_ssl_module `ssl_early_data`, `$ssl_early_data`; RFC 8470);
+//!   -early_data`) reaches the upstream; the client's first flight, recorded and sent twice
+//!   by someone who cannot finish the handshake, reaches it twice; and the upstream learns
+//!   that a request came in early data only when `proxy_set_header Early-Data
+//!   $ssl_early_data` tells it (nginx.org, ngx_http_ssl_module `ssl_early_data`,
+//!   `$ssl_early_data`; RFC 8470). The flag is "1" only while the handshake is incomplete,
+//!   so a genuine client's request may carry it empty: only the replays' is asserted;
 //! * NGX184: `@SECLEVEL=0` makes OpenSSL accept what the default level (and level 1) refuse:
 //!   a certificate signed with SHA-1 and a 512-bit key load in nginx only at level 0, a
 //!   1024-bit key only below level 2, and `ALL` keeps the unauthenticated (anonymous)
@@ -130,16 +134,29 @@ fn nobody_group() -> String {
         .to_string()
 }
 
-/// The real uid of `pid` (`/proc/<pid>/status`, first field of `Uid:`).
+/// The real uid of `pid` as the process itself sees it: `/proc/<pid>/status` gives it as
+/// this test's user namespace sees it, and the process's `uid_map` translates that back into
+/// its own namespace (identity outside any, `0 <test's uid> 1` under `unshare -Ur`).
 fn uid_of(pid: u32) -> Option<u32> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
+    let seen: u64 = status
         .lines()
         .find_map(|l| l.strip_prefix("Uid:"))?
         .split_whitespace()
         .next()?
         .parse()
-        .ok()
+        .ok()?;
+    let map = std::fs::read_to_string(format!("/proc/{pid}/uid_map")).ok()?;
+    map.lines().find_map(|l| {
+        let f: Vec<u64> = l
+            .split_whitespace()
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        let (inside, outside, count) = (*f.first()?, *f.get(1)?, *f.get(2)?);
+        (outside..outside + count)
+            .contains(&seen)
+            .then(|| u32::try_from(inside + seen - outside).ok())?
+    })
 }
 
 /// The processes whose parent is `parent`.
@@ -201,9 +218,12 @@ fn master_and_worker(nginx: &Path, launcher: &[&str], user_line: &str) -> (u32, 
         common::nginx_head(p)
     );
     let path = write(p, "nginx.conf", &conf);
-    // An unprivileged master must write its prefix.
-    for d in [p.to_path_buf(), p.join("tmp")] {
-        std::os::unix::fs::chown(&d, Some(65534), Some(65534)).unwrap();
+    // A master the test (as root) starts unprivileged must write its prefix.
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        for d in [p.to_path_buf(), p.join("tmp")] {
+            std::os::unix::fs::chown(&d, Some(65534), Some(65534)).unwrap();
+        }
     }
     let mut cmd = match launcher.split_first() {
         Some((first, rest)) => {
@@ -228,8 +248,12 @@ fn master_and_worker(nginx: &Path, launcher: &[&str], user_line: &str) -> (u32, 
     let master = Group(master);
     let started = Instant::now();
     let worker = loop {
+        // The master's socket accepts before the worker has switched users: wait for the
+        // worker's own answer, which comes after its set-up (`ngx_worker_process_init`).
         if let Some(&w) = children_of(master.0.id()).first() {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+                && http_parts(&common::http_get(port, "/")).0 == "200"
+            {
                 break w;
             }
         }
@@ -253,10 +277,17 @@ fn user_root_keeps_the_workers_root() {
     let Some(nginx) = common::required_nginx(FILE) else {
         return;
     };
+    // lemplint reports the line, whatever starts nginx.
+    let tmp = tempfile::tempdir().unwrap();
+    let conf = write(tmp.path(), "nginx.conf", "user root;\nevents {}\nhttp {}\n");
+    let text = common::lint_concise(&conf, "NGX179");
+    assert!(text.contains("nginx.conf:1:6: warning[NGX179]"), "{text}");
+
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        // Unprivileged, a user namespace makes nginx "root" (`unshare -Ur` maps only uid 0,
-        // so the unprivileged contrast cannot be shown there).
+        // Unprivileged, a user namespace makes nginx "root" and its workers stay uid 0 there.
+        // `unshare -Ur` maps only uid 0, so `user nobody` (setuid to an unmapped uid) and the
+        // unprivileged master cannot be shown there.
         let (master, worker, log) = master_and_worker(&nginx, &["unshare", "-Ur"], "user root;");
         assert_eq!((master, worker), (0, 0), "{log}");
         return;
@@ -285,17 +316,11 @@ fn user_root_keeps_the_workers_root() {
         ),
         "{log}"
     );
-
-    // lemplint reports the line, whatever starts nginx.
-    let tmp = tempfile::tempdir().unwrap();
-    let conf = write(tmp.path(), "nginx.conf", "user root;\nevents {}\nhttp {}\n");
-    let text = common::lint_concise(&conf, "NGX179");
-    assert!(text.contains("nginx.conf:1:6: warning[NGX179]"), "{text}");
 }
 
-/// The front server of the NGX182 test: TLS 1.3 with early data, proxying to `upstream`
-/// (which answers with the `Early-Data` header it received); `flag` is the location's extra
-/// line.
+/// The front server of the NGX182 test: TLS 1.3 with early data, proxying to `upstream`,
+/// which answers with the `Early-Data` header it received and logs it to `upstream.log`;
+/// `flag` is the location's extra line.
 fn early_data_conf(
     p: &Path,
     port: u16,
@@ -305,15 +330,18 @@ fn early_data_conf(
     flag: &str,
 ) -> String {
     format!(
-        "{}    server {{\n        listen 127.0.0.1:{port} ssl;\n        \
+        "{}    log_format upstream '$request_uri [$http_early_data]';\n    \
+         server {{\n        listen 127.0.0.1:{port} ssl;\n        \
          ssl_certificate {};\n        ssl_certificate_key {};\n        \
          ssl_protocols TLSv1.3;\n        ssl_early_data on;\n        \
          location / {{\n            {flag}\n            proxy_pass http://127.0.0.1:{upstream};\n        }}\n    }}\n    \
          server {{\n        listen 127.0.0.1:{upstream};\n        \
+         access_log {}/upstream.log upstream;\n        \
          return 200 \"upstream got $request_uri Early-Data=[$http_early_data]\\n\";\n    }}\n}}\n",
         common::nginx_head(p),
         cert.display(),
-        key.display()
+        key.display(),
+        p.display()
     )
 }
 
@@ -327,6 +355,55 @@ fn s_client(port: u16, args: &[&str], stdin: Option<&Path>) -> Option<String> {
     Some(out)
 }
 
+/// What a client resuming `session` with `early` as early data sends before the server
+/// answers (its ClientHello and the early data): `openssl s_client` talks to a listener that
+/// records and never answers, as an eavesdropper on the path would record it. `None` as for
+/// [`openssl`].
+fn record_first_flight(session: &str, early: &str) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::scope(|scope| {
+        let client =
+            scope.spawn(|| s_client(port, &["-sess_in", session, "-early_data", early], None));
+        let (mut conn, _) = listener.accept().unwrap();
+        conn.set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        let mut flight = Vec::new();
+        let mut buf = [0u8; 16384];
+        // The client sends its whole first flight at once, then waits for the server: read
+        // until it has been quiet for half a second.
+        while let Ok(n) = conn.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            flight.extend_from_slice(&buf[..n]);
+        }
+        drop(conn);
+        client.join().unwrap()?;
+        Some(flight)
+    })
+}
+
+/// Sends the recorded `flight` to 127.0.0.1:`port` as a replayer would (it cannot finish the
+/// handshake) and keeps the connection open until `log` has `lines` lines (three seconds at
+/// most).
+fn replay(port: u16, flight: &[u8], log: &Path, lines: usize) {
+    use std::io::Write;
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(flight).unwrap();
+    let sent = Instant::now();
+    while std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .count()
+        < lines
+        && sent.elapsed() < Duration::from_secs(3)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn early_data_reaches_the_upstream_which_is_told_only_by_the_flag() {
     let Some(nginx) = common::required_nginx(FILE) else {
@@ -337,24 +414,28 @@ fn early_data_reaches_the_upstream_which_is_told_only_by_the_flag() {
     let Some((cert, key)) = common::self_signed(FILE, p, "site", 2048) else {
         return;
     };
-    let request = |uri: &str| {
+    let request = |uri: &str, close: &str| {
         write(
             p,
             &uri[1..],
-            &format!("GET {uri} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"),
+            &format!("GET {uri} HTTP/1.1\r\nHost: t\r\n{close}\r\n"),
         )
     };
-    let (first, early) = (request("/first"), request("/early"));
+    let close = "Connection: close\r\n";
+    let (first, early) = (request("/first", close), request("/early", close));
+    let replayed = request("/replayed", "");
     let session = p.join("session.pem");
     let session = session.to_str().unwrap();
-    let early_arg = early.to_str().unwrap();
+    let log = p.join("upstream.log");
+    // The upstream's log writes a header it did not get as `-`.
     for (flag, seen) in [
-        ("", "[]"),
+        ("", "[-]"),
         ("proxy_set_header Early-Data $ssl_early_data;", "[1]"),
     ] {
         let (port, upstream) = (free_port(), free_port());
         let conf = early_data_conf(p, port, upstream, &cert, &key, flag);
         let path = write(p, "nginx.conf", &conf);
+        let _ = std::fs::remove_file(&log);
         let _nginx = common::start_nginx_on(&nginx, p, &path, &[port, upstream]);
         // A full handshake first, for the session ticket; no early data then.
         let Some(out) = s_client(port, &["-sess_out", session], Some(&first)) else {
@@ -365,19 +446,38 @@ fn early_data_reaches_the_upstream_which_is_told_only_by_the_flag() {
                 && out.contains("upstream got /first Early-Data=[]"),
             "{out}"
         );
-        // The ticket resumed with the request in early data, twice: each time accepted and
-        // passed on, and the upstream sees the flag only when the configuration forwards it.
-        for round in 1..=2 {
-            let Some(out) = s_client(port, &["-sess_in", session, "-early_data", early_arg], None)
-            else {
-                return;
-            };
-            assert!(
-                out.contains("Early data was accepted")
-                    && out.contains(&format!("upstream got /early Early-Data={seen}")),
-                "{flag:?}, use {round}: {out}"
-            );
-        }
+        // The client resumes with its request in early data: accepted and passed on. (The
+        // flag itself is "1" only while the handshake is incomplete, nginx's documentation
+        // says, so for this client, whose Finished may already be in, it can be empty.)
+        let Some(out) = s_client(
+            port,
+            &["-sess_in", session, "-early_data", early.to_str().unwrap()],
+            None,
+        ) else {
+            return;
+        };
+        assert!(
+            out.contains("Early data was accepted") && out.contains("upstream got /early"),
+            "{flag:?}: {out}"
+        );
+        // A recorded first flight, sent twice by someone who cannot finish the handshake:
+        // the request reaches the upstream each time, and the upstream learns it came in
+        // early data only when the configuration forwards the flag.
+        let Some(flight) = record_first_flight(session, replayed.to_str().unwrap()) else {
+            return;
+        };
+        replay(port, &flight, &log, 3);
+        replay(port, &flight, &log, 4);
+        let lines = std::fs::read_to_string(&log).unwrap_or_default();
+        let replays: Vec<&str> = lines
+            .lines()
+            .filter(|l| l.starts_with("/replayed"))
+            .collect();
+        assert_eq!(
+            replays,
+            [format!("/replayed {seen}"), format!("/replayed {seen}")],
+            "{flag:?}: {lines}"
+        );
         // lemplint reports the configuration that does not forward the flag, only that one.
         let text = common::lint_concise(&path, "NGX182");
         let line = common::line_of(&conf, "ssl_early_data on");
