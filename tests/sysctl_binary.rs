@@ -11,45 +11,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
-
-/// Whether the programs are here; under `CI=true` their absence fails the test.
-fn have(programs: &[&str], test: &str) -> bool {
-    let missing: Vec<&&str> = programs
-        .iter()
-        .filter(|p| !Path::new(p).is_file())
-        .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "{test}: {missing:?} missing; CI=true requires them"
-    );
-    eprintln!("skipped {test}: {missing:?} missing");
-    false
-}
-
-/// Runs `script` with `sh` in a new user and network namespace and returns its output. The
-/// script is refused (exit 99) if the namespace is the test's own.
-fn in_netns(script: &str) -> String {
-    let outer = std::fs::read_link("/proc/self/ns/net").expect("own network namespace");
-    let guarded = format!(
-        "[ \"$(readlink /proc/self/ns/net)\" != '{}' ] || exit 99\nset -e\n{script}",
-        outer.display()
-    );
-    let out = Command::new("/usr/bin/unshare")
-        .args(["-Urn", "sh", "-c", &guarded])
-        .output()
-        .expect("run unshare");
-    assert!(
-        out.status.success(),
-        "unshare -Urn failed ({:?}): {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// SYS004's model of `conf.all` and interfaces: a new network namespace starts with
 /// `conf.all.accept_source_route = 0` and `conf.default` at 1 (so `default = 1` alone accepts
@@ -59,10 +20,10 @@ fn in_netns(script: &str) -> String {
 /// larger for `rp_filter`, both for `accept_source_route`, as ip-sysctl.rst says).
 #[test]
 fn interfaces_start_from_conf_default_and_keep_their_own_value() {
-    if !have(&["/usr/bin/unshare", "/usr/sbin/ip"], "sysctl_binary") {
+    if !common::have_programs(&["/usr/bin/unshare", "/usr/sbin/ip"], "sysctl_binary") {
         return;
     }
-    let out = in_netns(
+    let out = common::in_new_netns("-Urn", 
         "c=/proc/sys/net/ipv4/conf
          echo fresh $(cat $c/all/accept_source_route $c/default/accept_source_route \
              $c/all/accept_redirects $c/default/accept_redirects $c/all/rp_filter $c/default/rp_filter)
@@ -84,7 +45,7 @@ fn interfaces_start_from_conf_default_and_keep_their_own_value() {
 /// interfaces keep 2, so nothing is weakened for them.
 #[test]
 fn systemd_sysctl_never_applies_a_glob_to_an_explicit_key() {
-    if !have(
+    if !common::have_programs(
         &[
             "/usr/bin/unshare",
             "/usr/sbin/ip",
@@ -103,13 +64,16 @@ fn systemd_sysctl_never_applies_a_glob_to_an_explicit_key() {
         "net.ipv4.conf.default.rp_filter = 2\nnet.ipv4.conf.*.rp_filter = 0\n",
     )
     .unwrap();
-    let out = in_netns(&format!(
-        "ip link add b0 type bridge
+    let out = common::in_new_netns(
+        "-Urn",
+        &format!(
+            "ip link add b0 type bridge
          /lib/systemd/systemd-sysctl {}
          c=/proc/sys/net/ipv4/conf
          echo $(cat $c/all/rp_filter $c/default/rp_filter $c/b0/rp_filter)",
-        conf.display()
-    ));
+            conf.display()
+        ),
+    );
     assert_eq!(out, "0 2 0\n", "all, default, existing interface");
     let lint = common::run_lemplint(
         dir.path(),
@@ -125,11 +89,14 @@ fn systemd_sysctl_never_applies_a_glob_to_an_explicit_key() {
         "net.ipv4.conf.default.rp_filter = 0\nnet.ipv4.conf.*.rp_filter = 0\n",
     )
     .unwrap();
-    let out = in_netns(&format!(
-        "/lib/systemd/systemd-sysctl {}
+    let out = common::in_new_netns(
+        "-Urn",
+        &format!(
+            "/lib/systemd/systemd-sysctl {}
          echo $(cat /proc/sys/net/ipv4/conf/default/rp_filter)",
-        conf.display()
-    ));
+            conf.display()
+        ),
+    );
     assert_eq!(out, "0\n");
     let lint = common::run_lemplint(
         dir.path(),
@@ -144,10 +111,11 @@ fn systemd_sysctl_never_applies_a_glob_to_an_explicit_key() {
 /// (TCP's are all under `net.ipv4`, for both families). Only read, never written.
 #[test]
 fn ipv6_has_no_rp_filter_and_no_tcp_keys() {
-    if !have(&["/usr/bin/unshare"], "sysctl_binary") {
+    if !common::have_programs(&["/usr/bin/unshare"], "sysctl_binary") {
         return;
     }
-    let out = in_netns(
+    let out = common::in_new_netns(
+        "-Urn",
         "for k in ipv6/conf/all/rp_filter ipv6/conf/all/accept_source_route \
              ipv4/conf/all/rp_filter; do
              [ -e /proc/sys/net/$k ] && echo $k yes || echo $k no

@@ -527,3 +527,45 @@ pub fn self_signed(test: &str, dir: &Path, name: &str, bits: u32) -> Option<(Pat
     assert!(ok, "openssl req: {out}");
     Some((cert, key))
 }
+
+/// Whether the programs (absolute paths) are here; under `CI=true` their absence fails the
+/// test (`test` names it).
+pub fn have_programs(programs: &[&str], test: &str) -> bool {
+    let missing: Vec<&&str> = programs
+        .iter()
+        .filter(|p| !Path::new(p).is_file())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{test}: {missing:?} missing; CI=true requires them"
+    );
+    eprintln!("skipped {test}: {missing:?} missing");
+    false
+}
+
+/// Runs `script` with `sh` under `unshare <flags>` (which must make a new user and network
+/// namespace: `-Urn`, `-Urnm` for a private mount namespace too) and returns its output. The
+/// script is refused (exit 99) if the network namespace is the test's own: a test that runs
+/// as root maps to the machine's root inside, so only keys of the new network namespace may
+/// be written there.
+pub fn in_new_netns(flags: &str, script: &str) -> String {
+    let outer = std::fs::read_link("/proc/self/ns/net").expect("own network namespace");
+    let guarded = format!(
+        "[ \"$(readlink /proc/self/ns/net)\" != '{}' ] || exit 99\nset -e\n{script}",
+        outer.display()
+    );
+    let out = std::process::Command::new("/usr/bin/unshare")
+        .args([flags, "sh", "-c", &guarded])
+        .output()
+        .expect("run unshare");
+    assert!(
+        out.status.success(),
+        "unshare {flags} failed ({:?}): {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
