@@ -272,6 +272,11 @@ pub fn slipped_subtree(key: &str) -> bool {
     let Some(second) = segs.next() else {
         return false;
     };
+    // `/proc/sys/` written into the key (`sys.kernel.randomize_va_space`): no kernel has a
+    // `sys` or `proc` directory under /proc/sys.
+    if (top == "sys" || (top == "proc" && second == "sys")) && key.split('.').count() > 2 {
+        return true;
+    }
     if !TOP_LEVEL.contains(&top) {
         return ["fs", "kernel", "net", "vm"]
             .iter()

@@ -59,6 +59,13 @@ fn suggestion(key: &str) -> Option<String> {
     if let Some(s) = separator_repair(key) {
         return Some(s);
     }
+    // `/proc/sys/` written into the key: the rest, when that is a key.
+    let rest = key
+        .strip_prefix("proc.sys.")
+        .or_else(|| key.strip_prefix("sys."));
+    if let Some(rest) = rest.filter(|r| PROC_KEYS.contains(r) || HISTORICAL.contains(r)) {
+        return Some(rest.to_string());
+    }
     let mut best: Option<(usize, String)> = None;
     let mut tie = false;
     for k in PROC_KEYS.iter().chain(HISTORICAL.iter()) {
@@ -239,6 +246,9 @@ mod tests {
         assert!(!is_known("net.cor.somaxconn", &[]));
         assert!(!is_known("net.ipv4_timestamps", &[]));
         assert!(!is_known("net.ipv6_conf.all.disable_ipv6", &[]));
+        // `/proc/sys/` written into the key.
+        assert!(!is_known("sys.kernel.randomize_va_space", &[]));
+        assert!(!is_known("proc.sys.vm.swappiness", &[]));
         // Other directories are left to their modules.
         assert!(is_known("net.nf_conntrack_max", &[]));
         assert!(is_known("net.bridge.bridge-nf-call-iptables", &[]));
@@ -271,6 +281,14 @@ mod tests {
         assert_eq!(
             suggestion("net.ipv4_tcp_syncookies").as_deref(),
             Some("net.ipv4.tcp_syncookies")
+        );
+        assert_eq!(
+            suggestion("sys.kernel.randomize_va_space").as_deref(),
+            Some("kernel.randomize_va_space")
+        );
+        assert_eq!(
+            suggestion("proc.sys.vm.swappiness").as_deref(),
+            Some("vm.swappiness")
         );
         assert_eq!(distance("kitten", "sitting"), 3);
         assert_eq!(
