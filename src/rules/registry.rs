@@ -153,6 +153,7 @@ registry! {
     tls::ssl_seclevel_lowered::SslSeclevelLowered,
     nginx::private_location_reachable::PrivateLocationReachable,
     nginx::set_builtin_variable::SetBuiltinVariable,
+    nginx::raw_uri_access_check::RawUriAccessCheck,
     fpm::syntax_error::SyntaxError,
     fpm::pm_invalid::PmInvalid,
     fpm::unknown_directive::UnknownDirective,

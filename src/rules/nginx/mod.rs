@@ -44,6 +44,7 @@ pub mod private_location_reachable;
 pub mod protected_prefix_overtaken;
 pub mod proxy_buffering_off;
 pub mod proxy_pass_uri_mismatch;
+pub mod raw_uri_access_check;
 pub mod realip_trusts_everyone;
 pub mod regex_redos;
 pub mod remote_addr_from_header;
