@@ -60,6 +60,8 @@ pub enum Origin {
     RemovedBefore(u32),
     /// Only in these kernels (a vendor patch, another architecture).
     Only(&'static str),
+    /// Only in these vendor kernels, all of them Linux 2.6 and past their end of life.
+    Retired(&'static str),
 }
 
 impl Origin {
@@ -69,7 +71,7 @@ impl Origin {
             Origin::Removed(major, minor) => format!("removed in Linux {major}.{minor}"),
             Origin::RemovedIn(major) => format!("removed during Linux {major}.x"),
             Origin::RemovedBefore(major) => format!("removed before Linux {major}.0"),
-            Origin::Only(kernels) => format!("only on {kernels}"),
+            Origin::Only(kernels) | Origin::Retired(kernels) => format!("only on {kernels}"),
         }
     }
 
@@ -80,6 +82,7 @@ impl Origin {
             Origin::RemovedIn(m) => major > m,
             Origin::RemovedBefore(m) => major >= m,
             Origin::Only(_) => false,
+            Origin::Retired(_) => major >= 3,
         }
     }
 }
@@ -151,15 +154,15 @@ pub const HISTORY: &[(&str, Origin)] = &[
     ),
     (
         "kernel.exec-shield",
-        Origin::Only("RHEL and CentOS 5 and 6 kernels"),
+        Origin::Retired("RHEL and CentOS 5 and 6 kernels"),
     ),
     (
         "kernel.exec-shield-randomize",
-        Origin::Only("RHEL and CentOS 5 kernels"),
+        Origin::Retired("RHEL and CentOS 5 kernels"),
     ),
     (
         "kernel.vsyscall64",
-        Origin::Only("RHEL and CentOS 5 and 6 kernels"),
+        Origin::Retired("RHEL and CentOS 5 and 6 kernels"),
     ),
     (
         "fs.may_detach_mounts",

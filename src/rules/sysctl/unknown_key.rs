@@ -185,7 +185,9 @@ impl Rule for UnknownKey {
 }
 
 /// A key of an older kernel on a host whose `[host] kernel` no longer has it: skipped as
-/// silently as a typo. `net.ipv4.tcp_tw_recycle` is SYS001's.
+/// silently as a typo. `net.ipv4.tcp_tw_recycle` is SYS001's. Without `[host] kernel`,
+/// information that says which kernels have it (whether this host is one of them is not in
+/// the tree); a key of current vendor kernels (Debian's, RHEL 7's) is left alone.
 fn report_removed(
     cx: &mut Context<'_>,
     src: &crate::source::Shared,
@@ -193,17 +195,43 @@ fn report_removed(
     key: &str,
     extra: &[String],
 ) {
-    let Some(kernel) = cx.host.kernel.as_ref().map(|f| f.value) else {
-        return;
-    };
     let Some(o) = origin(key) else { return };
     if key == "net.ipv4.tcp_tw_recycle"
-        || !o.absent_from(kernel.major, kernel.minor)
         || extra.iter().any(|e| e == key)
+        || matches!(o, Origin::Only(_))
     {
         return;
     }
     let written = a.key_text(&src.text);
+    let kernel = cx.host.kernel.as_ref().map(|f| f.value);
+    let Some(kernel) = kernel else {
+        let elsewhere = match o {
+            Origin::Retired(_) => "on any other",
+            _ => "on a later one",
+        };
+        let d = cx.report(
+            src,
+            a.key,
+            format!(
+                "`{written}` is a setting {}: {elsewhere}, `sysctl --system` skips the line \
+                 silently",
+                match o {
+                    Origin::Retired(k) => format!("of {k} only"),
+                    _ => format!("that was {}", o.describe()),
+                }
+            ),
+        );
+        d.severity = crate::diagnostic::Severity::Info;
+        d.help = Some(
+            "remove the line where the kernel does not have it; `[host] kernel` in lemplint.toml \
+             tells lemplint which one runs"
+                .into(),
+        );
+        return;
+    };
+    if !o.absent_from(kernel.major, kernel.minor) {
+        return;
+    }
     cx.report(
         src,
         a.key,
