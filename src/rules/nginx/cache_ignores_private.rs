@@ -20,8 +20,13 @@
 //! answers are stored: WordPress' `$skip_cache` for logged-in cookies), for `Set-Cookie`
 //! when `*_hide_header Set-Cookie` keeps the cookie from clients, and for a location that
 //! passes nowhere (no application behind it).
+//!
+//! A snippet nothing in the tree includes that caches at its top level and passes nowhere
+//! itself (a panel's `proxy_cache.conf`, included beside the `proxy_pass` of every site it
+//! writes) is judged as it reads: its cache settings apply to whatever pass it is included
+//! with, and the message says so.
 
-use crate::analysis::cursor::Directive;
+use crate::analysis::cursor::{Block, Directive};
 use crate::analysis::request::access::is_internal;
 use crate::analysis::variables::{PartKind, Script};
 use crate::rules::{Context, Rule};
@@ -73,38 +78,76 @@ impl Rule for CacheIgnoresPrivate {
                 let Some(block) = d.parent() else {
                     continue;
                 };
-                if let Some((ignore, what)) = ignored_private(block, module) {
-                    let f = cx.report(
-                        ignore.file(),
-                        ignore.span(),
-                        format!(
-                            "`{module}_ignore_headers {what}` makes nginx store what the \
-                             application marks private or answers with a cookie, and the cache \
-                             key does not name the visitor: one visitor's page (and session \
-                             cookie) is served to the next; behind a location that caches by \
-                             extension, a link to `/account.php/x.css` publishes anyone's \
-                             page (web cache deception)"
-                        ),
-                    );
-                    f.label(
-                        d.file().clone(),
-                        d.span(),
-                        "the answers cached come from here",
-                    );
-                    f.help = Some(format!(
-                        "keep `Cache-Control` and `Set-Cookie` honoured, or decide what is \
-                         stored: `{module}_no_cache $cookie_session;` (and \
-                         `{module}_cache_bypass` alike) for visitors with a session"
-                    ));
+                if let Some((ignore, what)) =
+                    ignored_private(Block::from(block), is_internal(block), module)
+                {
+                    report(cx, module, ignore, &what, Some(d));
+                }
+            }
+            // A snippet included beside the pass elsewhere (see the module's comment).
+            for inst in cx.stack.nginx.iter().filter(|i| i.standalone) {
+                let main = Block::main(inst);
+                if main.children(&format!("{module}_cache")).next().is_none()
+                    || crate::analysis::cursor::named(inst, pass).next().is_some()
+                {
+                    continue;
+                }
+                if let Some((ignore, what)) = ignored_private(main, false, module) {
+                    report(cx, module, ignore, &what, None);
                 }
             }
         }
     }
 }
 
+/// The finding at the `*_ignore_headers`, with the pass whose answers are cached, or, for a
+/// snippet, the pass it is meant to stand beside.
+fn report(
+    cx: &mut Context<'_>,
+    module: &str,
+    ignore: Directive<'_>,
+    what: &str,
+    pass: Option<Directive<'_>>,
+) {
+    let whose = match pass {
+        Some(_) => String::new(),
+        None => format!(
+            " (in every location this file is included in beside a `{module}_pass`: nothing \
+             else in it keeps per-visitor answers out)"
+        ),
+    };
+    let f = cx.report(
+        ignore.file(),
+        ignore.span(),
+        format!(
+            "`{module}_ignore_headers {what}` makes nginx store what the application marks \
+             private or answers with a cookie, and the cache key does not name the visitor: one \
+             visitor's page (and session cookie) is served to the next; behind a location that \
+             caches by extension, a link to `/account.php/x.css` publishes anyone's page (web \
+             cache deception){whose}"
+        ),
+    );
+    if let Some(d) = pass {
+        f.label(
+            d.file().clone(),
+            d.span(),
+            "the answers cached come from here",
+        );
+    }
+    f.help = Some(format!(
+        "keep `Cache-Control` and `Set-Cookie` honoured, or decide what is stored: \
+         `{module}_no_cache $cookie_session;` (and `{module}_cache_bypass` alike) for visitors \
+         with a session"
+    ));
+}
+
 /// The `*_ignore_headers` in effect at `block` that drops a private-answer check, and the
 /// headers it names, when the block caches and nothing else keeps private answers out.
-fn ignored_private<'a>(block: Directive<'a>, module: &str) -> Option<(Directive<'a>, String)> {
+fn ignored_private<'a>(
+    block: Block<'a>,
+    internal: bool,
+    module: &str,
+) -> Option<(Directive<'a>, String)> {
     let cache = block.effective(&format!("{module}_cache")).last()?;
     if cache.arg(0).is_none_or(|a| a.is("off")) {
         return None;
@@ -140,7 +183,7 @@ fn ignored_private<'a>(block: Directive<'a>, module: &str) -> Option<(Directive<
     }
     // A subrequest's location (auth, a key set fetched from an identity provider) is not
     // one a client names: nobody is served its cache by a link.
-    if is_internal(block) {
+    if internal {
         return None;
     }
     let cookie_hidden = block.effective(&format!("{module}_hide_header")).any(|h| {
