@@ -188,25 +188,14 @@ fn a_trusted_origin_branch_drops_headers_only_for_trusted_origins() {
     let Some(nginx) = common::required_nginx("tests/header_inheritance_binary.rs") else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::nginx_prefix(&[]);
     let p = tmp.path();
-    std::fs::create_dir_all(p.join("tmp")).unwrap();
     let port = free_port();
     let conf = p.join("nginx.conf");
     std::fs::write(
         &conf,
         format!(
-            r#"error_log {p}/error.log;
-pid {p}/nginx.pid;
-events {{}}
-http {{
-    access_log off;
-    client_body_temp_path {p}/tmp;
-    proxy_temp_path {p}/tmp;
-    fastcgi_temp_path {p}/tmp;
-    uwsgi_temp_path {p}/tmp;
-    scgi_temp_path {p}/tmp;
-    server {{
+            r#"{head}    server {{
         listen 127.0.0.1:{port};
         add_header X-Frame-Options DENY always;
         location /api/ {{
@@ -229,23 +218,11 @@ http {{
     }}
 }}
 "#,
-            p = p.display()
+            head = common::nginx_head(p)
         ),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
-        .args([
-            "lint",
-            "--isolated",
-            "--format",
-            "concise",
-            "--select",
-            "NGX116",
-        ])
-        .arg(&conf)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = common::lint_concise(&conf, "NGX116");
     assert_eq!(text.matches("info[NGX116]").count(), 2, "{text}");
     assert!(!text.contains("warning[NGX116]"), "{text}");
 

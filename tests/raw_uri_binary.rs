@@ -13,14 +13,13 @@
 mod common;
 
 use common::free_port;
-use std::process::Command;
 
 #[test]
 fn raw_uri_checks_are_walked_past_as_lemplint_says() {
     let Some(nginx) = common::required_nginx("tests/raw_uri_binary.rs") else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::nginx_prefix(&[]);
     let p = tmp.path();
     for (file, text) in [
         ("html/admin/config", "admin config"),
@@ -32,10 +31,9 @@ fn raw_uri_checks_are_walked_past_as_lemplint_says() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
-    std::fs::create_dir_all(p.join("tmp")).unwrap();
     std::fs::write(p.join("htpasswd"), "u:{PLAIN}p\n").unwrap();
     let ports = [free_port(), free_port(), free_port()];
-    // The fixture, with the test's ports, docroot and password file.
+    // The fixture, with the test's prefix, ports, docroot and password file.
     let fixture = std::fs::read_to_string("fixtures/nginx/NGX187/fires.conf").unwrap();
     let conf_text = fixture
         .replace("listen 8081;", &format!("listen 127.0.0.1:{};", ports[0]))
@@ -46,39 +44,12 @@ fn raw_uri_checks_are_walked_past_as_lemplint_says() {
             "/etc/nginx/htpasswd",
             &p.join("htpasswd").display().to_string(),
         )
-        .replace(
-            "events {}",
-            &format!(
-                "error_log {p}/error.log;\npid {p}/nginx.pid;\nevents {{}}",
-                p = p.display()
-            ),
-        )
-        .replace(
-            "http {",
-            &format!(
-                "http {{\n    access_log off;\n    client_body_temp_path {p}/tmp;\n    \
-                 proxy_temp_path {p}/tmp;\n    fastcgi_temp_path {p}/tmp;\n    \
-                 uwsgi_temp_path {p}/tmp;\n    scgi_temp_path {p}/tmp;",
-                p = p.display()
-            ),
-        );
+        .replace("events {}\nhttp {\n", &common::nginx_head(p));
     let conf = p.join("nginx.conf");
     std::fs::write(&conf, conf_text).unwrap();
 
     // lemplint names the three requests.
-    let out = Command::new(env!("CARGO_BIN_EXE_lemplint"))
-        .args([
-            "lint",
-            "--isolated",
-            "--format",
-            "concise",
-            "--select",
-            "NGX187",
-        ])
-        .arg(&conf)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = common::lint_concise(&conf, "NGX187");
     for witness in [
         "`/user/login/../../secret`",
         "`/./admin`",
