@@ -261,6 +261,22 @@ pub const TOP_LEVEL: &[&str] = &[
     "lnet", "lustre", "xen",
 ];
 
+/// The top-level names of the BSDs' sysctl trees (sysctl(3) of FreeBSD, NetBSD, OpenBSD):
+/// a key under one belongs to another kernel's `sysctl.conf`, which Linux's rules leave alone.
+pub const BSD_TOP_LEVEL: &[&str] = &[
+    "kern", "vfs", "hw", "machdep", "security", "compat", "p1003_1b", "ddb",
+];
+
+/// Whether `key` belongs to a BSD's sysctl tree ([`BSD_TOP_LEVEL`], or FreeBSD's
+/// `net.inet`/`net.inet6`/`net.link`).
+pub fn is_bsd_key(key: &str) -> bool {
+    let top = key.split('.').next().unwrap_or("");
+    BSD_TOP_LEVEL.contains(&top)
+        || ["net.inet.", "net.inet6.", "net.link."]
+            .iter()
+            .any(|p| key.starts_with(p))
+}
+
 /// The directories under `net` whose keys the table lists.
 pub const NET_CHECKED: &[&str] = &["core", "ipv4", "ipv6"];
 
@@ -279,6 +295,11 @@ pub fn slipped_subtree(key: &str) -> bool {
     // `sys` or `proc` directory under /proc/sys.
     if (top == "sys" || (top == "proc" && second == "sys")) && key.split('.').count() > 2 {
         return true;
+    }
+    // The BSDs' own top-level names (`kern.ipc.somaxconn`, `vfs.usermount`): a FreeBSD
+    // `sysctl.conf` is not a slip of Linux's.
+    if BSD_TOP_LEVEL.contains(&top) {
+        return false;
     }
     if !TOP_LEVEL.contains(&top) {
         return ["fs", "kernel", "net", "vm"]

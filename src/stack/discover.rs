@@ -128,6 +128,8 @@ const OTHER_PROGRAMS: &[&str] = &[
     "fluent-bit",
     "td-agent",
     "logrotate.d",
+    // FreeBSD's log rotator: `newsyslog.conf.d/nginx.conf` rotates nginx's logs.
+    "newsyslog",
     "cron.d",
     "yum",
     "yum.repos.d",
@@ -166,6 +168,8 @@ const MANAGERS: &[&str] = &[
     "monit",
     "monit.d",
     "logrotate.d",
+    "newsyslog",
+    "newsyslog.conf.d",
     "cron.d",
     "fail2ban",
     "systemd",
@@ -1007,6 +1011,8 @@ mod tests {
         assert_eq!(kind("etc/apache2/conf-available/php8.2-fpm.conf"), None);
         assert_eq!(kind("etc/supervisor/conf.d/php-fpm.conf"), None);
         assert_eq!(kind("conf/etc/supervisor.d/nginx.conf"), None);
+        assert_eq!(kind("roles/web/nginx/files/newsyslog/nginx.conf"), None);
+        assert_eq!(kind("usr/local/etc/newsyslog.conf.d/nginx.conf"), None);
         assert_eq!(kind("etc/logrotate.d/nginx.conf"), None);
         assert_eq!(kind("deploy/kubernetes/nginx.conf"), Some(FileKind::Nginx));
         assert_eq!(kind("supervisor/nginx/nginx.conf"), Some(FileKind::Nginx));

@@ -73,6 +73,19 @@ impl Rule for HardeningProfile {
         let Some(last) = applied().find(|f| !f.vendor).or_else(|| applied().next()) else {
             return;
         };
+        // A BSD's `sysctl.conf` (every key under `kern.`, `vfs.`…): Linux's profile does not
+        // apply to that kernel.
+        let bsd = |f: &crate::stack::sysctl::SysctlFile| {
+            let mut keys = f
+                .parsed
+                .file
+                .assignments()
+                .map(|(_, a)| a.normalized_key(&f.source.text));
+            keys.all(|k| crate::analysis::sysctl_known::is_bsd_key(&k))
+        };
+        if applied().any(|f| f.parsed.file.assignments().next().is_some()) && applied().all(bsd) {
+            return;
+        }
         let missing: Vec<String> = RECOMMENDED
             .iter()
             .filter_map(|r| shortfall(cx, r))

@@ -274,6 +274,10 @@ mod tests {
         assert!(!is_known("net.cor.somaxconn", &[]));
         assert!(!is_known("net.ipv4_timestamps", &[]));
         assert!(!is_known("net.ipv6_conf.all.disable_ipv6", &[]));
+        // A BSD's sysctl.conf (FreeBSD's `kern.ipc.somaxconn`): another kernel's tree.
+        assert!(is_known("kern.ipc.somaxconn", &[]));
+        assert!(is_known("vfs.usermount", &[]));
+        assert!(is_known("net.inet.tcp.msl", &[]));
         // `/proc/sys/` written into the key.
         assert!(!is_known("sys.kernel.randomize_va_space", &[]));
         assert!(!is_known("proc.sys.vm.swappiness", &[]));
