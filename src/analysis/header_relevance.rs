@@ -455,6 +455,18 @@ pub fn relevance(header: &str, value: Option<&str>, serves: &Serves) -> Relevanc
     Relevance::Matters
 }
 
+/// The `frame-ancestors` sources of a `Content-Security-Policy` value, if it has the
+/// directive.
+pub fn frame_ancestors(csp: &str) -> Option<Vec<String>> {
+    csp.split(';').find_map(|d| {
+        let mut words = d.split_ascii_whitespace();
+        words
+            .next()
+            .filter(|w| w.eq_ignore_ascii_case("frame-ancestors"))
+            .map(|_| words.map(|w| w.to_ascii_lowercase()).collect())
+    })
+}
+
 /// A Content-Security-Policy that blocks nothing a page would do: only fetch directives
 /// (`*-src`), each allowing any host (`*`, `https:`), and, for scripts and styles, inline
 /// code (and `eval` for scripts) without a nonce or hash that would switch that off; no
@@ -703,6 +715,15 @@ mod tests {
             relevance("Access-Control-Allow-Origin", None, &Serves::Preflight),
             Relevance::Matters
         );
+    }
+
+    #[test]
+    fn frame_ancestors_sources() {
+        assert_eq!(
+            frame_ancestors("default-src 'self'; frame-ancestors 'self' https://a.example"),
+            Some(vec!["'self'".to_string(), "https://a.example".to_string()])
+        );
+        assert_eq!(frame_ancestors("default-src 'self'"), None);
     }
 
     #[test]

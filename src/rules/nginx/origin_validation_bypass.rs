@@ -37,6 +37,7 @@
 use crate::analysis::cursor::{self, Directive, Word};
 use crate::analysis::header_lists::more_headers_specs;
 use crate::analysis::header_lists::{sent, Level};
+use crate::analysis::header_relevance::frame_ancestors;
 use crate::analysis::origin_flow::{condition, is_presence_test, single_variable, Index, Via};
 use crate::analysis::origin_regex::{
     bypass, escape_origin, origin_with_path, plain_http, regex_key, Subject,
@@ -381,18 +382,6 @@ fn headers_set(c: Directive<'_>) -> Vec<(String, String)> {
     }
 }
 
-/// The `frame-ancestors` sources of a `Content-Security-Policy` value, if it has the
-/// directive.
-fn frame_ancestors(csp: &str) -> Option<Vec<String>> {
-    csp.split(';').find_map(|d| {
-        let mut words = d.split_ascii_whitespace();
-        words
-            .next()
-            .filter(|w| w.eq_ignore_ascii_case("frame-ancestors"))
-            .map(|_| words.map(|w| w.to_ascii_lowercase()).collect())
-    })
-}
-
 /// Whether `c` sends a header that keeps other sites from framing the page:
 /// `X-Frame-Options` (any value), or a `Content-Security-Policy` with `frame-ancestors`.
 fn protects(c: Directive<'_>) -> bool {
@@ -593,18 +582,4 @@ fn more_set_credentials(level: Level<'_>) -> Option<Directive<'_>> {
         l = here.parent();
     }
     None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn frame_ancestors_sources() {
-        assert_eq!(
-            frame_ancestors("default-src 'self'; frame-ancestors 'self' https://a.example"),
-            Some(vec!["'self'".to_string(), "https://a.example".to_string()])
-        );
-        assert_eq!(frame_ancestors("default-src 'self'"), None);
-    }
 }
