@@ -59,7 +59,7 @@ mod tests;
 
 use eval::{collect_constants, concat, eval};
 pub use eval::{expand_env, expand_pool, unescape_double_quoted};
-use parser::{Expr, Part};
+use parser::{Expr, Parts};
 pub use schema::*;
 pub use statements::{parse, parse_php_ini};
 pub use values::*;
@@ -107,7 +107,7 @@ pub struct Section {
     /// The raw text between the brackets. php-fpm keeps spaces: `[ www ]` is a pool named ` www `.
     pub name: Span,
     pub close: Span,
-    parts: Vec<Part>,
+    parts: Parts,
 }
 
 impl Section {
@@ -147,7 +147,7 @@ pub struct Entry {
     /// `[global]` for the main file, the including file's section for an `include`d file.
     pub section: Option<usize>,
     expr: Expr,
-    subkey_parts: Option<Vec<Part>>,
+    subkey_parts: Option<Parts>,
 }
 
 impl Entry {
