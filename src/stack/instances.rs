@@ -122,7 +122,7 @@ impl<'a> Val<'a> {
     /// The header of the section this value is written in (`[www]`), where a setting the
     /// pool lacks is reported and inserted.
     pub fn section_header(&self) -> Option<At<'a>> {
-        let header = self.entry()?.section?;
+        let header = self.entry()?.section? as usize;
         Some(At {
             cfg: self.at.cfg,
             setting: Setting {
@@ -404,7 +404,7 @@ fn start_in(cfg: &FpmConfig, file: usize) -> Option<StartIn> {
         };
         match e.section {
             Some(h) => {
-                let LineKind::Section(s) = &inc.parsed.file.lines.get(h)?.kind else {
+                let LineKind::Section(s) = &inc.parsed.file.lines.get(h as usize)?.kind else {
                     return None;
                 };
                 return Some(if s.is_global(&inc.source.text) {

@@ -225,7 +225,7 @@ impl<'a> Parser<'a> {
         let name = self.text(&head);
         let (key, subkey, subkey_parts) = if head.kind == Tk::Offset {
             let (key, sub, parts) = self.array_key(&head, name)?;
-            (key, Some(sub), Some(parts))
+            (key, Some(sub), Some(Box::new(parts)))
         } else {
             (name, None, None)
         };
@@ -248,7 +248,8 @@ impl<'a> Parser<'a> {
                 raw_value: value.raw,
                 value: value.unquoted,
                 comment: value.comment,
-                section,
+                // Spans are u32 (files are at most 64 MiB), and so are item indexes.
+                section: section.map(|s| s as u32),
                 expr: value.expr,
                 subkey_parts,
             }),
