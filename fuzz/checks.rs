@@ -426,7 +426,7 @@ pub fn fpm(src: &[u8]) -> Check {
                         format!("{}: comment {c:?} before the value", at())
                     })?;
                 }
-                if let Some(h) = e.section {
+                if let Some(h) = e.section.map(|h| h as usize) {
                     ensure(
                         h < i && matches!(parsed.file.lines[h].kind, fpm::LineKind::Section(_)),
                         || format!("{}: section index {h} is not an earlier header", at()),

@@ -10,7 +10,38 @@
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+// mimalloc's options (`mimalloc.h` of the mimalloc 2.3 that libmimalloc-sys 0.1.49 builds;
+// the crate declares these only behind a feature that needs another crate).
+const MI_OPTION_PURGE_DELAY: libc::c_int = 15;
+/// `mi_option_purge_delay`'s default (milliseconds), which tells that entry 15 is still it.
+const MI_DEFAULT_PURGE_DELAY: libc::c_long = 10;
+extern "C" {
+    fn mi_option_get(option: libc::c_int) -> libc::c_long;
+    fn mi_option_set(option: libc::c_int, value: libc::c_long);
+}
+
+/// Freed memory goes back to the kernel a second after it is freed, not 10 ms after
+/// (mimalloc's default; its arenas wait ten times as long). With the default, the memory
+/// of a phase's temporaries was returned and faulted in again by the next phase, more so
+/// the larger the input: `scripts/bench-hostile.sh`'s pool shape took 14,600 page faults at
+/// 1x and 214,000 at 10x (15 times as many), the regex-location shape 31,000 and 336,000;
+/// with a second, 13,000 and 123,000, and 27,000 and 252,000 (linear), and the 10x
+/// runs' system time fell by a fifth to a half, peak RSS rising 3-10 %. A long-running
+/// `lemplint server` still gives memory back, a second later.
+fn delay_purges() {
+    // SAFETY: both take and return plain integers; mimalloc reads its options at any time.
+    // An option table that changed shape (another mimalloc) shows in the default, and is
+    // left alone; so is a delay other than the default set in the environment
+    // (MIMALLOC_PURGE_DELAY).
+    unsafe {
+        if mi_option_get(MI_OPTION_PURGE_DELAY) == MI_DEFAULT_PURGE_DELAY {
+            mi_option_set(MI_OPTION_PURGE_DELAY, 1000);
+        }
+    }
+}
+
 fn main() {
+    delay_purges();
     // `lemplint bench`'s sandbox helpers: before any thread starts (namespaces are entered
     // by single-threaded processes only).
     if let Some(code) = lemplint::bench::sandbox::helper_main() {

@@ -7,6 +7,7 @@
 use crate::analysis::cursor::{Directive, Word};
 use crate::analysis::pcre::Regex;
 use crate::fxhash::FxHashMap;
+use std::borrow::Cow;
 
 /// A script that does not exist, after an uploaded file.
 pub const UPLOAD_URI: &str = "/uploads/evil.jpg/x.php";
@@ -73,7 +74,10 @@ pub fn has_file_check(location: Directive<'_>) -> bool {
 pub struct Catchers<'a> {
     /// Per block (keyed by its first `location`), the first location that catches.
     first: FxHashMap<Directive<'a>, Option<Directive<'a>>>,
-    runs: FxHashMap<(String, bool), bool>,
+    /// Each distinct regex's answer, keyed by its text borrowed from the configuration
+    /// (copied only when unescaping changed it): a copy per regex location was kept for
+    /// the whole rule.
+    runs: FxHashMap<(Cow<'a, str>, bool), bool>,
 }
 
 impl<'a> Catchers<'a> {
@@ -101,7 +105,11 @@ impl<'a> Catchers<'a> {
             if passes_to_fastcgi(c) {
                 return false;
             }
-            let Some(re) = word.value().get(prefix..).map(str::to_string) else {
+            let re = match word.value() {
+                Cow::Borrowed(v) => v.get(prefix..).map(Cow::Borrowed),
+                Cow::Owned(v) => v.get(prefix..).map(|r| Cow::Owned(r.to_string())),
+            };
+            let Some(re) = re else {
                 return false;
             };
             *self

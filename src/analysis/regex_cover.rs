@@ -17,6 +17,7 @@
 
 use crate::analysis::pcre::{Assertion, GroupKind, Kind, Node, Regex};
 use crate::fxhash::FxHashMap;
+use std::rc::Rc;
 
 pub const MAX_STRINGS: usize = 32;
 pub const MAX_LEN: usize = 64;
@@ -248,7 +249,7 @@ pub fn witness(b: &[Branch]) -> Option<Vec<u8>> {
 /// it without comparing every pair.
 #[derive(Default)]
 pub struct Index<T> {
-    entries: Vec<(T, Vec<Branch>)>,
+    entries: Vec<(T, Rc<[Branch]>)>,
     by_string: FxHashMap<Vec<u8>, Vec<u32>>,
     /// The lengths of `by_string`'s keys: bit `n` for length `n` (at most [`MAX_LEN`], the
     /// top bit standing for any longer). A substring of no such length is not looked up: with 480,000
@@ -293,9 +294,11 @@ impl<T: Copy> Index<T> {
             .map(|(t, _)| *t)
     }
 
-    pub fn insert(&mut self, t: T, branches: Vec<Branch>) {
+    /// Adds `t`'s pattern (its branches may be shared with a cache of the caller's).
+    pub fn insert(&mut self, t: T, branches: impl Into<Rc<[Branch]>>) {
+        let branches = branches.into();
         let id = self.entries.len() as u32;
-        for br in &branches {
+        for br in branches.iter() {
             for s in &br.strings {
                 let key: Vec<u8> = s.iter().map(|c| c.byte.to_ascii_lowercase()).collect();
                 self.lengths |= length_bit(key.len());

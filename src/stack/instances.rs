@@ -122,7 +122,7 @@ impl<'a> Val<'a> {
     /// The header of the section this value is written in (`[www]`), where a setting the
     /// pool lacks is reported and inserted.
     pub fn section_header(&self) -> Option<At<'a>> {
-        let header = self.entry()?.section?;
+        let header = self.entry()?.section? as usize;
         Some(At {
             cfg: self.at.cfg,
             setting: Setting {
@@ -284,7 +284,11 @@ fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
     // Sized for every pool at once (see `fpm::assemble_pools`).
     let count = configs.iter().map(|c| c.pools.len()).sum();
     let mut pools: Vec<PoolView<'_>> = Vec::with_capacity(count);
-    let mut by_name: HashMap<String, usize> = HashMap::with_capacity(count);
+    // Keyed by the name as written when it is lowercase already (nearly always), not a
+    // lowercased copy of every pool's name.
+    let mut by_name: crate::fxhash::FxHashMap<std::borrow::Cow<'_, str>, usize> =
+        crate::fxhash::FxHashMap::default();
+    by_name.reserve(count);
     let mut globals: HashMap<String, At<'_>> = HashMap::new();
     let mut load_errors = Vec::new();
     let mut clean = master;
@@ -331,18 +335,21 @@ fn build(configs: Vec<&FpmConfig>, master: bool) -> Instance<'_> {
         }
         for p in &cfg.pools {
             // Pools by name (php-fpm compares them ignoring case), looked up, not searched.
-            let idx = *by_name
-                .entry(p.name.to_ascii_lowercase())
-                .or_insert_with(|| {
-                    pools.push(PoolView {
-                        id: Default::default(),
-                        name: p.name.clone(),
-                        headers: Vec::new(),
-                        settings: Vec::new(),
-                        ini: None,
-                    });
-                    pools.len() - 1
+            let key = if p.name.bytes().any(|b| b.is_ascii_uppercase()) {
+                std::borrow::Cow::Owned(p.name.to_ascii_lowercase())
+            } else {
+                std::borrow::Cow::Borrowed(p.name.as_str())
+            };
+            let idx = *by_name.entry(key).or_insert_with(|| {
+                pools.push(PoolView {
+                    id: Default::default(),
+                    name: p.name.clone(),
+                    headers: Vec::new(),
+                    settings: Vec::new(),
+                    ini: None,
                 });
+                pools.len() - 1
+            });
             let view = &mut pools[idx];
             view.headers
                 .extend(p.headers.iter().map(|&setting| At { cfg, setting }));
@@ -397,7 +404,7 @@ fn start_in(cfg: &FpmConfig, file: usize) -> Option<StartIn> {
         };
         match e.section {
             Some(h) => {
-                let LineKind::Section(s) = &inc.parsed.file.lines.get(h)?.kind else {
+                let LineKind::Section(s) = &inc.parsed.file.lines.get(h as usize)?.kind else {
                     return None;
                 };
                 return Some(if s.is_global(&inc.source.text) {

@@ -180,13 +180,27 @@ struct Level {
     regexes: Vec<LocId>,
 }
 
+/// [`ServerLocations::level_of`] for a level without locations.
+const NO_LEVEL: u32 = u32::MAX;
+
+/// The level of a block without locations.
+static EMPTY_LEVEL: Level = Level {
+    tree: StaticTree::empty(),
+    regexes: Vec::new(),
+};
+
 /// The location tree of one `server { }`.
 pub struct ServerLocations {
     pub server: OccId,
     /// Every location, in configuration order (so by occurrence id).
     locations: Vec<Location>,
-    /// Level 0 is the server's; level `i + 1` is location `i`'s nested ones.
+    /// The levels that hold locations: see [`ServerLocations::level`].
     levels: Vec<Level>,
+    /// Level 0 is the server's, level `i + 1` location `i`'s nested ones: the index of each
+    /// in `levels`, [`NO_LEVEL`] for one without locations. Most locations nest none, and
+    /// an empty level in place cost 56 bytes a location (48,000 regex locations: 5 MB of a
+    /// 95 MB peak, heaptrack), its index 4.
+    level_of: Vec<u32>,
     /// Named locations, sorted by name (first of equal names first, as nginx finds them).
     named: Vec<LocId>,
     /// The `merge_slashes` that normalises requests to this server. nginx applies the
@@ -316,6 +330,7 @@ impl ServerLocations {
             server,
             locations: Vec::new(),
             levels: Vec::new(),
+            level_of: Vec::new(),
             named: Vec::new(),
             merge_slashes,
             merge_slashes_varies: false,
@@ -341,24 +356,21 @@ impl ServerLocations {
             }
             out.push_children(view, cache, occ, Some(id), &mut todo);
         }
-        // Sized exactly: the tree lives as long as the configuration, one level per
-        // location, and grown by doubling each server kept room for four levels where most
-        // have one (a server without locations: 224 bytes instead of 56).
+        // Sized exactly: the tree lives as long as the configuration, and grown by
+        // doubling each server kept room for levels and locations it does not have.
         out.locations.shrink_to_fit();
-        out.levels.reserve_exact(members.len());
+        out.level_of.reserve_exact(members.len());
         for (i, level) in members.iter().enumerate() {
+            if level.is_empty() {
+                // Most locations have no nested ones: nothing to build or check.
+                out.level_of.push(NO_LEVEL);
+                continue;
+            }
+            out.level_of.push(out.levels.len() as u32);
             // nginx builds the static tree of a level only on a path of prefix and exact
             // locations from the server: the prefix and exact locations nested in a regex
             // location are never searched (nor checked for duplicates).
             let builds = i == 0 || out.locations[i - 1].children_tree;
-            if level.is_empty() {
-                // Most locations have no nested ones: nothing to build or check.
-                out.levels.push(Level {
-                    tree: StaticTree::empty(),
-                    regexes: Vec::new(),
-                });
-                continue;
-            }
             if !builds {
                 let regexes = level
                     .iter()
@@ -385,6 +397,7 @@ impl ServerLocations {
                 .collect();
             out.levels.push(Level { tree, regexes });
         }
+        out.levels.shrink_to_fit();
         let mut named: Vec<LocId> = members[0]
             .iter()
             .copied()
@@ -542,6 +555,14 @@ impl ServerLocations {
             regex,
         });
         Some(id)
+    }
+
+    /// Level 0 is the server's, level `i + 1` location `i`'s nested ones.
+    fn level(&self, level: usize) -> &Level {
+        match self.level_of.get(level) {
+            Some(&i) if i != NO_LEVEL => &self.levels[i as usize],
+            _ => &EMPTY_LEVEL,
+        }
     }
 
     /// Every location, in configuration order.

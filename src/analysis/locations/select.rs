@@ -166,7 +166,7 @@ fn find(locs: &ServerLocations, uri: &[u8], search: &mut Search) -> Outcome {
     loop {
         let base = search.chain.len();
         let step = |location, why| Step { location, why };
-        match locs.levels[level].tree.find(uri, &locs.locations) {
+        match locs.level(level).tree.find(uri, &locs.locations) {
             Found::Declined => {
                 levels.push((level, base, false));
                 break;
@@ -228,7 +228,7 @@ fn first_regex(
     level: usize,
     uri: &[u8],
 ) -> Result<Option<(LocId, u32, Captures)>, Outcome> {
-    for (i, &r) in locs.levels[level].regexes.iter().enumerate() {
+    for (i, &r) in locs.level(level).regexes.iter().enumerate() {
         let found = match locs.get(r).regex() {
             Some(Ok(re)) => re.captures(uri).map_err(Unknown::Undecided),
             Some(Err(e)) => Err(Unknown::Unsupported(e.clone())),

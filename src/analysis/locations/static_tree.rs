@@ -95,7 +95,7 @@ pub(super) struct StaticTree {
 pub(super) struct Duplicate(pub LocId);
 
 impl StaticTree {
-    pub(super) fn empty() -> StaticTree {
+    pub(super) const fn empty() -> StaticTree {
         StaticTree {
             nodes: Vec::new(),
             root: NONE,

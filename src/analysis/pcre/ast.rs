@@ -25,8 +25,11 @@ pub enum Kind {
     /// A zero-width assertion written with one token.
     Assert(Assertion),
     Group(Box<Group>),
-    Concat(Vec<Node>),
-    Alternation(Vec<Node>),
+    // Boxed slices, not vectors: a node is then 32 bytes instead of 40, and a parsed
+    // pattern (one node per literal byte) is kept for each distinct regex location of a
+    // configuration (48,000 locations: 26 MB of nodes as vectors).
+    Concat(Box<[Node]>),
+    Alternation(Box<[Node]>),
     Repeat(Box<Repeat>),
     /// `\1`, `\g{-1}`, `\k<name>`, `(?P=name)`: the text group `group` captured.
     Backref {

@@ -406,7 +406,7 @@ impl Parser<'_> {
         } else {
             // Exactly sized, as a concatenation's nodes are (see `concat`).
             branches.shrink_to_fit();
-            Node::new(Kind::Alternation(branches), span(start, self.pos))
+            Node::new(Kind::Alternation(branches.into()), span(start, self.pos))
         })
     }
 
@@ -487,7 +487,7 @@ impl Parser<'_> {
                 // the configuration, and a list grown by doubling held up to twice its
                 // nodes (a literal per byte: `^/static1/` alone kept 320 bytes).
                 items.shrink_to_fit();
-                Node::new(Kind::Concat(items), span(start, self.pos))
+                Node::new(Kind::Concat(items.into()), span(start, self.pos))
             }
         })
     }
@@ -1369,7 +1369,7 @@ fn newline_node(sp: Span) -> Node {
         )
     };
     let alts = vec![
-        Node::new(Kind::Concat(vec![lit(b'\r'), lit(b'\n')]), sp),
+        Node::new(Kind::Concat(Box::new([lit(b'\r'), lit(b'\n')])), sp),
         lit(b'\n'),
         lit(0x0b),
         lit(0x0c),
@@ -1379,7 +1379,7 @@ fn newline_node(sp: Span) -> Node {
     Node::new(
         Kind::Group(Box::new(Group {
             kind: GroupKind::Atomic,
-            body: Node::new(Kind::Alternation(alts), sp),
+            body: Node::new(Kind::Alternation(alts.into()), sp),
         })),
         sp,
     )

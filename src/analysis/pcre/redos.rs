@@ -280,11 +280,11 @@ impl Analyser<'_> {
     fn full_match(&self, node: &Node, s: &[u8]) -> bool {
         let sp = node.span;
         let whole = Node::new(
-            Kind::Concat(vec![
+            Kind::Concat(Box::new([
                 Node::new(Kind::Assert(Assertion::StartSubject), sp),
                 node.clone(),
                 Node::new(Kind::Assert(Assertion::EndSubject), sp),
-            ]),
+            ])),
             sp,
         );
         let Ok(prog) = program::compile(&whole, self.captures) else {
@@ -430,7 +430,10 @@ impl Analyser<'_> {
                 let ww = vec![c; 2 * k];
                 // One iteration over `ww`, or two over `w` each (an atomic body that
                 // always takes everything cannot do both).
-                let twice = Node::new(Kind::Concat(vec![body.clone(), body.clone()]), body.span);
+                let twice = Node::new(
+                    Kind::Concat(Box::new([body.clone(), body.clone()])),
+                    body.span,
+                );
                 if self.full_match(body, &ww) && self.full_match(&twice, &ww) {
                     return Some(w);
                 }
@@ -464,7 +467,10 @@ impl Analyser<'_> {
         // `((ab)+c)+` is not: every iteration ends with the `c`.
         let mut words = Vec::new();
         words_of(body, &mut words, 0);
-        let twice = Node::new(Kind::Concat(vec![body.clone(), body.clone()]), body.span);
+        let twice = Node::new(
+            Kind::Concat(Box::new([body.clone(), body.clone()])),
+            body.span,
+        );
         for w in &words {
             for k in 1..=3 {
                 let w = w.repeat(k);

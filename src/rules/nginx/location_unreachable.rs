@@ -21,6 +21,7 @@ use crate::analysis::regex_cover::{self, Index};
 use crate::fxhash::FxHashMap;
 use crate::rules::{Context, Rule};
 use crate::stack::model::NginxInstance;
+use std::rc::Rc;
 
 declare_rule! {
     pub struct LocationUnreachable;
@@ -41,10 +42,10 @@ const SUFFIXES: [&str; 9] = [
 
 impl Rule for LocationUnreachable {
     fn check(&self, cx: &mut Context<'_>) {
-        // Servers share compiled regexes (one per distinct pattern), so their literal
-        // branches are worked out once per regex.
-        let mut branches: Branches = Default::default();
         for inst in &cx.stack.nginx {
+            // Servers share compiled regexes (one per distinct pattern), so their literal
+            // branches are worked out once per regex.
+            let mut branches: Branches = Default::default();
             let locations = Locations::of(inst);
             for server in locations.servers() {
                 check_server(cx, inst, server, &mut branches);
@@ -53,9 +54,11 @@ impl Rule for LocationUnreachable {
     }
 }
 
-/// [`regex_cover::literal_branches`] of each regex seen, by its pattern: case-sensitive
-/// ones at `[0]`, caseless at `[1]` (as the location trees compile them).
-type Branches = [FxHashMap<Box<[u8]>, Option<Vec<regex_cover::Branch>>>; 2];
+/// [`regex_cover::literal_branches`] of each regex of one configuration seen, by the
+/// regex's address in its location trees (which outlive the check): no copy of the pattern
+/// as a key, and the branches shared with the index rather than copied (48,000 regex
+/// locations: 18 MB of a 111 MB peak, heaptrack).
+type Branches = FxHashMap<usize, Option<Rc<[regex_cover::Branch]>>>;
 
 fn check_server(
     cx: &mut Context<'_>,
@@ -94,14 +97,11 @@ fn check_server(
                 report(cx, inst, server, id, by.0, &by.1, Reason::Caret);
                 continue;
             }
-            let caseless = matches!(loc.kind, Kind::Regex { caseless: true });
-            let memo = &mut memo[usize::from(caseless)];
-            let known = memo.get(&*loc.name).cloned();
-            let Some(branches) = known.unwrap_or_else(|| {
-                let branches = regex_cover::literal_branches(re);
-                memo.insert(loc.name.clone(), branches.clone());
-                branches
-            }) else {
+            let Some(branches) = memo
+                .entry(std::ptr::from_ref(re) as usize)
+                .or_insert_with(|| regex_cover::literal_branches(re).map(Rc::from))
+                .clone()
+            else {
                 continue;
             };
             if let Some(first) = index.covering(&branches) {

@@ -82,7 +82,7 @@ pub(super) fn eval(expr: &Expr, src: &[u8], env: &dyn Fn(&str) -> Option<String>
 pub(super) fn collect_constants(expr: &Expr, src: &[u8], out: &mut Vec<Span>) {
     match expr {
         Expr::Concat(parts) => {
-            for p in parts {
+            for p in parts.iter() {
                 if let Part::Constant(s) = *p {
                     let name = slice(src, s);
                     let upper = name

@@ -103,7 +103,7 @@ fn write_entry(o: &mut JsonOut<'_>, src: &SourceFile, e: &Entry) {
     }
     if let Some(section) = e.section {
         o.raw(b",\"section\":");
-        o.uint(section as u32);
+        o.uint(section);
     }
     if e.is_include(&src.text) {
         o.raw(b",\"include\":true");

@@ -59,7 +59,7 @@ mod tests;
 
 use eval::{collect_constants, concat, eval};
 pub use eval::{expand_env, expand_pool, unescape_double_quoted};
-use parser::{Expr, Part};
+use parser::{Expr, Parts};
 pub use schema::*;
 pub use statements::{parse, parse_php_ini};
 pub use values::*;
@@ -107,7 +107,7 @@ pub struct Section {
     /// The raw text between the brackets. php-fpm keeps spaces: `[ www ]` is a pool named ` www `.
     pub name: Span,
     pub close: Span,
-    parts: Vec<Part>,
+    parts: Parts,
 }
 
 impl Section {
@@ -145,9 +145,12 @@ pub struct Entry {
     /// The header item (index into [`FpmFile::lines`]) this entry belongs to; `None` before any
     /// header. php-fpm applies such entries to whatever section is current when the file is read:
     /// `[global]` for the main file, the including file's section for an `include`d file.
-    pub section: Option<usize>,
+    /// (A `u32`, like every span: an item is kept for each line of the file, and a
+    /// 24,000-pool file has 120,000.)
+    pub section: Option<u32>,
     expr: Expr,
-    subkey_parts: Option<Vec<Part>>,
+    /// Boxed: only array entries have one, and 8 bytes in every item rather than 24.
+    subkey_parts: Option<Box<Parts>>,
 }
 
 impl Entry {

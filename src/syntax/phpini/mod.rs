@@ -88,7 +88,7 @@ pub fn section_scope(file: &FpmFile, src: &[u8], line: usize) -> Scope {
     let Some(h) = e.section else {
         return Scope::Global;
     };
-    let LineKind::Section(s) = &file.lines[h].kind else {
+    let LineKind::Section(s) = &file.lines[h as usize].kind else {
         return Scope::Global;
     };
     let name = String::from_utf8_lossy(&s.name_text(src, &crate::syntax::fpm::no_env)).into_owned();
