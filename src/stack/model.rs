@@ -97,6 +97,9 @@ pub struct Stack {
     distinct_nginx: Vec<(usize, FileId)>,
     /// The files nginx directives name that rules read (`ssl_dhparam`).
     pub side_files: super::side_files::SideFiles,
+    /// The tree builds images and each runs as an unprivileged `USER`
+    /// ([`super::php_image::images_run_unprivileged`]).
+    pub images_unprivileged: bool,
 }
 
 /// The largest deployment script read to see which files it supplies.
@@ -481,6 +484,8 @@ impl Stack {
         let sysctl = super::sysctl::load(fs, &files.root, &sysctl_paths, &mut unreadable);
         let php_ini = super::php_ini::load(fs, &files.root, &ini_paths, &mut unreadable);
         let side_files = super::side_files::SideFiles::load(fs, &nginx);
+        let images_unprivileged =
+            super::php_image::images_run_unprivileged(fs, &files.deploy_scripts);
         Stack {
             root: files.root.clone(),
             nginx,
@@ -497,6 +502,7 @@ impl Stack {
             },
             distinct_nginx,
             side_files,
+            images_unprivileged,
         }
     }
 

@@ -229,6 +229,43 @@ fn is_dockerfile(path: &Path) -> bool {
         || name.ends_with(".dockerfile")
 }
 
+/// The user a Dockerfile's last stage runs its command as: its last `USER` (the name or uid
+/// before any `:group`), `None` when the stage sets none (the base image's, root in the PHP
+/// images).
+pub fn final_user(text: &str) -> Option<String> {
+    let mut user = None;
+    for ins in instructions(text) {
+        let (op, rest) = ins.split_once(char::is_whitespace).unwrap_or((&ins, ""));
+        if op.eq_ignore_ascii_case("FROM") {
+            user = None;
+        } else if op.eq_ignore_ascii_case("USER") {
+            user = rest
+                .split_whitespace()
+                .next()
+                .map(|u| u.split(':').next().unwrap_or(u).to_string());
+        }
+    }
+    user
+}
+
+/// Whether the tree builds images (Dockerfiles among `scripts`) and every one runs as an
+/// unprivileged user: a php-fpm master such an image starts is not root, so a pool needs no
+/// `user` (php-fpm asks for one only when its master is root). A `USER` holding a variable
+/// counts as root: its value is not in the tree.
+pub fn images_run_unprivileged(fs: &dyn Fs, scripts: &[PathBuf]) -> bool {
+    let mut any = false;
+    for script in scripts.iter().filter(|p| is_dockerfile(p)) {
+        let Ok(text) = fs.read(script) else {
+            return false;
+        };
+        match final_user(&String::from_utf8_lossy(&text)) {
+            Some(u) if u != "root" && u != "0" && !u.contains('$') => any = true,
+            _ => return false,
+        }
+    }
+    any
+}
+
 /// The php-fpm image a Dockerfile builds, and its `(source, target)` copies.
 fn dockerfile_stage(fs: &dyn Fs, dockerfile: &Path) -> Option<(String, Vec<(String, String)>)> {
     let text = fs.read(dockerfile).ok()?;
@@ -552,6 +589,20 @@ fn locate(fs: &dyn Fs, dockerfile: &Path, src: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_stage_user() {
+        assert_eq!(
+            final_user("FROM php:8.2-fpm AS base\nUSER app\nFROM base\nRUN x\nUSER rootless:www\n")
+                .as_deref(),
+            Some("rootless")
+        );
+        // A new stage starts as its base image's user.
+        assert_eq!(
+            final_user("FROM php:8.2-fpm\nUSER app\nFROM php:8.2-fpm\n"),
+            None
+        );
+    }
 
     #[test]
     fn php_fpm_images() {

@@ -110,7 +110,8 @@ impl<'a> PoolCheck<'_, 'a> {
     /// and one installed where a service or an image starts it as root (a server's `etc/`,
     /// the PHP images' `usr/local/etc/`). A master kept in a repository's own layout
     /// (`install/assets/php-fpm/`) is started by whatever the repository's scripts say,
-    /// often `s6-setuidgid` or `-F` as an unprivileged user: php-fpm then needs no `user`.
+    /// often `s6-setuidgid` or `-F` as an unprivileged user: php-fpm then needs no `user`;
+    /// so does a master in a tree whose every image runs as an unprivileged `USER`.
     fn user(&self, cx: &mut Context<'_>) {
         let foreground = match self.inst.global("daemonize") {
             None => false,
@@ -127,6 +128,7 @@ impl<'a> PoolCheck<'_, 'a> {
             && self.inst.complete
             && as_root
             && !foreground
+            && !cx.stack.images_unprivileged
             && self.pool.get("user").is_none()
         {
             self.report_missing(cx, "user has not been defined").help = Some(
