@@ -186,8 +186,22 @@ fn header_name(field: &str) -> String {
 /// (NGX134), not a visitor who follows a link. Returns the variable read (`http_x_forwarded_host`).
 fn from_header(a: &crate::analysis::variables::Answer) -> Option<String> {
     let leaf = a.why(Danger::Host).and_then(<[_]>::last)?;
-    let text = leaf.file.text.get(leaf.span.range()).unwrap_or_default();
-    let name = String::from_utf8_lossy(text).to_ascii_lowercase();
+    let mut text = leaf.file.text.get(leaf.span.range()).unwrap_or_default();
+    // A capture's chain ends at the `if` whose regex captured it: the variable it tests
+    // follows (`if ($host ~* ^www\.(.*)$)`).
+    if text == b"if" {
+        let rest = leaf
+            .file
+            .text
+            .get(leaf.span.end as usize..)
+            .unwrap_or_default();
+        let start = rest
+            .iter()
+            .position(|b| !b.is_ascii_whitespace() && *b != b'(')
+            .unwrap_or(rest.len());
+        text = &rest[start..];
+    }
+    let name = String::from_utf8_lossy(&text[..text.len().min(64)]).to_ascii_lowercase();
     let name = name.trim_start_matches('$').trim_start_matches('{');
     let name: String = name
         .bytes()
