@@ -32,15 +32,6 @@ if (isset($_GET['url'])) {
 }
 "#;
 
-/// php-fpm8.2 on `conf` without php.ini, once it listens on every one of `ports`.
-fn start_fpm(conf: &Path, ports: &[u16]) -> common::RunningFpm {
-    common::start_php_fpm(conf, true, || {
-        ports
-            .iter()
-            .all(|&p| std::net::TcpStream::connect(("127.0.0.1", p)).is_ok())
-    })
-}
-
 /// A pool `name` on 127.0.0.1:`port` whose sessions go to `d`/sessions, with `lines` (one
 /// setting a line).
 fn pool(d: &Path, name: &str, port: u16, lines: &[String]) -> String {
@@ -126,7 +117,7 @@ fn the_session_cookie_is_secure_only_when_the_setting_says_so() {
         ),
     )
     .unwrap();
-    let _fpm = start_fpm(&fpm_conf, &[plain_port, secure_port]);
+    let _fpm = common::start_php_fpm_on(&fpm_conf, &[plain_port, secure_port]);
     let _nginx = common::start_nginx(&nginx, d, &nginx_conf, port);
 
     let cookie = |pool: &str| {

@@ -101,15 +101,6 @@ fn a_newline_empties_fastcgi_path_info_as_lemplint_predicts() {
     );
 }
 
-/// php-fpm8.2 on `conf` without php.ini, once it listens on every one of `ports`.
-fn start_fpm(conf: &Path, ports: &[u16]) -> common::RunningFpm {
-    common::start_php_fpm(conf, true, || {
-        ports
-            .iter()
-            .all(|&p| std::net::TcpStream::connect(("127.0.0.1", p)).is_ok())
-    })
-}
-
 const PROBE: &str = r#"<?php
 if (isset($_GET['sess'])) { session_start(); echo session_id(); exit; }
 if (isset($_GET['err'])) { trigger_error('db password hunter2 in an error', E_USER_WARNING); exit; }
@@ -183,7 +174,7 @@ fn php_fpm_applies_and_exposes_as_the_rules_say() {
         ),
     )
     .unwrap();
-    let _fpm = start_fpm(&fpm_conf, &[fpm_port, bare_port]);
+    let _fpm = common::start_php_fpm_on(&fpm_conf, &[fpm_port, bare_port]);
     let _nginx = common::start_nginx(&nginx, d, &nginx_conf, port);
 
     // A PHP_INI_SYSTEM directive takes the pool's php_value; a .user.ini cannot undo it;

@@ -299,14 +299,18 @@ impl<'a> Directive<'a> {
     /// The `include` children of this block that read nothing (see
     /// [`Directive::has_unread_include`]).
     pub fn unread_includes(self) -> impl Iterator<Item = Directive<'a>> + 'a {
-        self.children("include").filter(move |i| {
-            let stock = i.arg(0).is_some_and(|a| {
-                let v = a.value();
-                let name = v.rsplit('/').next().unwrap_or(&v);
-                crate::stack::model::STOCK_NGINX_FILES.contains(&name)
-            });
-            !stock && i.read_nothing()
-        })
+        self.children("include").filter(|i| i.is_unknown_include())
+    }
+
+    /// Whether this `include` read nothing and names no package's stock file (see
+    /// [`Directive::has_unread_include`]): what it would bring is unknown.
+    pub fn is_unknown_include(self) -> bool {
+        let stock = self.arg(0).is_some_and(|a| {
+            let v = a.value();
+            let name = v.rsplit('/').next().unwrap_or(&v);
+            crate::stack::model::STOCK_NGINX_FILES.contains(&name)
+        });
+        !stock && self.read_nothing()
     }
 
     /// Whether this `include` read no file (missing, outside the tree, a glob matching

@@ -46,7 +46,7 @@ pub fn entered_only_from_trusted_origin(block: Directive<'_>) -> bool {
         return false;
     }
     match &cond.test {
-        Test::Matches { .. } if cond.var == "http_origin" => trusting_origin_test(block),
+        Test::Matches { .. } if cond.var == "http_origin" => trusting(&cond),
         Test::Equals(text) if !text.is_empty() && cond.var != "http_origin" => {
             values_without_trusted_origin(block, &cond.var).is_some_and(|v| !v.contains(text))
         }
@@ -56,9 +56,11 @@ pub fn entered_only_from_trusted_origin(block: Directive<'_>) -> bool {
 
 /// `if ($http_origin ~ regex)` with a regex no stranger's origin matches.
 fn trusting_origin_test(block: Directive<'_>) -> bool {
-    let Some(cond) = if_condition::parse(block) else {
-        return false;
-    };
+    if_condition::parse(block).is_some_and(|c| trusting(&c))
+}
+
+/// The condition `$http_origin ~ regex` with a regex no stranger's origin matches.
+fn trusting(cond: &if_condition::Condition) -> bool {
     let Test::Matches { pattern, caseless } = &cond.test else {
         return false;
     };

@@ -55,15 +55,8 @@ pub fn read_names(inst: &NginxInstance) -> Option<HashSet<String>> {
     let mut names = HashSet::new();
     let mut stack: Vec<Directive<'_>> = cursor::top_level(inst).collect();
     while let Some(d) = stack.pop() {
-        if d.name() == "include" && d.read_nothing() {
-            let stock = d.arg(0).is_some_and(|a| {
-                let v = a.value();
-                let name = v.rsplit('/').next().unwrap_or(&v);
-                crate::stack::model::STOCK_NGINX_FILES.contains(&name)
-            });
-            if !stock {
-                return None;
-            }
+        if d.name() == "include" && d.is_unknown_include() {
+            return None;
         }
         // A map's or geo's second argument is the variable it defines, not a use.
         let defines = matches!(d.name(), "map" | "geo" | "split_clients");

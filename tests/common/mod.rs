@@ -419,6 +419,16 @@ impl Drop for RunningFpm {
     }
 }
 
+/// php-fpm8.2 on `conf` without php.ini, once it listens on every one of `ports` (TCP on
+/// 127.0.0.1).
+pub fn start_php_fpm_on(conf: &Path, ports: &[u16]) -> RunningFpm {
+    start_php_fpm(conf, true, || {
+        ports
+            .iter()
+            .all(|&p| std::net::TcpStream::connect(("127.0.0.1", p)).is_ok())
+    })
+}
+
 /// Debian's php-fpm8.2 on `conf` in the foreground (`-n` too when `no_ini`: no php.ini, so
 /// the machine's own cannot change what is measured; `-R` when run as root); returns once
 /// `ready()` holds, or fails after ten seconds.
