@@ -171,6 +171,13 @@ impl Rule for UnknownKey {
                             vec![Edit::replace(src, a.key, s)],
                         ));
                     }
+                    None if key.starts_with("sys.") || key.starts_with("proc.sys.") => {
+                        d.help = Some(
+                            "a key is the path below /proc/sys/, without `sys.` or `proc.sys.` \
+                             before it (`kernel.randomize_va_space`)"
+                                .into(),
+                        );
+                    }
                     None => {
                         d.help = Some(
                             "if your kernel has it (a newer kernel, a vendor patch, a module), \
