@@ -207,11 +207,21 @@ impl<'a> PoolView<'a> {
     /// one does. An admin value also stays out of `ini_set`'s reach (it is marked
     /// `ZEND_INI_SYSTEM`), a `php_value` does not (`ZEND_INI_USER`).
     pub fn php_setting(&self, name: &str) -> Option<(Val<'a>, bool)> {
+        // Every `php_*[…]` key sorts between `php_` and `php``; most pools write none, and
+        // rules ask each pool for a dozen settings: the keys are looked up in that range
+        // only, compared piecewise rather than formatted (240,000 pools asked 4 keys each
+        // for every setting a rule reads).
+        let lo = self.settings.partition_point(|(k, _)| *k < "php_");
+        let hi = lo + self.settings[lo..].partition_point(|(k, _)| *k < "php`");
+        let php = &self.settings[lo..hi];
+        if php.is_empty() {
+            return None;
+        }
         let last = |kinds: [&str; 2]| {
             kinds
                 .iter()
                 .rev()
-                .find_map(|k| self.occurrences(&format!("{k}[{name}]")).last())
+                .find_map(|k| joined_range(php, [k, "[", name, "]"]).last())
                 .map(|&(_, at)| at)
         };
         if let Some(at) = last(["php_admin_flag", "php_admin_value"]) {
@@ -220,6 +230,14 @@ impl<'a> PoolView<'a> {
         let at = last(["php_flag", "php_value"])?;
         Val::of(at, Some(&self.name)).map(|v| (v, false))
     }
+}
+
+/// The entries of `list` (sorted by key) whose key is `parts` joined, without joining them.
+fn joined_range<'l, K: AsRef<str>, V>(list: &'l [(K, V)], parts: [&str; 4]) -> &'l [(K, V)] {
+    let key = || parts.iter().flat_map(|p| p.bytes());
+    let lo = list.partition_point(|(k, _)| k.as_ref().bytes().cmp(key()).is_lt());
+    let len = list[lo..].partition_point(|(k, _)| k.as_ref().bytes().eq(key()));
+    &list[lo..lo + len]
 }
 
 /// PHP's reading of a boolean setting (`zend_ini_parse_bool`): `on`, `yes`, `true` in any
@@ -572,4 +590,43 @@ fn file_load_errors(cfg: &FpmConfig, file: usize) -> Vec<(SyntaxError, Option<bo
             (known || is_unknown_name(&e.message)).then_some((e, ctx))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_joined_key_is_found_as_the_formatted_one() {
+        let mut list: Vec<(&str, u8)> = [
+            "php_admin_value[memory_limit]",
+            "php_value[memory_limit]",
+            "php_value[memory_limit]",
+            "php_value[memory_limit2]",
+            "php_value[memory_limi]",
+            "php_flag[display_errors]",
+            "pm",
+            "php_value[Memory_limit]",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (*k, i as u8))
+        .collect();
+        crate::stack::fpm::sort_by_key(&mut list);
+        for kind in ["php_value", "php_admin_value", "php_flag", "php_admin_flag"] {
+            for name in [
+                "memory_limit",
+                "memory_limi",
+                "Memory_limit",
+                "display_errors",
+                "x",
+                "",
+            ] {
+                let formatted =
+                    &list[crate::stack::fpm::key_range(&list, &format!("{kind}[{name}]"))];
+                assert_eq!(
+                    super::joined_range(&list, [kind, "[", name, "]"]),
+                    formatted
+                );
+            }
+        }
+    }
 }

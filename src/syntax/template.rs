@@ -62,6 +62,11 @@ pub fn find(text: &[u8], lang: Lang) -> Vec<Hole> {
 /// times, which made loading such files cost more per byte than loading small ones (a map
 /// of 2.5M keys spent 15% of its lint time here, a tenth as large 7%).
 pub fn has_marker(text: &[u8], lang: Lang) -> bool {
+    // A value or a line (php-fpm's values are asked one by one, each time a rule reads one)
+    // is done in one pass: the searchers' set-up costs more than such a text.
+    if text.len() <= SHORT {
+        return short_has_marker(text, lang);
+    }
     const BLOCK: usize = 64 * 1024;
     // The searchers are built once for the run, not once per file and pattern.
     static FINDERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 7]> =
@@ -76,6 +81,48 @@ pub fn has_marker(text: &[u8], lang: Lang) -> bool {
         start = end;
     }
     false
+}
+
+/// Texts up to this long are scanned byte by byte ([`short_has_marker`]).
+const SHORT: usize = 256;
+
+/// [`has_marker`] in one pass over a short text: the same markers and the same byte after
+/// each of `@ % < { $ !` as [`block_has_marker`] looks for.
+fn short_has_marker(text: &[u8], lang: Lang) -> bool {
+    text.iter().enumerate().any(|(i, &b)| {
+        let next = text.get(i + 1).copied();
+        let then = |ok: &dyn Fn(u8) -> bool| next.is_some_and(ok);
+        match b {
+            b'{' => then(&|c| {
+                c == b'{'
+                    || c == b'%'
+                    || c.is_ascii_alphabetic()
+                    || c == b'_'
+                    || c == b'#'
+                    || c == b'$'
+            }),
+            b'<' => then(&|c| c == b'%' || c.is_ascii_alphabetic()),
+            b'%' => then(&|c| c == b'%' || c.is_ascii_uppercase()),
+            b'S' => text[i..].starts_with(b"SED"),
+            b'_' => next == Some(b'_'),
+            b'P' => text[i..].starts_with(b"PH_"),
+            b'@' => then(&|c| c.is_ascii_uppercase()),
+            b'$' => then(&|c| dollar_marker(lang, c)),
+            b'!' => matches!(lang, Lang::Fpm | Lang::PhpIni) && then(&|c| c.is_ascii_uppercase()),
+            _ => false,
+        }
+    })
+}
+
+/// Whether `$` followed by `c` may start a placeholder in `lang`: nginx's own `$var`,
+/// `${var}` and `@location` are lowercase nearly always, so only the shapes no nginx file
+/// is made of send it to the line-by-line scan.
+fn dollar_marker(lang: Lang, c: u8) -> bool {
+    match lang {
+        Lang::Nginx => c.is_ascii_uppercase() || c == b'{',
+        Lang::Fpm | Lang::Sysctl => c.is_ascii_alphabetic() || c == b'{',
+        Lang::PhpIni => false,
+    }
 }
 
 /// The byte sequences that start a placeholder wherever they are.
@@ -99,13 +146,7 @@ fn block_has_marker(
         memchr::memchr_iter(b, &text[start..end])
             .any(|i| text.get(start + i + 1).is_some_and(|&c| ok(c)))
     };
-    // nginx's own `$var`, `${var}` and `@location` are lowercase nearly always: only the
-    // shapes no nginx file is made of send it to the line-by-line scan.
-    let dollar = |c: u8| match lang {
-        Lang::Nginx => c.is_ascii_uppercase() || c == b'{',
-        Lang::Fpm | Lang::Sysctl => c.is_ascii_alphabetic() || c == b'{',
-        Lang::PhpIni => false,
-    };
+    let dollar = |c: u8| dollar_marker(lang, c);
     after(b'@', &|c| c.is_ascii_uppercase())
         || after(b'%', &|c| c.is_ascii_uppercase() || c == b'%')
         || after(b'<', &|c| c.is_ascii_alphabetic())
@@ -842,6 +883,45 @@ pub fn touches(holes: &[Hole], text: &[u8], span: Span) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_short_scan_finds_what_the_block_scan_finds() {
+        // Every text of up to four bytes over the bytes that matter, in every language.
+        const BYTES: &[u8] = b"{%<SED_PH@$!aA#x ";
+        let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut last = texts.clone();
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|t| {
+                    BYTES.iter().map(move |&b| {
+                        let mut t = t.clone();
+                        t.push(b);
+                        t
+                    })
+                })
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        let find =
+            |window: &[u8], m: usize| memchr::memmem::find(window, super::MARKERS[m]).is_some();
+        for lang in [
+            super::Lang::Nginx,
+            super::Lang::Fpm,
+            super::Lang::PhpIni,
+            super::Lang::Sysctl,
+        ] {
+            for t in &texts {
+                let block = super::block_has_marker(t, 0, t.len(), lang, &find);
+                assert_eq!(
+                    super::short_has_marker(t, lang),
+                    block,
+                    "{:?} {lang:?}",
+                    String::from_utf8_lossy(t)
+                );
+            }
+        }
+    }
+
     use super::*;
 
     fn holes(t: &str, lang: Lang) -> Vec<(String, HoleKind)> {
