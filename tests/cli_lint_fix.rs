@@ -692,3 +692,62 @@ fn a_rules_severity_is_overridden_in_the_config() {
         "{err}"
     );
 }
+
+/// A file named in a tree that is no git work tree, below the directory holding its stack's
+/// `nginx.conf` (`config/conf.d/default.conf` beside `config/nginx.conf`): the linted tree
+/// is the stack's directory, as when the directory is named, so the include of
+/// `config/fastcgi_params` is read, not refused as outside the tree (two false LINT004
+/// errors and a second stack). The tree never widens above the current directory: run from
+/// `config/conf.d`, the same file keeps its directory and `fastcgi_params` is not read.
+#[test]
+fn a_named_file_outside_a_work_tree_is_linted_with_its_stack() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "config/nginx.conf",
+        "events {}\nhttp {\n    include conf.d/*.conf;\n}\n",
+    );
+    write(
+        d.path(),
+        "config/conf.d/default.conf",
+        "server {\n    listen 80;\n    server_tokens on;\n    location ~ \\.php$ {\n        include fastcgi_params;\n        fastcgi_pass 127.0.0.1:9000;\n    }\n}\n",
+    );
+    write(
+        d.path(),
+        "config/fastcgi_params",
+        "fastcgi_param QUERY_STRING $query_string;\ndecoy_7f3a on;\n",
+    );
+    let lint = |cwd: &Path, named: &str| {
+        let out = run(
+            cwd,
+            &["lint", "--isolated", "--format", "concise", named],
+            None,
+        );
+        (text(&out.stdout) + &text(&out.stderr), out.status.code())
+    };
+    let (named, code) = lint(d.path(), "config/conf.d/default.conf");
+    assert!(!named.contains("LINT004"), "{named}");
+    assert!(named.contains("(1 stack)"), "{named}");
+    assert_eq!(code, Some(1), "{named}");
+    // The named file's findings are those the directory's run reports in it.
+    let (whole, _) = lint(d.path(), ".");
+    let in_file = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("config/conf.d/default.conf:"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert!(!in_file(&named).is_empty(), "{named}");
+    assert_eq!(in_file(&named), in_file(&whole), "{named}\n{whole}");
+    // From inside conf.d, the stack's directory is above the current one: not read.
+    let conf_d = d.path().join("config/conf.d");
+    let (inside, _) = lint(&conf_d, "default.conf");
+    assert!(!inside.contains("decoy_7f3a"), "{inside}");
+    let out = run(&conf_d, &["stack", "--isolated", "default.conf"], None);
+    let stack = text(&out.stdout);
+    assert!(stack.contains("standalone"), "{stack}");
+    assert!(
+        stack.contains("open() \"fastcgi_params\" failed"),
+        "{stack}"
+    );
+}

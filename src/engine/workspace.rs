@@ -410,12 +410,8 @@ fn stacks_of_files(
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let root = crate::stack::paths::detect_root(f).or_else(|| {
-            dir.ancestors()
-                .take(4)
-                .find(|d| !d.as_os_str().is_empty() && d.join("nginx.conf").is_file())
-                .map(Path::to_path_buf)
-        });
+        let root = crate::stack::paths::detect_root(f)
+            .or_else(|| crate::stack::paths::stack_dir_of(dir, |_| true));
         match root {
             Some(r) if !roots.contains(&r) => roots.push(r),
             Some(_) => {}

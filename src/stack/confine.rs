@@ -447,7 +447,10 @@ pub fn lexical(given: &Path) -> PathBuf {
 
 /// The root a given path contributes, from where the path is (see [`lexical`]): its work
 /// tree; outside one, the server root it sits in (the directory above `etc/`), or the
-/// directory itself (a file's directory).
+/// directory itself. A named file's directory widens to its stack's (the nearest holding an
+/// `nginx.conf`, as discovery finds the stack: `config/conf.d/site.conf` includes
+/// `config/fastcgi_params`), but never above the current directory: naming a file there
+/// grants no more than naming `.` would, and a file named elsewhere keeps its directory.
 pub fn root_for(given: &Path) -> Option<PathBuf> {
     let abs = lexical(given);
     if let Some(tree) = work_tree_of(&abs) {
@@ -461,7 +464,13 @@ pub fn root_for(given: &Path) -> Option<PathBuf> {
     };
     match super::paths::detect_root(&abs) {
         Some(root) if root.is_absolute() && dir.starts_with(&root) => Some(root),
-        _ => Some(dir),
+        _ if is_dir => Some(dir),
+        _ => {
+            let cwd = lexical(Path::new("."));
+            // From `/` (or with no current directory), nothing is widened.
+            let within = |d: &Path| cwd != Path::new("/") && d.starts_with(&cwd);
+            Some(super::paths::stack_dir_of(&dir, within).unwrap_or(dir))
+        }
     }
 }
 

@@ -180,6 +180,18 @@ pub fn detect_root(path: &Path) -> Option<PathBuf> {
     Some(relative_to_cwd(&root))
 }
 
+/// The directory of a named file's stack when no server root (`etc/`) says it: the
+/// nearest of the file's directory and its three parents that holds an `nginx.conf`
+/// (`config/conf.d/site.conf` belongs with `config/nginx.conf`). `allowed` bounds the walk
+/// upward: the confinement stops at the current directory.
+pub fn stack_dir_of(dir: &Path, allowed: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    dir.ancestors()
+        .take(4)
+        .take_while(|d| !d.as_os_str().is_empty() && allowed(d))
+        .find(|d| d.join("nginx.conf").is_file())
+        .map(Path::to_path_buf)
+}
+
 /// `path` relative to the current directory when it lies below it.
 pub fn relative_to_cwd(path: &Path) -> PathBuf {
     std::env::current_dir()
