@@ -14,6 +14,14 @@
 #   scripts/bench-hostile.sh 2        # twice the base sizes
 #   SHAPES="gzip-lines pools" scripts/bench-hostile.sh   # only these shapes
 #   BIN=/tmp/lemplint scripts/bench-hostile.sh            # that binary, not a fresh build
+#   COUNT=instructions scripts/bench-hostile.sh           # instructions, not seconds
+#
+# COUNT=instructions counts the instructions each run executes (valgrind's callgrind, one
+# thread, one run per size, 1x and 10x side by side on two cores; about 25 minutes): the same
+# count whatever the machine is doing. It tells an algorithm's growth apart from the memory
+# hierarchy's: on a 10x heap of a gigabyte or more, cache and TLB misses (and, on a VM just
+# booted, the host backing fresh pages) put the time ratio at 12-14 where the instruction
+# ratio is 10.3 (ngx008-pairs, December 2026).
 #
 # Shapes: regex locations beside PHP locations (NGX008 judged every pair), pathological
 # regexes, duplicates on one line (NGX023's fix scanned the line per duplicate), many pools
@@ -110,9 +118,33 @@ measure() { # dir [format] -> "cpu_seconds rss_kb user_seconds": medians of five
   printf '%s\n' "${runs[@]}" | awk '{ print $3 }' | sort -n | sed -n 3p
 }
 
-printf '%-16s %10s %10s %12s %12s %8s %8s\n' shape "1x MB" "10x MB" "1x cpu s (RSS)" "10x cpu s (RSS)" ratio "user"
+# One callgrind run: "instructions" of `lint` on the directory, one thread.
+count() { # dir [format] -> instructions
+  local out
+  out=$(mktemp)
+  RAYON_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+    "$bin" lint --isolated --cpus 2 --memory 4GiB --format "${2:-concise}" "$1" >/dev/null 2>"$out" || true
+  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out"
+  rm -f "$out"
+}
+
 all="ngx008-pairs ngx008-redos ngx023-one-line pools sysctl-lines sysctl-unknown gzip-lines
   map-prefix no-root full-report ngx137-distinct fan-out template-inserts"
+if [ "${COUNT:-}" = instructions ]; then
+  printf '%-16s %16s %16s %8s\n' shape "1x instructions" "10x instructions" ratio
+  for shape in ${SHAPES:-$all}; do
+    format=concise
+    [ "$shape" = full-report ] && format=full
+    count "$work/1/$shape" "$format" >"$work/i1" &
+    count "$work/10/$shape" "$format" >"$work/i10"
+    wait
+    awk -v n="$shape" -v a="$(cat "$work/i1")" -v b="$(cat "$work/i10")" 'BEGIN {
+      printf "%-16s %16.0f %16.0f %8.2f\n", n, a, b, (a > 0 ? b/a : 0) }'
+  done
+  exit 0
+fi
+
+printf '%-16s %10s %10s %12s %12s %8s %8s\n' shape "1x MB" "10x MB" "1x cpu s (RSS)" "10x cpu s (RSS)" ratio "user"
 for shape in ${SHAPES:-$all}; do
   format=concise
   [ "$shape" = full-report ] && format=full
