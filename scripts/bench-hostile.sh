@@ -75,7 +75,7 @@ for scale in (1, 10):
     parts(f'{d}/ngx023-one-line', 4, lambda f: "sendfile on; " * (400000 * k) + "\n")
     w(f'{d}/pools/etc/php/8.2/fpm/pool.d/www.conf', "".join(
         f"[p{i}]\nuser = www-data\nlisten = /run/php/p{i}.sock\npm = static\npm.max_children = 2\n"
-        for i in range(24000 * k)))
+        for i in range(30000 * k)))
     for f in range(2):
         w(f'{d}/sysctl-lines/etc/sysctl.d/9{f}.conf', "".join(
             f"net.core.somaxconn = {i}\n" for i in range(200000 * k)))
