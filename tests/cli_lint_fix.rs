@@ -751,3 +751,46 @@ fn a_named_file_outside_a_work_tree_is_linted_with_its_stack() {
         "{stack}"
     );
 }
+
+/// The stack directory a named file widens to is where the path is, never where a symlink
+/// in it leads: `pr/s -> ../victim` makes `pr/s/nginx` a directory below the current one as
+/// written, and the victim's `nginx` once resolved. Naming `s/nginx/sites-enabled/site`
+/// from `pr` reads nothing of the victim's (the site's target is outside the tree), prints
+/// no byte of it, and `fix` and `fmt` change nothing there.
+#[test]
+fn a_named_file_never_widens_its_tree_through_a_symlink() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "victim/nginx/nginx.conf",
+        "events {}\nhttp {\n    include sites-enabled/*;\n}\n",
+    );
+    let site = "server {\n    listen 80;\n    server_tokens on; # DECOY_SECRET_1234\n}\n";
+    write(d.path(), "victim/nginx/sites-available/site", site);
+    std::fs::create_dir_all(d.path().join("victim/nginx/sites-enabled")).unwrap();
+    std::fs::create_dir_all(d.path().join("pr")).unwrap();
+    std::os::unix::fs::symlink(
+        "../sites-available/site",
+        d.path().join("victim/nginx/sites-enabled/site"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../victim", d.path().join("pr/s")).unwrap();
+    let pr = d.path().join("pr");
+    for args in [
+        &["lint", "--isolated", "s/nginx/sites-enabled/site"][..],
+        &[
+            "fix",
+            "--isolated",
+            "--unsafe-fixes",
+            "s/nginx/sites-enabled/site",
+        ],
+        &["fmt", "--isolated", "s/nginx/sites-enabled/site"],
+    ] {
+        let out = run(&pr, args, None);
+        let all = text(&out.stdout) + &text(&out.stderr);
+        assert!(!all.contains("DECOY_SECRET_1234"), "{args:?}: {all}");
+        let after =
+            std::fs::read_to_string(d.path().join("victim/nginx/sites-available/site")).unwrap();
+        assert_eq!(after, site, "{args:?}: {all}");
+    }
+}

@@ -449,8 +449,9 @@ pub fn lexical(given: &Path) -> PathBuf {
 /// tree; outside one, the server root it sits in (the directory above `etc/`), or the
 /// directory itself. A named file's directory widens to its stack's (the nearest holding an
 /// `nginx.conf`, as discovery finds the stack: `config/conf.d/site.conf` includes
-/// `config/fastcgi_params`), but never above the current directory: naming a file there
-/// grants no more than naming `.` would, and a file named elsewhere keeps its directory.
+/// `config/fastcgi_params`), but never above the current directory nor through a symlink:
+/// naming a file there grants no more than naming `.` would, and a file named elsewhere, or
+/// by a path through a link, keeps its directory.
 pub fn root_for(given: &Path) -> Option<PathBuf> {
     let abs = lexical(given);
     if let Some(tree) = work_tree_of(&abs) {
@@ -467,8 +468,14 @@ pub fn root_for(given: &Path) -> Option<PathBuf> {
         _ if is_dir => Some(dir),
         _ => {
             let cwd = lexical(Path::new("."));
-            // From `/` (or with no current directory), nothing is widened.
-            let within = |d: &Path| cwd != Path::new("/") && d.starts_with(&cwd);
+            // From `/` (or with no current directory), nothing is widened; nor through a
+            // symlink: the root is made real (`Confinement::new`), and `pr/s -> ../victim`
+            // would make `pr/s/nginx`, below the current directory as written, the victim's.
+            let within = |d: &Path| {
+                cwd != Path::new("/")
+                    && d.starts_with(&cwd)
+                    && std::fs::canonicalize(d).is_ok_and(|real| real == d)
+            };
             Some(super::paths::stack_dir_of(&dir, within).unwrap_or(dir))
         }
     }
