@@ -425,13 +425,22 @@ pub fn is_live_path(abs: &Path) -> bool {
 /// depend on where a symlink inside it points: a pull request can turn `nginx/` into a link
 /// to `/etc/nginx`.
 pub fn lexical(given: &Path) -> PathBuf {
-    let cwd = std::env::current_dir()
+    lexical_from(&real_cwd(), given)
+}
+
+/// The current directory, resolved (`/` when there is none).
+fn real_cwd() -> PathBuf {
+    std::env::current_dir()
         .and_then(std::fs::canonicalize)
-        .unwrap_or_else(|_| PathBuf::from("/"));
+        .unwrap_or_else(|_| PathBuf::from("/"))
+}
+
+/// [`lexical`] from the resolved current directory `cwd`.
+fn lexical_from(cwd: &Path, given: &Path) -> PathBuf {
     let mut out = if given.is_absolute() {
         PathBuf::from("/")
     } else {
-        cwd
+        cwd.to_path_buf()
     };
     for c in given.components() {
         match c {
@@ -453,7 +462,8 @@ pub fn lexical(given: &Path) -> PathBuf {
 /// naming a file there grants no more than naming `.` would, and a file named elsewhere, or
 /// by a path through a link, keeps its directory.
 pub fn root_for(given: &Path) -> Option<PathBuf> {
-    let abs = lexical(given);
+    let cwd = real_cwd();
+    let abs = lexical_from(&cwd, given);
     if let Some(tree) = work_tree_of(&abs) {
         return Some(tree);
     }
@@ -467,7 +477,6 @@ pub fn root_for(given: &Path) -> Option<PathBuf> {
         Some(root) if root.is_absolute() && dir.starts_with(&root) => Some(root),
         _ if is_dir => Some(dir),
         _ => {
-            let cwd = lexical(Path::new("."));
             // From `/` (or with no current directory), nothing is widened; nor through a
             // symlink: the root is made real (`Confinement::new`), and `pr/s -> ../victim`
             // would make `pr/s/nginx`, below the current directory as written, the victim's.

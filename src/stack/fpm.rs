@@ -127,6 +127,18 @@ pub fn key_range<K: std::ops::Deref<Target = str>, V>(
     lo..lo + len
 }
 
+/// [`key_range`] for the key `parts` joined, without joining them (a pool's
+/// `php_value[name]` asked for every setting a rule reads: no string formatted per question).
+pub fn joined_key_range<K: std::ops::Deref<Target = str>, V>(
+    list: &[(K, V)],
+    parts: [&str; 4],
+) -> std::ops::Range<usize> {
+    let key = || parts.iter().flat_map(|p| p.bytes());
+    let lo = list.partition_point(|(k, _)| k.bytes().cmp(key()).is_lt());
+    let len = list[lo..].partition_point(|(k, _)| k.bytes().eq(key()));
+    lo..lo + len
+}
+
 /// Sorts a settings list by key, keeping each key's occurrences in reading order (a stable
 /// sort), and lets go of its spare capacity.
 pub fn sort_by_key<K: Ord, V>(list: &mut Vec<(K, V)>) {
@@ -639,6 +651,41 @@ impl Assembly {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_joined_key_is_found_as_the_formatted_one() {
+        let mut list: Vec<(&str, u8)> = [
+            "php_admin_value[memory_limit]",
+            "php_value[memory_limit]",
+            "php_value[memory_limit]",
+            "php_value[memory_limit2]",
+            "php_value[memory_limi]",
+            "php_flag[display_errors]",
+            "pm",
+            "php_value[Memory_limit]",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (*k, i as u8))
+        .collect();
+        super::sort_by_key(&mut list);
+        for kind in ["php_value", "php_admin_value", "php_flag", "php_admin_flag"] {
+            for name in [
+                "memory_limit",
+                "memory_limi",
+                "Memory_limit",
+                "display_errors",
+                "x",
+                "",
+            ] {
+                let formatted = &list[super::key_range(&list, &format!("{kind}[{name}]"))];
+                assert_eq!(
+                    &list[super::joined_key_range(&list, [kind, "[", name, "]"])],
+                    formatted
+                );
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

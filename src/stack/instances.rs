@@ -221,7 +221,7 @@ impl<'a> PoolView<'a> {
             kinds
                 .iter()
                 .rev()
-                .find_map(|k| joined_range(php, [k, "[", name, "]"]).last())
+                .find_map(|k| php[super::fpm::joined_key_range(php, [k, "[", name, "]"])].last())
                 .map(|&(_, at)| at)
         };
         if let Some(at) = last(["php_admin_flag", "php_admin_value"]) {
@@ -230,14 +230,6 @@ impl<'a> PoolView<'a> {
         let at = last(["php_flag", "php_value"])?;
         Val::of(at, Some(&self.name)).map(|v| (v, false))
     }
-}
-
-/// The entries of `list` (sorted by key) whose key is `parts` joined, without joining them.
-fn joined_range<'l, K: AsRef<str>, V>(list: &'l [(K, V)], parts: [&str; 4]) -> &'l [(K, V)] {
-    let key = || parts.iter().flat_map(|p| p.bytes());
-    let lo = list.partition_point(|(k, _)| k.as_ref().bytes().cmp(key()).is_lt());
-    let len = list[lo..].partition_point(|(k, _)| k.as_ref().bytes().eq(key()));
-    &list[lo..lo + len]
 }
 
 /// PHP's reading of a boolean setting (`zend_ini_parse_bool`): `on`, `yes`, `true` in any
@@ -590,43 +582,4 @@ fn file_load_errors(cfg: &FpmConfig, file: usize) -> Vec<(SyntaxError, Option<bo
             (known || is_unknown_name(&e.message)).then_some((e, ctx))
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_joined_key_is_found_as_the_formatted_one() {
-        let mut list: Vec<(&str, u8)> = [
-            "php_admin_value[memory_limit]",
-            "php_value[memory_limit]",
-            "php_value[memory_limit]",
-            "php_value[memory_limit2]",
-            "php_value[memory_limi]",
-            "php_flag[display_errors]",
-            "pm",
-            "php_value[Memory_limit]",
-        ]
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (*k, i as u8))
-        .collect();
-        crate::stack::fpm::sort_by_key(&mut list);
-        for kind in ["php_value", "php_admin_value", "php_flag", "php_admin_flag"] {
-            for name in [
-                "memory_limit",
-                "memory_limi",
-                "Memory_limit",
-                "display_errors",
-                "x",
-                "",
-            ] {
-                let formatted =
-                    &list[crate::stack::fpm::key_range(&list, &format!("{kind}[{name}]"))];
-                assert_eq!(
-                    super::joined_range(&list, [kind, "[", name, "]"]),
-                    formatted
-                );
-            }
-        }
-    }
 }

@@ -86,32 +86,53 @@ pub fn has_marker(text: &[u8], lang: Lang) -> bool {
 /// Texts up to this long are scanned byte by byte ([`short_has_marker`]).
 const SHORT: usize = 256;
 
-/// [`has_marker`] in one pass over a short text: the same markers and the same byte after
-/// each of `@ % < { $ !` as [`block_has_marker`] looks for.
+/// [`has_marker`] in one pass over a short text: the same [`MARKERS`] and the same byte
+/// after each of [`LEADS`] as [`block_has_marker`] looks for.
 fn short_has_marker(text: &[u8], lang: Lang) -> bool {
-    text.iter().enumerate().any(|(i, &b)| {
-        let next = text.get(i + 1).copied();
-        let then = |ok: &dyn Fn(u8) -> bool| next.is_some_and(ok);
-        match b {
-            b'{' => then(&|c| {
-                c == b'{'
-                    || c == b'%'
-                    || c.is_ascii_alphabetic()
-                    || c == b'_'
-                    || c == b'#'
-                    || c == b'$'
-            }),
-            b'<' => then(&|c| c == b'%' || c.is_ascii_alphabetic()),
-            b'%' => then(&|c| c == b'%' || c.is_ascii_uppercase()),
-            b'S' => text[i..].starts_with(b"SED"),
-            b'_' => next == Some(b'_'),
-            b'P' => text[i..].starts_with(b"PH_"),
-            b'@' => then(&|c| c.is_ascii_uppercase()),
-            b'$' => then(&|c| dollar_marker(lang, c)),
-            b'!' => matches!(lang, Lang::Fpm | Lang::PhpIni) && then(&|c| c.is_ascii_uppercase()),
-            _ => false,
+    (0..text.len()).any(|i| {
+        let rest = &text[i..];
+        // Most bytes start nothing: one table lookup each.
+        if !STARTS[usize::from(rest[0])] {
+            return false;
         }
+        MARKERS.iter().any(|m| rest.starts_with(m))
+            || rest
+                .get(1)
+                .is_some_and(|&c| LEADS.contains(&rest[0]) && leads_placeholder(lang, rest[0], c))
     })
+}
+
+/// The first bytes of [`MARKERS`] and [`LEADS`]: where a placeholder can start.
+const STARTS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < MARKERS.len() {
+        t[MARKERS[i][0] as usize] = true;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < LEADS.len() {
+        t[LEADS[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// The bytes that start a placeholder when the next byte is right for them
+/// ([`leads_placeholder`]): `@NAME@`, `%NAME%`, `<name>`, `{name}`, `$NAME`, `!NAME!`.
+const LEADS: &[u8] = b"@%<{$!";
+
+/// Whether `lead` (one of [`LEADS`]) followed by `c` may start a placeholder in `lang`.
+fn leads_placeholder(lang: Lang, lead: u8, c: u8) -> bool {
+    match lead {
+        b'@' => c.is_ascii_uppercase(),
+        b'%' => c.is_ascii_uppercase() || c == b'%',
+        b'<' => c.is_ascii_alphabetic(),
+        b'{' => c.is_ascii_alphabetic() || c == b'_' || c == b'#' || c == b'$',
+        b'$' => dollar_marker(lang, c),
+        b'!' => matches!(lang, Lang::Fpm | Lang::PhpIni) && c.is_ascii_uppercase(),
+        _ => false,
+    }
 }
 
 /// Whether `$` followed by `c` may start a placeholder in `lang`: nginx's own `$var`,
@@ -142,19 +163,14 @@ fn block_has_marker(
     if (0..MARKERS.len()).any(|m| find(window, m)) {
         return true;
     }
-    let after = |b: u8, ok: &dyn Fn(u8) -> bool| {
-        memchr::memchr_iter(b, &text[start..end])
-            .any(|i| text.get(start + i + 1).is_some_and(|&c| ok(c)))
-    };
-    let dollar = |c: u8| dollar_marker(lang, c);
-    after(b'@', &|c| c.is_ascii_uppercase())
-        || after(b'%', &|c| c.is_ascii_uppercase() || c == b'%')
-        || after(b'<', &|c| c.is_ascii_alphabetic())
-        || after(b'{', &|c| {
-            c.is_ascii_alphabetic() || c == b'_' || c == b'#' || c == b'$'
+    // `!NAME!` is php-fpm's and php.ini's only: other texts are not scanned for `!`.
+    let scanned = |&&lead: &&u8| lead != b'!' || matches!(lang, Lang::Fpm | Lang::PhpIni);
+    LEADS.iter().filter(scanned).any(|&lead| {
+        memchr::memchr_iter(lead, &text[start..end]).any(|i| {
+            text.get(start + i + 1)
+                .is_some_and(|&c| leads_placeholder(lang, lead, c))
         })
-        || after(b'$', &dollar)
-        || (matches!(lang, Lang::Fpm | Lang::PhpIni) && after(b'!', &|c| c.is_ascii_uppercase()))
+    })
 }
 
 fn ident(b: u8) -> bool {
